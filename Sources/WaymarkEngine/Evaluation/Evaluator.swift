@@ -1,0 +1,430 @@
+import Foundation
+import WaymarkRules
+
+/// Evaluates a set of rules incrementally as events arrive, time passes and the context changes.
+///
+/// The evaluator is a pure state machine: no clock, no I/O. Every call says what time it is, and
+/// time never moves backwards (an event dated before the latest time seen counts at that time).
+///
+/// Cost: an event costs work only for the terms that mention its name, and a rule is looked at only
+/// when one of its terms changes value. Rules share terms and sub-rules, which form a graph where
+/// each AND and OR node counts its true children, so a change walks up only as far as it changes
+/// something. Terms that can no longer change (a fired occurrence, a plain count past its threshold,
+/// a completed sequence) stop listening. Memory is bounded per term, never by the number of events.
+///
+/// ```swift
+/// var evaluator = Evaluator(rules: [try Rule(parsing: "count(tap) >= 2 within 10s")])
+/// evaluator.record("tap", at: start)
+/// evaluator.record("tap", at: start + 3)
+/// evaluator.value(ofRule: 0)            // true
+/// evaluator.nextChange                  // start + 10.001: the first tap leaves the window
+/// ```
+public struct Evaluator: Sendable {
+    enum NodeKind: UInt8 { case term, not, and, or, constant }
+
+    struct Node {
+        var kind: NodeKind
+        var value = false
+        var isRoot = false
+        /// Set while the node is listed in `flippedRoots`.
+        var flagged = false
+        var childCount: Int32 = 0
+        var trueCount: Int32 = 0
+        var term: Int32 = -1
+    }
+
+    // The compiled graph.
+    var nodes: ContiguousArray<Node> = []
+    var parentStart: ContiguousArray<Int32> = []
+    var parents: ContiguousArray<Int32> = []
+    /// The node of each rule, in the order given.
+    let ruleNodes: [Int32]
+    /// The rule of each node, for explanations and snapshots.
+    let nodeRules: [Rule]
+
+    // Terms and what they listen to.
+    var terms: ContiguousArray<Term> = []
+    var pool: ContiguousArray<Millis> = []
+    var channels: ContiguousArray<ContiguousArray<Listener>> = []
+    var stageRefs: ContiguousArray<StageRef> = []
+    var names: [String: NameEntry] = [:]
+    var comparisons: [ComparisonSpec] = []
+    var contextListeners: [String: [Int32]] = [:]
+    var context: [String: ContextValue] = [:]
+    var heap = DeadlineHeap()
+
+    /// The nodes of rules whose value changed since the owner last looked (see `takeFlippedRoots`).
+    var flippedRoots: [Int32] = []
+
+    /// The latest time seen, in milliseconds, or `noTime` before the first call.
+    private(set) var now: Millis = noTime
+
+    /// Compiles rules for evaluation. Equal terms and sub-rules are shared.
+    public init(rules: [Rule]) {
+        var compiler = GraphCompiler()
+        ruleNodes = rules.map { compiler.node(for: $0) }
+        nodeRules = compiler.nodeRules
+        nodes = compiler.nodes
+        terms = compiler.terms
+        pool = ContiguousArray(repeating: noTime, count: compiler.poolSize)
+        comparisons = compiler.comparisons
+        stageRefs = compiler.stageRefs
+        names = compiler.names
+        channels = ContiguousArray(repeating: [], count: compiler.channelCount)
+        contextListeners = compiler.contextListeners
+        var parentLists = compiler.parentLists
+        parentStart.reserveCapacity(nodes.count + 1)
+        for list in parentLists {
+            parentStart.append(Int32(parents.count))
+            parents.append(contentsOf: list)
+        }
+        parentStart.append(Int32(parents.count))
+        parentLists.removeAll()
+        for node in ruleNodes { nodes[Int(node)].isRoot = true }
+        flippedRoots.reserveCapacity(nodes.count)
+        attachListeners(compiler.listenerPlan)
+        recomputeAllNodes()
+    }
+
+    /// The number of rules.
+    public var ruleCount: Int { ruleNodes.count }
+
+    /// The value of the rule at `index`, in the order the rules were given, at the latest time seen.
+    public func value(ofRule index: Int) -> Bool {
+        nodes[Int(ruleNodes[index])].value
+    }
+
+    /// The latest time seen, or `nil` before the first call.
+    public var currentTime: Date? {
+        now == noTime ? nil : Date(millis: now)
+    }
+
+    /// No later than the next moment a value can change without an event (a window expiring), or
+    /// `nil` when no value can change by itself. A host sets a timer for it and calls ``advance(to:)``.
+    public var nextChange: Date? {
+        heap.top.map { Date(millis: $0.deadline) }
+    }
+
+    // MARK: Input
+
+    /// Records an event at a time. Events are matched by name and, for patterns with one, target.
+    public mutating func record(_ name: String, target: String? = nil, at time: Date) {
+        advance(toMillis: time.millis)
+        dispatch(name: name, target: target)
+    }
+
+    /// Lets time pass: windows expire.
+    public mutating func advance(to time: Date) {
+        advance(toMillis: time.millis)
+    }
+
+    /// Sets a context value (`nil` removes it) for comparisons to read.
+    public mutating func setContext(_ path: String, to value: ContextValue?, at time: Date) {
+        advance(toMillis: time.millis)
+        updateContext(path, to: value)
+    }
+
+    // MARK: Internals the engine drives step by step
+
+    mutating func advance(toMillis time: Millis) {
+        while let deadline = heap.top?.deadline, deadline <= time {
+            expire(at: deadline)
+        }
+        if time > now { now = time }
+    }
+
+    /// Applies every deadline due at `deadline` (which must be the heap's earliest).
+    mutating func expire(at deadline: Millis) {
+        if deadline > now { now = deadline }
+        while let entry = heap.top, entry.deadline <= deadline {
+            heap.pop()
+            let index = Int(entry.owner)
+            guard terms[index].scheduled == entry.deadline else { continue }
+            terms[index].scheduled = .max
+            refreshByTime(index)
+        }
+    }
+
+    mutating func dispatch(name: String, target: String?) {
+        guard let entry = names[name] else { return }
+        var targetChannel: Int32 = -1
+        if let target, let channel = entry.targets[target] {
+            targetChannel = channel
+            dispatch(channel: Int(channel), targetChannel: channel)
+        }
+        dispatch(channel: Int(entry.anyChannel), targetChannel: targetChannel)
+    }
+
+    mutating func updateContext(_ path: String, to value: ContextValue?) {
+        context[path] = value
+        guard let listeners = contextListeners[path] else { return }
+        for term in listeners {
+            let spec = comparisons[Int(terms[Int(term)].poolStart)]
+            setValue(ofTerm: Int(term), to: spec.evaluate(value))
+        }
+    }
+
+    /// The nodes of rules that changed value since the last call, each once; a rule that changed
+    /// and changed back is listed too, so callers read the current value.
+    mutating func takeFlippedRoots(into body: (Int32) -> Void) {
+        for node in flippedRoots {
+            nodes[Int(node)].flagged = false
+            body(node)
+        }
+        flippedRoots.removeAll(keepingCapacity: true)
+    }
+
+    // MARK: Term updates
+
+    private mutating func dispatch(channel: Int, targetChannel: Int32) {
+        var index = 0
+        while index < channels[channel].count {
+            if update(channels[channel][index], targetChannel: targetChannel) {
+                index += 1
+            } else {
+                let last = channels[channel].count - 1
+                channels[channel].swapAt(index, last)
+                channels[channel].removeLast()
+            }
+        }
+    }
+
+    /// Applies an event to a term; returns whether the term keeps listening.
+    private mutating func update(_ listener: Listener, targetChannel: Int32) -> Bool {
+        let index = Int(listener.term)
+        guard terms[index].listening else { return false }
+        switch terms[index].kind {
+        case .occurrence:
+            terms[index].count = 1
+            terms[index].listening = false
+            setValue(ofTerm: index, to: true)
+            return false
+        case .windowedOccurrence:
+            terms[index].last = now
+            setValue(ofTerm: index, to: true)
+            schedule(index, at: now + terms[index].window + 1)
+            return true
+        case .count:
+            let threshold = terms[index].threshold
+            let count = min(terms[index].count + 1, threshold + 1)
+            terms[index].count = count
+            setValue(ofTerm: index, to: terms[index].comparator.test(count, threshold))
+            if count > threshold {
+                terms[index].listening = false
+                return false
+            }
+            return true
+        case .windowedCount:
+            expireRing(index)
+            pushRing(index, now)
+            settleWindowedCount(index)
+            return true
+        case .sequence:
+            if advanceSequence(index, listener: listener, targetChannel: targetChannel) {
+                terms[index].listening = false
+                setValue(ofTerm: index, to: true)
+                return false
+            }
+            return true
+        case .comparison:
+            return true
+        }
+    }
+
+    /// Moves a sequence's stages for the current event, last stage first; returns whether it completed.
+    private mutating func advanceSequence(_ index: Int, listener: Listener, targetChannel: Int32) -> Bool {
+        let term = terms[index]
+        let base = Int(term.poolStart)
+        let lastStage = term.count - 1
+        for refIndex in Int(listener.stageStart)..<Int(listener.stageStart + listener.stageCount) {
+            let ref = stageRefs[refIndex]
+            guard ref.targetChannel < 0 || ref.targetChannel == targetChannel else { continue }
+            let stage = Int(ref.stage)
+            if stage == 0 {
+                pool[base] = now
+                continue
+            }
+            let start = pool[base + stage - 1]
+            guard start != noTime, term.window < 0 || now - start <= term.window else { continue }
+            if ref.stage == lastStage { return true }
+            pool[base + stage] = max(pool[base + stage], start)
+        }
+        return false
+    }
+
+    /// Re-reads a term whose deadline came: a window moved on.
+    private mutating func refreshByTime(_ index: Int) {
+        switch terms[index].kind {
+        case .windowedOccurrence:
+            let term = terms[index]
+            let inWindow = term.last != noTime && now - term.last <= term.window
+            setValue(ofTerm: index, to: inWindow)
+            if inWindow { schedule(index, at: term.last + term.window + 1) }
+        case .windowedCount:
+            expireRing(index)
+            settleWindowedCount(index)
+        default:
+            break
+        }
+    }
+
+    private mutating func expireRing(_ index: Int) {
+        let term = terms[index]
+        let oldest = now - term.window
+        var head = term.head
+        var size = term.count
+        let base = Int(term.poolStart)
+        while size > 0 && pool[base + Int(head)] < oldest {
+            head += 1
+            if head == term.poolCapacity { head = 0 }
+            size -= 1
+        }
+        terms[index].head = head
+        terms[index].count = size
+    }
+
+    private mutating func pushRing(_ index: Int, _ time: Millis) {
+        let term = terms[index]
+        var head = term.head
+        var size = term.count
+        if size == term.poolCapacity {
+            head += 1
+            if head == term.poolCapacity { head = 0 }
+            size -= 1
+        }
+        var slot = head + size
+        if slot >= term.poolCapacity { slot -= term.poolCapacity }
+        pool[Int(term.poolStart + slot)] = time
+        terms[index].head = head
+        terms[index].count = size + 1
+    }
+
+    /// Sets a windowed count's value and the deadline at which expiring entries would change it.
+    private mutating func settleWindowedCount(_ index: Int) {
+        let term = terms[index]
+        let size = term.count
+        let threshold = term.threshold
+        let value = term.comparator.test(size, threshold)
+        setValue(ofTerm: index, to: value)
+        // The value only changes where the count crosses k or k+1; find the largest smaller count
+        // with another value, and the entry whose expiry brings the count down to it.
+        var target: Int32 = -1
+        if size >= threshold + 1 && term.comparator.test(threshold, threshold) != value {
+            target = threshold
+        } else if size >= threshold && threshold >= 1 && term.comparator.test(threshold - 1, threshold) != value {
+            target = threshold - 1
+        }
+        guard target >= 0 else { return }
+        var slot = term.head + (size - target - 1)
+        if slot >= term.poolCapacity { slot -= term.poolCapacity }
+        schedule(index, at: pool[Int(term.poolStart + slot)] + term.window + 1)
+    }
+
+    private mutating func schedule(_ index: Int, at deadline: Millis) {
+        if deadline < terms[index].scheduled {
+            terms[index].scheduled = deadline
+            heap.push(deadline, owner: Int32(index))
+        }
+    }
+
+    // MARK: Propagation
+
+    @inline(__always)
+    private mutating func setValue(ofTerm index: Int, to value: Bool) {
+        let node = Int(terms[index].node)
+        guard nodes[node].value != value else { return }
+        nodes[node].value = value
+        noteFlip(node)
+        propagate(from: node, value: value)
+    }
+
+    private mutating func propagate(from node: Int, value: Bool) {
+        let delta: Int32 = value ? 1 : -1
+        for position in Int(parentStart[node])..<Int(parentStart[node + 1]) {
+            let parent = Int(parents[position])
+            nodes[parent].trueCount += delta
+            let newValue = nodes[parent].computedValue
+            if newValue != nodes[parent].value {
+                nodes[parent].value = newValue
+                noteFlip(parent)
+                propagate(from: parent, value: newValue)
+            }
+        }
+    }
+
+    @inline(__always)
+    private mutating func noteFlip(_ node: Int) {
+        if nodes[node].isRoot && !nodes[node].flagged {
+            nodes[node].flagged = true
+            flippedRoots.append(Int32(node))
+        }
+    }
+
+    // MARK: Building
+
+    /// Puts every listening term in the channels of the events it waits for.
+    mutating func attachListeners(_ plan: [(channel: Int32, listener: Listener)]) {
+        for (channel, listener) in plan where terms[Int(listener.term)].listening {
+            channels[Int(channel)].append(listener)
+        }
+    }
+
+    /// Sets every node's value from its terms, children first (children have smaller indices).
+    mutating func recomputeAllNodes() {
+        for index in nodes.indices {
+            nodes[index].trueCount = 0
+        }
+        for index in nodes.indices {
+            switch nodes[index].kind {
+            case .term:
+                nodes[index].value = termValue(Int(nodes[index].term))
+            case .constant:
+                break
+            default:
+                nodes[index].value = nodes[index].computedValue
+            }
+            if nodes[index].value {
+                for position in Int(parentStart[index])..<Int(parentStart[index + 1]) {
+                    nodes[Int(parents[position])].trueCount += 1
+                }
+            }
+        }
+    }
+
+    /// A term's value from its state at the current time.
+    func termValue(_ index: Int) -> Bool {
+        let term = terms[index]
+        switch term.kind {
+        case .occurrence: return term.count > 0
+        case .windowedOccurrence: return term.last != noTime && now - term.last <= term.window
+        case .count, .windowedCount: return term.comparator.test(term.count, term.threshold)
+        case .sequence: return !term.listening
+        case .comparison:
+            let spec = comparisons[Int(term.poolStart)]
+            return spec.evaluate(context[spec.path])
+        }
+    }
+}
+
+extension Evaluator.Node {
+    @inline(__always)
+    var computedValue: Bool {
+        switch kind {
+        case .term, .constant: value
+        case .not: trueCount == 0
+        case .and: trueCount == childCount
+        case .or: trueCount > 0
+        }
+    }
+}
+
+extension Date {
+    /// Milliseconds since 1970, rounded down: the engine's clock.
+    var millis: Millis {
+        Millis((timeIntervalSince1970 * 1000).rounded(.down))
+    }
+
+    init(millis: Millis) {
+        self.init(timeIntervalSince1970: Double(millis) / 1000)
+    }
+}

@@ -1,0 +1,103 @@
+import Foundation
+import WaymarkRules
+
+/// The rule language's semantics written as plainly as possible: every question is answered by
+/// scanning the whole history. Slow on purpose; it is the specification that ``Evaluator`` is
+/// tested against, and a readable statement of what each construct means.
+public struct ReferenceEvaluator: Sendable {
+    /// One recorded event.
+    public struct Event: Hashable, Sendable {
+        public var name: String
+        public var target: String?
+        public var time: Date
+
+        public init(name: String, target: String? = nil, time: Date) {
+            self.name = name
+            self.target = target
+            self.time = time
+        }
+    }
+
+    /// Every event, in arrival order, with times made monotonic as the engine makes them.
+    public private(set) var history: [Event] = []
+    public private(set) var context: [String: ContextValue] = [:]
+    /// The latest time seen.
+    public private(set) var now: Date?
+
+    public init() {}
+
+    public mutating func record(_ name: String, target: String? = nil, at time: Date) {
+        let time = advance(to: time)
+        history.append(Event(name: name, target: target, time: time))
+    }
+
+    public mutating func setContext(_ path: String, to value: ContextValue?, at time: Date) {
+        advance(to: time)
+        context[path] = value
+    }
+
+    /// Moves the clock forward (never back) and returns the current time.
+    @discardableResult
+    public mutating func advance(to time: Date) -> Date {
+        let millis = max(time.millis, now?.millis ?? .min)
+        now = Date(millis: millis)
+        return now!
+    }
+
+    /// The value of a rule now.
+    public func value(of rule: Rule) -> Bool {
+        let now = self.now?.millis ?? 0
+        switch rule {
+        case .constant(let value):
+            return value
+        case .not(let operand):
+            return !value(of: operand)
+        case .and(let operands):
+            return operands.allSatisfy { value(of: $0) }
+        case .or(let operands):
+            return operands.contains { value(of: $0) }
+        case .sequence(let events, let window) where events.count == 1:
+            return history.contains { event in
+                events[0].matches(name: event.name, target: event.target) && inWindow(event, window, now)
+            }
+        case .sequence(let events, let window):
+            return sequenceOccurred(events, window: window)
+        case .count(let event, let comparator, let threshold, let window):
+            let count = history.filter {
+                event.matches(name: $0.name, target: $0.target) && inWindow($0, window, now)
+            }.count
+            return comparator.holds(count, threshold)
+        case .compare(let path, let comparator, let literal):
+            return literal.compared(with: context[path.description], by: comparator)
+        case .oneOf(let path, let literals):
+            return literals.contains { $0.matches(context[path.description]) }
+        }
+    }
+
+    private func inWindow(_ event: Event, _ window: Window?, _ now: Millis) -> Bool {
+        guard let window else { return true }
+        return now - event.time.millis <= window.milliseconds
+    }
+
+    /// Whether some events matched the stages in order, each after the previous in arrival order,
+    /// with at most `window` between the first and the last. For each possible first event, taking
+    /// every later stage at its earliest match gives the earliest possible last event.
+    private func sequenceOccurred(_ events: [EventPattern], window: Window?) -> Bool {
+        for start in history.indices where events[0].matches(name: history[start].name, target: history[start].target) {
+            var stage = 1
+            var position = start + 1
+            while stage < events.count && position < history.count {
+                if events[stage].matches(name: history[position].name, target: history[position].target) {
+                    stage += 1
+                    if stage == events.count { break }
+                }
+                position += 1
+            }
+            if stage == events.count {
+                guard let window else { return true }
+                if history[position].time.millis - history[start].time.millis <= window.milliseconds { return true }
+            }
+        }
+        return false
+    }
+}

@@ -1,0 +1,58 @@
+/// A value the host app sets in the context (`app.version`, `device.model`, `user.plan`...) for
+/// comparisons to read.
+public enum ContextValue: Hashable, Sendable {
+    case string(String)
+    case number(Double)
+    case bool(Bool)
+}
+
+extension Literal {
+    /// Compares a context value with this literal, by the rules of the language:
+    ///
+    /// - a missing value, or a value of another type than the literal, is `false`, also for `!=`;
+    /// - numbers compare with numbers, strings with strings in UTF-8 byte order;
+    /// - booleans only with `==` and `!=` (the parser rejects the other operators);
+    /// - a version literal compares with a context string that reads as a version ("1.10.2"),
+    ///   component-wise; any other context value is `false`.
+    public func compared(with value: ContextValue?, by comparator: Comparator) -> Bool {
+        guard let value else { return false }
+        switch (value, self) {
+        case let (.number(left), .number(right)):
+            return comparator.holds(left, right)
+        case let (.string(left), .string(right)):
+            return comparator.holds(ByteOrderedString(left), ByteOrderedString(right))
+        case let (.bool(left), .bool(right)):
+            switch comparator {
+            case .equal: return left == right
+            case .notEqual: return left != right
+            default: return false
+            }
+        case let (.string(text), .version(right)):
+            guard let left = Version(reading: text) else { return false }
+            return comparator.holds(left, right)
+        default:
+            return false
+        }
+    }
+
+    /// Whether a context value equals this literal (the test `in [...]` applies to each literal).
+    public func matches(_ value: ContextValue?) -> Bool {
+        compared(with: value, by: .equal)
+    }
+}
+
+/// A string compared by its UTF-8 bytes, as the rule language specifies (Swift's own `<` on
+/// `String` uses Unicode canonical ordering, which other SDKs do not have).
+struct ByteOrderedString: Comparable {
+    let text: String
+
+    init(_ text: String) { self.text = text }
+
+    static func < (lhs: Self, rhs: Self) -> Bool {
+        lhs.text.utf8.lexicographicallyPrecedes(rhs.text.utf8)
+    }
+
+    static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.text.utf8.elementsEqual(rhs.text.utf8)
+    }
+}

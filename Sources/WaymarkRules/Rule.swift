@@ -1,0 +1,190 @@
+/// A parsed rule: the abstract syntax tree of the Waymark rule language.
+///
+/// Rules are written as text (`(tap:search AND activation) OR scroll`), parsed with
+/// ``Rule/init(parsing:)``, shipped to devices in their JSON form (`Codable`), and printed back
+/// as text with `description`. Parsing the printed text gives an equal `Rule`.
+///
+/// ```swift
+/// let rule = try Rule(parsing: "count(add_to_cart) >= 3 within 7d")
+/// print(rule)   // count(add_to_cart) >= 3 within 7d
+/// ```
+public indirect enum Rule: Hashable, Sendable {
+    /// `true` or `false`.
+    case constant(Bool)
+    /// `NOT rule`.
+    case not(Rule)
+    /// `a AND b AND ...`, two or more operands.
+    case and([Rule])
+    /// `a OR b OR ...`, two or more operands.
+    case or([Rule])
+    /// `a THEN b THEN c [within w]`. One event alone is an occurrence: `tap:search`, `scroll within 30s`.
+    case sequence([EventPattern], within: Window?)
+    /// `count(event) >= 3 [within w]`.
+    case count(EventPattern, Comparator, Int, within: Window?)
+    /// `app.version >= v1.3`: a context value compared with a literal.
+    case compare(ContextPath, Comparator, Literal)
+    /// `device.platform in ["ios", "android"]`.
+    case oneOf(ContextPath, [Literal])
+}
+
+/// An event that a rule mentions: a name and, optionally, a target (`tap:search`).
+///
+/// A pattern without a target matches every event of that name whatever its target.
+public struct EventPattern: Hashable, Sendable, Codable {
+    public var name: String
+    public var target: String?
+
+    public init(name: String, target: String? = nil) {
+        self.name = name
+        self.target = target
+    }
+
+    /// Whether an event with this name and target matches the pattern.
+    @inlinable
+    public func matches(name: String, target: String?) -> Bool {
+        name == self.name && (self.target == nil || self.target == target)
+    }
+}
+
+/// A dotted path to a context value set by the host app: `app.version`, `device.model`, `user.plan`.
+public struct ContextPath: Hashable, Sendable, CustomStringConvertible {
+    /// The dot-separated components, at least two.
+    public var components: [String]
+
+    public init(_ components: [String]) {
+        self.components = components
+    }
+
+    /// The path as written: `app.version`.
+    public var description: String { components.joined(separator: ".") }
+}
+
+/// A comparison operator: `==`, `!=`, `>=`, `<=`, `>`, `<`.
+public enum Comparator: String, Hashable, Sendable, CaseIterable, Codable {
+    case equal = "=="
+    case notEqual = "!="
+    case greaterOrEqual = ">="
+    case lessOrEqual = "<="
+    case greater = ">"
+    case less = "<"
+
+    /// Applies the operator to two comparable values.
+    @inlinable
+    public func holds<T: Comparable>(_ lhs: T, _ rhs: T) -> Bool {
+        switch self {
+        case .equal: lhs == rhs
+        case .notEqual: lhs != rhs
+        case .greaterOrEqual: lhs >= rhs
+        case .lessOrEqual: lhs <= rhs
+        case .greater: lhs > rhs
+        case .less: lhs < rhs
+        }
+    }
+
+    /// Whether the operator only tests equality (the only operators allowed with booleans).
+    public var isEquality: Bool { self == .equal || self == .notEqual }
+}
+
+/// A time window: `30s`, `5m`, `2h`, `7d`, `1w`.
+public struct Window: Hashable, Sendable, CustomStringConvertible {
+    /// A unit of a window.
+    public enum Unit: String, Hashable, Sendable, CaseIterable {
+        case seconds = "s", minutes = "m", hours = "h", days = "d", weeks = "w"
+
+        /// The length of one unit in milliseconds.
+        public var milliseconds: Int64 {
+            switch self {
+            case .seconds: 1_000
+            case .minutes: 60_000
+            case .hours: 3_600_000
+            case .days: 86_400_000
+            case .weeks: 604_800_000
+            }
+        }
+    }
+
+    public var amount: Int
+    public var unit: Unit
+
+    public init(_ amount: Int, _ unit: Unit) {
+        self.amount = amount
+        self.unit = unit
+    }
+
+    /// The window's length in milliseconds.
+    public var milliseconds: Int64 { Int64(amount) * unit.milliseconds }
+
+    /// The window as written: `7d`.
+    public var description: String { "\(amount)\(unit.rawValue)" }
+}
+
+/// A literal on the right-hand side of a comparison.
+public enum Literal: Hashable, Sendable {
+    case number(Double)
+    case string(String)
+    case bool(Bool)
+    /// `v1.3.0`: compared component-wise with context strings that read as versions.
+    case version(Version)
+}
+
+/// A dotted version number such as `1.10.2`, compared component-wise; missing components are 0,
+/// so `1.3 == 1.3.0`.
+public struct Version: Hashable, Sendable, Comparable, CustomStringConvertible {
+    public var components: [Int]
+
+    public init(_ components: [Int]) {
+        self.components = components
+    }
+
+    /// Reads a version made only of digits and dots (`"1.10.2"`); anything else gives `nil`.
+    public init?(reading text: String) {
+        var components: [Int] = []
+        var current = 0
+        var digits = 0
+        for byte in text.utf8 {
+            if byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") {
+                let (times, overflow1) = current.multipliedReportingOverflow(by: 10)
+                let (sum, overflow2) = times.addingReportingOverflow(Int(byte - UInt8(ascii: "0")))
+                if overflow1 || overflow2 { return nil }
+                current = sum
+                digits += 1
+            } else if byte == UInt8(ascii: ".") && digits > 0 {
+                components.append(current)
+                current = 0
+                digits = 0
+            } else {
+                return nil
+            }
+        }
+        guard digits > 0 else { return nil }
+        components.append(current)
+        self.components = components
+    }
+
+    public static func < (lhs: Version, rhs: Version) -> Bool {
+        compare(lhs, rhs) < 0
+    }
+
+    public static func == (lhs: Version, rhs: Version) -> Bool {
+        compare(lhs, rhs) == 0
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        // Trailing zeros do not change a version's value: 1.3 == 1.3.0.
+        var end = components.count
+        while end > 0 && components[end - 1] == 0 { end -= 1 }
+        hasher.combine(components[..<end])
+    }
+
+    private static func compare(_ lhs: Version, _ rhs: Version) -> Int {
+        for index in 0..<max(lhs.components.count, rhs.components.count) {
+            let left = index < lhs.components.count ? lhs.components[index] : 0
+            let right = index < rhs.components.count ? rhs.components[index] : 0
+            if left != right { return left < right ? -1 : 1 }
+        }
+        return 0
+    }
+
+    /// The version as digits and dots: `1.10.2`.
+    public var description: String { components.map(String.init).joined(separator: ".") }
+}

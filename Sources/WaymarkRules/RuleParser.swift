@@ -1,0 +1,499 @@
+/// Parses the text of a rule into a ``Rule``, or explains with a ``RuleError`` where and why it
+/// cannot.
+///
+/// The grammar (keywords are case-insensitive and reserved; names are case-sensitive):
+/// ```
+/// rule       = or
+/// or         = and { "OR" and }
+/// and        = not { "AND" not }
+/// not        = "NOT" not | atom
+/// atom       = "(" rule ")" | "true" | "false" | sequence | count | comparison
+/// sequence   = event { "THEN" event } [ window ]
+/// count      = "count" "(" event ")" cmp integer [ window ]
+/// comparison = path cmp literal | path "in" "[" literal { "," literal } "]"
+/// window     = "within" duration          ; 30s, 5m, 2h, 7d, 1w
+/// event      = name [ ":" name ]          ; name = [A-Za-z0-9_-]+
+/// path       = name "." name { "." name }
+/// cmp        = "==" | "!=" | ">=" | "<=" | ">" | "<"
+/// literal    = number | string | "true" | "false" | version
+/// ```
+public struct RuleParser: Sendable {
+    /// The limits a rule must respect, so that a rule from anywhere costs bounded work.
+    public struct Limits: Sendable, Hashable {
+        /// The longest rule, in Unicode scalars.
+        public var maxLength = 4_096
+        /// The deepest nesting: each parenthesis or NOT is one level.
+        public var maxDepth = 32
+        /// The largest threshold of `count(...)`.
+        public var maxCount = 10_000
+        /// The longest window, in days.
+        public var maxWindowDays = 3_650
+
+        public init() {}
+    }
+
+    /// The keywords of the language, reserved as names.
+    public static let keywords: Set<String> = ["and", "or", "not", "then", "within", "count", "in", "true", "false"]
+
+    public var limits: Limits
+
+    public init(limits: Limits = Limits()) {
+        self.limits = limits
+    }
+
+    /// Parses a whole rule.
+    public func parse(_ text: String) throws(RuleError) -> Rule {
+        var state = ParserState(text: text, limits: limits)
+        if state.scalars.count > limits.maxLength {
+            throw state.error(
+                .tooLong, "the rule is longer than \(limits.maxLength.grouped) characters", at: limits.maxLength
+            )
+        }
+        let rule = try state.parseOr()
+        state.skipSpace()
+        if !state.atEnd {
+            throw state.unexpected(expected: "AND, OR or the end of the rule")
+        }
+        return rule
+    }
+}
+
+extension Rule {
+    /// Parses a rule's text with the default limits.
+    ///
+    /// ```swift
+    /// let rule = try Rule(parsing: "(tap:search AND activation) OR scroll")
+    /// ```
+    public init(parsing text: String) throws(RuleError) {
+        self = try RuleParser().parse(text)
+    }
+}
+
+private let atomExpectation = "an event, a comparison, count(...), true, false, NOT or ("
+private let literalExpectation = "a literal: a number, a \"string\", true, false or a version such as v1.3"
+private let comparatorExpectation = "a comparison operator: ==, !=, >=, <=, > or <"
+
+/// The parser's position in the text; every function leaves `position` after what it consumed.
+private struct ParserState {
+    let scalars: [Unicode.Scalar]
+    let limits: RuleParser.Limits
+    var position = 0
+    var depth = 0
+
+    init(text: String, limits: RuleParser.Limits) {
+        self.scalars = Array(text.unicodeScalars)
+        self.limits = limits
+    }
+
+    var atEnd: Bool { position >= scalars.count }
+
+    var current: Unicode.Scalar? { position < scalars.count ? scalars[position] : nil }
+
+    // MARK: Grammar
+
+    mutating func parseOr() throws(RuleError) -> Rule {
+        var operands = [try parseAnd()]
+        while consumeKeyword("or") {
+            operands.append(try parseAnd())
+        }
+        return operands.count == 1 ? operands[0] : .or(operands)
+    }
+
+    mutating func parseAnd() throws(RuleError) -> Rule {
+        var operands = [try parseNot()]
+        while consumeKeyword("and") {
+            operands.append(try parseNot())
+        }
+        return operands.count == 1 ? operands[0] : .and(operands)
+    }
+
+    mutating func parseNot() throws(RuleError) -> Rule {
+        skipSpace()
+        let start = position
+        if consumeKeyword("not") {
+            try enterLevel(at: start)
+            let operand = try parseNot()
+            depth -= 1
+            return .not(operand)
+        }
+        return try parseAtom()
+    }
+
+    mutating func parseAtom() throws(RuleError) -> Rule {
+        skipSpace()
+        let start = position
+        guard let scalar = current else { throw unexpected(expected: atomExpectation) }
+        if scalar == "(" {
+            try enterLevel(at: start)
+            position += 1
+            let inner = try parseOr()
+            skipSpace()
+            guard current == ")" else { throw unexpected(expected: "AND, OR or )") }
+            position += 1
+            depth -= 1
+            return inner
+        }
+        guard isNameScalar(scalar) else { throw unexpected(expected: atomExpectation) }
+        let word = peekWord()
+        switch word.lowercased() {
+        case "true", "false":
+            position += word.unicodeScalars.count
+            return .constant(word.lowercased() == "true")
+        case "count":
+            position += word.unicodeScalars.count
+            return try parseCount()
+        case let keyword where RuleParser.keywords.contains(keyword):
+            throw unexpected(expected: atomExpectation)
+        default:
+            break
+        }
+        let afterWord = position + word.unicodeScalars.count
+        if afterWord < scalars.count && scalars[afterWord] == "." {
+            return try parseComparison()
+        }
+        return try parseSequence()
+    }
+
+    mutating func parseSequence() throws(RuleError) -> Rule {
+        var events = [try parseEvent()]
+        while consumeKeyword("then") {
+            skipSpace()
+            events.append(try parseEvent())
+        }
+        return .sequence(events, within: try parseOptionalWindow())
+    }
+
+    mutating func parseCount() throws(RuleError) -> Rule {
+        skipSpace()
+        guard current == "(" else { throw unexpected(expected: "( after count") }
+        position += 1
+        skipSpace()
+        let event = try parseEvent()
+        skipSpace()
+        guard current == ")" else { throw unexpected(expected: ")") }
+        position += 1
+        let comparator = try parseComparator(expected: comparatorExpectation)
+        skipSpace()
+        let start = position
+        guard let threshold = readInteger() else {
+            throw unexpected(expected: "a whole number from 0 to \(limits.maxCount.grouped)")
+        }
+        guard threshold <= limits.maxCount else {
+            throw error(.outOfRange, "count threshold \(threshold) is larger than \(limits.maxCount.grouped)", at: start)
+        }
+        return .count(event, comparator, threshold, within: try parseOptionalWindow())
+    }
+
+    mutating func parseComparison() throws(RuleError) -> Rule {
+        var components = [try parseName()]
+        while current == "." {
+            position += 1
+            components.append(try parseName())
+        }
+        let path = ContextPath(components)
+        if consumeKeyword("in") {
+            skipSpace()
+            guard current == "[" else { throw unexpected(expected: "[ after in") }
+            position += 1
+            var literals = [try parseLiteral()]
+            while true {
+                skipSpace()
+                if current == "," {
+                    position += 1
+                    literals.append(try parseLiteral())
+                } else if current == "]" {
+                    position += 1
+                    return .oneOf(path, literals)
+                } else {
+                    throw unexpected(expected: ", or ]")
+                }
+            }
+        }
+        skipSpace()
+        let operatorStart = position
+        let comparator = try parseComparator(expected: "\(comparatorExpectation), or in")
+        let literal = try parseLiteral()
+        if case .bool = literal, !comparator.isEquality {
+            throw error(
+                .invalidComparison, "operator \(comparator.rawValue) does not apply to booleans",
+                expected: "== or !=", at: operatorStart
+            )
+        }
+        return .compare(path, comparator, literal)
+    }
+
+    mutating func parseEvent() throws(RuleError) -> EventPattern {
+        let name = try parseName()
+        guard current == ":" else { return EventPattern(name: name) }
+        position += 1
+        return EventPattern(name: name, target: try parseName())
+    }
+
+    /// A name (`[A-Za-z0-9_-]+`) that is not a keyword, starting exactly at `position`.
+    mutating func parseName() throws(RuleError) -> String {
+        let start = position
+        guard let scalar = current, isNameScalar(scalar) else { throw unexpected(expected: "a name") }
+        let word = peekWord()
+        if RuleParser.keywords.contains(word.lowercased()) {
+            throw error(
+                .reservedWord, "\"\(word)\" is a keyword and cannot be a name", at: start
+            )
+        }
+        position += word.unicodeScalars.count
+        return word
+    }
+
+    mutating func parseComparator(expected: String) throws(RuleError) -> Comparator {
+        skipSpace()
+        let next = position + 1 < scalars.count ? scalars[position + 1] : nil
+        let comparator: Comparator
+        switch (current, next) {
+        case ("=", "="): comparator = .equal
+        case ("!", "="): comparator = .notEqual
+        case (">", "="): comparator = .greaterOrEqual
+        case ("<", "="): comparator = .lessOrEqual
+        case (">", _): comparator = .greater
+        case ("<", _): comparator = .less
+        default: throw unexpected(expected: expected)
+        }
+        position += comparator.rawValue.unicodeScalars.count
+        return comparator
+    }
+
+    mutating func parseLiteral() throws(RuleError) -> Literal {
+        skipSpace()
+        let start = position
+        guard let scalar = current else { throw unexpected(expected: literalExpectation) }
+        if scalar == "\"" {
+            return .string(try parseString())
+        }
+        if scalar == "-" || isDigit(scalar) {
+            return try parseNumber()
+        }
+        if scalar == "v" || scalar == "V", position + 1 < scalars.count, isDigit(scalars[position + 1]) {
+            position += 1
+            var components: [Int] = []
+            repeat {
+                if !components.isEmpty { position += 1 }
+                let componentStart = position
+                guard let value = readInteger() else { throw unexpected(expected: "digits in the version") }
+                guard value <= Int(Int32.max) else {
+                    throw error(.outOfRange, "version component is too large", at: componentStart)
+                }
+                components.append(value)
+            } while current == "." && position + 1 < scalars.count && isDigit(scalars[position + 1])
+            try expectLiteralEnd(start: start)
+            return .version(Version(components))
+        }
+        if isNameScalar(scalar) {
+            let word = peekWord()
+            switch word.lowercased() {
+            case "true": position += 4; return .bool(true)
+            case "false": position += 5; return .bool(false)
+            default:
+                throw error(
+                    .syntax, "unexpected \"\(word)\"",
+                    expected: "a literal (strings are written in quotes: \"\(word)\")", at: start
+                )
+            }
+        }
+        throw unexpected(expected: literalExpectation)
+    }
+
+    mutating func parseString() throws(RuleError) -> String {
+        let start = position
+        position += 1
+        var text = String.UnicodeScalarView()
+        while let scalar = current {
+            position += 1
+            switch scalar {
+            case "\"":
+                return String(text)
+            case "\\":
+                guard let escaped = current, escaped == "\"" || escaped == "\\" else {
+                    throw error(.syntax, "unknown escape in a string", expected: "\\\" or \\\\", at: position - 1)
+                }
+                text.append(escaped)
+                position += 1
+            default:
+                text.append(scalar)
+            }
+        }
+        throw error(.syntax, "unterminated string", expected: "a closing \"", at: start)
+    }
+
+    mutating func parseNumber() throws(RuleError) -> Literal {
+        let start = position
+        if current == "-" { position += 1 }
+        guard readDigits() > 0 else { throw unexpected(expected: "digits") }
+        if current == ".", position + 1 < scalars.count, isDigit(scalars[position + 1]) {
+            position += 1
+            _ = readDigits()
+        }
+        try expectLiteralEnd(start: start)
+        let text = String(String.UnicodeScalarView(scalars[start..<position]))
+        guard let value = Double(text), value.isFinite else {
+            throw error(.outOfRange, "number \(text) is too large", at: start)
+        }
+        return .number(value)
+    }
+
+    /// A literal must not run into a name: `12abc` and `v1.2x` are errors, not two tokens.
+    mutating func expectLiteralEnd(start: Int) throws(RuleError) {
+        if let scalar = current, isNameScalar(scalar) || scalar == "." {
+            position = start
+            let word = peekWordOrLiteral()
+            throw error(.syntax, "invalid literal \"\(word)\"", expected: literalExpectation, at: start)
+        }
+    }
+
+    mutating func parseOptionalWindow() throws(RuleError) -> Window? {
+        guard consumeKeyword("within") else { return nil }
+        skipSpace()
+        let start = position
+        let word = current.map(isNameScalar) == true ? peekWord() : ""
+        let expected = "a duration such as 30s, 5m, 2h, 7d or 1w"
+        guard word.count >= 2,
+            let unit = Window.Unit(rawValue: String(word.last!)),
+            word.dropLast().allSatisfy({ $0.isASCII && $0.isNumber })
+        else {
+            if word.isEmpty { throw unexpected(expected: expected) }
+            throw error(.syntax, "invalid duration \"\(word)\"", expected: expected, at: start)
+        }
+        let maxAmount = limits.maxWindowDays * 86_400 / Int(unit.milliseconds / 1000)
+        guard let amount = Int(word.dropLast()), amount <= maxAmount else {
+            throw error(
+                .outOfRange, "window \(word) is longer than \(limits.maxWindowDays.grouped) days", at: start
+            )
+        }
+        position += word.unicodeScalars.count
+        return Window(amount, unit)
+    }
+
+    // MARK: Scanning
+
+    mutating func skipSpace() {
+        while let scalar = current, scalar == " " || scalar == "\t" || scalar == "\n" || scalar == "\r" {
+            position += 1
+        }
+    }
+
+    /// Consumes `keyword` (case-insensitively) if it is the next word, after spaces.
+    mutating func consumeKeyword(_ keyword: String) -> Bool {
+        let saved = position
+        skipSpace()
+        if let scalar = current, isNameScalar(scalar), peekWord().lowercased() == keyword {
+            position += keyword.unicodeScalars.count
+            return true
+        }
+        position = saved
+        return false
+    }
+
+    /// The run of name scalars starting at `position`, without consuming it.
+    func peekWord() -> String {
+        var end = position
+        while end < scalars.count && isNameScalar(scalars[end]) { end += 1 }
+        return String(String.UnicodeScalarView(scalars[position..<end]))
+    }
+
+    /// The run of name scalars and dots at `position`, to quote a malformed literal whole.
+    func peekWordOrLiteral() -> String {
+        var end = position
+        while end < scalars.count && (isNameScalar(scalars[end]) || scalars[end] == ".") { end += 1 }
+        return String(String.UnicodeScalarView(scalars[position..<end]))
+    }
+
+    mutating func readDigits() -> Int {
+        let start = position
+        while let scalar = current, isDigit(scalar) { position += 1 }
+        return position - start
+    }
+
+    /// Reads digits as a whole number, saturating at `Int.max` (callers check the range).
+    mutating func readInteger() -> Int? {
+        guard let scalar = current, isDigit(scalar) else { return nil }
+        let start = position
+        var value = 0
+        while let scalar = current, isDigit(scalar) {
+            let digit = Int(scalar.value - 48)
+            value = value > (Int.max - digit) / 10 ? Int.max : value * 10 + digit
+            position += 1
+        }
+        if let scalar = current, isNameScalar(scalar) {
+            position = start
+            return nil
+        }
+        return value
+    }
+
+    mutating func enterLevel(at start: Int) throws(RuleError) {
+        depth += 1
+        if depth > limits.maxDepth {
+            throw error(.tooDeep, "the rule nests deeper than \(limits.maxDepth) levels", at: start)
+        }
+    }
+
+    // MARK: Errors
+
+    /// An error naming what stands at the current position.
+    func unexpected(expected: String) -> RuleError {
+        let found: String
+        if let scalar = current {
+            if isNameScalar(scalar) {
+                found = "\"\(peekWord())\""
+            } else if scalar == "\"" {
+                found = "string"
+            } else if scalar.properties.isWhitespace || scalar.value < 0x20 || scalar.value == 0x7F {
+                found = "character U+\(String(scalar.value, radix: 16, uppercase: true))"
+            } else {
+                found = "\"\(scalar)\""
+            }
+        } else {
+            return error(.syntax, "unexpected end of the rule", expected: expected, at: position)
+        }
+        return error(.syntax, "unexpected \(found)", expected: expected, at: position)
+    }
+
+    func error(_ code: RuleError.Code, _ message: String, expected: String? = nil, at offset: Int) -> RuleError {
+        var line = 1
+        var column = 1
+        for scalar in scalars[..<min(offset, scalars.count)] {
+            if scalar == "\n" {
+                line += 1
+                column = 1
+            } else {
+                column += 1
+            }
+        }
+        if offset > scalars.count { column += offset - scalars.count }
+        return RuleError(code: code, message: message, expected: expected, line: line, column: column, offset: offset)
+    }
+}
+
+@inline(__always)
+private func isDigit(_ scalar: Unicode.Scalar) -> Bool {
+    scalar.value >= 48 && scalar.value <= 57
+}
+
+/// `[A-Za-z0-9_-]`.
+@inline(__always)
+func isNameScalar(_ scalar: Unicode.Scalar) -> Bool {
+    switch scalar.value {
+    case 48...57, 65...90, 97...122, 95, 45: true
+    default: false
+    }
+}
+
+extension Int {
+    /// The number with thousands separators, as people read it: 10,000.
+    var grouped: String {
+        let digits = String(self.magnitude)
+        var result = ""
+        for (index, digit) in digits.enumerated() {
+            if index > 0 && (digits.count - index) % 3 == 0 { result.append(",") }
+            result.append(digit)
+        }
+        return self < 0 ? "-" + result : result
+    }
+}

@@ -1,0 +1,106 @@
+import Foundation
+import WaymarkRules
+
+/// A small, seeded random number generator, so that a failing case can be replayed.
+struct SplitMix64: RandomNumberGenerator {
+    var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// Random rules over a small vocabulary, so that random histories make them change often.
+struct RandomRules {
+    static let names = ["a", "b", "c"]
+    static let targets: [String?] = [nil, "x", "y"]
+    static let paths = ["user.n", "user.s", "app.version", "user.flag"]
+
+    var rng: SplitMix64
+
+    mutating func event() -> EventPattern {
+        EventPattern(name: Self.names.randomElement(using: &rng)!, target: Self.targets.randomElement(using: &rng)!)
+    }
+
+    mutating func window() -> Window? {
+        Bool.random(using: &rng) ? nil : Window(Int.random(in: 0...8, using: &rng), .seconds)
+    }
+
+    mutating func literal(for path: String) -> Literal {
+        switch path {
+        case "user.n": .number(Double(Int.random(in: -2...3, using: &rng)))
+        case "user.s": .string(["", "a", "b", "ab"].randomElement(using: &rng)!)
+        case "app.version": .version(Version([1, Int.random(in: 0...3, using: &rng)]))
+        default: .bool(Bool.random(using: &rng))
+        }
+    }
+
+    mutating func leaf() -> Rule {
+        switch Int.random(in: 0..<10, using: &rng) {
+        case 0..<3:
+            return .sequence([event()], within: window())
+        case 3..<6:
+            return .count(
+                event(), Comparator.allCases.randomElement(using: &rng)!, Int.random(in: 0...3, using: &rng),
+                within: window()
+            )
+        case 6..<8:
+            let length = Int.random(in: 2...3, using: &rng)
+            return .sequence((0..<length).map { _ in event() }, within: window())
+        case 8:
+            let path = Self.paths.randomElement(using: &rng)!
+            let literal = literal(for: path)
+            var comparator = Comparator.allCases.randomElement(using: &rng)!
+            if case .bool = literal, !comparator.isEquality { comparator = .equal }
+            return .compare(ContextPath(path.split(separator: ".").map(String.init)), comparator, literal)
+        default:
+            let path = Self.paths.randomElement(using: &rng)!
+            return .oneOf(
+                ContextPath(path.split(separator: ".").map(String.init)),
+                (0..<Int.random(in: 1...2, using: &rng)).map { _ in literal(for: path) }
+            )
+        }
+    }
+
+    mutating func rule(depth: Int = 0) -> Rule {
+        if depth >= 3 || Int.random(in: 0..<3, using: &rng) == 0 { return leaf() }
+        switch Int.random(in: 0..<5, using: &rng) {
+        case 0: return .not(rule(depth: depth + 1))
+        case 1, 2: return .and((0..<Int.random(in: 2...3, using: &rng)).map { _ in rule(depth: depth + 1) })
+        case 3: return .or((0..<Int.random(in: 2...3, using: &rng)).map { _ in rule(depth: depth + 1) })
+        default: return Int.random(in: 0..<8, using: &rng) == 0 ? .constant(Bool.random(using: &rng)) : leaf()
+        }
+    }
+
+    /// A random input step: an event, a clock tick, or a context change.
+    enum Step {
+        case event(String, String?)
+        case tick
+        case context(String, ContextValue?)
+    }
+
+    mutating func step() -> Step {
+        switch Int.random(in: 0..<10, using: &rng) {
+        case 0..<7:
+            return .event(Self.names.randomElement(using: &rng)!, ["x", "y", "z", nil].randomElement(using: &rng)!)
+        case 7, 8:
+            return .tick
+        default:
+            let path = Self.paths.randomElement(using: &rng)!
+            let value: ContextValue? = switch Int.random(in: 0..<6, using: &rng) {
+            case 0: nil
+            case 1: .number(Double(Int.random(in: -2...3, using: &rng)))
+            case 2: .string(["", "a", "b", "ab", "1.2"].randomElement(using: &rng)!)
+            case 3: .string(["1.0", "1.2.0", "1.3", "0.9", "1.10"].randomElement(using: &rng)!)
+            default: .bool(Bool.random(using: &rng))
+            }
+            return .context(path, value)
+        }
+    }
+}

@@ -56,3 +56,30 @@ struct ByteOrderedString: Comparable {
         lhs.text.utf8.elementsEqual(rhs.text.utf8)
     }
 }
+
+extension ContextValue: Codable {
+    /// A context value in JSON is a string, a number or a boolean.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if let value = try? container.decode(Bool.self) {
+            self = .bool(value)
+        } else if let value = try? container.decode(Double.self) {
+            self = .number(value)
+        } else if let value = try? container.decode(String.self) {
+            self = .string(value)
+        } else {
+            throw DecodingError.dataCorruptedError(
+                in: container, debugDescription: "a context value is a string, a number or a boolean"
+            )
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .string(let value): try container.encode(value)
+        case .number(let value): try container.encode(value)
+        case .bool(let value): try container.encode(value)
+        }
+    }
+}

@@ -72,9 +72,17 @@ public struct RuleError: Error, Hashable, Sendable, CustomStringConvertible {
     public func excerpt(source: String, origin: String? = nil) -> String {
         let lines = source.split(separator: "\n", omittingEmptySubsequences: false)
         let lineText = line - 1 < lines.count ? String(lines[line - 1]) : ""
-        let shown = lineText.unicodeScalars.map { $0 == "\t" ? " " : Character($0) }
+        return Self.excerpt(
+            message: message, expected: expected, origin: origin ?? "rule:\(line):\(column)", lineText: lineText,
+            column: column
+        )
+    }
+
+    /// The shared shape of every diagnostic with a caret, for rules and for the files they are in.
+    public static func excerpt(message: String, expected: String?, origin: String, lineText: String, column: Int) -> String {
+        let shown = String(String.UnicodeScalarView(lineText.unicodeScalars.map { $0 == "\t" ? " " : $0 }))
         let caretPad = String(repeating: " ", count: max(0, column - 1))
-        var text = "error: \(message)\n --> \(origin ?? "rule:\(line):\(column)")\n  | \(String(shown))\n  | \(caretPad)^"
+        var text = "error: \(message)\n --> \(origin)\n  | \(shown)\n  | \(caretPad)^"
         if let expected { text += " expected \(expected)" }
         return text
     }

@@ -57,10 +57,13 @@ public struct Evaluator: Sendable {
     var flippedRoots: [Int32] = []
 
     /// The latest time seen, in milliseconds, or `noTime` before the first call.
-    private(set) var now: Millis = noTime
+    var now: Millis = noTime
 
     /// Compiles rules for evaluation. Equal terms and sub-rules are shared.
-    public init(rules: [Rule]) {
+    ///
+    /// - Parameter snapshot: the state of an earlier evaluator (``snapshot()``); the terms these
+    ///   rules share with it carry on where they were, new terms start empty.
+    public init(rules: [Rule], restoring snapshot: EvaluatorSnapshot? = nil) {
         var compiler = GraphCompiler()
         ruleNodes = rules.map { compiler.node(for: $0) }
         nodeRules = compiler.nodeRules
@@ -82,6 +85,7 @@ public struct Evaluator: Sendable {
         parentLists.removeAll()
         for node in ruleNodes { nodes[Int(node)].isRoot = true }
         flippedRoots.reserveCapacity(nodes.count)
+        if let snapshot { restore(snapshot) }
         attachListeners(compiler.listenerPlan)
         recomputeAllNodes()
     }
@@ -162,16 +166,6 @@ public struct Evaluator: Sendable {
             let spec = comparisons[Int(terms[Int(term)].poolStart)]
             setValue(ofTerm: Int(term), to: spec.evaluate(value))
         }
-    }
-
-    /// The nodes of rules that changed value since the last call, each once; a rule that changed
-    /// and changed back is listed too, so callers read the current value.
-    mutating func takeFlippedRoots(into body: (Int32) -> Void) {
-        for node in flippedRoots {
-            nodes[Int(node)].flagged = false
-            body(node)
-        }
-        flippedRoots.removeAll(keepingCapacity: true)
     }
 
     // MARK: Term updates
@@ -268,7 +262,7 @@ public struct Evaluator: Sendable {
         }
     }
 
-    private mutating func expireRing(_ index: Int) {
+    mutating func expireRing(_ index: Int) {
         let term = terms[index]
         let oldest = now - term.window
         var head = term.head
@@ -283,7 +277,7 @@ public struct Evaluator: Sendable {
         terms[index].count = size
     }
 
-    private mutating func pushRing(_ index: Int, _ time: Millis) {
+    mutating func pushRing(_ index: Int, _ time: Millis) {
         let term = terms[index]
         var head = term.head
         var size = term.count
@@ -302,10 +296,16 @@ public struct Evaluator: Sendable {
     /// Sets a windowed count's value and the deadline at which expiring entries would change it.
     private mutating func settleWindowedCount(_ index: Int) {
         let term = terms[index]
+        setValue(ofTerm: index, to: term.comparator.test(term.count, term.threshold))
+        if let deadline = windowedCountDeadline(index) { schedule(index, at: deadline) }
+    }
+
+    /// When expiring entries would change a windowed count's value, if they can.
+    func windowedCountDeadline(_ index: Int) -> Millis? {
+        let term = terms[index]
         let size = term.count
         let threshold = term.threshold
         let value = term.comparator.test(size, threshold)
-        setValue(ofTerm: index, to: value)
         // The value only changes where the count crosses k or k+1; find the largest smaller count
         // with another value, and the entry whose expiry brings the count down to it.
         var target: Int32 = -1
@@ -314,13 +314,13 @@ public struct Evaluator: Sendable {
         } else if size >= threshold && threshold >= 1 && term.comparator.test(threshold - 1, threshold) != value {
             target = threshold - 1
         }
-        guard target >= 0 else { return }
+        guard target >= 0 else { return nil }
         var slot = term.head + (size - target - 1)
         if slot >= term.poolCapacity { slot -= term.poolCapacity }
-        schedule(index, at: pool[Int(term.poolStart + slot)] + term.window + 1)
+        return pool[Int(term.poolStart + slot)] + term.window + 1
     }
 
-    private mutating func schedule(_ index: Int, at deadline: Millis) {
+    mutating func schedule(_ index: Int, at deadline: Millis) {
         if deadline < terms[index].scheduled {
             terms[index].scheduled = deadline
             heap.push(deadline, owner: Int32(index))

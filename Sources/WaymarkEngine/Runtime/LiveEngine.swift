@@ -1,0 +1,126 @@
+import Foundation
+import WaymarkRules
+
+/// An ``Engine`` for an app to hold: it reads a clock, publishes render commands as an
+/// `AsyncStream`, persists its state to an ``EngineStore``, and wakes itself when a window expires.
+///
+/// ```swift
+/// let live = try LiveEngine(tips: tips, store: FileEngineStore(url: stateURL))
+/// Task { for await command in live.commands { renderer.apply(command) } }
+/// Task { await live.run() }        // wakes at each `nextChange`
+/// live.record("tap", target: "search")
+/// ```
+///
+/// State is saved whenever a call produced a render command (so a tip the user closed never comes
+/// back, even after a crash) and when ``persist()`` is called, which a host does when it goes to
+/// the background. Counts of events since the last save may be lost in a crash; decisions are not.
+public final class LiveEngine: Sendable {
+    /// Render commands, in order, as they happen.
+    public let commands: AsyncStream<RenderCommand>
+
+    private let state: Locked<Engine>
+    private let continuation: AsyncStream<RenderCommand>.Continuation
+    private let store: (any EngineStore)?
+    private let clock: @Sendable () -> Date
+    private let saveFailed: (@Sendable (any Error) -> Void)?
+
+    /// - Parameters:
+    ///   - store: where the state is kept; its saved state is restored now.
+    ///   - clock: the time source; tests inject their own.
+    ///   - saveFailed: told when a save after a change fails (the engine goes on in memory).
+    public init(
+        tips: [Tip], configuration: Engine.Configuration = Engine.Configuration(), store: (any EngineStore)? = nil,
+        clock: @escaping @Sendable () -> Date = { Date() }, saveFailed: (@Sendable (any Error) -> Void)? = nil
+    ) throws {
+        self.store = store
+        self.saveFailed = saveFailed
+        self.clock = clock
+        let snapshot = try store?.load()
+        let engine = Engine(tips: tips, configuration: configuration, restoring: snapshot)
+        state = Locked(engine)
+        (commands, continuation) = AsyncStream.makeStream(of: RenderCommand.self, bufferingPolicy: .unbounded)
+        // Tips that were showing when the app stopped are drawn again.
+        for command in engine.activeTips { continuation.yield(command) }
+    }
+
+    deinit {
+        continuation.finish()
+    }
+
+    @discardableResult
+    public func record(_ name: String, target: String? = nil) -> [RenderCommand] {
+        apply { $0.record(name, target: target, at: $1) }
+    }
+
+    @discardableResult
+    public func setContext(_ values: [String: ContextValue?]) -> [RenderCommand] {
+        apply { $0.setContext(values, at: $1) }
+    }
+
+    @discardableResult
+    public func setContainer(_ container: String, visible: Bool) -> [RenderCommand] {
+        apply { $0.setContainer(container, visible: visible, at: $1) }
+    }
+
+    @discardableResult
+    public func close(tip id: String) -> [RenderCommand] {
+        apply { $0.close(tip: id, at: $1) }
+    }
+
+    @discardableResult
+    public func update(tips: [Tip]) -> [RenderCommand] {
+        apply { $0.update(tips: tips, at: $1) }
+    }
+
+    /// Plays everything due by now.
+    @discardableResult
+    public func tick() -> [RenderCommand] {
+        apply { $0.advance(to: $1) }
+    }
+
+    public func phase(of tip: String) -> TipPhase? {
+        state.withLock { $0.phase(of: tip) }
+    }
+
+    /// Saves the state now.
+    public func persist() throws {
+        try store?.save(state.withLock { $0.snapshot() })
+    }
+
+    /// Wakes at each moment something can change by itself, until the task is cancelled.
+    public func run() async {
+        while !Task.isCancelled {
+            let next = state.withLock { $0.nextChange }
+            let delay = next.map { max(0, $0.timeIntervalSince(clock())) } ?? 3600
+            try? await Task.sleep(nanoseconds: UInt64(min(delay, 3600) * 1_000_000_000) + 1_000_000)
+            tick()
+        }
+    }
+
+    private func apply(_ body: (inout Engine, Date) -> [RenderCommand]) -> [RenderCommand] {
+        let now = clock()
+        let (produced, snapshot) = state.withLock { engine in
+            let produced = body(&engine, now)
+            return (produced, produced.isEmpty || store == nil ? nil : engine.snapshot())
+        }
+        for command in produced { continuation.yield(command) }
+        if let snapshot {
+            do { try store?.save(snapshot) } catch { saveFailed?(error) }
+        }
+        return produced
+    }
+}
+
+/// A value behind a lock (Foundation's, so this runs on every platform the SDK targets).
+final class Locked<Value>: @unchecked Sendable {
+    private var value: Value
+    private let lock = NSLock()
+
+    init(_ value: Value) { self.value = value }
+
+    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&value)
+    }
+}

@@ -1,0 +1,121 @@
+import Foundation
+
+/// RFC 3339 timestamps, read and written without a formatter (and so without locale or platform
+/// differences): `2026-01-01T10:00:00Z`, `2026-01-01T15:30:00.250+05:30`.
+public enum Timestamp {
+    /// Milliseconds since 1970 for an RFC 3339 date-time, or `nil` if it is not one. Digits past
+    /// milliseconds are dropped.
+    public static func parse(_ text: String) -> Int64? {
+        let bytes = Array(text.utf8)
+        var position = 0
+        func number(_ digits: Int) -> Int? {
+            guard position + digits <= bytes.count else { return nil }
+            var value = 0
+            for _ in 0..<digits {
+                let byte = bytes[position]
+                guard byte >= 48 && byte <= 57 else { return nil }
+                value = value * 10 + Int(byte - 48)
+                position += 1
+            }
+            return value
+        }
+        func expect(_ characters: String) -> Bool {
+            guard position < bytes.count, characters.utf8.contains(bytes[position]) else { return false }
+            position += 1
+            return true
+        }
+        guard let year = number(4), expect("-"), let month = number(2), expect("-"), let day = number(2),
+            expect("Tt "), let hour = number(2), expect(":"), let minute = number(2), expect(":"),
+            let second = number(2),
+            (1...12).contains(month), (1...daysIn(month: month, year: year)).contains(day),
+            hour < 24, minute < 60, second < 61
+        else { return nil }
+        var millis = 0
+        if position < bytes.count && bytes[position] == UInt8(ascii: ".") {
+            position += 1
+            var digits = 0
+            while position < bytes.count, bytes[position] >= 48 && bytes[position] <= 57 {
+                if digits < 3 { millis = millis * 10 + Int(bytes[position] - 48) }
+                digits += 1
+                position += 1
+            }
+            guard digits > 0 else { return nil }
+            for _ in digits..<max(digits, 3) { millis *= 10 }
+        }
+        var offsetMinutes = 0
+        if expect("Zz") {
+        } else if position < bytes.count, bytes[position] == UInt8(ascii: "+") || bytes[position] == UInt8(ascii: "-") {
+            let sign = bytes[position] == UInt8(ascii: "-") ? -1 : 1
+            position += 1
+            guard let offsetHours = number(2), expect(":"), let offsetMins = number(2), offsetHours < 24, offsetMins < 60
+            else { return nil }
+            offsetMinutes = sign * (offsetHours * 60 + offsetMins)
+        } else {
+            return nil
+        }
+        guard position == bytes.count else { return nil }
+        let days = daysFromCivil(year: year, month: month, day: day)
+        let seconds = days * 86_400 + hour * 3_600 + minute * 60 + second - offsetMinutes * 60
+        return Int64(seconds) * 1000 + Int64(millis)
+    }
+
+    /// The date for an RFC 3339 text, or `nil`.
+    public static func date(_ text: String) -> Date? {
+        parse(text).map { Date(timeIntervalSince1970: Double($0) / 1000) }
+    }
+
+    /// RFC 3339 in UTC, with milliseconds only when there are any: `2026-01-01T10:00:00.250Z`.
+    public static func format(_ millis: Int64) -> String {
+        let (secondsTotal, fraction) = floorDivide(millis, 1000)
+        let (days, secondOfDay) = floorDivide(secondsTotal, 86_400)
+        let (year, month, day) = civilFromDays(Int(days))
+        func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        let hour = Int(secondOfDay / 3600), minute = Int(secondOfDay % 3600 / 60), second = Int(secondOfDay % 60)
+        var text = "\(year)-\(two(month))-\(two(day))T\(two(hour)):\(two(minute)):\(two(second))"
+        if fraction != 0 {
+            let digits = String(fraction)
+            text += "." + String(repeating: "0", count: 3 - digits.count) + digits
+        }
+        return text + "Z"
+    }
+
+    /// RFC 3339 for a date, as ``format(_:)-(Int64)``.
+    public static func format(_ date: Date) -> String {
+        format(date.millis)
+    }
+
+    private static func floorDivide(_ value: Int64, _ divisor: Int64) -> (Int64, Int64) {
+        let quotient = value >= 0 ? value / divisor : -((-value + divisor - 1) / divisor)
+        return (quotient, value - quotient * divisor)
+    }
+
+    private static func daysIn(month: Int, year: Int) -> Int {
+        switch month {
+        case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
+    }
+
+    /// Days since 1970-01-01 (Howard Hinnant's algorithm).
+    private static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yearOfEra = y - era * 400
+        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
+    }
+
+    private static func civilFromDays(_ days: Int) -> (Int, Int, Int) {
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let mp = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * mp + 2) / 5 + 1
+        let month = mp < 10 ? mp + 3 : mp - 9
+        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
+    }
+}

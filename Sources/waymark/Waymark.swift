@@ -1,0 +1,143 @@
+import ArgumentParser
+import Foundation
+import WaymarkCatalog
+import WaymarkEngine
+import WaymarkRules
+
+@main
+struct Waymark: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "waymark",
+        abstract: "Waymark: tips and guided tours that appear when the user needs them.",
+        discussion: """
+            Rules say when a tip shows, over what the user did: (tap:search AND activation) OR scroll.
+            Check a catalog with lint, watch it decide with simulate, test one rule with eval, and ask
+            why a tip did or did not show with explain.
+            """,
+        subcommands: [Lint.self, Simulate.self, Eval.self, Explain.self]
+    )
+}
+
+/// Prints diagnostics to standard error and fails with exit code 1.
+func fail(with error: DiagnosticsError) -> ExitCode {
+    printError(error.description)
+    return ExitCode(1)
+}
+
+func printError(_ text: String) {
+    FileHandle.standardError.write(Data((text + "\n").utf8))
+}
+
+extension Waymark {
+    struct Lint: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Check catalog files (YAML or JSON): every error with file:line:column and a caret.",
+            discussion: "Exits with 1 if any file has an error."
+        )
+
+        @Argument(help: "The catalog files to check.")
+        var catalogs: [String]
+
+        mutating func run() async throws {
+            var failed = false
+            for path in catalogs {
+                do {
+                    let catalog = try CatalogDocument.load(path: path)
+                    print("\(path): ok, \(catalog.tips.count) tip\(catalog.tips.count == 1 ? "" : "s")")
+                } catch {
+                    printError(error.description)
+                    failed = true
+                }
+            }
+            if failed { throw ExitCode(1) }
+        }
+    }
+
+    struct Simulate: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Replay timed events through a catalog and print the render commands as JSON Lines.",
+            discussion: """
+                Each line of the events file is a JSON object with a time "t" (RFC 3339) and one of:
+                "event" (and "target"), "context", "container" with "visible", "close", or nothing (a
+                clock tick). Output lines look like {"t":"...","show":"search-tip","container":"home"};
+                hide lines carry a "reason". Containers are visible until said otherwise.
+                """
+        )
+
+        @Argument(help: "The catalog file (YAML or JSON).")
+        var catalog: String
+
+        @Argument(help: "The events file (JSON Lines).")
+        var events: String
+
+        mutating func run() async throws {
+            do {
+                let (_, lines) = Replay.simulate(try CatalogDocument.load(path: catalog), try EventScript.load(path: events))
+                for line in lines { print(line) }
+            } catch {
+                throw fail(with: error)
+            }
+        }
+    }
+
+    struct Eval: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Print a rule's value after each line of an events file, as JSON Lines.",
+            discussion: """
+                Output lines look like {"t":"2026-01-01T10:00:00Z","value":true}. The events file has
+                events, clock ticks and context lines (see simulate). A rule that does not parse exits
+                with 1 and the error, with its line:column, on standard error.
+                """
+        )
+
+        @Argument(help: "The rule, such as 'count(tap) >= 3 within 7d'.")
+        var rule: String
+
+        @Argument(help: "The events file (JSON Lines).")
+        var events: String
+
+        mutating func run() async throws {
+            let parsed: Rule
+            do {
+                parsed = try RuleParser().parse(rule)
+            } catch {
+                printError(error.excerpt(source: rule))
+                throw ExitCode(1)
+            }
+            do {
+                for line in try Replay.evaluate(parsed, try EventScript.load(path: events), file: events) { print(line) }
+            } catch {
+                throw fail(with: error)
+            }
+        }
+    }
+
+    struct Explain: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Replay events and explain, term by term, why a tip is or is not showing at the end."
+        )
+
+        @Argument(help: "The catalog file (YAML or JSON).")
+        var catalog: String
+
+        @Argument(help: "The events file (JSON Lines).")
+        var events: String
+
+        @Argument(help: "The id of the tip to explain.")
+        var tip: String
+
+        mutating func run() async throws {
+            let engine: Engine
+            do {
+                engine = Replay.simulate(try CatalogDocument.load(path: catalog), try EventScript.load(path: events)).engine
+            } catch {
+                throw fail(with: error)
+            }
+            guard let explanation = engine.explain(tip: tip) else {
+                printError("error: the catalog has no tip \"\(tip)\"")
+                throw ExitCode(1)
+            }
+            print(explanation)
+        }
+    }
+}

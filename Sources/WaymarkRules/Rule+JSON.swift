@@ -48,10 +48,12 @@ extension Rule: Codable {
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: Key.self)
         let keys = Set(container.allKeys)
+        // An enum of keys hides unknown ones from `allKeys`; read every key to reject them.
+        let written = try decoder.container(keyedBy: AnyKey.self).allKeys.map(\.stringValue)
         func only(_ allowed: Set<Key>) throws {
-            if let extra = keys.subtracting(allowed).first {
-                throw DecodingError.dataCorruptedError(
-                    forKey: extra, in: container, debugDescription: "unexpected key \"\(extra.rawValue)\" in a rule"
+            if let extra = written.first(where: { Key(rawValue: $0).map { !allowed.contains($0) } ?? true }) {
+                throw DecodingError.dataCorrupted(
+                    .init(codingPath: decoder.codingPath, debugDescription: "unexpected key \"\(extra)\" in a rule")
                 )
             }
         }
@@ -199,4 +201,12 @@ extension Literal: Codable {
             try container.encode(version.description, forKey: .version)
         }
     }
+}
+
+/// Any key, to list every key an object has.
+private struct AnyKey: CodingKey {
+    var stringValue: String
+    var intValue: Int? { nil }
+    init(stringValue: String) { self.stringValue = stringValue }
+    init?(intValue: Int) { nil }
 }

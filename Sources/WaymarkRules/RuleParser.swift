@@ -175,7 +175,8 @@ private struct ParserState {
         let comparator = try parseComparator(expected: comparatorExpectation)
         skipSpace()
         let start = position
-        guard let threshold = readInteger() else {
+        guard let threshold = readInteger(), current != "." else {
+            position = start
             throw unexpected(expected: "a whole number from 0 to \(limits.maxCount.grouped)")
         }
         guard threshold <= limits.maxCount else {
@@ -276,7 +277,11 @@ private struct ParserState {
             repeat {
                 if !components.isEmpty { position += 1 }
                 let componentStart = position
-                guard let value = readInteger() else { throw unexpected(expected: "digits in the version") }
+                guard let value = readInteger() else {
+                    position = start
+                    let word = peekWordOrLiteral()
+                    throw error(.syntax, "invalid version \"\(word)\"", expected: literalExpectation, at: start)
+                }
                 guard value <= Int(Int32.max) else {
                     throw error(.outOfRange, "version component is too large", at: componentStart)
                 }
@@ -325,7 +330,10 @@ private struct ParserState {
     mutating func parseNumber() throws(RuleError) -> Literal {
         let start = position
         if current == "-" { position += 1 }
-        guard readDigits() > 0 else { throw unexpected(expected: "digits") }
+        guard readDigits() > 0 else {
+            position = start
+            throw error(.syntax, "invalid number \"\(peekWordOrLiteral())\"", expected: literalExpectation, at: start)
+        }
         if current == ".", position + 1 < scalars.count, isDigit(scalars[position + 1]) {
             position += 1
             _ = readDigits()

@@ -1,0 +1,79 @@
+import Foundation
+import Testing
+@testable import WaymarkRules
+
+struct RuleParserTests {
+    @Test func parsesTheExampleRules() throws {
+        #expect(
+            try Rule(parsing: "(tap:search AND activation) OR scroll")
+                == .or([
+                    .and([.sequence([EventPattern(name: "tap", target: "search")], within: nil), .sequence([EventPattern(name: "activation")], within: nil)]),
+                    .sequence([EventPattern(name: "scroll")], within: nil),
+                ])
+        )
+        #expect(try Rule(parsing: "count(add_to_cart) >= 3 within 7d") == .count(EventPattern(name: "add_to_cart"), .greaterOrEqual, 3, within: Window(7, .days)))
+        #expect(
+            try Rule(parsing: "screen:product THEN tap:size_chart within 30s")
+                == .sequence([EventPattern(name: "screen", target: "product"), EventPattern(name: "tap", target: "size_chart")], within: Window(30, .seconds))
+        )
+        #expect(try Rule(parsing: #"device.platform in ["ios","android"] AND app.version >= v1.3"#).description
+            == #"device.platform in ["ios", "android"] AND app.version >= v1.3"#)
+    }
+
+    @Test func errorsCarryPositionAndCaret() {
+        do {
+            _ = try Rule(parsing: "(tap AND scroll))")
+            Issue.record("should not parse")
+        } catch {
+            #expect(error.description == #"unexpected ")" at 1:17, expected AND, OR or the end of the rule"#)
+            #expect(error.excerpt(source: "(tap AND scroll))") == """
+                error: unexpected ")"
+                 --> rule:1:17
+                  | (tap AND scroll))
+                  |                 ^ expected AND, OR or the end of the rule
+                """)
+        }
+    }
+
+    @Test(arguments: [
+        "NOT (a AND b) OR c", "a AND (b OR c)", "(a AND b) AND c", "(a OR b) OR c", "NOT NOT a",
+        #"user.s == "q\"uo\\te""#, "user.n == 0.000001", "user.n == 123456789012345678", "user.n == -2.5",
+        "app.version != v1.2.3", "count(x:y) != 0 within 3650d", "a THEN b THEN a within 2w", "true AND false",
+    ])
+    func printingGivesTheSameRuleBack(text: String) throws {
+        let rule = try Rule(parsing: text)
+        #expect(try Rule(parsing: rule.description) == rule, "\(rule)")
+        let decoded = try JSONDecoder().decode(Rule.self, from: JSONEncoder().encode(rule))
+        #expect(decoded == rule)
+    }
+
+    @Test(arguments: [
+        #"{"and":[{"const":true}]}"#, #"{"seq":[]}"#, #"{"seq":[{"name":"and"}]}"#, #"{"seq":[{"name":"a b"}]}"#,
+        #"{"count":{"name":"x"},"cmp":">=","value":10001}"#, #"{"path":"user","cmp":"==","value":1}"#,
+        #"{"path":"user.b","cmp":"<","value":true}"#, #"{"const":true,"extra":1}"#, #"{"seq":[{"name":"a"}],"within":"5x"}"#,
+        #"{"path":"a.b","in":[]}"#, #"[]"#, #"{"not":{"not":"x"}}"#, #"{"path":"a.b","cmp":"==","value":{"version":"1.x"}}"#,
+    ])
+    func theJSONDecoderRejectsWhatTheParserWould(json: String) {
+        #expect(throws: DecodingError.self) { try JSONDecoder().decode(Rule.self, from: Data(json.utf8)) }
+    }
+
+    @Test func plainDecimalsHaveNoExponent() {
+        #expect(plainDecimal(1e16) == "10000000000000000")
+        #expect(plainDecimal(1.5e-7) == "0.00000015")
+        #expect(plainDecimal(-0.0) == "0")
+        #expect(plainDecimal(12.25) == "12.25")
+    }
+
+    /// Random bytes and mutations of valid rules never crash the parser, and what parses prints back.
+    @Test func randomTextNeverCrashesTheParser() throws {
+        var generator = SystemRandomNumberGenerator()
+        let pieces = ["tap", ":", "x", " AND ", " OR ", "NOT ", "(", ")", " THEN ", " within ", "5s", "count(", ") >= ",
+                      "3", "user.n", " == ", "\"s\"", "v1.2", " in [", ", ", "]", "é", "\\", "\"", "-", ".", "\n", "true"]
+        for _ in 0..<20_000 {
+            let text = (0..<Int.random(in: 0...12, using: &generator)).map { _ in pieces.randomElement(using: &generator)! }.joined()
+            if let rule = try? Rule(parsing: text) {
+                #expect(try Rule(parsing: rule.description) == rule, "\(text) printed as \(rule)")
+            }
+        }
+    }
+}

@@ -1,0 +1,399 @@
+#!/usr/bin/env python3
+"""Writes the conformance cases of the Waymark rule language as JSON files.
+
+The expectations below are written by hand: they are the specification. Every SDK (Swift, JavaScript)
+runs the JSON files this script writes. Run it after editing: python3 conformance/generate.py
+
+Step notation: E("tap:search", 1.5) is an event at base + 1.5 s, T(10) a clock tick at base + 10 s,
+C({"app.version": "1.3.0"}, 0) sets context values (None removes one). The expectation string has
+one letter per step: T (true) or F (false), the rule's value right after that step.
+"""
+import json
+import os
+
+BASE_SECONDS = 1_767_225_600  # 2026-01-01T00:00:00Z
+
+
+def stamp(offset):
+    millis = round(offset * 1000)
+    seconds, fraction = divmod(millis, 1000)
+    days, rest = divmod(BASE_SECONDS + seconds, 86400)
+    import datetime
+    moment = datetime.datetime(1970, 1, 1) + datetime.timedelta(days=days, seconds=rest)
+    text = moment.strftime("%Y-%m-%dT%H:%M:%S")
+    if fraction:
+        text += ".%03d" % fraction
+    return text + "Z"
+
+
+def E(event, at):
+    name, _, target = event.partition(":")
+    step = {"t": stamp(at), "event": name}
+    if target:
+        step["target"] = target
+    return step
+
+
+def T(at):
+    return {"t": stamp(at)}
+
+
+def C(values, at):
+    return {"t": stamp(at), "context": values}
+
+
+GROUPS = {}
+
+
+def case(group, rule, steps, expect, name=None):
+    assert len(steps) == len(expect), (rule, steps, expect)
+    steps = [dict(step, expect=(letter == "T")) for step, letter in zip(steps, expect)]
+    GROUPS.setdefault(group, []).append({"name": name or rule, "rule": rule, "steps": steps})
+
+
+def error(rule, line, column, code="syntax", name=None):
+    GROUPS.setdefault("errors", []).append(
+        {"name": name or rule, "rule": rule, "error": {"line": line, "column": column, "code": code}}
+    )
+
+
+# --- Occurrences -------------------------------------------------------------------------------
+g = "occurrence"
+case(g, "tap", [T(0), E("scroll", 1), E("tap", 2), T(100000)], "FFTT")
+case(g, "tap", [E("tap:search", 0)], "T", "an event without target in the rule matches any target")
+case(g, "tap:search", [E("tap", 0), E("tap:cart", 1), E("tap:search", 2), E("tap", 3)], "FFTT")
+case(g, "tap:search", [E("tap:Search", 0), E("Tap:search", 1)], "FF", "names and targets are case-sensitive")
+case(g, "Tap", [E("tap", 0), E("Tap", 1)], "FT")
+case(g, "add_to-cart2", [E("add_to-cart2", 0)], "T", "names use letters, digits, _ and -")
+case(g, "42", [E("42", 0)], "T", "a name may be all digits")
+case(g, "tap:x", [E("tap:xy", 0), E("tap:x", 1)], "FT")
+case(g, "screen:home", [E("screen:home", 0), T(999999)], "TT", "an occurrence without window stays true")
+case(g, "a-b:c_d", [E("a-b:c_d", 0)], "T")
+case(g, "tap", [T(0)], "F", "nothing happened")
+case(g, "scroll", [E("tap", 0), E("scrolling", 1), E("scrol", 2)], "FFF")
+
+# --- Windowed occurrences ----------------------------------------------------------------------
+g = "window"
+case(g, "tap within 5s", [E("tap", 0), T(5), T(5.001)], "TTF", "the window includes its boundary")
+case(g, "tap within 5s", [E("tap", 0), E("tap", 4), T(9), T(9.001)], "TTTF", "the latest match counts")
+case(g, "tap within 0s", [E("tap", 10), T(10), T(10.001)], "TTF", "a zero window holds for the same millisecond")
+case(g, "tap within 1m", [E("tap", 0), T(60), T(60.001)], "TTF")
+case(g, "tap within 2h", [E("tap", 0), T(7200), T(7200.001)], "TTF")
+case(g, "tap within 1d", [E("tap", 0), T(86400), T(86400.001)], "TTF")
+case(g, "tap within 1w", [E("tap", 0), T(604800), T(604800.001)], "TTF")
+case(g, "tap within 3650d", [E("tap", 0), T(315360000), T(315360000.001)], "TTF", "the longest window")
+case(g, "tap:x within 5s", [E("tap:y", 0), E("tap:x", 1), E("tap:y", 5), T(6.001)], "FTTF")
+case(g, "tap within 5s", [T(0), E("tap", 10), T(14), T(16)], "FTTF")
+case(g, "tap WITHIN 5s", [E("tap", 0), T(6)], "TF", "within is a case-insensitive keyword")
+case(g, "tap within 5s", [E("tap", 0), T(100), E("tap", 101), T(105), T(106.5)], "TFTTF")
+case(g, "NOT tap within 5s", [T(0), E("tap", 1), T(6), T(6.001)], "TFFT")
+case(g, "tap within 1s", [E("tap", 0.5), T(1.5), T(1.501)], "TTF", "milliseconds count")
+
+# --- Counts ------------------------------------------------------------------------------------
+g = "count"
+taps = [E("tap", i) for i in range(4)]
+case(g, "count(tap) >= 2", [T(0)] + taps, "FFTTT")
+case(g, "count(tap) > 2", [T(0)] + taps, "FFFTT")
+case(g, "count(tap) == 2", [T(0)] + taps, "FFTFF")
+case(g, "count(tap) != 2", [T(0)] + taps, "TTFTT")
+case(g, "count(tap) <= 2", [T(0)] + taps, "TTTFF")
+case(g, "count(tap) < 2", [T(0)] + taps, "TTFFF")
+case(g, "count(tap) >= 0", [T(0), E("tap", 1)], "TT")
+case(g, "count(tap) == 0", [T(0), E("tap", 1)], "TF")
+case(g, "count(tap) < 0", [T(0), E("tap", 1)], "FF")
+case(g, "count(tap) > 0", [T(0), E("tap", 1)], "FT")
+case(g, "count(tap:x) >= 2", [E("tap", 0), E("tap:x", 1), E("tap:y", 2), E("tap:x", 3)], "FFFT")
+case(g, "count(tap) >= 2", [E("tap:x", 0), E("tap:y", 1)], "FT", "a count without target counts every target")
+case(g, "count(tap) >= 10000", [E("tap", 0)], "F", "the largest threshold")
+case(g, "COUNT(tap) >= 1", [E("tap", 0)], "T", "count is a case-insensitive keyword")
+case(g, "count( tap ) >= 1", [E("tap", 0)], "T", "spaces inside the parentheses")
+case(g, "count(tap)>=1", [E("tap", 0)], "T", "no spaces needed around the operator")
+case(g, "count(tap) == 3", [E("tap", i) for i in range(5)], "FFTFF")
+case(g, "count(tap) >= 3", [E("tap", 0), E("scroll", 1), E("tap", 2), E("tap", 3), T(99999)], "FFFTT")
+
+g = "count-window"
+case(g, "count(tap) >= 2 within 10s", [E("tap", 0), E("tap", 5), T(10), T(10.001), T(15), T(15.001)], "FTTFFF")
+case(g, "count(tap) < 2 within 10s", [E("tap", 0), E("tap", 5), T(10), T(10.001)], "TFFT")
+case(g, "count(tap) == 2 within 10s", [E("tap", 0), E("tap", 1), E("tap", 2), T(10.001), T(11.001), T(12.001)], "FTFTFF")
+case(g, "count(tap) > 1 within 10s", [E("tap", 0), E("tap", 1), E("tap", 2), T(11.001), T(12.001)], "FTTFF")
+case(g, "count(tap) != 1 within 10s", [T(0), E("tap", 1), E("tap", 2), T(11.001), T(12.001)], "TFTFT")
+case(g, "count(tap) <= 1 within 10s", [E("tap", 0), E("tap", 1), T(10.001)], "TFT")
+case(g, "count(tap) >= 3 within 1m", [E("tap", 0), E("tap", 30), E("tap", 61), E("tap", 62), T(90), T(90.001)], "FFFTTF")
+case(g, "count(tap) >= 1 within 0s", [E("tap", 1), T(1), T(1.001)], "TTF")
+case(g, "count(tap) == 0 within 5s", [T(0), E("tap", 1), T(6), T(6.001)], "TFFT")
+case(g, "count(tap:x) >= 2 within 5s", [E("tap:x", 0), E("tap:y", 1), E("tap:x", 5), T(5.001)], "FFTF")
+case(g, "count(tap) >= 2 within 5s", [E("tap", 0), E("tap", 0), T(5), T(5.001)], "FTTF", "events in the same millisecond")
+case(g, "count(tap) >= 2 within 1d", [E("tap", 0), E("tap", 86400), T(86400.001)], "FTF")
+case(g, "count(tap) == 1 within 5s", [E("tap", 0), E("tap", 3), T(5.001), T(8.001)], "TFTF")
+case(g, "count(tap) > 0 within 5s", [E("tap", 0), T(3), T(5.5), E("tap", 6), T(11), T(11.001)], "TTFTTF")
+case(g, "count(tap) >= 4 within 10s",
+     [E("tap", 0), E("tap", 1), E("tap", 2), E("tap", 3), E("tap", 4), T(10.001), T(11.001), T(14)],
+     "FFFTTTFF")
+
+# --- Sequences ---------------------------------------------------------------------------------
+g = "then"
+case(g, "a THEN b", [E("b", 0), E("a", 1), T(2), E("b", 3), T(99999)], "FFFTT")
+case(g, "a THEN b", [E("a", 0), E("a", 1), E("b", 2)], "FFT")
+case(g, "a THEN b", [E("a", 0)], "F")
+case(g, "a then b", [E("a", 0), E("b", 1)], "FT", "THEN is a case-insensitive keyword")
+case(g, "a THEN b THEN c", [E("a", 0), E("c", 1), E("b", 2), E("c", 3)], "FFFT")
+case(g, "a THEN b THEN c", [E("b", 0), E("c", 1), E("a", 2), E("c", 3), E("b", 4), E("c", 5)], "FFFFFT")
+case(g, "tap THEN tap", [E("tap", 0), E("tap", 1)], "FT", "one event counts for one step only")
+case(g, "tap THEN tap THEN tap", [E("tap", 0), E("tap", 1), E("tap", 2)], "FFT")
+case(g, "tap THEN tap:x", [E("tap:x", 0), E("tap:x", 1)], "FT", "a matching event advances one step at a time")
+case(g, "tap:x THEN tap", [E("tap:y", 0), E("tap:x", 1), E("tap:y", 2)], "FFT")
+case(g, "a THEN b within 5s", [E("a", 0), E("b", 5)], "FT", "the window includes its boundary")
+case(g, "a THEN b within 5s", [E("a", 0), E("b", 5.001)], "FF")
+case(g, "a THEN b within 5s", [E("a", 0), E("b", 3), T(100)], "FTT", "once true a sequence stays true")
+case(g, "a THEN b within 5s", [E("a", 0), E("a", 4), E("b", 8)], "FFT", "a later start can complete")
+case(g, "a THEN b THEN c within 10s", [E("a", 0), E("b", 5), E("c", 12)], "FFF", "the window spans first to last")
+case(g, "a THEN b THEN c within 10s", [E("a", 0), E("b", 5), E("a", 6), E("b", 7), E("c", 12)], "FFFFT")
+case(g, "a THEN b THEN c within 10s", [E("a", 0), E("a", 3), E("b", 5), E("c", 12)], "FFFT")
+case(g, "a THEN b within 0s", [E("a", 1), E("b", 1)], "FT", "same millisecond, later in arrival order")
+case(g, "a THEN b within 0s", [E("a", 1), E("b", 1.001)], "FF")
+case(g, "a THEN b", [E("a", 0), E("b", 0)], "FT")
+case(g, "screen:home THEN tap:search within 30s", [E("screen:home", 0), E("tap:cart", 10), E("tap:search", 30)], "FFT")
+case(g, "screen:home THEN tap:search within 30s", [E("screen:cart", 0), E("tap:search", 10)], "FF")
+case(g, "a THEN b THEN a", [E("a", 0), E("b", 1), E("a", 2)], "FFT")
+case(g, "a THEN b THEN a", [E("a", 0), E("a", 1), E("b", 2)], "FFF")
+case(g, "NOT (a THEN b)", [E("a", 0), E("b", 1), T(5)], "TFF")
+
+# --- Boolean operators -------------------------------------------------------------------------
+g = "boolean"
+case(g, "true", [T(0)], "T")
+case(g, "false", [T(0)], "F")
+case(g, "TRUE", [T(0)], "T", "constants are case-insensitive")
+case(g, "False", [T(0)], "F")
+case(g, "NOT false", [T(0)], "T")
+case(g, "NOT NOT tap", [T(0), E("tap", 1)], "FT")
+case(g, "not tap", [T(0), E("tap", 1)], "TF", "NOT is a case-insensitive keyword")
+case(g, "tap AND scroll", [E("tap", 0), E("scroll", 1)], "FT")
+case(g, "tap and scroll", [E("scroll", 0), E("tap", 1)], "FT")
+case(g, "tap OR scroll", [T(0), E("scroll", 1)], "FT")
+case(g, "tap or scroll", [T(0), E("tap", 1)], "FT")
+case(g, "(tap:search AND activation) OR scroll", [E("tap:search", 0), E("activation", 1)], "FT")
+case(g, "(tap:search AND activation) OR scroll", [E("scroll", 0)], "T")
+case(g, "(tap:search AND activation) OR scroll", [E("activation", 0), E("tap", 1)], "FF")
+case(g, "a OR b AND c", [E("b", 0), E("c", 1)], "FT", "AND binds tighter than OR")
+case(g, "a OR b AND c", [E("a", 0)], "T")
+case(g, "(a OR b) AND c", [E("a", 0), E("c", 1)], "FT")
+case(g, "NOT a AND b", [E("b", 0), E("a", 1)], "TF", "NOT binds tighter than AND")
+case(g, "NOT (a AND b)", [T(0), E("a", 1), E("b", 2)], "TTF")
+case(g, "NOT a OR b", [T(0), E("a", 1), E("b", 2)], "TFT")
+case(g, "a AND b AND c", [E("a", 0), E("b", 1), E("c", 2)], "FFT")
+case(g, "a OR b OR c", [T(0), E("c", 1)], "FT")
+case(g, "a AND (b OR c) AND NOT d", [E("a", 0), E("c", 1), E("d", 2)], "FTF")
+case(g, "((((tap))))", [E("tap", 0)], "T")
+case(g, "tap AND true", [E("tap", 0)], "T")
+case(g, "tap OR false", [T(0), E("tap", 1)], "FT")
+case(g, "tap AND NOT tap", [T(0), E("tap", 1)], "FF")
+case(g, "tap OR NOT tap", [T(0), E("tap", 1)], "TT")
+case(g, "  tap\n  AND\tscroll  ", [E("tap", 0), E("scroll", 1)], "FT", "spaces, tabs and newlines separate tokens")
+case(g, "(tap)AND(scroll)", [E("tap", 0), E("scroll", 1)], "FT", "parentheses separate tokens")
+case(g, "NOT(tap)", [T(0), E("tap", 1)], "TF")
+case(g, "count(a) >= 1 AND b within 5s", [E("a", 0), E("b", 1), T(6.001)], "FTF")
+case(g, "a AND a", [E("a", 0)], "T", "the same term twice")
+case(g, "NOT a OR NOT a", [T(0), E("a", 1)], "TF")
+case(g, "(a OR b) AND (a OR c)", [E("b", 0), E("c", 1), E("a", 2)], "FTT")
+case(g, "a AND NOT (b OR c within 5s)", [E("a", 0), E("c", 1), T(6), T(6.001)], "TFFT")
+
+# --- Comparisons -------------------------------------------------------------------------------
+g = "compare"
+num = lambda v: C({"user.age": v}, 0)
+for rule, values in [
+    ("user.age >= 18", {17: "F", 18: "T", 19: "T", 18.5: "T"}),
+    ("user.age > 18", {17: "F", 18: "F", 19: "T", 18.5: "T"}),
+    ("user.age == 18", {17: "F", 18: "T", 18.0: "T", 18.5: "F"}),
+    ("user.age != 18", {17: "T", 18: "F", 19: "T"}),
+    ("user.age <= 18", {17: "T", 18: "T", 19: "F"}),
+    ("user.age < 18", {17: "T", 18: "F", 19: "F", -5: "T"}),
+    ("user.age == 18.5", {18.5: "T", 18: "F"}),
+    ("user.age > -1.5", {-1: "T", -2: "F", -1.5: "F"}),
+    ("user.age == 0", {0: "T", -0.0: "T", 1: "F"}),
+]:
+    for value, expect in values.items():
+        case(g, rule, [C({"user.age": value}, 0)], expect, f"{rule} with {value}")
+case(g, "user.age >= 18", [T(0)], "F", "a missing value makes a comparison false")
+case(g, "user.age != 18", [T(0)], "F", "a missing value makes != false too")
+case(g, "user.age == 18", [C({"user.age": "18"}, 0)], "F", "a string is not a number")
+case(g, "user.age != 18", [C({"user.age": "18"}, 0)], "F", "another type makes != false too")
+case(g, "user.age == 18", [C({"user.age": True}, 0)], "F")
+case(g, "user.age >= 18", [C({"user.age": 20}, 0), C({"user.age": None}, 1)], "TF", "null removes a value")
+case(g, "user.age >= 18", [C({"user.age": 10}, 0), C({"user.age": 30}, 1), C({"user.age": 12}, 2)], "FTF")
+
+strings = [
+    ('user.plan == "pro"', "pro", "T"), ('user.plan == "pro"', "Pro", "F"), ('user.plan != "pro"', "free", "T"),
+    ('user.plan != "pro"', "pro", "F"), ('user.plan < "b"', "a", "T"), ('user.plan < "b"', "b", "F"),
+    ('user.plan < "b"', "B", "T"), ('user.plan > "a"', "B", "F"), ('user.plan >= "ab"', "ab", "T"),
+    ('user.plan > "ab"', "abc", "T"), ('user.plan < "ab"', "a", "T"), ('user.plan <= "ab"', "ab", "T"),
+    ('user.plan == ""', "", "T"), ('user.plan > ""', "a", "T"), ('user.plan == "a\\"b"', 'a"b', "T"),
+    ('user.plan == "a\\\\b"', "a\\b", "T"), ('user.plan == "héllo"', "héllo", "T"),
+    ('user.plan < "é"', "z", "T"), ('user.plan > "Z"', "a", "T"), ('user.plan == "10"', "10", "T"),
+    ('user.plan == "AND"', "AND", "T"), ('user.plan == "a b"', "a b", "T"),
+]
+for rule, value, expect in strings:
+    case(g, rule, [C({"user.plan": value}, 0)], expect, f"{rule} with {json.dumps(value)}")
+case(g, 'user.plan == "10"', [C({"user.plan": 10}, 0)], "F", "a number is not a string")
+case(g, 'user.plan != "pro"', [C({"user.plan": 1}, 0)], "F")
+
+for rule, value, expect in [
+    ("user.beta == true", True, "T"), ("user.beta == true", False, "F"), ("user.beta != true", False, "T"),
+    ("user.beta == false", False, "T"), ("user.beta != false", False, "F"), ("user.beta == TRUE", True, "T"),
+    ("user.beta == true", "true", "F"), ("user.beta == true", 1, "F"), ("user.beta != true", "yes", "F"),
+]:
+    case(g, rule, [C({"user.beta": value}, 0)], expect, f"{rule} with {json.dumps(value)}")
+case(g, "user.beta == true", [T(0)], "F")
+
+g = "version"
+for rule, value, expect in [
+    ("app.version >= v1.3", "1.3", "T"), ("app.version >= v1.3", "1.3.0", "T"), ("app.version >= v1.3", "1.2.9", "F"),
+    ("app.version >= v1.3", "1.10", "T"), ("app.version > v1.9", "1.10.2", "T"), ("app.version < v1.10", "1.9", "T"),
+    ("app.version == v1.3", "1.3.0", "T"), ("app.version == v1.3.0", "1.3", "T"), ("app.version == v1.3", "1.3.1", "F"),
+    ("app.version != v1.3", "1.3.0.0", "F"), ("app.version != v1.3", "1.4", "T"), ("app.version <= v2", "2.0.0", "T"),
+    ("app.version <= v2", "2.0.1", "F"), ("app.version > v0.9", "1", "T"), ("app.version >= v1.3", "1.3.0-beta", "F"),
+    ("app.version >= v1.3", "v1.3", "F"), ("app.version >= v1.3", "", "F"), ("app.version >= v1.3", "1..3", "F"),
+    ("app.version >= v1.3", "1.3.", "F"), ("app.version >= v1.3", ".1.3", "F"), ("app.version >= v1.3", 2, "F"),
+    ("app.version != v1.3", 2, "F"), ("app.version == v10.0.1", "10.0.1", "T"), ("app.version < v1.2.3", "1.2.2.9", "T"),
+    ("app.version >= V1.3", "1.3", "T"), ("app.version == v007", "7", "T"),
+]:
+    case(g, rule, [C({"app.version": value}, 0)], expect, f"{rule} with {json.dumps(value)}")
+case(g, "app.version >= v1.3", [T(0)], "F")
+case(g, "app.version >= v1.3", [C({"app.version": "1.2"}, 0), C({"app.version": "1.3"}, 1)], "FT")
+
+g = "in"
+for rule, value, expect in [
+    ('device.platform in ["ios", "android"]', "ios", "T"), ('device.platform in ["ios", "android"]', "android", "T"),
+    ('device.platform in ["ios", "android"]', "web", "F"), ('device.platform in ["ios", "android"]', "IOS", "F"),
+    ('device.platform in ["ios"]', "ios", "T"), ('user.age in [1, 2, 3]', 2, "T"), ('user.age in [1, 2, 3]', 4, "F"),
+    ('user.age in [1, 2, 3]', "2", "F"), ('user.tag in ["1", 1]', 1, "T"), ('user.tag in ["1", 1]', "1", "T"),
+    ('user.tag in [true]', True, "T"), ('user.tag in [true]', False, "F"), ('app.version in [v1.3, v2]', "1.3.0", "T"),
+    ('app.version in [v1.3, v2]', "2.0", "T"), ('app.version in [v1.3, v2]', "1.4", "F"),
+    ('device.platform IN ["ios"]', "ios", "T"), ('device.platform in [ "ios" , "web" ]', "web", "T"),
+]:
+    path = rule.split(" ")[0]
+    case(g, rule, [C({path: value}, 0)], expect, f"{rule} with {json.dumps(value)}")
+case(g, 'device.platform in ["ios"]', [T(0)], "F")
+case(g, 'NOT device.platform in ["ios"]', [T(0)], "T", "NOT of a missing value's comparison is true")
+
+g = "context"
+case(g, 'user.plan == "pro" AND tap', [C({"user.plan": "pro"}, 0), E("tap", 1), C({"user.plan": "free"}, 2)], "FTF")
+case(g, "a.b.c.d == 1", [C({"a.b.c.d": 1}, 0)], "T", "paths have two or more components")
+case(g, "user.n > 1 OR user.n < -1", [C({"user.n": 0}, 0), C({"user.n": -2}, 1), C({"user.n": 2}, 2)], "FTT")
+case(g, "user.x == 1 AND user.y == 2", [C({"user.x": 1, "user.y": 2}, 0), C({"user.y": None}, 1)], "TF")
+case(g, "user.n >= 1", [C({"user.n": 1e15}, 0)], "T")
+
+# --- Time --------------------------------------------------------------------------------------
+g = "time"
+case(g, "tap within 5s", [E("tap", 10), T(5), T(15), T(15.001)], "TTTF", "time never moves backwards")
+case(g, "a THEN b within 5s", [E("a", 10), E("b", 2)], "FT", "an event dated earlier counts at the latest time")
+case(g, "count(tap) >= 2 within 5s", [E("tap", 10), E("tap", 0), T(15), T(15.001)], "FTTF")
+case(g, "tap within 5s", [{"t": "2026-01-01T00:00:00.0009Z", "event": "tap"}, {"t": "2026-01-01T00:00:05.0009Z"},
+                          {"t": "2026-01-01T05:30:05.001+05:30"}], "TTF", "finer digits than milliseconds are dropped")
+case(g, "tap within 1h", [{"t": "2026-01-01T05:30:00+05:30", "event": "tap"}, {"t": "2026-01-01T01:00:00Z"},
+                          {"t": "2026-01-01T01:00:00.001Z"}], "TTF", "time zone offsets")
+
+# --- Parse errors ------------------------------------------------------------------------------
+error("(tap AND scroll))", 1, 17)
+error("", 1, 1)
+error("   ", 1, 4)
+error("tap AND", 1, 8)
+error("tap AND OR scroll", 1, 9)
+error("AND tap", 1, 1)
+error("tap scroll", 1, 5)
+error("(tap", 1, 5)
+error("tap)", 1, 4)
+error("()", 1, 2)
+error("tap:", 1, 5)
+error(":tap", 1, 1)
+error("tap:search:x", 1, 11)
+error("tap :search", 1, 5)
+error("tap THEN", 1, 9)
+error("tap THEN THEN", 1, 10, "reservedWord")
+error("tap within", 1, 11)
+error("tap within 5", 1, 12)
+error("tap within 5x", 1, 12)
+error("tap within s", 1, 12)
+error("tap within 5 s", 1, 12)
+error("tap within -5s", 1, 12)
+error("tap within 3651d", 1, 12, "outOfRange")
+error("tap within 522w", 1, 12, "outOfRange")
+error("tap within 87601h", 1, 12, "outOfRange")
+error("tap within 5S", 1, 12)
+error("count(tap)", 1, 11)
+error("count tap >= 1", 1, 7)
+error("count() >= 1", 1, 7)
+error("count(tap >= 1", 1, 11)
+error("count(tap) >= ", 1, 15)
+error("count(tap) >= x", 1, 15)
+error("count(tap) >= -1", 1, 15)
+error("count(tap) >= 1.5", 1, 15)
+error("count(tap) >= 10001", 1, 15, "outOfRange")
+error("count(tap) = 1", 1, 12)
+error("count(tap) => 1", 1, 12)
+error("count", 1, 6)
+error("user.age", 1, 9)
+error("user.age = 18", 1, 10)
+error("user.age == ", 1, 13)
+error("user.plan == pro", 1, 14)
+error('user.plan == "pro', 1, 14)
+error('user.plan == "a\\nb"', 1, 16)
+error("user.beta < true", 1, 11, "invalidComparison")
+error("user.beta >= false", 1, 11, "invalidComparison")
+error("user.age == 1.", 1, 13)
+error("user.age == 12abc", 1, 13)
+error("user.age == --1", 1, 13)
+error("app.version >= v", 1, 16)
+error("app.version >= v1.", 1, 16)
+error("app.version >= v1.2x", 1, 16)
+error("user. == 1", 1, 6)
+error("user.and == 1", 1, 6, "reservedWord")
+error("user..x == 1", 1, 6)
+error("device.platform in", 1, 19)
+error("device.platform in []", 1, 21)
+error('device.platform in ["ios",]', 1, 27)
+error('device.platform in ["ios"', 1, 26)
+error('device.platform in "ios"', 1, 20)
+error("and", 1, 1)
+error("within", 1, 1)
+error("then", 1, 1)
+error("in", 1, 1)
+error("tap:and", 1, 5, "reservedWord")
+error("tap:count", 1, 5, "reservedWord")
+error("NOT", 1, 4)
+error("tap AND\nscroll)", 2, 7)
+error("tap AND\n\n  ) ", 3, 3)
+error("tap $ scroll", 1, 5)
+error("tap AND é", 1, 9)
+error("true false", 1, 6)
+error("tap AND (scroll", 1, 16)
+error("(" * 33 + "tap" + ")" * 33, 1, 33, "tooDeep")
+error("NOT " * 33 + "tap", 1, 129, "tooDeep")
+error("tap OR " * 585 + "tap", 1, 4097, "tooLong")
+
+
+def deep_ok():
+    rule = "(" * 32 + "tap" + ")" * 32
+    case("limits", rule, [E("tap", 0)], "T", "32 levels of parentheses are allowed")
+    case("limits", "NOT " * 32 + "tap", [E("tap", 0)], "T", "32 NOTs are allowed")
+    long_rule = ("tap OR " * 584 + "tap").ljust(4096)
+    case("limits", long_rule, [E("tap", 0)], "T", "a rule of exactly 4,096 characters")
+    case("limits", "count(tap) >= 10000 within 3650d", [E("tap", 0)], "F", "the largest threshold and window")
+
+
+deep_ok()
+
+
+def main():
+    here = os.path.dirname(os.path.abspath(__file__))
+    total = 0
+    for group, cases in GROUPS.items():
+        path = os.path.join(here, f"{group}.json")
+        with open(path, "w", encoding="utf-8") as handle:
+            json.dump({"group": group, "cases": cases}, handle, ensure_ascii=False, indent=1)
+            handle.write("\n")
+        total += len(cases)
+    print(f"{total} cases in {len(GROUPS)} files")
+
+
+if __name__ == "__main__":
+    main()

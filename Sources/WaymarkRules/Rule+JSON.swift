@@ -171,31 +171,19 @@ extension Literal: Codable {
             self = .version(version)
             return
         }
-        let container = try decoder.singleValueContainer()
-        if let value = try? container.decode(Bool.self) {
-            self = .bool(value)
-        } else if let value = try? container.decode(Double.self) {
-            self = .number(value)
-        } else if let value = try? container.decode(String.self) {
-            self = .string(value)
-        } else {
-            throw DecodingError.dataCorruptedError(
-                in: container, debugDescription: "a literal is a number, a string, a boolean or {\"version\": \"1.3\"}"
-            )
+        // A scalar literal is written as a context value is.
+        switch try ContextValue(from: decoder) {
+        case .bool(let value): self = .bool(value)
+        case .number(let value): self = .number(value)
+        case .string(let value): self = .string(value)
         }
     }
 
     public func encode(to encoder: any Encoder) throws {
         switch self {
-        case .number(let value):
-            var container = encoder.singleValueContainer()
-            try container.encode(value)
-        case .string(let value):
-            var container = encoder.singleValueContainer()
-            try container.encode(value)
-        case .bool(let value):
-            var container = encoder.singleValueContainer()
-            try container.encode(value)
+        case .number(let value): try ContextValue.number(value).encode(to: encoder)
+        case .string(let value): try ContextValue.string(value).encode(to: encoder)
+        case .bool(let value): try ContextValue.bool(value).encode(to: encoder)
         case .version(let version):
             var container = encoder.container(keyedBy: Key.self)
             try container.encode(version.description, forKey: .version)

@@ -24,6 +24,15 @@ func fail(with error: DiagnosticsError) -> ExitCode {
     return ExitCode(1)
 }
 
+/// Loads a catalog and an events file and replays them, or fails with their diagnostics.
+func replay(catalog: String, events: String) throws -> (engine: Engine, lines: [String]) {
+    do {
+        return Replay.simulate(try CatalogDocument.load(path: catalog), try EventScript.load(path: events))
+    } catch {
+        throw fail(with: error)
+    }
+}
+
 func printError(_ text: String) {
     FileHandle.standardError.write(Data((text + "\n").utf8))
 }
@@ -71,12 +80,7 @@ extension Waymark {
         var events: String
 
         mutating func run() async throws {
-            do {
-                let (_, lines) = Replay.simulate(try CatalogDocument.load(path: catalog), try EventScript.load(path: events))
-                for line in lines { print(line) }
-            } catch {
-                throw fail(with: error)
-            }
+            for line in try replay(catalog: catalog, events: events).lines { print(line) }
         }
     }
 
@@ -127,12 +131,7 @@ extension Waymark {
         var tip: String
 
         mutating func run() async throws {
-            let engine: Engine
-            do {
-                engine = Replay.simulate(try CatalogDocument.load(path: catalog), try EventScript.load(path: events)).engine
-            } catch {
-                throw fail(with: error)
-            }
+            let engine = try replay(catalog: catalog, events: events).engine
             guard let explanation = engine.explain(tip: tip) else {
                 printError("error: the catalog has no tip \"\(tip)\"")
                 throw ExitCode(1)

@@ -8,7 +8,7 @@ import WaymarkRules
 let benchmarks: @Sendable () -> Void = {
     Benchmark.defaultConfiguration = .init(
         metrics: [.wallClock, .throughput, .mallocCountTotal, .peakMemoryResident],
-        timeUnits: .milliseconds,
+        timeUnits: .nanoseconds,
         maxDuration: .seconds(60),
         maxIterations: 5
     )

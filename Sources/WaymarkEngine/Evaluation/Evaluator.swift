@@ -45,7 +45,12 @@ public struct Evaluator: Sendable {
     // Terms and what they listen to.
     var terms: ContiguousArray<Term> = []
     var pool: ContiguousArray<Millis> = []
-    var channels: ContiguousArray<ContiguousArray<Listener>> = []
+    /// Every channel's listeners, one channel after the other: channel `c` holds the
+    /// `channelLength[c]` listeners from `channelStart[c]`; those that stop listening move past
+    /// the end of their channel.
+    var listeners: ContiguousArray<Listener> = []
+    var channelStart: ContiguousArray<Int32> = []
+    var channelLength: ContiguousArray<Int32> = []
     var stageRefs: ContiguousArray<StageRef> = []
     var names: [String: NameEntry] = [:]
     var comparisons: [ComparisonSpec] = []
@@ -73,20 +78,17 @@ public struct Evaluator: Sendable {
         comparisons = compiler.comparisons
         stageRefs = compiler.stageRefs
         names = compiler.names
-        channels = ContiguousArray(repeating: [], count: compiler.channelCount)
         contextListeners = compiler.contextListeners
-        var parentLists = compiler.parentLists
         parentStart.reserveCapacity(nodes.count + 1)
-        for list in parentLists {
+        for list in compiler.parentLists {
             parentStart.append(Int32(parents.count))
             parents.append(contentsOf: list)
         }
         parentStart.append(Int32(parents.count))
-        parentLists.removeAll()
         for node in ruleNodes { nodes[Int(node)].isRoot = true }
         flippedRoots.reserveCapacity(nodes.count)
         if let snapshot { restore(snapshot) }
-        attachListeners(compiler.listenerPlan)
+        attachListeners(compiler.listenerPlan, channelCount: compiler.channelCount)
         recomputeAllNodes()
     }
 
@@ -171,16 +173,18 @@ public struct Evaluator: Sendable {
     // MARK: Term updates
 
     private mutating func dispatch(channel: Int, targetChannel: Int32) {
-        var index = 0
-        while index < channels[channel].count {
-            if update(channels[channel][index], targetChannel: targetChannel) {
-                index += 1
+        let start = Int(channelStart[channel])
+        var position = start
+        var end = start + Int(channelLength[channel])
+        while position < end {
+            if update(listeners[position], targetChannel: targetChannel) {
+                position += 1
             } else {
-                let last = channels[channel].count - 1
-                channels[channel].swapAt(index, last)
-                channels[channel].removeLast()
+                end -= 1
+                listeners.swapAt(position, end)
             }
         }
+        channelLength[channel] = Int32(end - start)
     }
 
     /// Applies an event to a term; returns whether the term keeps listening.
@@ -363,9 +367,16 @@ public struct Evaluator: Sendable {
     // MARK: Building
 
     /// Puts every listening term in the channels of the events it waits for.
-    mutating func attachListeners(_ plan: [(channel: Int32, listener: Listener)]) {
+    mutating func attachListeners(_ plan: [(channel: Int32, listener: Listener)], channelCount: Int) {
+        var byChannel = [[Listener]](repeating: [], count: channelCount)
         for (channel, listener) in plan where terms[Int(listener.term)].listening {
-            channels[Int(channel)].append(listener)
+            byChannel[Int(channel)].append(listener)
+        }
+        listeners.reserveCapacity(plan.count)
+        for list in byChannel {
+            channelStart.append(Int32(listeners.count))
+            channelLength.append(Int32(list.count))
+            listeners.append(contentsOf: list)
         }
     }
 

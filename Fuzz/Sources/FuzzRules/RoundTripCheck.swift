@@ -1,0 +1,1 @@
+../../../Tests/WaymarkRulesTests/RoundTripCheck.swift

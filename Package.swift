@@ -2,37 +2,81 @@
 import PackageDescription
 
 // The layers, from the inside out:
-//   WaymarkRules   the rule language: parser, diagnostics, printer, JSON form (Foundation only)
-//   WaymarkEngine  the on-device runtime: incremental evaluation, scheduler, lifecycle (Foundation only)
-//   WaymarkCatalog catalog documents (YAML/JSON) with positions for lint, and event replay
-//   waymark        the command-line tool
+//   WaymarkRules     the rule language: parser, diagnostics, printer, JSON form (Foundation only)
+//   WaymarkEngine    the on-device runtime: incremental evaluation, scheduler, lifecycle (Foundation only)
+//   WaymarkAPI       the wire types servers and clients share: delivered catalog, events, claims (Foundation only)
+//   WaymarkCatalog   authored catalogs (YAML/JSON) with positions for lint; event replay
+//   WaymarkDelivery  resolving an authored catalog for one client: targeting, rollout, variants, media, locale
+//   WaymarkStore     the storage protocol the server is written against, and its records
+//   WaymarkSQLite    that protocol on an embedded SQLite database (GRDB)
+//   WaymarkServer    the HTTP server (Hummingbird): authoring, delivery, events, rewards
+//   waymark          the command-line tool and the one place where the parts are put together
 let package = Package(
     name: "Waymark",
-    platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
+    platforms: [.macOS(.v14), .iOS(.v17), .tvOS(.v17), .watchOS(.v10)],
     products: [
         .library(name: "WaymarkRules", targets: ["WaymarkRules"]),
         .library(name: "WaymarkEngine", targets: ["WaymarkEngine"]),
+        .library(name: "WaymarkAPI", targets: ["WaymarkAPI"]),
         .library(name: "WaymarkCatalog", targets: ["WaymarkCatalog"]),
         .executable(name: "waymark", targets: ["waymark"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-crypto", "3.12.0"..<"5.0.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         .target(name: "WaymarkRules"),
         .target(name: "WaymarkEngine", dependencies: ["WaymarkRules"]),
+        .target(name: "WaymarkAPI", dependencies: ["WaymarkRules"]),
         .target(
             name: "WaymarkCatalog",
             dependencies: ["WaymarkRules", "WaymarkEngine", .product(name: "Yams", package: "Yams")]
         ),
+        .target(
+            name: "WaymarkDelivery",
+            dependencies: ["WaymarkCatalog", "WaymarkAPI"]
+        ),
+        .target(name: "WaymarkStore"),
+        .target(
+            name: "WaymarkSQLite",
+            dependencies: ["WaymarkStore", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
+        .target(
+            name: "WaymarkServer",
+            dependencies: [
+                "WaymarkStore", "WaymarkDelivery", "WaymarkCatalog",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .executableTarget(
             name: "waymark",
-            dependencies: ["WaymarkCatalog", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: [
+                "WaymarkCatalog", "WaymarkServer", "WaymarkSQLite",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            resources: [.copy("Resources/shop.yaml")]
         ),
         .testTarget(name: "WaymarkRulesTests", dependencies: ["WaymarkRules"]),
         .testTarget(name: "WaymarkEngineTests", dependencies: ["WaymarkEngine"]),
         .testTarget(name: "WaymarkCatalogTests", dependencies: ["WaymarkCatalog", "waymark"]),
+        .testTarget(name: "WaymarkDeliveryTests", dependencies: ["WaymarkDelivery"]),
+        .testTarget(
+            name: "WaymarkServerTests",
+            dependencies: [
+                "WaymarkServer", "WaymarkSQLite",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

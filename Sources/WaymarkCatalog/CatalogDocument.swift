@@ -3,17 +3,6 @@ import WaymarkEngine
 import WaymarkRules
 import Yams
 
-/// A catalog: the tips of an app and the display frequency they share.
-public struct Catalog: Hashable, Sendable {
-    public var frequency: DisplayFrequency
-    public var tips: [Tip]
-
-    public init(frequency: DisplayFrequency = .immediate, tips: [Tip]) {
-        self.frequency = frequency
-        self.tips = tips
-    }
-}
-
 /// Reads catalog files, YAML or JSON (JSON is read as YAML's flow style), and reports every
 /// problem with its file, line and column, including errors inside rules:
 ///
@@ -32,6 +21,34 @@ public struct Catalog: Hashable, Sendable {
 ///       maxDisplayCount: 3
 ///       maxDisplayDuration: 30s # or a number of seconds
 ///       expiresAt: 2027-01-01T00:00:00Z
+///     renderer: pointer         # tooltip, spotlight, pointer, banner or modal
+///     gesture: tap              # a pointer's: tap, double-tap, swipe-left/right/up/down, long-press
+///     targeting: device.platform in ["ios", "android"] AND app.version >= v1.3
+///     rollout: 50               # percent of users, by a sticky hash of the user id
+///     content:
+///       title: Search
+///       body: Tap the magnifier to find any product.
+///       audio: https://cdn.example.com/search-en.opus
+///       locales:
+///         hi: { title: खोजें, body: किसी भी उत्पाद को खोजने के लिए आवर्धक पर टैप करें। }
+///     variants:                 # A/B: each variant its own content
+///       - { id: short, weight: 1, content: { title: Search, body: Tap here. } }
+/// tours:
+///   - id: welcome
+///     trigger: screen:home
+///     targeting: app.version >= v1.2
+///     pages:
+///       - id: basics
+///         content: { title: Basics, body: ... }
+///         media: intro-video
+///         reward: 1
+/// media:
+///   - id: intro-video
+///     variants:
+///       - { url: https://cdn.example.com/intro-iphone.mp4, family: iPhone, minAppVersion: 1.2 }
+///       - { url: https://cdn.example.com/intro.mp4 }
+/// rewards:
+///   maxCreditsPerUser: 100
 /// ```
 public enum CatalogDocument {
     /// Parses a catalog; throws ``DiagnosticsError`` with every problem found.
@@ -54,7 +71,16 @@ public enum CatalogDocument {
     }
 }
 
-private let tipKeys = ["id", "container", "anchor", "trigger", "dismissal", "priority", "group", "order", "policy"]
+private let tipKeys = [
+    "id", "container", "anchor", "trigger", "dismissal", "priority", "group", "order", "policy", "renderer", "gesture",
+    "content", "targeting", "rollout", "variants",
+]
+private let contentKeys = ["title", "body", "audio", "locales"]
+private let tourKeys = ["id", "trigger", "targeting", "rollout", "pages"]
+private let pageKeys = ["id", "content", "media", "reward"]
+private let mediaVariantKeys = ["url", "thumbnail", "type", "model", "family", "minAppVersion", "locale"]
+/// The client context targeting rules read.
+public let targetingPaths: Set<String> = ["device.platform", "device.model", "app.version", "user.locale", "user.id"]
 private let policyKeys = ["maxDisplayCount", "maxDisplayDuration", "expiresAt"]
 
 private struct CatalogReader {
@@ -84,7 +110,7 @@ private struct CatalogReader {
             fail(at: root, "a catalog is a mapping with the keys frequency and tips")
             return nil
         }
-        checkKeys(mapping, allowed: ["frequency", "tips"])
+        checkKeys(mapping, allowed: ["frequency", "tips", "tours", "media", "rewards"])
         var frequency = DisplayFrequency.immediate
         if let node = mapping["frequency"] {
             if let value = node.string.flatMap(DisplayFrequency.init(rawValue:)) {
@@ -101,7 +127,7 @@ private struct CatalogReader {
             fail(at: tipsNode, "tips must be a list")
             return nil
         }
-        var tips: [Tip] = []
+        var tips: [CatalogTip] = []
         var seen: [String: Node] = [:]
         var groupOrders: [String: [Int: String]] = [:]
         for node in sequence {
@@ -109,7 +135,8 @@ private struct CatalogReader {
                 if seen[id] != nil { fail(at: idNode, "a second tip with the id \"\(id)\"") }
                 seen[id] = idNode
             }
-            guard let tip = readTip(node) else { continue }
+            guard let entry = readTip(node) else { continue }
+            let tip = entry.tip
             if let group = tip.group {
                 if let other = groupOrders[group]?[tip.order] {
                     fail(
@@ -119,12 +146,35 @@ private struct CatalogReader {
                 }
                 groupOrders[group, default: [:]][tip.order] = tip.id
             }
-            tips.append(tip)
+            tips.append(entry)
         }
-        return Catalog(frequency: frequency, tips: tips)
+        let media = mapping["media"].map { list($0, "media") { $0.readMedia($1) } } ?? []
+        let mediaIDs = Set(media.map(\.id))
+        let tours = mapping["tours"].map { list($0, "tours") { $0.readTour($1, mediaIDs: mediaIDs) } } ?? []
+        uniqueIDs(media.map(\.id), in: mapping["media"], "media")
+        uniqueIDs(tours.map(\.id), in: mapping["tours"], "tour")
+        let rewards = mapping["rewards"].map { readRewards($0) } ?? RewardPolicy()
+        return Catalog(frequency: frequency, tips: tips, tours: tours, media: media, rewards: rewards)
     }
 
-    mutating func readTip(_ node: Node) -> Tip? {
+    /// Reads a list with `read` for each element, skipping the ones that fail.
+    mutating func list<T>(_ node: Node, _ key: String, _ read: (inout CatalogReader, Node) -> T?) -> [T] {
+        guard let sequence = node.sequence else {
+            fail(at: node, "\(key) must be a list")
+            return []
+        }
+        return sequence.compactMap { read(&self, $0) }
+    }
+
+    mutating func uniqueIDs(_ ids: [String], in node: Node?, _ kind: String) {
+        var seen: Set<String> = []
+        for (index, id) in ids.enumerated() where !seen.insert(id).inserted {
+            let element = node?.sequence.flatMap { index < $0.count ? Array($0)[index] : nil }
+            fail(at: element?.mapping?["id"] ?? element ?? node, "a second \(kind) with the id \"\(id)\"")
+        }
+    }
+
+    mutating func readTip(_ node: Node) -> CatalogTip? {
         guard let mapping = node.mapping else {
             fail(at: node, "a tip must be a mapping", expected: "keys such as id, container and trigger")
             return nil
@@ -141,11 +191,207 @@ private struct CatalogReader {
         let group = mapping["group"].flatMap { string($0, "group") }
         let order = mapping["order"].flatMap { integer($0, "order") } ?? 0
         let policy = mapping["policy"].map { readPolicy($0) } ?? DisplayPolicy()
-        guard let id, let container, let trigger else { return nil }
-        return Tip(
+        var renderer = Renderer.tooltip
+        if let node = mapping["renderer"] {
+            renderer = oneOf(node, "renderer", Renderer.allCases) ?? .tooltip
+        }
+        let gesture: Gesture? = mapping["gesture"].flatMap { oneOf($0, "gesture", Gesture.allCases) }
+        if gesture != nil && renderer != .pointer, let node = mapping["gesture"] {
+            fail(at: node, "only a pointer shows a gesture", expected: "renderer: pointer")
+        }
+        let content: Localized<Content>? = if let node = mapping["content"] { readContent(node) } else {
+            missing("content", in: node)
+        }
+        let targeting = readTargeting(mapping)
+        let variants = mapping["variants"].map { list($0, "variants") { $0.readVariant($1) } } ?? []
+        uniqueIDs(variants.map(\.id), in: mapping["variants"], "variant")
+        guard let id, let container, let trigger, let content else { return nil }
+        let tip = Tip(
             id: id, container: container, anchor: anchor, trigger: trigger, dismissal: dismissal, priority: priority,
             group: group, order: order, policy: policy
         )
+        return CatalogTip(
+            tip: tip, renderer: renderer, gesture: gesture, content: content, targeting: targeting, variants: variants
+        )
+    }
+
+    mutating func readContent(_ node: Node) -> Localized<Content>? {
+        guard let mapping = node.mapping else {
+            fail(at: node, "content must be a mapping", expected: contentKeys.joined(separator: ", "))
+            return nil
+        }
+        checkKeys(mapping, allowed: contentKeys)
+        guard let fallback = readText(mapping, in: node) else { return nil }
+        var locales: [String: Content] = [:]
+        if let localesNode = mapping["locales"] {
+            guard let entries = localesNode.mapping else {
+                fail(at: localesNode, "locales must be a mapping from a locale such as hi or hi-IN to title and body")
+                return nil
+            }
+            for (key, value) in entries {
+                guard let locale = key.string, isLocale(locale) else {
+                    fail(at: key, "\"\(key.string ?? "")\" is not a locale", expected: "such as hi, ta or pt-BR")
+                    continue
+                }
+                guard let valueMapping = value.mapping else {
+                    fail(at: value, "a locale's content must be a mapping", expected: "title, body, audio")
+                    continue
+                }
+                checkKeys(valueMapping, allowed: ["title", "body", "audio"])
+                if let text = readText(valueMapping, in: value) { locales[locale] = text }
+            }
+        }
+        return Localized(fallback, locales: locales)
+    }
+
+    mutating func readText(_ mapping: Node.Mapping, in node: Node) -> Content? {
+        guard let titleNode = mapping["title"] else {
+            fail(at: node, "the content has no title")
+            return nil
+        }
+        let title = string(titleNode, "title") ?? ""
+        let body = mapping["body"].flatMap { string($0, "body") } ?? ""
+        let audio = mapping["audio"].flatMap { url($0, "audio") }
+        return Content(title: title, body: body, audio: audio)
+    }
+
+    mutating func readTargeting(_ mapping: Node.Mapping) -> Targeting {
+        var targeting = Targeting()
+        if let node = mapping["targeting"], let rule = rule(node) {
+            if let problem = targetingProblem(rule) { fail(at: node, problem) } else { targeting.rule = rule }
+        }
+        if let node = mapping["rollout"], let percent = integer(node, "rollout") {
+            if (0...100).contains(percent) { targeting.rollout = percent } else { fail(at: node, "rollout must be from 0 to 100") }
+        }
+        return targeting
+    }
+
+    mutating func readVariant(_ node: Node) -> Variant? {
+        guard let mapping = node.mapping else {
+            fail(at: node, "a variant must be a mapping", expected: "id, weight, content")
+            return nil
+        }
+        checkKeys(mapping, allowed: ["id", "weight", "content"])
+        let id = requiredName(mapping, "id", in: node)
+        var weight = 1
+        if let weightNode = mapping["weight"], let value = integer(weightNode, "weight") {
+            if value >= 1 { weight = value } else { fail(at: weightNode, "weight must be at least 1") }
+        }
+        let content: Localized<Content>? = if let contentNode = mapping["content"] { readContent(contentNode) } else {
+            missing("content", in: node)
+        }
+        guard let id, let content else { return nil }
+        return Variant(id: id, weight: weight, content: content)
+    }
+
+    mutating func readTour(_ node: Node, mediaIDs: Set<String>) -> Tour? {
+        guard let mapping = node.mapping else {
+            fail(at: node, "a tour must be a mapping", expected: tourKeys.joined(separator: ", "))
+            return nil
+        }
+        checkKeys(mapping, allowed: tourKeys)
+        let id = requiredName(mapping, "id", in: node)
+        let trigger = mapping["trigger"].flatMap { rule($0) }
+        let targeting = readTargeting(mapping)
+        guard let pagesNode = mapping["pages"] else { return missing("pages", in: node) }
+        let pages = list(pagesNode, "pages") { $0.readPage($1, mediaIDs: mediaIDs) }
+        uniqueIDs(pages.map(\.id), in: pagesNode, "page")
+        if pages.isEmpty && pagesNode.sequence?.isEmpty == true { fail(at: pagesNode, "a tour needs at least one page") }
+        guard let id else { return nil }
+        return Tour(id: id, trigger: trigger, targeting: targeting, pages: pages)
+    }
+
+    mutating func readPage(_ node: Node, mediaIDs: Set<String>) -> TourPage? {
+        guard let mapping = node.mapping else {
+            fail(at: node, "a page must be a mapping", expected: pageKeys.joined(separator: ", "))
+            return nil
+        }
+        checkKeys(mapping, allowed: pageKeys)
+        let id = requiredName(mapping, "id", in: node)
+        let content: Localized<Content>? = if let contentNode = mapping["content"] { readContent(contentNode) } else {
+            missing("content", in: node)
+        }
+        var media: String?
+        if let mediaNode = mapping["media"], let name = string(mediaNode, "media") {
+            if mediaIDs.contains(name) { media = name } else { fail(at: mediaNode, "no media with the id \"\(name)\"") }
+        }
+        var reward: Int?
+        if let rewardNode = mapping["reward"], let credits = integer(rewardNode, "reward") {
+            if credits >= 1 && credits <= 1_000_000 { reward = credits } else { fail(at: rewardNode, "reward must be from 1 to 1000000 credits") }
+        }
+        guard let id, let content else { return nil }
+        return TourPage(id: id, content: content, media: media, reward: reward)
+    }
+
+    mutating func readMedia(_ node: Node) -> Media? {
+        guard let mapping = node.mapping else {
+            fail(at: node, "a media entry must be a mapping", expected: "id, variants")
+            return nil
+        }
+        checkKeys(mapping, allowed: ["id", "variants"])
+        let id = requiredName(mapping, "id", in: node)
+        guard let variantsNode = mapping["variants"] else { return missing("variants", in: node) }
+        let variants = list(variantsNode, "variants") { $0.readMediaVariant($1) }
+        guard let id else { return nil }
+        return Media(id: id, variants: variants)
+    }
+
+    mutating func readMediaVariant(_ node: Node) -> MediaVariant? {
+        guard let mapping = node.mapping else {
+            fail(at: node, "a media variant must be a mapping", expected: mediaVariantKeys.joined(separator: ", "))
+            return nil
+        }
+        checkKeys(mapping, allowed: mediaVariantKeys)
+        guard let urlNode = mapping["url"] else { return missing("url", in: node) }
+        var variant = MediaVariant(url: "")
+        variant.thumbnail = mapping["thumbnail"].flatMap { url($0, "thumbnail") }
+        variant.type = mapping["type"].flatMap { string($0, "type") }
+        variant.model = mapping["model"].flatMap { string($0, "model") }
+        variant.family = mapping["family"].flatMap { string($0, "family") }
+        if let versionNode = mapping["minAppVersion"] {
+            if let version = versionNode.string.flatMap(Version.init(reading:)) {
+                variant.minAppVersion = version
+            } else {
+                fail(at: versionNode, "minAppVersion must be a version", expected: "digits and dots, such as 1.3")
+            }
+        }
+        if let localeNode = mapping["locale"], let locale = string(localeNode, "locale") {
+            if isLocale(locale) { variant.locale = locale } else { fail(at: localeNode, "\"\(locale)\" is not a locale") }
+        }
+        guard let url = url(urlNode, "url") else { return nil }
+        variant.url = url
+        return variant
+    }
+
+    mutating func readRewards(_ node: Node) -> RewardPolicy {
+        guard let mapping = node.mapping else {
+            fail(at: node, "rewards must be a mapping", expected: "maxCreditsPerUser")
+            return RewardPolicy()
+        }
+        checkKeys(mapping, allowed: ["maxCreditsPerUser"])
+        var policy = RewardPolicy()
+        if let capNode = mapping["maxCreditsPerUser"], let cap = integer(capNode, "maxCreditsPerUser") {
+            if cap >= 0 { policy.maxCreditsPerUser = cap } else { fail(at: capNode, "maxCreditsPerUser must not be negative") }
+        }
+        return policy
+    }
+
+    /// An http(s) URL.
+    mutating func url(_ node: Node, _ key: String) -> String? {
+        guard let text = string(node, key) else { return nil }
+        guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased(),
+            scheme == "https" || scheme == "http", components.host?.isEmpty == false
+        else {
+            fail(at: node, "\(key) must be an http or https URL")
+            return nil
+        }
+        return text
+    }
+
+    mutating func oneOf<T: RawRepresentable<String>>(_ node: Node, _ key: String, _ cases: [T]) -> T? {
+        if let value = node.string.flatMap(T.init(rawValue:)) { return value }
+        fail(at: node, "unknown \(key) \"\(node.string ?? "")\"", expected: cases.map(\.rawValue).joined(separator: ", "))
+        return nil
     }
 
     mutating func readPolicy(_ node: Node) -> DisplayPolicy {
@@ -228,7 +474,7 @@ private struct CatalogReader {
     }
 
     mutating func missing<T>(_ key: String, in node: Node) -> T? {
-        fail(at: node, "the tip has no \(key)")
+        fail(at: node, "\(key) is missing")
         return nil
     }
 
@@ -281,6 +527,34 @@ private struct CatalogReader {
             fail(line: 1, column: 1, "invalid YAML or JSON: \(error)")
         }
     }
+}
+
+/// Why a rule cannot target clients, if it cannot: targeting is decided on the server, from the
+/// client context alone, so it may not mention events or other paths.
+func targetingProblem(_ rule: Rule) -> String? {
+    switch rule {
+    case .constant: return nil
+    case .not(let operand): return targetingProblem(operand)
+    case .and(let operands), .or(let operands): return operands.lazy.compactMap(targetingProblem).first
+    case .sequence, .count:
+        return "targeting reads the client context, not events: use trigger for events"
+    case .compare(let path, _, _), .oneOf(let path, _):
+        guard targetingPaths.contains(path.description) else {
+            return "targeting can read \(targetingPaths.sorted().joined(separator: ", ")), not \(path)"
+        }
+        return nil
+    }
+}
+
+/// `hi`, `hi-IN`, `pt_BR`, `zh-Hant-TW`: a language of 2 or 3 letters, then up to three subtags of
+/// 2 to 8 letters or digits.
+func isLocale(_ text: String) -> Bool {
+    let parts = text.split(whereSeparator: { $0 == "-" || $0 == "_" }).map { Array($0.unicodeScalars) }
+    guard (1...4).contains(parts.count), parts.joined().count + parts.count - 1 == text.unicodeScalars.count else { return false }
+    let isLetter = { (s: Unicode.Scalar) in (65...90).contains(s.value) || (97...122).contains(s.value) }
+    let isDigit = { (s: Unicode.Scalar) in (48...57).contains(s.value) }
+    return (2...3).contains(parts[0].count) && parts[0].allSatisfy(isLetter)
+        && parts.dropFirst().allSatisfy { (2...8).contains($0.count) && $0.allSatisfy { isLetter($0) || isDigit($0) } }
 }
 
 /// Ids and containers: `[A-Za-z0-9_.-]`.

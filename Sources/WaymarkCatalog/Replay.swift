@@ -8,7 +8,7 @@ public enum Replay {
     /// Plays a script through an engine for the catalog; returns the engine at the end and the render
     /// commands as JSON lines: `{"t":"...","show":"search-tip","container":"home"}`.
     public static func simulate(_ catalog: Catalog, _ script: EventScript) -> (engine: Engine, lines: [String]) {
-        var engine = Engine(tips: catalog.tips, configuration: .init(frequency: catalog.frequency))
+        var engine = Engine(tips: catalog.engineTips, configuration: .init(frequency: catalog.frequency))
         var output: [String] = []
         for line in script.lines {
             let commands: [RenderCommand] = switch line.input {

@@ -1,0 +1,250 @@
+import Foundation
+import WaymarkEngine
+import WaymarkRules
+
+/// An app's catalog as authored: tips with their content in every locale, tours, media and the
+/// reward policy. `waymark lint` checks it, the server stores it, and WaymarkDelivery resolves it
+/// for each client.
+public struct Catalog: Hashable, Sendable {
+    public var frequency: DisplayFrequency
+    public var tips: [CatalogTip]
+    public var tours: [Tour]
+    public var media: [Media]
+    public var rewards: RewardPolicy
+
+    public init(
+        frequency: DisplayFrequency = .immediate, tips: [CatalogTip], tours: [Tour] = [], media: [Media] = [],
+        rewards: RewardPolicy = RewardPolicy()
+    ) {
+        self.frequency = frequency
+        self.tips = tips
+        self.tours = tours
+        self.media = media
+        self.rewards = rewards
+    }
+
+    /// The tips as the engine schedules them.
+    public var engineTips: [Tip] { tips.map(\.tip) }
+}
+
+/// A tip: what the engine schedules, how it is drawn, what it says, and who gets it.
+public struct CatalogTip: Hashable, Sendable {
+    public var tip: Tip
+    public var renderer: Renderer
+    /// The gesture a pointer shows.
+    public var gesture: Gesture?
+    public var content: Localized<Content>
+    public var targeting: Targeting
+    /// A/B variants, each with its own content; empty when the tip has one content.
+    public var variants: [Variant]
+
+    public init(
+        tip: Tip, renderer: Renderer = .tooltip, gesture: Gesture? = nil, content: Localized<Content>,
+        targeting: Targeting = Targeting(), variants: [Variant] = []
+    ) {
+        self.tip = tip
+        self.renderer = renderer
+        self.gesture = gesture
+        self.content = content
+        self.targeting = targeting
+        self.variants = variants
+    }
+
+    public var id: String { tip.id }
+}
+
+public enum Renderer: String, CaseIterable, Hashable, Sendable {
+    case tooltip, spotlight, pointer, banner, modal
+}
+
+public enum Gesture: String, CaseIterable, Hashable, Sendable {
+    case tap
+    case doubleTap = "double-tap"
+    case swipeLeft = "swipe-left"
+    case swipeRight = "swipe-right"
+    case swipeUp = "swipe-up"
+    case swipeDown = "swipe-down"
+    case longPress = "long-press"
+}
+
+/// What a tip or tour page says in one locale.
+///
+/// The body is plain text for now; clients get it as HTML with every character escaped and blank
+/// lines made into paragraphs, so no catalog text can become markup. (Markdown and sanitized HTML
+/// bodies come with the HTML sanitizer.)
+public struct Content: Hashable, Sendable {
+    public var title: String
+    public var body: String
+    /// A narration recording for this locale.
+    public var audio: String?
+
+    public init(title: String, body: String, audio: String? = nil) {
+        self.title = title
+        self.body = body
+        self.audio = audio
+    }
+
+    /// The body as HTML: escaped text in paragraphs.
+    public var html: String {
+        body.components(separatedBy: "\n\n")
+            .map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+            .filter { !$0.isEmpty }
+            .map { "<p>" + escapeHTML($0).replacingOccurrences(of: "\n", with: "<br>") + "</p>" }
+            .joined()
+    }
+}
+
+/// Text made safe to put between tags or in a quoted attribute.
+public func escapeHTML(_ text: String) -> String {
+    var result = ""
+    result.reserveCapacity(text.utf8.count)
+    for scalar in text.unicodeScalars {
+        switch scalar {
+        case "&": result += "&amp;"
+        case "<": result += "&lt;"
+        case ">": result += "&gt;"
+        case "\"": result += "&quot;"
+        case "'": result += "&#39;"
+        default: result.unicodeScalars.append(scalar)
+        }
+    }
+    return result
+}
+
+/// A value per locale with a default, read through the fallback chain `hi-IN` -> `hi` -> default.
+public struct Localized<Value: Hashable & Sendable>: Hashable, Sendable {
+    public var fallback: Value
+    /// Keyed by locale as written (`hi`, `hi-IN`), matched case-insensitively.
+    public var locales: [String: Value]
+
+    public init(_ fallback: Value, locales: [String: Value] = [:]) {
+        self.fallback = fallback
+        self.locales = locales
+    }
+
+    /// The value for a locale and the locale it was found under (`default` for the fallback).
+    public func resolve(_ locale: String?) -> (locale: String, value: Value) {
+        for candidate in Localized.chain(locale) {
+            if let match = locales.first(where: { $0.key.caseInsensitiveCompare(candidate) == .orderedSame }) {
+                return (match.key, match.value)
+            }
+        }
+        return ("default", fallback)
+    }
+
+    /// `hi-IN` -> [`hi-IN`, `hi`]; `pt_BR` reads as `pt-BR`.
+    public static func chain(_ locale: String?) -> [String] {
+        guard let locale, !locale.isEmpty else { return [] }
+        var parts = locale.replacingOccurrences(of: "_", with: "-").split(separator: "-").map(String.init)
+        var chain: [String] = []
+        while !parts.isEmpty {
+            chain.append(parts.joined(separator: "-"))
+            parts.removeLast()
+        }
+        return chain
+    }
+}
+
+/// Who gets a tip or a tour: a rule over the client context and a percentage of users.
+public struct Targeting: Hashable, Sendable {
+    /// Over `device.platform`, `device.model`, `app.version`, `user.locale`, `user.id`; `nil`: everyone.
+    public var rule: Rule?
+    /// 0 to 100: the share of users (by a sticky hash of the user id) who get it.
+    public var rollout: Int
+
+    public init(rule: Rule? = nil, rollout: Int = 100) {
+        self.rule = rule
+        self.rollout = rollout
+    }
+}
+
+/// An A/B variant: its own content, and a weight for the share of users assigned to it.
+public struct Variant: Hashable, Sendable {
+    public var id: String
+    public var weight: Int
+    public var content: Localized<Content>
+
+    public init(id: String, weight: Int = 1, content: Localized<Content>) {
+        self.id = id
+        self.weight = weight
+        self.content = content
+    }
+}
+
+/// A guided tour: pages of HTML in order, each with an optional video and credit reward.
+public struct Tour: Hashable, Sendable {
+    public var id: String
+    public var trigger: Rule?
+    public var targeting: Targeting
+    public var pages: [TourPage]
+
+    public init(id: String, trigger: Rule? = nil, targeting: Targeting = Targeting(), pages: [TourPage]) {
+        self.id = id
+        self.trigger = trigger
+        self.targeting = targeting
+        self.pages = pages
+    }
+}
+
+public struct TourPage: Hashable, Sendable {
+    public var id: String
+    public var content: Localized<Content>
+    /// The id of an entry of the catalog's media.
+    public var media: String?
+    /// Credits for reading the page to the bottom.
+    public var reward: Int?
+
+    public init(id: String, content: Localized<Content>, media: String? = nil, reward: Int? = nil) {
+        self.id = id
+        self.content = content
+        self.media = media
+        self.reward = reward
+    }
+}
+
+/// A video (or image) with variants per device model, app version and locale.
+public struct Media: Hashable, Sendable {
+    public var id: String
+    public var variants: [MediaVariant]
+
+    public init(id: String, variants: [MediaVariant]) {
+        self.id = id
+        self.variants = variants
+    }
+}
+
+public struct MediaVariant: Hashable, Sendable {
+    public var url: String
+    public var thumbnail: String?
+    public var type: String?
+    /// An exact device model (`iPhone15,2`, `iPad13,1`); `nil`: any model.
+    public var model: String?
+    /// A model family (`iPhone`, `iPad`, `Pixel`), used when no variant names the exact model.
+    public var family: String?
+    /// The oldest app version this recording shows; `nil`: every version.
+    public var minAppVersion: Version?
+    public var locale: String?
+
+    public init(
+        url: String, thumbnail: String? = nil, type: String? = nil, model: String? = nil, family: String? = nil,
+        minAppVersion: Version? = nil, locale: String? = nil
+    ) {
+        self.url = url
+        self.thumbnail = thumbnail
+        self.type = type
+        self.model = model
+        self.family = family
+        self.minAppVersion = minAppVersion
+        self.locale = locale
+    }
+}
+
+/// Limits on credits.
+public struct RewardPolicy: Hashable, Sendable {
+    /// The most credits one user can hold from tour rewards; `nil`: no cap.
+    public var maxCreditsPerUser: Int?
+
+    public init(maxCreditsPerUser: Int? = nil) {
+        self.maxCreditsPerUser = maxCreditsPerUser
+    }
+}

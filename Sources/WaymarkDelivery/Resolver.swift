@@ -1,0 +1,161 @@
+import Foundation
+import WaymarkAPI
+import WaymarkCatalog
+import WaymarkEngine
+import WaymarkRules
+
+/// Resolves a published catalog for one client: keeps the tips and tours whose targeting the
+/// client meets and whose rollout includes the user, assigns A/B variants, picks one locale's
+/// content and the media variant for the device. Pure and deterministic: the same catalog and
+/// client give the same answer on every server, which is what makes delivery cacheable.
+public struct Resolver: Sendable {
+    public let catalog: Catalog
+    public let version: Int
+    private let mediaByID: [String: Media]
+
+    public init(catalog: Catalog, version: Int) {
+        self.catalog = catalog
+        self.version = version
+        mediaByID = Dictionary(catalog.media.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    public func resolve(for client: ClientContext) -> DeliveredCatalog {
+        let context = client.values
+        var tips: [DeliveredTip] = []
+        for entry in catalog.tips where Self.admits(entry.targeting, id: entry.id, context: context, user: client.user) {
+            tips.append(deliver(entry, client: client))
+        }
+        var tours: [DeliveredTour] = []
+        for tour in catalog.tours where Self.admits(tour.targeting, id: tour.id, context: context, user: client.user) {
+            let pages = tour.pages.map { page in
+                DeliveredPage(
+                    id: page.id, content: Self.deliver(page.content, locale: client.locale),
+                    media: page.media.flatMap { mediaByID[$0] }.flatMap { Self.choose($0, for: client) },
+                    reward: page.reward
+                )
+            }
+            tours.append(DeliveredTour(id: tour.id, trigger: tour.trigger, pages: pages))
+        }
+        return DeliveredCatalog(version: version, frequency: catalog.frequency.rawValue, tips: tips, tours: tours)
+    }
+
+    private func deliver(_ entry: CatalogTip, client: ClientContext) -> DeliveredTip {
+        let tip = entry.tip
+        var content = entry.content
+        var variantID: String?
+        if let variant = Self.assign(entry.variants, id: entry.id, user: client.user) {
+            content = variant.content
+            variantID = variant.id
+        }
+        return DeliveredTip(
+            id: tip.id, container: tip.container, anchor: tip.anchor, trigger: tip.trigger, dismissal: tip.dismissal,
+            priority: tip.priority, group: tip.group, order: tip.order,
+            policy: DeliveredPolicy(
+                maxDisplayCount: tip.policy.maxDisplayCount, maxDisplayDuration: tip.policy.maxDisplayDuration,
+                expiresAt: tip.policy.expiresAt.map { Timestamp.format($0) }
+            ),
+            renderer: entry.renderer.rawValue, gesture: entry.gesture?.rawValue, variant: variantID,
+            content: Self.deliver(content, locale: client.locale)
+        )
+    }
+
+    static func deliver(_ content: Localized<Content>, locale: String?) -> DeliveredContent {
+        let (found, text) = content.resolve(locale)
+        return DeliveredContent(locale: found, title: text.title, html: text.html, audio: text.audio)
+    }
+
+    // MARK: Targeting, rollout and variants
+
+    /// Whether a client gets a tip or tour: its targeting rule holds for the context, and the user
+    /// falls inside the rollout. Without a user id only a full rollout includes the client.
+    static func admits(_ targeting: Targeting, id: String, context: [String: ContextValue], user: String?) -> Bool {
+        if let rule = targeting.rule, !holds(rule, context) { return false }
+        if targeting.rollout >= 100 { return true }
+        guard let user, targeting.rollout > 0 else { return false }
+        return bucket("rollout", id, user, buckets: 100) < UInt64(targeting.rollout)
+    }
+
+    /// A variant by weight, the same for a user every time; the first without a user.
+    static func assign(_ variants: [Variant], id: String, user: String?) -> Variant? {
+        guard let first = variants.first else { return nil }
+        guard let user else { return first }
+        let total = variants.reduce(0) { $0 + UInt64($1.weight) }
+        var point = bucket("variant", id, user, buckets: total)
+        for variant in variants {
+            if point < UInt64(variant.weight) { return variant }
+            point -= UInt64(variant.weight)
+        }
+        return first
+    }
+
+    /// A stable bucket in `0..<buckets` for a user and an object: FNV-1a over
+    /// `purpose/object/user`, then a 64-bit finalizer so that near keys spread. Any SDK or server
+    /// computes the same number.
+    static func bucket(_ purpose: String, _ object: String, _ user: String, buckets: UInt64) -> UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        func add(_ text: String) {
+            for byte in text.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
+        }
+        add(purpose)
+        add("/")
+        add(object)
+        add("/")
+        add(user)
+        hash ^= hash >> 33
+        hash = hash &* 0xff51_afd7_ed55_8ccd
+        hash ^= hash >> 33
+        hash = hash &* 0xc4ce_b9fe_1a85_ec53
+        hash ^= hash >> 33
+        return hash % max(buckets, 1)
+    }
+
+    /// A targeting rule over the context (the catalog reader allows only comparisons in them).
+    static func holds(_ rule: Rule, _ context: [String: ContextValue]) -> Bool {
+        switch rule {
+        case .constant(let value): value
+        case .not(let operand): !holds(operand, context)
+        case .and(let operands): operands.allSatisfy { holds($0, context) }
+        case .or(let operands): operands.contains { holds($0, context) }
+        case .compare(let path, let comparator, let literal): literal.compared(with: context[path.description], by: comparator)
+        case .oneOf(let path, let literals): literals.contains { $0.matches(context[path.description]) }
+        case .sequence, .count: false
+        }
+    }
+
+    // MARK: Media
+
+    /// The media variant for a client, as the source app chose its videos: variants for the
+    /// client's exact model, else for its model family, else for any model; among them those whose
+    /// `minAppVersion` is not newer than the client's app version, the newest first; then by locale
+    /// along the fallback chain, a variant without a locale last.
+    static func choose(_ media: Media, for client: ClientContext) -> DeliveredMedia? {
+        let model = client.model
+        let exact = media.variants.filter { $0.model != nil && $0.model == model }
+        let family = media.variants.filter { $0.model == nil && $0.family != nil && model.map(Self.family(of:)) == $0.family }
+        let anyModel = media.variants.filter { $0.model == nil && $0.family == nil }
+        let appVersion = client.appVersion.flatMap(Version.init(reading:))
+        for candidates in [exact, family, anyModel] {
+            let usable = candidates.filter { variant in
+                guard let minimum = variant.minAppVersion else { return true }
+                guard let appVersion else { return false }
+                return minimum <= appVersion
+            }
+            guard !usable.isEmpty else { continue }
+            let newest = usable.map { $0.minAppVersion ?? Version([0]) }.max()!
+            let sameVersion = usable.filter { ($0.minAppVersion ?? Version([0])) == newest }
+            let chain = Localized<Int>.chain(client.locale)
+            let pick = chain.lazy.compactMap { locale in
+                sameVersion.first { $0.locale?.caseInsensitiveCompare(locale) == .orderedSame }
+            }.first ?? sameVersion.first { $0.locale == nil }
+            if let pick {
+                return DeliveredMedia(id: media.id, url: pick.url, thumbnail: pick.thumbnail, type: pick.type)
+            }
+        }
+        return nil
+    }
+
+    /// A model's family: its leading letters (`iPhone15,2` -> `iPhone`, `Pixel 8` -> `Pixel`).
+    static func family(of model: String) -> String {
+        String(model.prefix { $0.isLetter })
+    }
+}

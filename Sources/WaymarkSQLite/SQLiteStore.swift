@@ -1,0 +1,317 @@
+import Foundation
+import GRDB
+import WaymarkStore
+
+/// The ``Store`` on an embedded SQLite database in WAL mode: one file in the data directory,
+/// nothing to install. Reads run concurrently; writes are serialized by SQLite.
+///
+/// Events are keyed by (app, id) in a table without rowids, so the time-ordered ids the SDKs make
+/// (UUIDv7) append to the end of the primary key instead of splitting pages at random.
+public final class SQLiteStore: Store {
+    private let pool: DatabasePool
+
+    /// Opens (creating if needed) the database at `path` and brings its schema up to date.
+    public init(path: String) throws(StoreError) {
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(10)
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+        }
+        do {
+            pool = try DatabasePool(path: path, configuration: configuration)
+            try Self.migrator.migrate(pool)
+        } catch {
+            throw StoreError(.unavailable, "cannot open \(path): \(error)")
+        }
+    }
+
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            try db.execute(sql: """
+                CREATE TABLE apps (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    name TEXT NOT NULL,
+                    identity_secret TEXT NOT NULL,
+                    created_at INTEGER NOT NULL
+                );
+                CREATE TABLE keys (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    app TEXT NOT NULL REFERENCES apps(id),
+                    kind TEXT NOT NULL,
+                    hash TEXT NOT NULL UNIQUE,
+                    created_at INTEGER NOT NULL,
+                    revoked_at INTEGER
+                );
+                CREATE INDEX keys_by_app ON keys(app);
+                CREATE TABLE drafts (
+                    app TEXT PRIMARY KEY NOT NULL REFERENCES apps(id),
+                    document TEXT NOT NULL,
+                    updated_at INTEGER NOT NULL
+                );
+                CREATE TABLE versions (
+                    app TEXT NOT NULL REFERENCES apps(id),
+                    number INTEGER NOT NULL,
+                    document TEXT NOT NULL,
+                    published_at INTEGER NOT NULL,
+                    note TEXT,
+                    PRIMARY KEY (app, number)
+                ) WITHOUT ROWID;
+                CREATE TABLE events (
+                    app TEXT NOT NULL,
+                    id TEXT NOT NULL,
+                    user TEXT NOT NULL,
+                    name TEXT NOT NULL,
+                    target TEXT,
+                    timestamp INTEGER NOT NULL,
+                    received_at INTEGER NOT NULL,
+                    clamped INTEGER NOT NULL,
+                    properties TEXT,
+                    PRIMARY KEY (app, id)
+                ) WITHOUT ROWID;
+                CREATE TABLE grants (
+                    app TEXT NOT NULL,
+                    user TEXT NOT NULL,
+                    tour TEXT NOT NULL,
+                    page TEXT NOT NULL,
+                    id TEXT NOT NULL UNIQUE,
+                    credits INTEGER NOT NULL,
+                    granted_at INTEGER NOT NULL,
+                    PRIMARY KEY (app, user, tour, page)
+                ) WITHOUT ROWID;
+                """)
+        }
+        return migrator
+    }
+
+    // MARK: Apps and keys
+
+    public func createApp(_ app: AppRecord) async throws(StoreError) {
+        try await write { db in
+            try db.execute(
+                sql: "INSERT INTO apps (id, name, identity_secret, created_at) VALUES (?, ?, ?, ?)",
+                arguments: [app.id, app.name, app.identitySecret, app.createdAt.millis]
+            )
+        }
+    }
+
+    public func app(id: String) async throws(StoreError) -> AppRecord? {
+        try await read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM apps WHERE id = ?", arguments: [id]).map(Self.app(from:))
+        }
+    }
+
+    public func apps() async throws(StoreError) -> [AppRecord] {
+        try await read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM apps ORDER BY created_at, id").map(Self.app(from:))
+        }
+    }
+
+    public func insertKey(_ key: KeyRecord) async throws(StoreError) {
+        try await write { db in
+            try db.execute(
+                sql: "INSERT INTO keys (id, app, kind, hash, created_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?)",
+                arguments: [key.id, key.app, key.kind.rawValue, key.hash, key.createdAt.millis, key.revokedAt?.millis]
+            )
+        }
+    }
+
+    public func key(hash: String) async throws(StoreError) -> KeyRecord? {
+        try await read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM keys WHERE hash = ?", arguments: [hash]).map(Self.key(from:))
+        }
+    }
+
+    public func keys(app: String) async throws(StoreError) -> [KeyRecord] {
+        try await read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM keys WHERE app = ? ORDER BY created_at, id", arguments: [app])
+                .map(Self.key(from:))
+        }
+    }
+
+    public func revokeKey(id: String, app: String, at time: Date) async throws(StoreError) -> Bool {
+        try await write { db in
+            try db.execute(
+                sql: "UPDATE keys SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ? AND app = ?",
+                arguments: [time.millis, id, app]
+            )
+            return db.changesCount > 0
+        }
+    }
+
+    // MARK: Catalog
+
+    public func draft(app: String) async throws(StoreError) -> CatalogDraft? {
+        try await read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM drafts WHERE app = ?", arguments: [app]).map { row in
+                CatalogDraft(app: row["app"], document: row["document"], updatedAt: Date(millis: row["updated_at"]))
+            }
+        }
+    }
+
+    public func saveDraft(_ draft: CatalogDraft) async throws(StoreError) {
+        try await write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO drafts (app, document, updated_at) VALUES (?, ?, ?)
+                    ON CONFLICT (app) DO UPDATE SET document = excluded.document, updated_at = excluded.updated_at
+                    """,
+                arguments: [draft.app, draft.document, draft.updatedAt.millis]
+            )
+        }
+    }
+
+    public func publish(app: String, document: String, at time: Date, note: String?) async throws(StoreError) -> CatalogVersion {
+        try await write { db in
+            let last = try Int.fetchOne(db, sql: "SELECT MAX(number) FROM versions WHERE app = ?", arguments: [app]) ?? 0
+            let version = CatalogVersion(app: app, number: last + 1, document: document, publishedAt: time, note: note)
+            try db.execute(
+                sql: "INSERT INTO versions (app, number, document, published_at, note) VALUES (?, ?, ?, ?, ?)",
+                arguments: [app, version.number, document, time.millis, note]
+            )
+            return version
+        }
+    }
+
+    public func liveVersion(app: String) async throws(StoreError) -> CatalogVersion? {
+        try await read { db in
+            try Row.fetchOne(
+                db, sql: "SELECT * FROM versions WHERE app = ? ORDER BY number DESC LIMIT 1", arguments: [app]
+            ).map(Self.version(from:))
+        }
+    }
+
+    public func version(app: String, number: Int) async throws(StoreError) -> CatalogVersion? {
+        try await read { db in
+            try Row.fetchOne(
+                db, sql: "SELECT * FROM versions WHERE app = ? AND number = ?", arguments: [app, number]
+            ).map(Self.version(from:))
+        }
+    }
+
+    public func versions(app: String) async throws(StoreError) -> [CatalogVersion] {
+        try await read { db in
+            try Row.fetchAll(
+                db, sql: "SELECT app, number, '' AS document, published_at, note FROM versions WHERE app = ? ORDER BY number DESC",
+                arguments: [app]
+            ).map(Self.version(from:))
+        }
+    }
+
+    // MARK: Events
+
+    public func insertEvents(_ events: [StoredEvent]) async throws(StoreError) -> [Bool] {
+        guard !events.isEmpty else { return [] }
+        return try await write { db in
+            let statement = try db.cachedStatement(sql: """
+                INSERT INTO events (app, id, user, name, target, timestamp, received_at, clamped, properties)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING
+                """)
+            var inserted: [Bool] = []
+            inserted.reserveCapacity(events.count)
+            for event in events {
+                try statement.execute(arguments: [
+                    event.app, event.id, event.user, event.name, event.target, event.timestamp, event.receivedAt,
+                    event.clamped, event.properties,
+                ])
+                inserted.append(db.changesCount > 0)
+            }
+            return inserted
+        }
+    }
+
+    public func eventCount(app: String) async throws(StoreError) -> Int {
+        try await read { db in
+            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM events WHERE app = ?", arguments: [app]) ?? 0
+        }
+    }
+
+    // MARK: Rewards
+
+    public func claim(_ grant: Grant, cap: Int?) async throws(StoreError) -> ClaimOutcome {
+        try await write { db in
+            let balance = try Self.balance(db, app: grant.app, user: grant.user)
+            if let row = try Row.fetchOne(
+                db, sql: "SELECT * FROM grants WHERE app = ? AND user = ? AND tour = ? AND page = ?",
+                arguments: [grant.app, grant.user, grant.tour, grant.page]
+            ) {
+                return ClaimOutcome(grant: Self.grant(from: row), created: false, balance: balance)
+            }
+            var granted = grant
+            if let cap { granted.credits = max(0, min(grant.credits, cap - balance)) }
+            try db.execute(
+                sql: """
+                    INSERT INTO grants (app, user, tour, page, id, credits, granted_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [granted.app, granted.user, granted.tour, granted.page, granted.id, granted.credits, granted.grantedAt.millis]
+            )
+            return ClaimOutcome(grant: granted, created: true, balance: balance + granted.credits)
+        }
+    }
+
+    public func balance(app: String, user: String) async throws(StoreError) -> Int {
+        try await read { db in try Self.balance(db, app: app, user: user) }
+    }
+
+    private static func balance(_ db: Database, app: String, user: String) throws -> Int {
+        try Int.fetchOne(db, sql: "SELECT COALESCE(SUM(credits), 0) FROM grants WHERE app = ? AND user = ?", arguments: [app, user]) ?? 0
+    }
+
+    // MARK: Rows
+
+    private static func app(from row: Row) -> AppRecord {
+        AppRecord(id: row["id"], name: row["name"], identitySecret: row["identity_secret"], createdAt: Date(millis: row["created_at"]))
+    }
+
+    private static func key(from row: Row) -> KeyRecord {
+        KeyRecord(
+            id: row["id"], app: row["app"], kind: KeyRecord.Kind(rawValue: row["kind"]) ?? .client, hash: row["hash"],
+            createdAt: Date(millis: row["created_at"]), revokedAt: (row["revoked_at"] as Int64?).map(Date.init(millis:))
+        )
+    }
+
+    private static func version(from row: Row) -> CatalogVersion {
+        CatalogVersion(
+            app: row["app"], number: row["number"], document: row["document"], publishedAt: Date(millis: row["published_at"]),
+            note: row["note"]
+        )
+    }
+
+    private static func grant(from row: Row) -> Grant {
+        Grant(
+            id: row["id"], app: row["app"], user: row["user"], tour: row["tour"], page: row["page"], credits: row["credits"],
+            grantedAt: Date(millis: row["granted_at"])
+        )
+    }
+
+    // MARK: Transactions
+
+    private func read<T: Sendable>(_ body: @Sendable @escaping (Database) throws -> T) async throws(StoreError) -> T {
+        do {
+            return try await pool.read(body)
+        } catch {
+            throw Self.storeError(error)
+        }
+    }
+
+    private func write<T: Sendable>(_ body: @Sendable @escaping (Database) throws -> T) async throws(StoreError) -> T {
+        do {
+            return try await pool.write(body)
+        } catch {
+            throw Self.storeError(error)
+        }
+    }
+
+    private static func storeError(_ error: any Error) -> StoreError {
+        if let error = error as? DatabaseError, error.resultCode == .SQLITE_CONSTRAINT {
+            return StoreError(.conflict, "\(error)")
+        }
+        return StoreError(.failed, "\(error)")
+    }
+}
+
+extension Date {
+    var millis: Int64 { Int64((timeIntervalSince1970 * 1000).rounded()) }
+
+    init(millis: Int64) { self.init(timeIntervalSince1970: Double(millis) / 1000) }
+}

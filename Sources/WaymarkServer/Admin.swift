@@ -1,0 +1,147 @@
+import Foundation
+import Hummingbird
+import WaymarkAPI
+import WaymarkCatalog
+import WaymarkEngine
+import WaymarkStore
+
+/// The admin API, for secret keys: the draft catalog, publishing, versions, rollback and keys.
+extension WaymarkServer {
+    func getDraft(_ request: Request) async throws -> Response {
+        let key = try await authenticate(request, allow: [.secret])
+        guard let draft = try await store.draft(app: key.app) else {
+            throw APIError(.notFound, "no_draft", "no draft yet: PUT /v1/admin/catalog/draft")
+        }
+        var headers = HTTPFields()
+        headers[.contentType] = "application/yaml; charset=utf-8"
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: draft.document)))
+    }
+
+    /// Saves the whole catalog document (YAML or JSON) as the draft, if it reads without errors;
+    /// otherwise 422 with every error as `draft:line:column: message`.
+    func putDraft(_ request: Request, _ context: WaymarkRequestContext) async throws -> Response {
+        let key = try await authenticate(request, allow: [.secret])
+        let buffer = try await request.body.collect(upTo: context.maxUploadSize)
+        guard let document = String(data: Data(buffer: buffer), encoding: .utf8) else {
+            throw APIError.badRequest("the catalog document is not UTF-8 text")
+        }
+        let catalog = try check(document)
+        try await store.saveDraft(CatalogDraft(app: key.app, document: document, updatedAt: now()))
+        return jsonResponse(DraftSummary(tips: catalog.tips.count, tours: catalog.tours.count, media: catalog.media.count))
+    }
+
+    func check(_ document: String) throws -> Catalog {
+        do {
+            return try CatalogDocument.parse(document, file: "draft")
+        } catch {
+            throw APIError(
+                .unprocessableContent, "invalid_catalog", "the catalog has \(error.diagnostics.count) error(s)",
+                diagnostics: error.diagnostics.map(\.description)
+            )
+        }
+    }
+
+    /// Freezes the draft as the next version and makes it live.
+    func publish(_ request: Request) async throws -> Response {
+        let key = try await authenticate(request, allow: [.secret])
+        guard let draft = try await store.draft(app: key.app) else {
+            throw APIError(.conflict, "no_draft", "nothing to publish: PUT /v1/admin/catalog/draft first")
+        }
+        _ = try check(draft.document)
+        let version = try await store.publish(app: key.app, document: draft.document, at: now(), note: nil)
+        try cacheLive(version)
+        return jsonResponse(VersionSummary(version), status: .created)
+    }
+
+    /// `{"version": n}`: publishes version n again, as a new version.
+    func rollback(_ request: Request, _ context: WaymarkRequestContext) async throws -> Response {
+        let key = try await authenticate(request, allow: [.secret])
+        let object = try jsonObject(Data(buffer: try await request.body.collect(upTo: 1024)))
+        guard object.count == 1, let number = object["version"] as? Int else {
+            throw APIError.badRequest("the body is {\"version\": n}")
+        }
+        guard let old = try await store.version(app: key.app, number: number) else { throw APIError.notFound }
+        let version = try await store.publish(app: key.app, document: old.document, at: now(), note: "rollback to \(number)")
+        try cacheLive(version)
+        return jsonResponse(VersionSummary(version), status: .created)
+    }
+
+    func versions(_ request: Request) async throws -> Response {
+        let key = try await authenticate(request, allow: [.secret])
+        return jsonResponse(try await store.versions(app: key.app).map(VersionSummary.init))
+    }
+
+    func version(_ request: Request, _ context: WaymarkRequestContext) async throws -> Response {
+        let key = try await authenticate(request, allow: [.secret])
+        guard let number = context.parameters.get("number", as: Int.self),
+            let version = try await store.version(app: key.app, number: number)
+        else { throw APIError.notFound }
+        var headers = HTTPFields()
+        headers[.contentType] = "application/yaml; charset=utf-8"
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: version.document)))
+    }
+
+    // MARK: Keys
+
+    func listKeys(_ request: Request) async throws -> Response {
+        let key = try await authenticate(request, allow: [.secret])
+        return jsonResponse(try await store.keys(app: key.app).map(KeySummary.init))
+    }
+
+    /// `{"kind": "client" | "secret"}`: a new key, shown in this answer only.
+    func createKey(_ request: Request, _ context: WaymarkRequestContext) async throws -> Response {
+        let key = try await authenticate(request, allow: [.secret])
+        let object = try jsonObject(Data(buffer: try await request.body.collect(upTo: 1024)))
+        guard object.count == 1, let kind = (object["kind"] as? String).flatMap(KeyRecord.Kind.init(rawValue:)) else {
+            throw APIError.badRequest("the body is {\"kind\": \"client\"} or {\"kind\": \"secret\"}")
+        }
+        let (secret, record) = Secrets.makeKey(app: key.app, kind: kind, at: now())
+        try await store.insertKey(record)
+        var summary = KeySummary(record)
+        summary.key = secret
+        return jsonResponse(summary, status: .created)
+    }
+
+    func revokeKey(_ request: Request, _ context: WaymarkRequestContext) async throws -> Response {
+        let key = try await authenticate(request, allow: [.secret])
+        guard let id = context.parameters.get("id"), try await store.revokeKey(id: id, app: key.app, at: now()) else {
+            throw APIError.notFound
+        }
+        keys.drop(keyID: id)
+        return Response(status: .noContent)
+    }
+}
+
+struct DraftSummary: Codable {
+    var tips: Int
+    var tours: Int
+    var media: Int
+}
+
+struct VersionSummary: Codable {
+    var version: Int
+    var publishedAt: String
+    var note: String?
+
+    init(_ version: CatalogVersion) {
+        self.version = version.number
+        publishedAt = Timestamp.format(version.publishedAt)
+        note = version.note
+    }
+}
+
+struct KeySummary: Codable {
+    var id: String
+    var kind: String
+    var createdAt: String
+    var revokedAt: String?
+    /// Only when the key was just made.
+    var key: String?
+
+    init(_ record: KeyRecord) {
+        id = record.id
+        kind = record.kind.rawValue
+        createdAt = Timestamp.format(record.createdAt)
+        revokedAt = record.revokedAt.map { Timestamp.format($0) }
+    }
+}

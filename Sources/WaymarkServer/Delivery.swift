@@ -1,0 +1,74 @@
+import Crypto
+import Foundation
+import Hummingbird
+import WaymarkAPI
+import WaymarkCatalog
+import WaymarkDelivery
+import WaymarkStore
+
+/// The live catalog of each app, parsed once per published version: a hot catalog costs no
+/// database work. Publishing or rolling back through this server replaces the entry.
+final class LiveCatalogs: Sendable {
+    struct Entry: Sendable {
+        var resolver: Resolver
+        var version: Int
+    }
+
+    private let entries = Locked<[String: Entry]>([:])
+
+    func get(_ app: String) -> Entry? { entries.withLock { $0[app] } }
+    func put(_ app: String, _ entry: Entry) { entries.withLock { $0[app] = entry } }
+}
+
+extension WaymarkServer {
+    /// `GET /v1/catalog?platform=&model=&appVersion=&locale=&user=`: the live catalog resolved for
+    /// this client, with a strong ETag; `If-None-Match` with it answers 304.
+    func catalog(_ request: Request) async throws -> Response {
+        let key = try await authenticate(request, allow: [.client, .secret])
+        let query = request.uri.queryParameters
+        func parameter(_ name: String) throws -> String? {
+            guard let value = query.get(name) else { return nil }
+            guard value.count <= 256 else { throw APIError.badRequest("\(name) is longer than 256 characters") }
+            return value.isEmpty ? nil : value
+        }
+        let client = ClientContext(
+            platform: try parameter("platform"), model: try parameter("model"), appVersion: try parameter("appVersion"),
+            locale: try parameter("locale"), user: try parameter("user")
+        )
+        guard let live = try await liveCatalog(app: key.app) else {
+            throw APIError(.notFound, "not_published", "this app has not published a catalog yet")
+        }
+        let body = jsonData(live.resolver.resolve(for: client))
+        let etag = "\"" + Secrets.hex(SHA256.hash(data: body).prefix(16)) + "\""
+        var headers: HTTPFields = [:]
+        headers[.eTag] = etag
+        headers[.cacheControl] = "private, max-age=60, stale-if-error=604800"
+        headers[.vary] = "Authorization"
+        if let match = request.headers[.ifNoneMatch], match.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == etag }) {
+            return Response(status: .notModified, headers: headers)
+        }
+        headers[.contentType] = "application/json; charset=utf-8"
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(data: body)))
+    }
+
+    func liveCatalog(app: String) async throws -> LiveCatalogs.Entry? {
+        if let entry = live.get(app) { return entry }
+        guard let version = try await store.liveVersion(app: app) else { return nil }
+        return try cacheLive(version)
+    }
+
+    @discardableResult
+    func cacheLive(_ version: CatalogVersion) throws -> LiveCatalogs.Entry {
+        let catalog: Catalog
+        do {
+            catalog = try CatalogDocument.parse(version.document, file: "version \(version.number)")
+        } catch {
+            // Documents are checked before they are stored; one that no longer reads is a bug.
+            logger.error("a published catalog does not read", metadata: ["app": "\(version.app)", "error": "\(error)"])
+            throw APIError(.internalServerError, "internal", "the published catalog cannot be read")
+        }
+        let entry = LiveCatalogs.Entry(resolver: Resolver(catalog: catalog, version: version.number), version: version.number)
+        if (live.get(version.app)?.version ?? 0) <= version.number { live.put(version.app, entry) }
+        return entry
+    }
+}

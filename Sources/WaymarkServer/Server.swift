@@ -1,0 +1,142 @@
+import Foundation
+import Hummingbird
+import Logging
+import WaymarkAPI
+import WaymarkCatalog
+import WaymarkDelivery
+import WaymarkStore
+
+/// The request context: what every handler knows besides the request.
+public struct WaymarkRequestContext: RequestContext {
+    public var coreContext: CoreRequestContextStorage
+
+    public init(source: ApplicationRequestContextSource) {
+        coreContext = .init(source: source)
+    }
+
+    /// Admin documents can be large; event batches have their own, smaller limit.
+    public var maxUploadSize: Int { 1 << 20 }
+}
+
+/// The Waymark HTTP server: authoring, delivery, events and rewards, over any ``Store``.
+///
+/// ```swift
+/// let server = WaymarkServer(store: try SQLiteStore(path: "data/waymark.sqlite"), logger: logger)
+/// let app = server.application(host: "127.0.0.1", port: 8080)
+/// try await app.runService()
+/// ```
+public struct WaymarkServer: Sendable {
+    let store: any Store
+    let logger: Logger
+    let live: LiveCatalogs
+    let keys: KeyCache
+    /// The clock, injectable for tests of clamping and grant times.
+    let now: @Sendable () -> Date
+
+    public init(store: any Store, logger: Logger, now: @escaping @Sendable () -> Date = { Date() }) {
+        self.store = store
+        self.logger = logger
+        self.now = now
+        live = LiveCatalogs()
+        keys = KeyCache()
+    }
+
+    /// The HTTP application, ready to run as a service.
+    public func application(host: String, port: Int, onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in })
+        -> some ApplicationProtocol
+    {
+        Application(
+            router: router(),
+            configuration: .init(address: .hostname(host, port: port), serverName: "waymark"),
+            onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? port) },
+            logger: logger
+        )
+    }
+
+    public func router() -> Router<WaymarkRequestContext> {
+        let router = Router(context: WaymarkRequestContext.self)
+        router.add(middleware: ErrorLoggingMiddleware(logger: logger))
+        router.get("/healthz") { _, _ in "ok\n" }
+        router.get("/v1/catalog") { request, _ in try await self.catalog(request) }
+        router.post("/v1/events") { request, context in try await self.events(request, context) }
+        router.post("/v1/rewards/claims") { request, context in try await self.claim(request, context) }
+        let admin = router.group("/v1/admin")
+        admin.get("/catalog/draft") { request, _ in try await self.getDraft(request) }
+        admin.put("/catalog/draft") { request, context in try await self.putDraft(request, context) }
+        admin.post("/catalog/publish") { request, _ in try await self.publish(request) }
+        admin.post("/catalog/rollback") { request, context in try await self.rollback(request, context) }
+        admin.get("/catalog/versions") { request, _ in try await self.versions(request) }
+        admin.get("/catalog/versions/:number") { request, context in try await self.version(request, context) }
+        admin.get("/keys") { request, _ in try await self.listKeys(request) }
+        admin.post("/keys") { request, context in try await self.createKey(request, context) }
+        admin.delete("/keys/:id") { request, context in try await self.revokeKey(request, context) }
+        return router
+    }
+
+    // MARK: Authentication
+
+    /// The key a request carries, if it is valid, not revoked, and of an allowed kind; else 401.
+    func authenticate(_ request: Request, allow kinds: Set<KeyRecord.Kind>) async throws -> KeyRecord {
+        guard let header = request.headers[.authorization], header.hasPrefix("Bearer ") else { throw APIError.unauthorized }
+        let key = String(header.dropFirst("Bearer ".count)).trimmingCharacters(in: .whitespaces)
+        guard key.count <= 200 else { throw APIError.unauthorized }
+        let hash = Secrets.hash(key)
+        let record: KeyRecord?
+        if let cached = keys.get(hash) {
+            record = cached
+        } else {
+            record = try await store.key(hash: hash)
+            if let record { keys.put(hash, record) }
+        }
+        guard let record, record.revokedAt == nil, kinds.contains(record.kind) else { throw APIError.unauthorized }
+        return record
+    }
+
+    func app(of key: KeyRecord) async throws -> AppRecord {
+        guard let app = try await store.app(id: key.app) else { throw APIError.unauthorized }
+        return app
+    }
+}
+
+/// Logs unexpected errors (storage failures and bugs) and answers them without their details.
+struct ErrorLoggingMiddleware<Context: RequestContext>: RouterMiddleware {
+    let logger: Logger
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch let error as any HTTPResponseError {
+            throw error
+        } catch let error as StoreError {
+            logger.error("storage failed", metadata: ["error": "\(error)", "path": "\(request.uri.path)"])
+            throw APIError(.serviceUnavailable, "storage_unavailable", "the database failed; nothing was stored, retry later")
+        } catch {
+            logger.error("request failed", metadata: ["error": "\(error)", "path": "\(request.uri.path)"])
+            throw APIError(.internalServerError, "internal", "the server failed; nothing was stored")
+        }
+    }
+}
+
+/// A value guarded by a lock, for the caches handlers share.
+final class Locked<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Value
+
+    init(_ value: Value) { self.value = value }
+
+    func withLock<T>(_ body: (inout Value) throws -> T) rethrows -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&value)
+    }
+}
+
+/// Keys by hash, so that a request costs no database read for its key. Revoking through this
+/// server drops the entry at once.
+final class KeyCache: Sendable {
+    private let entries = Locked<[String: KeyRecord]>([:])
+
+    func get(_ hash: String) -> KeyRecord? { entries.withLock { $0[hash] } }
+    func put(_ hash: String, _ record: KeyRecord) { entries.withLock { if $0.count < 100_000 { $0[hash] = record } } }
+    func drop(keyID: String) { entries.withLock { $0 = $0.filter { $0.value.id != keyID } } }
+}

@@ -1,0 +1,217 @@
+import Foundation
+
+/// Everything the server keeps, behind one protocol so that SQLite (the default) and PostgreSQL
+/// (for several servers) are interchangeable without touching the handlers.
+///
+/// Every method is one transaction: it either happens entirely or not at all. Objects belong to
+/// one app, and every method that reads or changes them takes the app's id, so a caller cannot
+/// reach another app's objects by naming their ids.
+public protocol Store: Sendable {
+    // MARK: Apps and keys
+
+    func createApp(_ app: AppRecord) async throws(StoreError)
+    func app(id: String) async throws(StoreError) -> AppRecord?
+    func apps() async throws(StoreError) -> [AppRecord]
+    func insertKey(_ key: KeyRecord) async throws(StoreError)
+    /// The key whose hash this is, revoked or not.
+    func key(hash: String) async throws(StoreError) -> KeyRecord?
+    func keys(app: String) async throws(StoreError) -> [KeyRecord]
+    /// Revokes a key of this app; `false` when the app has no such key.
+    func revokeKey(id: String, app: String, at time: Date) async throws(StoreError) -> Bool
+
+    // MARK: Catalog
+
+    /// The draft document of an app, if one was saved.
+    func draft(app: String) async throws(StoreError) -> CatalogDraft?
+    func saveDraft(_ draft: CatalogDraft) async throws(StoreError)
+    /// Freezes a document as the next numbered version of the app and makes it live.
+    func publish(app: String, document: String, at time: Date, note: String?) async throws(StoreError) -> CatalogVersion
+    /// The live version: the latest published.
+    func liveVersion(app: String) async throws(StoreError) -> CatalogVersion?
+    func version(app: String, number: Int) async throws(StoreError) -> CatalogVersion?
+    /// Every version, newest first, without their documents.
+    func versions(app: String) async throws(StoreError) -> [CatalogVersion]
+
+    // MARK: Events
+
+    /// Stores events, each once per (app, id) for good; returns, per event in order, whether it was
+    /// new (`true`) or a duplicate. Committed before it returns.
+    func insertEvents(_ events: [StoredEvent]) async throws(StoreError) -> [Bool]
+    func eventCount(app: String) async throws(StoreError) -> Int
+
+    // MARK: Rewards
+
+    /// Grants the credits of a claim once: the first claim of (app, user, tour, page) appends a
+    /// grant to the ledger (fewer credits, or none, if the cap would be passed); every later claim,
+    /// concurrent or not, returns that same grant.
+    func claim(_ grant: Grant, cap: Int?) async throws(StoreError) -> ClaimOutcome
+    /// The sum of the user's ledger.
+    func balance(app: String, user: String) async throws(StoreError) -> Int
+}
+
+public struct AppRecord: Hashable, Sendable {
+    public var id: String
+    public var name: String
+    /// The secret with which the app's backend signs user ids (`userHash`); shown once at creation.
+    public var identitySecret: String
+    public var createdAt: Date
+
+    public init(id: String, name: String, identitySecret: String, createdAt: Date) {
+        self.id = id
+        self.name = name
+        self.identitySecret = identitySecret
+        self.createdAt = createdAt
+    }
+}
+
+public struct KeyRecord: Hashable, Sendable {
+    public enum Kind: String, Hashable, Sendable, CaseIterable {
+        /// Publishable, goes into apps: reads the published catalog, sends events, claims rewards.
+        case client
+        /// Server-to-server and admin API.
+        case secret
+    }
+
+    /// A short public id, to list and revoke the key without knowing it.
+    public var id: String
+    public var app: String
+    public var kind: Kind
+    /// SHA-256 of the key, lowercase hex. The key itself is never stored.
+    public var hash: String
+    public var createdAt: Date
+    public var revokedAt: Date?
+
+    public init(id: String, app: String, kind: Kind, hash: String, createdAt: Date, revokedAt: Date? = nil) {
+        self.id = id
+        self.app = app
+        self.kind = kind
+        self.hash = hash
+        self.createdAt = createdAt
+        self.revokedAt = revokedAt
+    }
+}
+
+public struct CatalogDraft: Hashable, Sendable {
+    public var app: String
+    /// The catalog document (YAML or JSON, the format `waymark lint` reads), checked on save.
+    public var document: String
+    public var updatedAt: Date
+
+    public init(app: String, document: String, updatedAt: Date) {
+        self.app = app
+        self.document = document
+        self.updatedAt = updatedAt
+    }
+}
+
+public struct CatalogVersion: Hashable, Sendable {
+    public var app: String
+    /// 1, 2, 3...: numbered per app, never reused.
+    public var number: Int
+    /// Empty in listings.
+    public var document: String
+    public var publishedAt: Date
+    /// Set for a rollback: "rollback to 3".
+    public var note: String?
+
+    public init(app: String, number: Int, document: String, publishedAt: Date, note: String? = nil) {
+        self.app = app
+        self.number = number
+        self.document = document
+        self.publishedAt = publishedAt
+        self.note = note
+    }
+}
+
+public struct StoredEvent: Hashable, Sendable {
+    public var app: String
+    /// The client-made id (UUIDv7): time-ordered, so inserts append to the index.
+    public var id: String
+    public var user: String
+    public var name: String
+    public var target: String?
+    /// When it happened, by the client's clock (clamped when far in the future), in ms since 1970.
+    public var timestamp: Int64
+    /// When the server received it, in ms since 1970.
+    public var receivedAt: Int64
+    /// Whether the timestamp was in the future and replaced by the receive time.
+    public var clamped: Bool
+    /// The properties as a JSON object, or `nil`.
+    public var properties: String?
+
+    public init(
+        app: String, id: String, user: String, name: String, target: String?, timestamp: Int64, receivedAt: Int64,
+        clamped: Bool, properties: String?
+    ) {
+        self.app = app
+        self.id = id
+        self.user = user
+        self.name = name
+        self.target = target
+        self.timestamp = timestamp
+        self.receivedAt = receivedAt
+        self.clamped = clamped
+        self.properties = properties
+    }
+}
+
+public struct Grant: Hashable, Sendable {
+    public var id: String
+    public var app: String
+    public var user: String
+    public var tour: String
+    public var page: String
+    public var credits: Int
+    public var grantedAt: Date
+
+    public init(id: String, app: String, user: String, tour: String, page: String, credits: Int, grantedAt: Date) {
+        self.id = id
+        self.app = app
+        self.user = user
+        self.tour = tour
+        self.page = page
+        self.credits = credits
+        self.grantedAt = grantedAt
+    }
+}
+
+public struct ClaimOutcome: Hashable, Sendable {
+    /// The grant of this claim: new, or the one an earlier claim made.
+    public var grant: Grant
+    /// Whether this call created it.
+    public var created: Bool
+    public var balance: Int
+
+    public init(grant: Grant, created: Bool, balance: Int) {
+        self.grant = grant
+        self.created = created
+        self.balance = balance
+    }
+}
+
+/// A storage failure: what went wrong, for logs; the server answers 500 or 503 without the details.
+public struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        private let name: String
+        private init(_ name: String) { self.name = name }
+
+        /// The database cannot be reached or opened.
+        public static let unavailable = Code("unavailable")
+        /// A uniqueness or reference constraint refused the change.
+        public static let conflict = Code("conflict")
+        /// Any other database error.
+        public static let failed = Code("failed")
+
+        public var description: String { name }
+    }
+
+    public var code: Code
+    public var message: String
+
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { "storage \(code): \(message)" }
+}

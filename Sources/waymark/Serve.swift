@@ -1,0 +1,242 @@
+import ArgumentParser
+import Foundation
+import Logging
+import WaymarkCatalog
+import WaymarkSQLite
+import WaymarkServer
+import WaymarkStore
+import Yams
+
+/// Where the server listens and keeps its data. Each option comes from the flag, else the
+/// environment (`WAYMARK_HOST`, `WAYMARK_PORT`, `WAYMARK_DATA_DIR`, `WAYMARK_LOG_LEVEL`), else the
+/// config file (`--config`, YAML with the keys host, port, dataDir, logLevel), else the default.
+struct ServerOptions: ParsableArguments {
+    @Option(help: "A YAML file with host, port, dataDir and logLevel.")
+    var config: String?
+
+    @Option(help: "The address to listen on (default 127.0.0.1).")
+    var host: String?
+
+    @Option(help: "The port to listen on (default 8080; 0 picks a free one).")
+    var port: Int?
+
+    @Option(name: .customLong("data-dir"), help: "The directory of the database (default ./waymark-data).")
+    var dataDirectory: String?
+
+    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical (default info).")
+    var logLevel: String?
+
+    struct Resolved {
+        var host: String
+        var port: Int
+        var dataDirectory: String
+        var logLevel: Logger.Level
+    }
+
+    func resolve(defaultDataDirectory: String = "waymark-data") throws -> Resolved {
+        let environment = ProcessInfo.processInfo.environment
+        var file: [String: String] = [:]
+        if let config {
+            guard let text = try? String(contentsOfFile: config, encoding: .utf8) else {
+                throw ValidationError("cannot read the config file \(config)")
+            }
+            guard let mapping = (try? Yams.compose(yaml: text))??.mapping else {
+                throw ValidationError("the config file \(config) must be a YAML mapping")
+            }
+            for (key, value) in mapping {
+                guard let name = key.string, ["host", "port", "dataDir", "logLevel"].contains(name), let text = value.string else {
+                    throw ValidationError("\(config): unknown key \(key.string ?? "?"); the keys are host, port, dataDir, logLevel")
+                }
+                file[name] = text
+            }
+        }
+        let portText = port.map(String.init) ?? environment["WAYMARK_PORT"] ?? file["port"] ?? "8080"
+        guard let resolvedPort = Int(portText), (0...65535).contains(resolvedPort) else {
+            throw ValidationError("port must be a number from 0 to 65535, not \(portText)")
+        }
+        let levelText = logLevel ?? environment["WAYMARK_LOG_LEVEL"] ?? file["logLevel"] ?? "info"
+        guard let level = Logger.Level(rawValue: levelText) else {
+            throw ValidationError("unknown log level \(levelText)")
+        }
+        return Resolved(
+            host: host ?? environment["WAYMARK_HOST"] ?? file["host"] ?? "127.0.0.1",
+            port: resolvedPort,
+            dataDirectory: dataDirectory ?? environment["WAYMARK_DATA_DIR"] ?? file["dataDir"] ?? defaultDataDirectory,
+            logLevel: level
+        )
+    }
+}
+
+/// The composition root: the store, the server and the logger, put together once.
+func openStore(dataDirectory: String) throws -> SQLiteStore {
+    do {
+        try FileManager.default.createDirectory(atPath: dataDirectory, withIntermediateDirectories: true)
+        return try SQLiteStore(path: (dataDirectory as NSString).appendingPathComponent("waymark.sqlite"))
+    } catch let error as StoreError {
+        printError("error: \(error)")
+        throw ExitCode(1)
+    } catch {
+        printError("error: cannot create the data directory \(dataDirectory): \(error)")
+        throw ExitCode(1)
+    }
+}
+
+func makeLogger(_ level: Logger.Level) -> Logger {
+    var logger = Logger(label: "waymark")
+    logger.logLevel = level
+    return logger
+}
+
+extension Waymark {
+    struct Serve: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Run the Waymark server: authoring, delivery, events and rewards, on SQLite."
+        )
+
+        @OptionGroup var options: ServerOptions
+
+        mutating func run() async throws {
+            let resolved = try options.resolve()
+            let store = try openStore(dataDirectory: resolved.dataDirectory)
+            let logger = makeLogger(resolved.logLevel)
+            let server = WaymarkServer(store: store, logger: logger)
+            let app = server.application(host: resolved.host, port: resolved.port) { port in
+                logger.notice("waymark listening", metadata: ["url": "http://\(resolved.host):\(port)", "data": "\(resolved.dataDirectory)"])
+            }
+            try await app.runService()
+        }
+    }
+
+    struct Demo: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Start the server on a fresh data directory with the demo shop published, and print its keys.",
+            discussion: "The same facts go to DATA_DIR/demo.json for scripts. Stop it with Ctrl-C."
+        )
+
+        @OptionGroup var options: ServerOptions
+
+        mutating func run() async throws {
+            let resolved = try options.resolve(
+                defaultDataDirectory: (NSTemporaryDirectory() as NSString).appendingPathComponent("waymark-demo-\(ProcessInfo.processInfo.processIdentifier)")
+            )
+            let directory = resolved.dataDirectory
+            if FileManager.default.fileExists(atPath: (directory as NSString).appendingPathComponent("waymark.sqlite")) {
+                printError("error: \(directory) already has a database; the demo starts from a fresh data directory")
+                throw ExitCode(1)
+            }
+            let store = try openStore(dataDirectory: directory)
+            let logger = makeLogger(resolved.logLevel)
+            guard let url = Bundle.module.url(forResource: "shop", withExtension: "yaml"),
+                let document = try? String(contentsOf: url, encoding: .utf8)
+            else {
+                printError("error: the demo catalog is missing from the installation")
+                throw ExitCode(1)
+            }
+            let made = try await Provisioning.createApp(name: "Demo shop", in: store)
+            try await store.saveDraft(CatalogDraft(app: made.appId, document: document, updatedAt: Date()))
+            _ = try await store.publish(app: made.appId, document: document, at: Date(), note: "demo")
+            let server = WaymarkServer(store: store, logger: logger)
+            let host = resolved.host
+            let app = server.application(host: host, port: resolved.port) { port in
+                let base = "http://\(host):\(port)"
+                let facts = DemoFacts(
+                    server: base, appId: made.appId, clientKey: made.clientKey, secretKey: made.secretKey,
+                    identitySecret: made.identitySecret, dataDir: directory
+                )
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+                try? encoder.encode(facts).write(to: URL(fileURLWithPath: (directory as NSString).appendingPathComponent("demo.json")))
+                FileHandle.standardOutput.write(Data("""
+                    Waymark demo: the demo shop's catalog is published.
+
+                      server          \(base)
+                      app id          \(made.appId)
+                      client key      \(made.clientKey)
+                      secret key      \(made.secretKey)
+                      identity secret \(made.identitySecret)
+                      data            \(directory)  (facts also in demo.json)
+
+                    Try:
+                      curl -H 'Authorization: Bearer \(made.clientKey)' '\(base)/v1/catalog?platform=ios&model=iPhone15,2&appVersion=1.4&locale=hi-IN&user=u1'
+
+                    Ctrl-C stops it.
+
+                    """.utf8))
+            }
+            try await app.runService()
+        }
+    }
+
+    struct Apps: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Create and list apps.", subcommands: [Create.self, List.self]
+        )
+
+        struct Create: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(
+                abstract: "Create an app with a client key, a secret key and an identity secret, shown once."
+            )
+
+            @Argument(help: "The app's name.")
+            var name: String
+
+            @OptionGroup var options: ServerOptions
+
+            mutating func run() async throws {
+                let store = try openStore(dataDirectory: try options.resolve().dataDirectory)
+                let made = try await Provisioning.createApp(name: name, in: store)
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+                print(String(decoding: try encoder.encode(made), as: UTF8.self))
+                printError("Keep these now: the keys and the identity secret are not shown again.")
+            }
+        }
+
+        struct List: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(abstract: "List the apps.")
+
+            @OptionGroup var options: ServerOptions
+
+            mutating func run() async throws {
+                let store = try openStore(dataDirectory: try options.resolve().dataDirectory)
+                for app in try await store.apps() { print("\(app.id)\t\(app.name)") }
+            }
+        }
+    }
+
+    struct Keys: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Create keys.", subcommands: [Create.self])
+
+        struct Create: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(abstract: "Create a key for an app, shown once.")
+
+            @Option(help: "The app's id.")
+            var app: String
+
+            @Option(help: "client (publishable, goes into apps) or secret (admin and server-to-server).")
+            var kind: String = "secret"
+
+            @OptionGroup var options: ServerOptions
+
+            mutating func run() async throws {
+                guard let kind = KeyRecord.Kind(rawValue: kind) else { throw ValidationError("kind is client or secret") }
+                let store = try openStore(dataDirectory: try options.resolve().dataDirectory)
+                guard let made = try await Provisioning.createKey(app: app, kind: kind, in: store) else {
+                    printError("error: no app \(app)")
+                    throw ExitCode(1)
+                }
+                print(made.key)
+                printError("Keep it now: key \(made.record.id) is not shown again.")
+            }
+        }
+    }
+}
+
+struct DemoFacts: Codable {
+    var server: String
+    var appId: String
+    var clientKey: String
+    var secretKey: String
+    var identitySecret: String
+    var dataDir: String
+}

@@ -1,0 +1,234 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import Testing
+import WaymarkAPI
+import WaymarkSQLite
+import WaymarkServer
+import WaymarkStore
+
+/// The server over HTTP on a real port, on a real SQLite database in a temporary directory.
+@Suite struct ServerTests {
+    static let shop = try! String(
+        contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Sources/waymark/Resources/shop.yaml"),
+        encoding: .utf8
+    )
+
+    /// A server on a fresh database with two apps; runs `body` against it live.
+    func withServer(_ body: @Sendable (TestClientProtocol, Provisioning.NewApp, Provisioning.NewApp, SQLiteStore) async throws -> Void) async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("waymark-test-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = try SQLiteStore(path: directory.appendingPathComponent("waymark.sqlite").path)
+        let shopApp = try await Provisioning.createApp(name: "Shop", in: store)
+        let otherApp = try await Provisioning.createApp(name: "Other", in: store)
+        var logger = Logger(label: "test")
+        logger.logLevel = .warning
+        let server = WaymarkServer(store: store, logger: logger)
+        let application = Application(router: server.router(), configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: logger)
+        try await application.test(.live) { client in try await body(client, shopApp, otherApp, store) }
+    }
+
+    static func auth(_ key: String) -> HTTPFields { [.authorization: "Bearer \(key)"] }
+
+    static func json(_ response: TestResponse) throws -> [String: Any] {
+        try #require(JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [String: Any])
+    }
+
+    static func publishShop(_ client: TestClientProtocol, _ app: Provisioning.NewApp) async throws {
+        let put = try await client.execute(uri: "/v1/admin/catalog/draft", method: .put, headers: auth(app.secretKey), body: ByteBuffer(string: shop))
+        #expect(put.status == .ok)
+        let publish = try await client.execute(uri: "/v1/admin/catalog/publish", method: .post, headers: auth(app.secretKey))
+        #expect(publish.status == .created)
+    }
+
+    @Test func publishesAndDeliversWithETags() async throws {
+        try await withServer { client, app, _, _ in
+            let before = try await client.execute(uri: "/v1/catalog", method: .get, headers: Self.auth(app.clientKey))
+            #expect(before.status == .notFound)
+            try await Self.publishShop(client, app)
+            let uri = "/v1/catalog?platform=ios&model=iPad13,1&appVersion=1.4&locale=hi-IN&user=u1"
+            let first = try await client.execute(uri: uri, method: .get, headers: Self.auth(app.clientKey))
+            #expect(first.status == .ok)
+            let etag = try #require(first.headers[.eTag])
+            #expect(first.headers[.cacheControl]?.contains("max-age") == true)
+            let catalog = try JSONDecoder().decode(DeliveredCatalog.self, from: Data(buffer: first.body))
+            #expect(catalog.version == 1)
+            let welcome = try #require(catalog.tips.first { $0.id == "welcome" })
+            #expect(welcome.content.locale == "hi")
+            #expect(welcome.trigger.description == "activation")
+            let tour = try #require(catalog.tours.first)
+            #expect(tour.pages.map(\.id) == ["browse", "search", "checkout"])
+            #expect(tour.pages[0].media?.url == "https://media.example.com/browse-ipad.mp4")
+            #expect(tour.pages[2].media?.url == "https://media.example.com/checkout-hi.mp4")
+            var conditional = Self.auth(app.clientKey)
+            conditional[.ifNoneMatch] = etag
+            let again = try await client.execute(uri: uri, method: .get, headers: conditional)
+            #expect(again.status == .notModified)
+            #expect(again.headers[.eTag] == etag)
+            // Another client context is another body, so another tag.
+            let other = try await client.execute(uri: "/v1/catalog?locale=ta", method: .get, headers: conditional)
+            #expect(other.status == .ok)
+        }
+    }
+
+    @Test func keysAreScopedToTheirAppAndKind() async throws {
+        try await withServer { client, app, other, _ in
+            try await Self.publishShop(client, app)
+            // No key, a made-up key, a client key on the admin API: 401.
+            #expect(try await client.execute(uri: "/v1/catalog", method: .get).status == .unauthorized)
+            #expect(try await client.execute(uri: "/v1/catalog", method: .get, headers: Self.auth("wm_pk_nope")).status == .unauthorized)
+            #expect(try await client.execute(uri: "/v1/admin/catalog/draft", method: .get, headers: Self.auth(app.clientKey)).status == .unauthorized)
+            // The other app's keys see nothing of this app's: the same 404 as for a missing object.
+            let theirs = try await client.execute(uri: "/v1/admin/catalog/versions/1", method: .get, headers: Self.auth(other.secretKey))
+            let missing = try await client.execute(uri: "/v1/admin/catalog/versions/99", method: .get, headers: Self.auth(app.secretKey))
+            #expect(theirs.status == .notFound && missing.status == .notFound)
+            #expect(String(buffer: theirs.body) == String(buffer: missing.body))
+            #expect(try await client.execute(uri: "/v1/catalog", method: .get, headers: Self.auth(other.clientKey)).status == .notFound)
+            // A revoked key stops working at once.
+            let made = try await client.execute(
+                uri: "/v1/admin/keys", method: .post, headers: Self.auth(app.secretKey), body: ByteBuffer(string: #"{"kind":"client"}"#)
+            )
+            #expect(made.status == .created)
+            let fields = try Self.json(made)
+            let newKey = try #require(fields["key"] as? String)
+            let id = try #require(fields["id"] as? String)
+            #expect(try await client.execute(uri: "/v1/catalog", method: .get, headers: Self.auth(newKey)).status == .ok)
+            #expect(try await client.execute(uri: "/v1/admin/keys/\(id)", method: .delete, headers: Self.auth(other.secretKey)).status == .notFound)
+            #expect(try await client.execute(uri: "/v1/admin/keys/\(id)", method: .delete, headers: Self.auth(app.secretKey)).status == .noContent)
+            #expect(try await client.execute(uri: "/v1/catalog", method: .get, headers: Self.auth(newKey)).status == .unauthorized)
+            // Listing keys never shows a key or its hash.
+            let list = try await client.execute(uri: "/v1/admin/keys", method: .get, headers: Self.auth(app.secretKey))
+            #expect(!String(buffer: list.body).contains("wm_pk_") && !String(buffer: list.body).contains("hash"))
+        }
+    }
+
+    @Test func aBadCatalogIsRefusedWithPositionsAndChangesNothing() async throws {
+        try await withServer { client, app, _, _ in
+            try await Self.publishShop(client, app)
+            let bad = "tips:\n  - id: t\n    container: home\n    trigger: (tap AND scroll))\n    content: { title: T }\n"
+            let put = try await client.execute(uri: "/v1/admin/catalog/draft", method: .put, headers: Self.auth(app.secretKey), body: ByteBuffer(string: bad))
+            #expect(put.status == .unprocessableContent)
+            let error = try #require(try Self.json(put)["error"] as? [String: Any])
+            let diagnostics = try #require(error["diagnostics"] as? [String])
+            #expect(diagnostics.first?.contains("--> draft:4:30") == true)
+            #expect(diagnostics.first?.contains("unexpected \")\"") == true)
+            let draft = try await client.execute(uri: "/v1/admin/catalog/draft", method: .get, headers: Self.auth(app.secretKey))
+            #expect(String(buffer: draft.body) == Self.shop)
+            let notUTF8 = try await client.execute(
+                uri: "/v1/admin/catalog/draft", method: .put, headers: Self.auth(app.secretKey), body: ByteBuffer(bytes: [0xff, 0xfe])
+            )
+            #expect(notUTF8.status == .badRequest)
+        }
+    }
+
+    @Test func rollbackRepublishesAnEarlierVersion() async throws {
+        try await withServer { client, app, _, _ in
+            try await Self.publishShop(client, app)
+            let v1 = try JSONDecoder().decode(
+                DeliveredCatalog.self, from: Data(buffer: try await client.execute(uri: "/v1/catalog", method: .get, headers: Self.auth(app.clientKey)).body)
+            )
+            let smaller = "tips:\n  - id: only\n    container: home\n    trigger: scroll\n    content: { title: Only }\n"
+            #expect(try await client.execute(uri: "/v1/admin/catalog/draft", method: .put, headers: Self.auth(app.secretKey), body: ByteBuffer(string: smaller)).status == .ok)
+            #expect(try await client.execute(uri: "/v1/admin/catalog/publish", method: .post, headers: Self.auth(app.secretKey)).status == .created)
+            let v2 = try await client.execute(uri: "/v1/catalog", method: .get, headers: Self.auth(app.clientKey))
+            #expect(try JSONDecoder().decode(DeliveredCatalog.self, from: Data(buffer: v2.body)).tips.map(\.id) == ["only"])
+            let rollback = try await client.execute(
+                uri: "/v1/admin/catalog/rollback", method: .post, headers: Self.auth(app.secretKey), body: ByteBuffer(string: #"{"version":1}"#)
+            )
+            #expect(rollback.status == .created)
+            #expect(try Self.json(rollback)["version"] as? Int == 3)
+            let v3 = try JSONDecoder().decode(
+                DeliveredCatalog.self, from: Data(buffer: try await client.execute(uri: "/v1/catalog", method: .get, headers: Self.auth(app.clientKey)).body)
+            )
+            #expect(v3.version == 3)
+            #expect(v3.tips == v1.tips && v3.tours == v1.tours)
+            let versions = try await client.execute(uri: "/v1/admin/catalog/versions", method: .get, headers: Self.auth(app.secretKey))
+            #expect(String(buffer: versions.body).contains("rollback to 1"))
+        }
+    }
+
+    static func event(_ id: String, name: String = "tap", target: String? = "search", timestamp: String = "2026-11-20T10:00:00Z") -> String {
+        let targetField = target.map { #","target":"\#($0)""# } ?? ""
+        return #"{"id":"\#(id)","user":"u1","name":"\#(name)"\#(targetField),"timestamp":"\#(timestamp)"}"#
+    }
+
+    @Test func eventsAreStoredOnceAndEachIsAnsweredAlone() async throws {
+        try await withServer { client, app, other, store in
+            let ids = (0..<3).map { _ in UUID().uuidString.lowercased() }
+            let body = #"{"events":[\#(Self.event(ids[0])),\#(Self.event(ids[1], timestamp: "2099-01-01T00:00:00Z")),{"id":"\#(ids[2])","user":"u1","name":"tap","color":"red","timestamp":"2026-11-20T10:00:00Z"},\#(Self.event(ids[0])),{"id":"x","user":"u1","name":"tap","timestamp":"2026-11-20T10:00:00Z"},{"id":"\#(UUID().uuidString)","user":"u1","name":"bad name","timestamp":"2026-11-20T10:00:00Z"}]}"#
+            let response = try await client.execute(uri: "/v1/events", method: .post, headers: Self.auth(app.clientKey), body: ByteBuffer(string: body))
+            #expect(response.status == .ok)
+            let results = try JSONDecoder().decode(EventBatchResult.self, from: Data(buffer: response.body)).results
+            #expect(results.map(\.status) == [.accepted, .accepted, .rejected, .duplicate, .rejected, .rejected])
+            #expect(results[1].clamped == true)
+            #expect(results[2].reason == "unknown field \"color\"")
+            #expect(try await store.eventCount(app: app.appId) == 2)
+            // A retried upload stores nothing twice, for good.
+            let retry = try await client.execute(uri: "/v1/events", method: .post, headers: Self.auth(app.clientKey), body: ByteBuffer(string: #"{"events":[\#(Self.event(ids[0]))]}"#))
+            #expect(try JSONDecoder().decode(EventBatchResult.self, from: Data(buffer: retry.body)).results.map(\.status) == [.duplicate])
+            // Another app's events are its own: the same id is new there.
+            let theirs = try await client.execute(uri: "/v1/events", method: .post, headers: Self.auth(other.clientKey), body: ByteBuffer(string: #"{"events":[\#(Self.event(ids[0]))]}"#))
+            #expect(try JSONDecoder().decode(EventBatchResult.self, from: Data(buffer: theirs.body)).results.map(\.status) == [.accepted])
+            #expect(try await store.eventCount(app: app.appId) == 2)
+        }
+    }
+
+    @Test func badEventBodiesGetClearErrorsAndStoreNothing() async throws {
+        try await withServer { client, app, _, store in
+            func post(_ body: ByteBuffer) async throws -> TestResponse {
+                try await client.execute(uri: "/v1/events", method: .post, headers: Self.auth(app.clientKey), body: body)
+            }
+            #expect(try await post(ByteBuffer(string: "{\"events\": [")).status == .badRequest)
+            #expect(try await post(ByteBuffer(string: "[1, 2]")).status == .badRequest)
+            #expect(try await post(ByteBuffer(string: #"{"events": [], "extra": 1}"#)).status == .badRequest)
+            #expect(try await post(ByteBuffer(bytes: Array(#"{"events":[{"id":""#.utf8) + [0xc3, 0x28] + Array(#""}]}"#.utf8))).status == .badRequest)
+            #expect(try await post(ByteBuffer(string: String(repeating: "[", count: 100_000))).status == .badRequest)
+            let tooBig = #"{"events":[\#(Array(repeating: Self.event(UUID().uuidString), count: 5000).joined(separator: ","))]}"#
+            #expect(try await post(ByteBuffer(string: tooBig)).status == .contentTooLarge)
+            let tooMany = #"{"events":[\#((0..<501).map { _ in Self.event(UUID().uuidString) }.joined(separator: ","))]}"#
+            #expect(try await post(ByteBuffer(string: tooMany)).status == .contentTooLarge)
+            let error = try Self.json(try await post(ByteBuffer(string: "nope")))["error"] as? [String: Any]
+            #expect(error?["code"] as? String == "bad_request")
+            #expect(try await store.eventCount(app: app.appId) == 0)
+        }
+    }
+
+    @Test func aRewardIsGrantedOnceWithAValidProof() async throws {
+        try await withServer { client, app, _, store in
+            try await Self.publishShop(client, app)
+            func claim(user: String = "u1", hash: String? = nil, page: String = "checkout") async throws -> TestResponse {
+                let proof = hash ?? Secrets.userHash(user: user, identitySecret: app.identitySecret)
+                let body = #"{"user":"\#(user)","userHash":"\#(proof)","tour":"shop-tour","page":"\#(page)"}"#
+                return try await client.execute(uri: "/v1/rewards/claims", method: .post, headers: Self.auth(app.clientKey), body: ByteBuffer(string: body))
+            }
+            #expect(try await claim(hash: String(repeating: "0", count: 64)).status == .forbidden)
+            #expect(try await claim(hash: Secrets.userHash(user: "u2", identitySecret: app.identitySecret)).status == .forbidden)
+            #expect(try await claim(page: "browse").status == .notFound)
+            // Eight claims at the same moment: one grant.
+            let responses = try await withThrowingTaskGroup(of: (HTTPResponse.Status, String).self) { group in
+                for _ in 0..<8 {
+                    group.addTask {
+                        let response = try await claim()
+                        return (response.status, try Self.json(response)["grantId"] as? String ?? "")
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(responses.filter { $0.0 == .created }.count == 1)
+            #expect(Set(responses.map(\.1)).count == 1)
+            let later = try Self.json(try await claim())
+            #expect(later["credits"] as? Int == 5 && later["balance"] as? Int == 5 && later["created"] as? Bool == false)
+            #expect(try await store.balance(app: app.appId, user: "u1") == 5)
+        }
+    }
+
+    @Test func healthz() async throws {
+        try await withServer { client, _, _, _ in
+            let response = try await client.execute(uri: "/healthz", method: .get)
+            #expect(response.status == .ok)
+        }
+    }
+}

@@ -199,9 +199,7 @@ private struct CatalogReader {
         if gesture != nil && renderer != .pointer, let node = mapping["gesture"] {
             fail(at: node, "only a pointer shows a gesture", expected: "renderer: pointer")
         }
-        let content: Localized<Content>? = if let node = mapping["content"] { readContent(node) } else {
-            missing("content", in: node)
-        }
+        let content = requiredContent(mapping, in: node)
         let targeting = readTargeting(mapping)
         let variants = mapping["variants"].map { list($0, "variants") { $0.readVariant($1) } } ?? []
         uniqueIDs(variants.map(\.id), in: mapping["variants"], "variant")
@@ -213,6 +211,12 @@ private struct CatalogReader {
         return CatalogTip(
             tip: tip, renderer: renderer, gesture: gesture, content: content, targeting: targeting, variants: variants
         )
+    }
+
+    /// The `content` of a tip, variant or page, which each must have.
+    mutating func requiredContent(_ mapping: Node.Mapping, in node: Node) -> Localized<Content>? {
+        guard let contentNode = mapping["content"] else { return missing("content", in: node) }
+        return readContent(contentNode)
     }
 
     mutating func readContent(_ node: Node) -> Localized<Content>? {
@@ -277,9 +281,7 @@ private struct CatalogReader {
         if let weightNode = mapping["weight"], let value = integer(weightNode, "weight") {
             if value >= 1 { weight = value } else { fail(at: weightNode, "weight must be at least 1") }
         }
-        let content: Localized<Content>? = if let contentNode = mapping["content"] { readContent(contentNode) } else {
-            missing("content", in: node)
-        }
+        let content = requiredContent(mapping, in: node)
         guard let id, let content else { return nil }
         return Variant(id: id, weight: weight, content: content)
     }
@@ -308,9 +310,7 @@ private struct CatalogReader {
         }
         checkKeys(mapping, allowed: pageKeys)
         let id = requiredName(mapping, "id", in: node)
-        let content: Localized<Content>? = if let contentNode = mapping["content"] { readContent(contentNode) } else {
-            missing("content", in: node)
-        }
+        let content = requiredContent(mapping, in: node)
         var media: String?
         if let mediaNode = mapping["media"], let name = string(mediaNode, "media") {
             if mediaIDs.contains(name) { media = name } else { fail(at: mediaNode, "no media with the id \"\(name)\"") }

@@ -50,7 +50,7 @@ let package = Package(
         .target(
             name: "WaymarkServer",
             dependencies: [
-                "WaymarkStore", "WaymarkDelivery", "WaymarkCatalog",
+                "WaymarkRules", "WaymarkStore", "WaymarkDelivery", "WaymarkCatalog",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),

@@ -175,11 +175,7 @@ private struct CatalogReader {
     }
 
     mutating func readTip(_ node: Node) -> CatalogTip? {
-        guard let mapping = node.mapping else {
-            fail(at: node, "a tip must be a mapping", expected: "keys such as id, container and trigger")
-            return nil
-        }
-        checkKeys(mapping, allowed: tipKeys)
+        guard let mapping = mapping(node, "a tip", keys: tipKeys, expected: "keys such as id, container and trigger") else { return nil }
         let id = requiredName(mapping, "id", in: node)
         let container = requiredName(mapping, "container", in: node)
         let anchor = mapping["anchor"].flatMap { string($0, "anchor") }
@@ -220,11 +216,7 @@ private struct CatalogReader {
     }
 
     mutating func readContent(_ node: Node) -> Localized<Content>? {
-        guard let mapping = node.mapping else {
-            fail(at: node, "content must be a mapping", expected: contentKeys.joined(separator: ", "))
-            return nil
-        }
-        checkKeys(mapping, allowed: contentKeys)
+        guard let mapping = mapping(node, "content", keys: contentKeys) else { return nil }
         guard let fallback = readText(mapping, in: node) else { return nil }
         var locales: [String: Content] = [:]
         if let localesNode = mapping["locales"] {
@@ -271,11 +263,7 @@ private struct CatalogReader {
     }
 
     mutating func readVariant(_ node: Node) -> Variant? {
-        guard let mapping = node.mapping else {
-            fail(at: node, "a variant must be a mapping", expected: "id, weight, content")
-            return nil
-        }
-        checkKeys(mapping, allowed: ["id", "weight", "content"])
+        guard let mapping = mapping(node, "a variant", keys: ["id", "weight", "content"]) else { return nil }
         let id = requiredName(mapping, "id", in: node)
         var weight = 1
         if let weightNode = mapping["weight"], let value = integer(weightNode, "weight") {
@@ -287,11 +275,7 @@ private struct CatalogReader {
     }
 
     mutating func readTour(_ node: Node, mediaIDs: Set<String>) -> Tour? {
-        guard let mapping = node.mapping else {
-            fail(at: node, "a tour must be a mapping", expected: tourKeys.joined(separator: ", "))
-            return nil
-        }
-        checkKeys(mapping, allowed: tourKeys)
+        guard let mapping = mapping(node, "a tour", keys: tourKeys) else { return nil }
         let id = requiredName(mapping, "id", in: node)
         let trigger = mapping["trigger"].flatMap { rule($0) }
         let targeting = readTargeting(mapping)
@@ -304,11 +288,7 @@ private struct CatalogReader {
     }
 
     mutating func readPage(_ node: Node, mediaIDs: Set<String>) -> TourPage? {
-        guard let mapping = node.mapping else {
-            fail(at: node, "a page must be a mapping", expected: pageKeys.joined(separator: ", "))
-            return nil
-        }
-        checkKeys(mapping, allowed: pageKeys)
+        guard let mapping = mapping(node, "a page", keys: pageKeys) else { return nil }
         let id = requiredName(mapping, "id", in: node)
         let content = requiredContent(mapping, in: node)
         var media: String?
@@ -324,11 +304,7 @@ private struct CatalogReader {
     }
 
     mutating func readMedia(_ node: Node) -> Media? {
-        guard let mapping = node.mapping else {
-            fail(at: node, "a media entry must be a mapping", expected: "id, variants")
-            return nil
-        }
-        checkKeys(mapping, allowed: ["id", "variants"])
+        guard let mapping = mapping(node, "a media entry", keys: ["id", "variants"]) else { return nil }
         let id = requiredName(mapping, "id", in: node)
         guard let variantsNode = mapping["variants"] else { return missing("variants", in: node) }
         let variants = list(variantsNode, "variants") { $0.readMediaVariant($1) }
@@ -337,11 +313,7 @@ private struct CatalogReader {
     }
 
     mutating func readMediaVariant(_ node: Node) -> MediaVariant? {
-        guard let mapping = node.mapping else {
-            fail(at: node, "a media variant must be a mapping", expected: mediaVariantKeys.joined(separator: ", "))
-            return nil
-        }
-        checkKeys(mapping, allowed: mediaVariantKeys)
+        guard let mapping = mapping(node, "a media variant", keys: mediaVariantKeys) else { return nil }
         guard let urlNode = mapping["url"] else { return missing("url", in: node) }
         var variant = MediaVariant(url: "")
         variant.thumbnail = mapping["thumbnail"].flatMap { url($0, "thumbnail") }
@@ -364,11 +336,7 @@ private struct CatalogReader {
     }
 
     mutating func readRewards(_ node: Node) -> RewardPolicy {
-        guard let mapping = node.mapping else {
-            fail(at: node, "rewards must be a mapping", expected: "maxCreditsPerUser")
-            return RewardPolicy()
-        }
-        checkKeys(mapping, allowed: ["maxCreditsPerUser"])
+        guard let mapping = mapping(node, "rewards", keys: ["maxCreditsPerUser"]) else { return RewardPolicy() }
         var policy = RewardPolicy()
         if let capNode = mapping["maxCreditsPerUser"], let cap = integer(capNode, "maxCreditsPerUser") {
             if cap >= 0 { policy.maxCreditsPerUser = cap } else { fail(at: capNode, "maxCreditsPerUser must not be negative") }
@@ -395,11 +363,7 @@ private struct CatalogReader {
     }
 
     mutating func readPolicy(_ node: Node) -> DisplayPolicy {
-        guard let mapping = node.mapping else {
-            fail(at: node, "policy must be a mapping", expected: policyKeys.joined(separator: ", "))
-            return DisplayPolicy()
-        }
-        checkKeys(mapping, allowed: policyKeys)
+        guard let mapping = mapping(node, "policy", keys: policyKeys) else { return DisplayPolicy() }
         var policy = DisplayPolicy()
         if let count = mapping["maxDisplayCount"] {
             if let value = integer(count, "maxDisplayCount") {
@@ -476,6 +440,16 @@ private struct CatalogReader {
     mutating func missing<T>(_ key: String, in node: Node) -> T? {
         fail(at: node, "\(key) is missing")
         return nil
+    }
+
+    /// A node that must be a mapping with only the given keys; reports it otherwise.
+    mutating func mapping(_ node: Node, _ what: String, keys: [String], expected: String? = nil) -> Node.Mapping? {
+        guard let mapping = node.mapping else {
+            fail(at: node, "\(what) must be a mapping", expected: expected ?? keys.joined(separator: ", "))
+            return nil
+        }
+        checkKeys(mapping, allowed: keys)
+        return mapping
     }
 
     mutating func checkKeys(_ mapping: Node.Mapping, allowed: [String]) {

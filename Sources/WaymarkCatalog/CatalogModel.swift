@@ -124,25 +124,26 @@ public struct Localized<Value: Hashable & Sendable>: Hashable, Sendable {
 
     /// The value for a locale and the locale it was found under (`default` for the fallback).
     public func resolve(_ locale: String?) -> (locale: String, value: Value) {
-        for candidate in Localized.chain(locale) {
+        for candidate in localeChain(locale) {
             if let match = locales.first(where: { $0.key.caseInsensitiveCompare(candidate) == .orderedSame }) {
                 return (match.key, match.value)
             }
         }
         return ("default", fallback)
     }
+}
 
-    /// `hi-IN` -> [`hi-IN`, `hi`]; `pt_BR` reads as `pt-BR`.
-    public static func chain(_ locale: String?) -> [String] {
-        guard let locale, !locale.isEmpty else { return [] }
-        var parts = locale.replacingOccurrences(of: "_", with: "-").split(separator: "-").map(String.init)
-        var chain: [String] = []
-        while !parts.isEmpty {
-            chain.append(parts.joined(separator: "-"))
-            parts.removeLast()
-        }
-        return chain
+/// The fallback chain of a locale, most specific first: `hi-IN` -> [`hi-IN`, `hi`]; `pt_BR` reads
+/// as `pt-BR`.
+public func localeChain(_ locale: String?) -> [String] {
+    guard let locale, !locale.isEmpty else { return [] }
+    var parts = locale.replacingOccurrences(of: "_", with: "-").split(separator: "-").map(String.init)
+    var chain: [String] = []
+    while !parts.isEmpty {
+        chain.append(parts.joined(separator: "-"))
+        parts.removeLast()
     }
+    return chain
 }
 
 /// Who gets a tip or a tour: a rule over the client context and a percentage of users.

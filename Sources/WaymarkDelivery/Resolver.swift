@@ -143,7 +143,7 @@ public struct Resolver: Sendable {
             guard !usable.isEmpty else { continue }
             let newest = usable.map { $0.minAppVersion ?? Version([0]) }.max()!
             let sameVersion = usable.filter { ($0.minAppVersion ?? Version([0])) == newest }
-            let chain = Localized<Int>.chain(client.locale)
+            let chain = localeChain(client.locale)
             let pick = chain.lazy.compactMap { locale in
                 sameVersion.first { $0.locale?.caseInsensitiveCompare(locale) == .orderedSame }
             }.first ?? sameVersion.first { $0.locale == nil }

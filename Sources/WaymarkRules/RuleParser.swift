@@ -493,6 +493,14 @@ func isNameScalar(_ scalar: Unicode.Scalar) -> Bool {
     }
 }
 
+extension EventPattern {
+    /// Whether text is a name of the language (`[A-Za-z0-9_-]+`): what an event's name or target
+    /// must be for rules to match it. Keywords are names here; only rules reserve them.
+    public static func isName(_ text: String) -> Bool {
+        !text.isEmpty && text.unicodeScalars.allSatisfy(isNameScalar)
+    }
+}
+
 extension Int {
     /// The number with thousands separators, as people read it: 10,000.
     var grouped: String {

@@ -90,7 +90,7 @@ public final class SQLiteStore: Store {
         try await write { db in
             try db.execute(
                 sql: "INSERT INTO apps (id, name, identity_secret, created_at) VALUES (?, ?, ?, ?)",
-                arguments: [app.id, app.name, app.identitySecret, app.createdAt.millis]
+                arguments: [app.id, app.name, app.identitySecret, app.createdAt.millisecondsSince1970]
             )
         }
     }
@@ -111,7 +111,7 @@ public final class SQLiteStore: Store {
         try await write { db in
             try db.execute(
                 sql: "INSERT INTO keys (id, app, kind, hash, created_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?)",
-                arguments: [key.id, key.app, key.kind.rawValue, key.hash, key.createdAt.millis, key.revokedAt?.millis]
+                arguments: [key.id, key.app, key.kind.rawValue, key.hash, key.createdAt.millisecondsSince1970, key.revokedAt?.millisecondsSince1970]
             )
         }
     }
@@ -133,7 +133,7 @@ public final class SQLiteStore: Store {
         try await write { db in
             try db.execute(
                 sql: "UPDATE keys SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ? AND app = ?",
-                arguments: [time.millis, id, app]
+                arguments: [time.millisecondsSince1970, id, app]
             )
             return db.changesCount > 0
         }
@@ -144,7 +144,7 @@ public final class SQLiteStore: Store {
     public func draft(app: String) async throws(StoreError) -> CatalogDraft? {
         try await read { db in
             try Row.fetchOne(db, sql: "SELECT * FROM drafts WHERE app = ?", arguments: [app]).map { row in
-                CatalogDraft(app: row["app"], document: row["document"], updatedAt: Date(millis: row["updated_at"]))
+                CatalogDraft(app: row["app"], document: row["document"], updatedAt: Date(millisecondsSince1970: row["updated_at"]))
             }
         }
     }
@@ -156,7 +156,7 @@ public final class SQLiteStore: Store {
                     INSERT INTO drafts (app, document, updated_at) VALUES (?, ?, ?)
                     ON CONFLICT (app) DO UPDATE SET document = excluded.document, updated_at = excluded.updated_at
                     """,
-                arguments: [draft.app, draft.document, draft.updatedAt.millis]
+                arguments: [draft.app, draft.document, draft.updatedAt.millisecondsSince1970]
             )
         }
     }
@@ -167,7 +167,7 @@ public final class SQLiteStore: Store {
             let version = CatalogVersion(app: app, number: last + 1, document: document, publishedAt: time, note: note)
             try db.execute(
                 sql: "INSERT INTO versions (app, number, document, published_at, note) VALUES (?, ?, ?, ?, ?)",
-                arguments: [app, version.number, document, time.millis, note]
+                arguments: [app, version.number, document, time.millisecondsSince1970, note]
             )
             return version
         }
@@ -243,7 +243,7 @@ public final class SQLiteStore: Store {
                 sql: """
                     INSERT INTO grants (app, user, tour, page, id, credits, granted_at) VALUES (?, ?, ?, ?, ?, ?, ?)
                     """,
-                arguments: [granted.app, granted.user, granted.tour, granted.page, granted.id, granted.credits, granted.grantedAt.millis]
+                arguments: [granted.app, granted.user, granted.tour, granted.page, granted.id, granted.credits, granted.grantedAt.millisecondsSince1970]
             )
             return ClaimOutcome(grant: granted, created: true, balance: balance + granted.credits)
         }
@@ -260,19 +260,19 @@ public final class SQLiteStore: Store {
     // MARK: Rows
 
     private static func app(from row: Row) -> AppRecord {
-        AppRecord(id: row["id"], name: row["name"], identitySecret: row["identity_secret"], createdAt: Date(millis: row["created_at"]))
+        AppRecord(id: row["id"], name: row["name"], identitySecret: row["identity_secret"], createdAt: Date(millisecondsSince1970: row["created_at"]))
     }
 
     private static func key(from row: Row) -> KeyRecord {
         KeyRecord(
             id: row["id"], app: row["app"], kind: KeyRecord.Kind(rawValue: row["kind"]) ?? .client, hash: row["hash"],
-            createdAt: Date(millis: row["created_at"]), revokedAt: (row["revoked_at"] as Int64?).map(Date.init(millis:))
+            createdAt: Date(millisecondsSince1970: row["created_at"]), revokedAt: (row["revoked_at"] as Int64?).map(Date.init(millisecondsSince1970:))
         )
     }
 
     private static func version(from row: Row) -> CatalogVersion {
         CatalogVersion(
-            app: row["app"], number: row["number"], document: row["document"], publishedAt: Date(millis: row["published_at"]),
+            app: row["app"], number: row["number"], document: row["document"], publishedAt: Date(millisecondsSince1970: row["published_at"]),
             note: row["note"]
         )
     }
@@ -280,7 +280,7 @@ public final class SQLiteStore: Store {
     private static func grant(from row: Row) -> Grant {
         Grant(
             id: row["id"], app: row["app"], user: row["user"], tour: row["tour"], page: row["page"], credits: row["credits"],
-            grantedAt: Date(millis: row["granted_at"])
+            grantedAt: Date(millisecondsSince1970: row["granted_at"])
         )
     }
 
@@ -308,10 +308,4 @@ public final class SQLiteStore: Store {
         }
         return StoreError(.failed, "\(error)")
     }
-}
-
-extension Date {
-    var millis: Int64 { Int64((timeIntervalSince1970 * 1000).rounded()) }
-
-    init(millis: Int64) { self.init(timeIntervalSince1970: Double(millis) / 1000) }
 }

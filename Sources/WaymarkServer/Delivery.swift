@@ -9,15 +9,14 @@ import WaymarkStore
 /// The live catalog of each app, parsed once per published version: a hot catalog costs no
 /// database work. Publishing or rolling back through this server replaces the entry.
 final class LiveCatalogs: Sendable {
-    struct Entry: Sendable {
-        var resolver: Resolver
-        var version: Int
+    private let resolvers = Locked<[String: Resolver]>([:])
+
+    func get(_ app: String) -> Resolver? { resolvers.withLock { $0[app] } }
+
+    /// Keeps the newer of the cached and the given resolver.
+    func offer(_ app: String, _ resolver: Resolver) {
+        resolvers.withLock { if ($0[app]?.version ?? 0) <= resolver.version { $0[app] = resolver } }
     }
-
-    private let entries = Locked<[String: Entry]>([:])
-
-    func get(_ app: String) -> Entry? { entries.withLock { $0[app] } }
-    func put(_ app: String, _ entry: Entry) { entries.withLock { $0[app] = entry } }
 }
 
 extension WaymarkServer {
@@ -38,7 +37,7 @@ extension WaymarkServer {
         guard let live = try await liveCatalog(app: key.app) else {
             throw APIError(.notFound, "not_published", "this app has not published a catalog yet")
         }
-        let body = jsonData(live.resolver.resolve(for: client))
+        let body = jsonData(live.resolve(for: client))
         let etag = "\"" + Secrets.hex(SHA256.hash(data: body).prefix(16)) + "\""
         var headers: HTTPFields = [:]
         headers[.eTag] = etag
@@ -51,14 +50,14 @@ extension WaymarkServer {
         return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(data: body)))
     }
 
-    func liveCatalog(app: String) async throws -> LiveCatalogs.Entry? {
+    func liveCatalog(app: String) async throws -> Resolver? {
         if let entry = live.get(app) { return entry }
         guard let version = try await store.liveVersion(app: app) else { return nil }
         return try cacheLive(version)
     }
 
     @discardableResult
-    func cacheLive(_ version: CatalogVersion) throws -> LiveCatalogs.Entry {
+    func cacheLive(_ version: CatalogVersion) throws -> Resolver {
         let catalog: Catalog
         do {
             catalog = try CatalogDocument.parse(version.document, file: "version \(version.number)")
@@ -67,8 +66,8 @@ extension WaymarkServer {
             logger.error("a published catalog does not read", metadata: ["app": "\(version.app)", "error": "\(error)"])
             throw APIError(.internalServerError, "internal", "the published catalog cannot be read")
         }
-        let entry = LiveCatalogs.Entry(resolver: Resolver(catalog: catalog, version: version.number), version: version.number)
-        if (live.get(version.app)?.version ?? 0) <= version.number { live.put(version.app, entry) }
-        return entry
+        let resolver = Resolver(catalog: catalog, version: version.number)
+        live.offer(version.app, resolver)
+        return resolver
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import WaymarkAPI
 import WaymarkEngine
+import WaymarkRules
 import WaymarkStore
 
 extension WaymarkServer {
@@ -21,7 +22,7 @@ extension WaymarkServer {
         guard list.count <= EventBatch.maxEvents else {
             throw APIError(.contentTooLarge, "too_many_events", "at most \(EventBatch.maxEvents) events per request")
         }
-        let receivedAt = now().timeIntervalSince1970Millis
+        let receivedAt = now().millisecondsSince1970
         var results: [EventResult] = []
         var stored: [StoredEvent] = []
         var storedIndex: [Int] = []
@@ -97,10 +98,9 @@ extension WaymarkServer {
         text.utf8.count == 36 && UUID(uuidString: text) != nil
     }
 
-    /// Event names and targets: what rules can name.
+    /// Event names and targets: what rules can name, at most 64 bytes.
     static func isName(_ text: String) -> Bool {
-        (1...64).contains(text.utf8.count)
-            && text.utf8.allSatisfy { ($0 >= 48 && $0 <= 57) || ($0 >= 65 && $0 <= 90) || ($0 >= 97 && $0 <= 122) || $0 == 45 || $0 == 95 }
+        text.utf8.count <= 64 && EventPattern.isName(text)
     }
 }
 
@@ -115,8 +115,4 @@ func jsonObject(_ data: Data) throws -> [String: Any] {
     }
     guard let object = value as? [String: Any] else { throw APIError.badRequest("the body must be a JSON object") }
     return object
-}
-
-extension Date {
-    var timeIntervalSince1970Millis: Int64 { Int64((timeIntervalSince1970 * 1000).rounded()) }
 }

@@ -8,22 +8,23 @@ extension WaymarkServer {
     /// `POST /v1/rewards/claims`: grants a page's credits once per user, proven by `userHash`.
     func claim(_ request: Request, _ context: WaymarkRequestContext) async throws -> Response {
         let key = try await authenticate(request, allow: [.client, .secret])
-        let buffer = try await request.body.collect(upTo: 16 * 1024)
-        let claim: RewardClaim
-        do {
-            claim = try strictDecoder.decode(RewardClaim.self, from: Data(buffer: buffer))
-        } catch {
-            throw APIError.badRequest("the body is {\"user\", \"userHash\", \"tour\", \"page\"}, all text")
-        }
-        if let extra = try jsonObject(Data(buffer: buffer)).keys.first(where: { !["user", "userHash", "tour", "page"].contains($0) }) {
+        let object = try jsonObject(Data(buffer: try await request.body.collect(upTo: 16 * 1024)))
+        let fields = ["user", "userHash", "tour", "page"]
+        if let extra = object.keys.sorted().first(where: { !fields.contains($0) }) {
             throw APIError.badRequest("unknown field \"\(extra)\"")
         }
+        guard let user = object["user"] as? String, let userHash = object["userHash"] as? String,
+            let tourID = object["tour"] as? String, let pageID = object["page"] as? String
+        else {
+            throw APIError.badRequest("the body is {\"user\", \"userHash\", \"tour\", \"page\"}, all text")
+        }
+        let claim = RewardClaim(user: user, userHash: userHash, tour: tourID, page: pageID)
         let app = try await app(of: key)
         guard Secrets.verify(userHash: claim.userHash, user: claim.user, identitySecret: app.identitySecret) else {
             throw APIError(.forbidden, "bad_user_hash", "userHash is not the HMAC-SHA256 of user with this app's identity secret")
         }
         guard let live = try await liveCatalog(app: app.id),
-            let tour = live.resolver.catalog.tours.first(where: { $0.id == claim.tour }),
+            let tour = live.catalog.tours.first(where: { $0.id == claim.tour }),
             let page = tour.pages.first(where: { $0.id == claim.page }), let credits = page.reward
         else {
             throw APIError(.notFound, "no_reward", "the live catalog has no reward for this tour page")
@@ -33,7 +34,7 @@ extension WaymarkServer {
                 id: "grant_" + Secrets.randomHex(bytes: 12), app: app.id, user: claim.user, tour: tour.id, page: page.id,
                 credits: credits, grantedAt: now()
             ),
-            cap: live.resolver.catalog.rewards.maxCreditsPerUser
+            cap: live.catalog.rewards.maxCreditsPerUser
         )
         let grant = outcome.grant
         return jsonResponse(
@@ -45,5 +46,3 @@ extension WaymarkServer {
         )
     }
 }
-
-let strictDecoder = JSONDecoder()

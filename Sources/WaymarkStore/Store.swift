@@ -189,6 +189,13 @@ public struct ClaimOutcome: Hashable, Sendable {
     }
 }
 
+extension Date {
+    /// Milliseconds since 1970, as records store times.
+    public var millisecondsSince1970: Int64 { Int64((timeIntervalSince1970 * 1000).rounded()) }
+
+    public init(millisecondsSince1970 millis: Int64) { self.init(timeIntervalSince1970: Double(millis) / 1000) }
+}
+
 /// A storage failure: what went wrong, for logs; the server answers 500 or 503 without the details.
 public struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     public struct Code: Hashable, Sendable, CustomStringConvertible {

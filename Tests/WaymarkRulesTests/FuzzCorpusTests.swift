@@ -18,10 +18,9 @@ import Testing
         }
     }
 
-    @Test func theCheckCatchesABrokenRoundTrip() {
-        // The check must be able to fail: a rule that does not parse is fine, but bytes that the
-        // check reads as a JSON rule printing to something else would not be. Feed a valid rule
-        // and make sure no failure is reported, then an error position that is checked.
+    /// The check itself on the three kinds of input: a rule, text that is not a rule (its error
+    /// must point inside the text), and bytes that are not UTF-8.
+    @Test func theCheckAcceptsRulesErrorsAndNonText() {
         #expect(roundTripFailure(Array("tap THEN scroll within 5m".utf8)) == nil)
         #expect(roundTripFailure(Array("(tap AND scroll))".utf8)) == nil)
         #expect(roundTripFailure([0xff, 0xfe, 0x00]) == nil)

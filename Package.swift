@@ -5,6 +5,7 @@ import PackageDescription
 //   WaymarkRules     the rule language: parser, diagnostics, printer, JSON form (Foundation only)
 //   WaymarkEngine    the on-device runtime: incremental evaluation, scheduler, lifecycle (Foundation only)
 //   WaymarkAPI       the wire types servers and clients share: delivered catalog, events, claims (Foundation only)
+//   WaymarkHTML      the HTML sanitizer and Markdown for tip and page content (no dependencies)
 //   WaymarkCatalog   authored catalogs (YAML/JSON) with positions for lint; event replay
 //   WaymarkDelivery  resolving an authored catalog for one client: targeting, rollout, variants, media, locale
 //   WaymarkStore     the storage protocol the server is written against, and its records
@@ -18,6 +19,7 @@ let package = Package(
         .library(name: "WaymarkRules", targets: ["WaymarkRules"]),
         .library(name: "WaymarkEngine", targets: ["WaymarkEngine"]),
         .library(name: "WaymarkAPI", targets: ["WaymarkAPI"]),
+        .library(name: "WaymarkHTML", targets: ["WaymarkHTML"]),
         .library(name: "WaymarkCatalog", targets: ["WaymarkCatalog"]),
         .executable(name: "waymark", targets: ["waymark"]),
     ],
@@ -34,9 +36,10 @@ let package = Package(
         .target(name: "WaymarkRules"),
         .target(name: "WaymarkEngine", dependencies: ["WaymarkRules"]),
         .target(name: "WaymarkAPI", dependencies: ["WaymarkRules"]),
+        .target(name: "WaymarkHTML"),
         .target(
             name: "WaymarkCatalog",
-            dependencies: ["WaymarkRules", "WaymarkEngine", .product(name: "Yams", package: "Yams")]
+            dependencies: ["WaymarkRules", "WaymarkEngine", "WaymarkHTML", .product(name: "Yams", package: "Yams")]
         ),
         .target(
             name: "WaymarkDelivery",
@@ -68,12 +71,13 @@ let package = Package(
         ),
         .testTarget(name: "WaymarkRulesTests", dependencies: ["WaymarkRules"]),
         .testTarget(name: "WaymarkEngineTests", dependencies: ["WaymarkEngine"]),
+        .testTarget(name: "WaymarkHTMLTests", dependencies: ["WaymarkHTML"]),
         .testTarget(name: "WaymarkCatalogTests", dependencies: ["WaymarkCatalog", "waymark"]),
         .testTarget(name: "WaymarkDeliveryTests", dependencies: ["WaymarkDelivery"]),
         .testTarget(
             name: "WaymarkServerTests",
             dependencies: [
-                "WaymarkServer", "WaymarkSQLite",
+                "WaymarkServer", "WaymarkSQLite", "WaymarkCatalog",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ]
         ),

@@ -1,7 +1,8 @@
 // swift-tools-version:5.3
-// The libFuzzer target for the rule parser and the JSON rule decoder. It lives in its own package
-// because it needs `-sanitize=fuzzer`, and in the tools-5.3 layout (a plain target with main.swift)
-// so that SwiftPM leaves `main` to libFuzzer. Run it with `Fuzz/run` (see the README).
+// The libFuzzer targets: the rule parser with the JSON rule decoder (FuzzRules), and the HTML
+// sanitizer with Markdown (FuzzHTML). They live in their own package because they need
+// `-sanitize=fuzzer`, and in the tools-5.3 layout (a plain target with main.swift) so that SwiftPM
+// leaves `main` to libFuzzer. Run them with `Fuzz/run` (see the README).
 import PackageDescription
 
 let package = Package(
@@ -11,6 +12,12 @@ let package = Package(
         .target(
             name: "FuzzRules",
             dependencies: [.product(name: "WaymarkRules", package: "Waymark")],
+            swiftSettings: [.unsafeFlags(["-parse-as-library", "-sanitize=fuzzer,address"])],
+            linkerSettings: [.unsafeFlags(["-sanitize=fuzzer,address"])]
+        ),
+        .target(
+            name: "FuzzHTML",
+            dependencies: [.product(name: "WaymarkHTML", package: "Waymark")],
             swiftSettings: [.unsafeFlags(["-parse-as-library", "-sanitize=fuzzer,address"])],
             linkerSettings: [.unsafeFlags(["-sanitize=fuzzer,address"])]
         ),

@@ -27,7 +27,7 @@ import Yams
 ///     rollout: 50               # percent of users, by a sticky hash of the user id
 ///     content:
 ///       title: Search
-///       body: Tap the magnifier to find any product.
+///       body: Tap the **magnifier** to find any product.   # Markdown; or html: <p>...</p>
 ///       audio: https://cdn.example.com/search-en.opus
 ///       locales:
 ///         hi: { title: खोजें, body: किसी भी उत्पाद को खोजने के लिए आवर्धक पर टैप करें। }
@@ -59,6 +59,30 @@ public enum CatalogDocument {
         throw DiagnosticsError(reader.diagnostics)
     }
 
+    /// One tip, as the admin API's per-object endpoints take it: the YAML or JSON of one entry of
+    /// `tips`.
+    public static func parseTip(_ text: String, file: String) throws(DiagnosticsError) -> CatalogTip {
+        try parseOne(text, file: file) { $0.readTip($1) }
+    }
+
+    /// One tour; its pages may name only the media in `mediaIDs`.
+    public static func parseTour(_ text: String, file: String, mediaIDs: Set<String>) throws(DiagnosticsError) -> Tour {
+        try parseOne(text, file: file) { $0.readTour($1, mediaIDs: mediaIDs) }
+    }
+
+    public static func parseMedia(_ text: String, file: String) throws(DiagnosticsError) -> Media {
+        try parseOne(text, file: file) { $0.readMedia($1) }
+    }
+
+    private static func parseOne<T>(
+        _ text: String, file: String, _ read: (inout CatalogReader, Node) -> T?
+    ) throws(DiagnosticsError) -> T {
+        var reader = CatalogReader(text: text, file: file)
+        let value = reader.root().flatMap { read(&reader, $0) }
+        if let value, reader.diagnostics.isEmpty { return value }
+        throw DiagnosticsError(reader.diagnostics)
+    }
+
     /// Reads and parses a catalog file.
     public static func load(path: String) throws(DiagnosticsError) -> Catalog {
         guard let data = FileManager.default.contents(atPath: path) else {
@@ -75,7 +99,8 @@ private let tipKeys = [
     "id", "container", "anchor", "trigger", "dismissal", "priority", "group", "order", "policy", "renderer", "gesture",
     "content", "targeting", "rollout", "variants",
 ]
-private let contentKeys = ["title", "body", "audio", "locales"]
+private let textKeys = ["title", "body", "html", "audio"]
+private let contentKeys = textKeys + ["locales"]
 private let tourKeys = ["id", "trigger", "targeting", "rollout", "pages"]
 private let pageKeys = ["id", "content", "media", "reward"]
 private let mediaVariantKeys = ["url", "thumbnail", "type", "model", "family", "minAppVersion", "locale"]
@@ -83,7 +108,7 @@ private let mediaVariantKeys = ["url", "thumbnail", "type", "model", "family", "
 public let targetingPaths: Set<String> = ["device.platform", "device.model", "app.version", "user.locale", "user.id"]
 private let policyKeys = ["maxDisplayCount", "maxDisplayDuration", "expiresAt"]
 
-private struct CatalogReader {
+fileprivate struct CatalogReader {
     let text: String
     let file: String
     let lines: [Substring]
@@ -95,18 +120,25 @@ private struct CatalogReader {
         self.lines = text.split(separator: "\n", omittingEmptySubsequences: false)
     }
 
-    mutating func read() -> Catalog? {
-        let root: Node?
+    /// The document's root node, or nil (reported) when the text is not YAML or JSON.
+    mutating func root() -> Node? {
         do {
-            root = try Yams.compose(yaml: text)
+            guard let root = try Yams.compose(yaml: text) else {
+                fail(line: 1, column: 1, "the document is empty")
+                return nil
+            }
+            return root
         } catch let error as YamlError {
             report(error)
-            return nil
         } catch {
             fail(line: 1, column: 1, "cannot read the file as YAML or JSON")
-            return nil
         }
-        guard let root, let mapping = root.mapping else {
+        return nil
+    }
+
+    mutating func read() -> Catalog? {
+        guard let root = root() else { return nil }
+        guard let mapping = root.mapping else {
             fail(at: root, "a catalog is a mapping with the keys frequency and tips")
             return nil
         }
@@ -233,7 +265,7 @@ private struct CatalogReader {
                     fail(at: value, "a locale's content must be a mapping", expected: "title, body, audio")
                     continue
                 }
-                checkKeys(valueMapping, allowed: ["title", "body", "audio"])
+                checkKeys(valueMapping, allowed: textKeys)
                 if let text = readText(valueMapping, in: value) { locales[locale] = text }
             }
         }
@@ -246,9 +278,22 @@ private struct CatalogReader {
             return nil
         }
         let title = string(titleNode, "title") ?? ""
-        let body = mapping["body"].flatMap { string($0, "body") } ?? ""
         let audio = mapping["audio"].flatMap { url($0, "audio") }
-        return Content(title: title, body: body, audio: audio)
+        if let htmlNode = mapping["html"] {
+            if mapping["body"] != nil { fail(at: htmlNode, "content has a body (Markdown) or html, not both") }
+            return Content(title: title, html: bodyText(htmlNode, "html") ?? "", audio: audio)
+        }
+        return Content(title: title, markdown: mapping["body"].flatMap { bodyText($0, "body") } ?? "", audio: audio)
+    }
+
+    /// A body, up to 64 KB: a tip or page, not a book.
+    mutating func bodyText(_ node: Node, _ key: String) -> String? {
+        guard let text = string(node, key) else { return nil }
+        guard text.utf8.count <= 65_536 else {
+            fail(at: node, "\(key) is \(text.utf8.count) bytes; the most is 65536")
+            return nil
+        }
+        return text
     }
 
     mutating func readTargeting(_ mapping: Node.Mapping) -> Targeting {

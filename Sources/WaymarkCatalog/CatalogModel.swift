@@ -1,5 +1,6 @@
 import Foundation
 import WaymarkEngine
+import WaymarkHTML
 import WaymarkRules
 
 /// An app's catalog as authored: tips with their content in every locale, tours, media and the
@@ -69,46 +70,32 @@ public enum Gesture: String, CaseIterable, Hashable, Sendable {
 
 /// What a tip or tour page says in one locale.
 ///
-/// The body is plain text for now; clients get it as HTML with every character escaped and blank
-/// lines made into paragraphs, so no catalog text can become markup. (Markdown and sanitized HTML
-/// bodies come with the HTML sanitizer.)
+/// Authors write the body in Markdown (`body`) or HTML (`html`). HTML is kept only sanitized (see
+/// ``HTMLSanitizer``); Markdown is kept as written, since it cannot carry markup (Waymark's
+/// Markdown shows HTML as typed), beside the sanitized HTML made from it.
 public struct Content: Hashable, Sendable {
+    /// Plain text: renderers escape it.
     public var title: String
-    public var body: String
+    /// The body as written, when it was written in Markdown.
+    public private(set) var markdown: String?
+    /// The body as sanitized HTML: what clients get.
+    public private(set) var html: String
     /// A narration recording for this locale.
     public var audio: String?
 
-    public init(title: String, body: String, audio: String? = nil) {
+    public init(title: String, html: String = "", audio: String? = nil) {
         self.title = title
-        self.body = body
+        self.html = HTMLSanitizer.sanitize(html)
         self.audio = audio
     }
 
-    /// The body as HTML: escaped text in paragraphs.
-    public var html: String {
-        body.components(separatedBy: "\n\n")
-            .map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
-            .filter { !$0.isEmpty }
-            .map { "<p>" + escapeHTML($0).replacingOccurrences(of: "\n", with: "<br>") + "</p>" }
-            .joined()
+    /// Content whose body is Markdown.
+    public init(title: String, markdown: String, audio: String? = nil) {
+        self.title = title
+        self.markdown = markdown
+        self.html = Markdown.html(markdown)
+        self.audio = audio
     }
-}
-
-/// Text made safe to put between tags or in a quoted attribute.
-public func escapeHTML(_ text: String) -> String {
-    var result = ""
-    result.reserveCapacity(text.utf8.count)
-    for scalar in text.unicodeScalars {
-        switch scalar {
-        case "&": result += "&amp;"
-        case "<": result += "&lt;"
-        case ">": result += "&gt;"
-        case "\"": result += "&quot;"
-        case "'": result += "&#39;"
-        default: result.unicodeScalars.append(scalar)
-        }
-    }
-    return result
 }
 
 /// A value per locale with a default, read through the fallback chain `hi-IN` -> `hi` -> default.

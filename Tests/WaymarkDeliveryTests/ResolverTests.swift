@@ -8,7 +8,7 @@ import WaymarkRules
     static func catalog(_ text: String) throws -> Catalog { try CatalogDocument.parse(text, file: "test") }
 
     @Test func localesFallBackAlongTheChain() {
-        let content = Localized(Content(title: "Default", body: ""), locales: ["hi": Content(title: "Hindi", body: ""), "pt-BR": Content(title: "Brazil", body: "")])
+        let content = Localized(Content(title: "Default", html: ""), locales: ["hi": Content(title: "Hindi", html: ""), "pt-BR": Content(title: "Brazil", html: "")])
         #expect(content.resolve("hi-IN").value.title == "Hindi")
         #expect(content.resolve("HI").value.title == "Hindi")
         #expect(content.resolve("pt_BR").value.title == "Brazil")
@@ -89,9 +89,11 @@ import WaymarkRules
         }
     }
 
-    @Test func contentIsEscaped() throws {
-        let catalog = try Self.catalog(#"tips: [{ id: t, container: c, trigger: scroll, content: { title: T, body: "<script>alert(1)</script> & <img src=x onerror=alert(1)>" } }]"#)
+    @Test func contentIsSanitized() throws {
+        let catalog = try Self.catalog(#"tips: [{ id: t, container: c, trigger: scroll, content: { title: T, body: "**Tap** <script>alert(1)</script> & <img src=x onerror=alert(1)>" } }]"#)
         let html = Resolver(catalog: catalog, version: 1).resolve(for: ClientContext()).tips[0].content.html
-        #expect(html == "<p>&lt;script&gt;alert(1)&lt;/script&gt; &amp; &lt;img src=x onerror=alert(1)&gt;</p>")
+        #expect(html == "<p><strong>Tap</strong> &lt;script&gt;alert(1)&lt;/script&gt; &amp; &lt;img src=x onerror=alert(1)&gt;</p>")
+        let markup = try Self.catalog(#"tips: [{ id: t, container: c, trigger: scroll, content: { title: T, html: "<b>Tap</b><script>alert(1)</script><img src=x onerror=alert(1)>" } }]"#)
+        #expect(Resolver(catalog: markup, version: 1).resolve(for: ClientContext()).tips[0].content.html == "<b>Tap</b>")
     }
 }

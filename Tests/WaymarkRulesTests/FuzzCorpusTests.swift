@@ -1,12 +1,12 @@
 import Foundation
 import Testing
 
-/// Replays every input the fuzzer kept (`Fuzz/corpus`, grown by `Fuzz/run`) through the same
+/// Replays every input the fuzzer kept (`Fuzz/corpus/rules`, grown by `Fuzz/run rules`) through the same
 /// checks the fuzzer makes, so a regression on any of them fails here without a fuzzing run.
 @Suite struct FuzzCorpusTests {
     static let corpus = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("Fuzz/corpus")
+        .appendingPathComponent("Fuzz/corpus/rules")
 
     @Test func theCorpusReplaysClean() throws {
         let files = try FileManager.default.contentsOfDirectory(at: Self.corpus, includingPropertiesForKeys: nil)

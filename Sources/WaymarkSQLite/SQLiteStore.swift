@@ -81,6 +81,9 @@ public final class SQLiteStore: Store {
                 ) WITHOUT ROWID;
                 """)
         }
+        migrator.registerMigration("v2: draft revisions") { db in
+            try db.execute(sql: "ALTER TABLE drafts ADD COLUMN revision INTEGER NOT NULL DEFAULT 1")
+        }
         return migrator
     }
 
@@ -144,20 +147,27 @@ public final class SQLiteStore: Store {
     public func draft(app: String) async throws(StoreError) -> CatalogDraft? {
         try await read { db in
             try Row.fetchOne(db, sql: "SELECT * FROM drafts WHERE app = ?", arguments: [app]).map { row in
-                CatalogDraft(app: row["app"], document: row["document"], updatedAt: Date(millisecondsSince1970: row["updated_at"]))
+                CatalogDraft(
+                    app: row["app"], document: row["document"], updatedAt: Date(millisecondsSince1970: row["updated_at"]),
+                    revision: row["revision"]
+                )
             }
         }
     }
 
-    public func saveDraft(_ draft: CatalogDraft) async throws(StoreError) {
+    public func saveDraft(app: String, document: String, at time: Date, expected: Int?) async throws(StoreError) -> CatalogDraft? {
         try await write { db in
+            let current = try Int.fetchOne(db, sql: "SELECT revision FROM drafts WHERE app = ?", arguments: [app]) ?? 0
+            if let expected, expected != current { return nil }
             try db.execute(
                 sql: """
-                    INSERT INTO drafts (app, document, updated_at) VALUES (?, ?, ?)
-                    ON CONFLICT (app) DO UPDATE SET document = excluded.document, updated_at = excluded.updated_at
+                    INSERT INTO drafts (app, document, updated_at, revision) VALUES (?, ?, ?, ?)
+                    ON CONFLICT (app) DO UPDATE SET
+                        document = excluded.document, updated_at = excluded.updated_at, revision = excluded.revision
                     """,
-                arguments: [draft.app, draft.document, draft.updatedAt.millisecondsSince1970]
+                arguments: [app, document, time.millisecondsSince1970, current + 1]
             )
+            return CatalogDraft(app: app, document: document, updatedAt: time, revision: current + 1)
         }
     }
 

@@ -5,49 +5,15 @@ import WaymarkCatalog
 import WaymarkEngine
 import WaymarkStore
 
-/// The admin API, for secret keys: the draft catalog, publishing, versions, rollback and keys.
+/// The admin API, for secret keys: publishing, versions, rollback and keys (the draft: Drafts.swift).
 extension WaymarkServer {
-    func getDraft(_ request: Request) async throws -> Response {
-        let key = try await authenticate(request, allow: [.secret])
-        guard let draft = try await store.draft(app: key.app) else {
-            throw APIError(.notFound, "no_draft", "no draft yet: PUT /v1/admin/catalog/draft")
-        }
-        var headers = HTTPFields()
-        headers[.contentType] = "application/yaml; charset=utf-8"
-        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: draft.document)))
-    }
-
-    /// Saves the whole catalog document (YAML or JSON) as the draft, if it reads without errors;
-    /// otherwise 422 with every error as `draft:line:column: message`.
-    func putDraft(_ request: Request, _ context: WaymarkRequestContext) async throws -> Response {
-        let key = try await authenticate(request, allow: [.secret])
-        let buffer = try await request.body.collect(upTo: context.maxUploadSize)
-        guard let document = String(data: Data(buffer: buffer), encoding: .utf8) else {
-            throw APIError.badRequest("the catalog document is not UTF-8 text")
-        }
-        let catalog = try check(document)
-        try await store.saveDraft(CatalogDraft(app: key.app, document: document, updatedAt: now()))
-        return jsonResponse(DraftSummary(tips: catalog.tips.count, tours: catalog.tours.count, media: catalog.media.count))
-    }
-
-    func check(_ document: String) throws -> Catalog {
-        do {
-            return try CatalogDocument.parse(document, file: "draft")
-        } catch {
-            throw APIError(
-                .unprocessableContent, "invalid_catalog", "the catalog has \(error.diagnostics.count) error(s)",
-                diagnostics: error.diagnostics.map(\.description)
-            )
-        }
-    }
-
     /// Freezes the draft as the next version and makes it live.
     func publish(_ request: Request) async throws -> Response {
         let key = try await authenticate(request, allow: [.secret])
         guard let draft = try await store.draft(app: key.app) else {
             throw APIError(.conflict, "no_draft", "nothing to publish: PUT /v1/admin/catalog/draft first")
         }
-        _ = try check(draft.document)
+        _ = try check(draft.document, file: "draft")
         let version = try await store.publish(app: key.app, document: draft.document, at: now(), note: nil)
         try cacheLive(version)
         return jsonResponse(VersionSummary(version), status: .created)
@@ -110,12 +76,6 @@ extension WaymarkServer {
         keys.drop(keyID: id)
         return Response(status: .noContent)
     }
-}
-
-struct DraftSummary: Codable {
-    var tips: Int
-    var tours: Int
-    var media: Int
 }
 
 struct VersionSummary: Codable {

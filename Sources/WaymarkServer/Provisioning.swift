@@ -1,4 +1,5 @@
 import Foundation
+import WaymarkCatalog
 import WaymarkStore
 
 /// Creating apps and their first keys, for the CLI (`waymark apps create`, `waymark demo`): there is
@@ -23,6 +24,13 @@ public enum Provisioning {
         try await store.insertKey(client.record)
         try await store.insertKey(secret.record)
         return NewApp(appId: app.id, name: name, clientKey: client.key, secretKey: secret.key, identitySecret: app.identitySecret)
+    }
+
+    /// Saves a catalog as the app's draft and publishes it (the demo's shop).
+    public static func publish(_ catalog: Catalog, app: String, note: String, in store: any Store, at time: Date = Date()) async throws(StoreError) {
+        let document = CatalogDocument.yaml(catalog)
+        _ = try await store.saveDraft(app: app, document: document, at: time, expected: nil)
+        _ = try await store.publish(app: app, document: document, at: time, note: note)
     }
 
     /// A new key for an existing app; `nil` when there is no such app.

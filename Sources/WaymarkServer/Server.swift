@@ -63,6 +63,10 @@ public struct WaymarkServer: Sendable {
         let admin = router.group("/v1/admin")
         admin.get("/catalog/draft") { request, _ in try await self.getDraft(request) }
         admin.put("/catalog/draft") { request, context in try await self.putDraft(request, context) }
+        admin.get("/catalog/draft/:kind") { request, context in try await self.listObjects(request, context) }
+        admin.get("/catalog/draft/:kind/:id") { request, context in try await self.getObject(request, context) }
+        admin.put("/catalog/draft/:kind/:id") { request, context in try await self.putObject(request, context) }
+        admin.delete("/catalog/draft/:kind/:id") { request, context in try await self.deleteObject(request, context) }
         admin.post("/catalog/publish") { request, _ in try await self.publish(request) }
         admin.post("/catalog/rollback") { request, context in try await self.rollback(request, context) }
         admin.get("/catalog/versions") { request, _ in try await self.versions(request) }

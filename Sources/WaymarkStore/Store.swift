@@ -23,7 +23,10 @@ public protocol Store: Sendable {
 
     /// The draft document of an app, if one was saved.
     func draft(app: String) async throws(StoreError) -> CatalogDraft?
-    func saveDraft(_ draft: CatalogDraft) async throws(StoreError)
+    /// Saves the app's draft as the next revision, if its current revision is `expected` (0: there
+    /// is no draft yet) or `expected` is nil. Returns the saved draft, or nil when another change
+    /// came first: the caller reads the draft again rather than overwrite that change.
+    func saveDraft(app: String, document: String, at time: Date, expected: Int?) async throws(StoreError) -> CatalogDraft?
     /// Freezes a document as the next numbered version of the app and makes it live.
     func publish(app: String, document: String, at time: Date, note: String?) async throws(StoreError) -> CatalogVersion
     /// The live version: the latest published.
@@ -96,11 +99,14 @@ public struct CatalogDraft: Hashable, Sendable {
     /// The catalog document (YAML or JSON, the format `waymark lint` reads), checked on save.
     public var document: String
     public var updatedAt: Date
+    /// 1 for the first save, one more for each save after it.
+    public var revision: Int
 
-    public init(app: String, document: String, updatedAt: Date) {
+    public init(app: String, document: String, updatedAt: Date, revision: Int) {
         self.app = app
         self.document = document
         self.updatedAt = updatedAt
+        self.revision = revision
     }
 }
 

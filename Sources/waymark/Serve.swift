@@ -127,14 +127,13 @@ extension Waymark {
             let store = try openStore(dataDirectory: directory)
             let logger = makeLogger(resolved.logLevel)
             guard let url = Bundle.module.url(forResource: "shop", withExtension: "yaml"),
-                let document = try? String(contentsOf: url, encoding: .utf8)
+                let catalog = try? CatalogDocument.load(path: url.path)
             else {
                 printError("error: the demo catalog is missing from the installation")
                 throw ExitCode(1)
             }
             let made = try await Provisioning.createApp(name: "Demo shop", in: store)
-            try await store.saveDraft(CatalogDraft(app: made.appId, document: document, updatedAt: Date()))
-            _ = try await store.publish(app: made.appId, document: document, at: Date(), note: "demo")
+            try await Provisioning.publish(catalog, app: made.appId, note: "demo", in: store)
             let server = WaymarkServer(store: store, logger: logger)
             let host = resolved.host
             let app = server.application(host: host, port: resolved.port) { port in

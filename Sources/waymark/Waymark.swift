@@ -14,7 +14,10 @@ struct Waymark: AsyncParsableCommand {
             Check a catalog with lint, watch it decide with simulate, test one rule with eval, and ask
             why a tip did or did not show with explain.
             """,
-        subcommands: [Demo.self, Serve.self, Apps.self, Keys.self, Lint.self, Simulate.self, Eval.self, Explain.self]
+        subcommands: [
+            Demo.self, Serve.self, Apps.self, Keys.self, Push.self, Pull.self, Lint.self, Simulate.self, Eval.self,
+            Explain.self,
+        ]
     )
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WaymarkCatalog
 
 /// Runs the real `waymark` binary, as a user would.
 struct CLITests {
@@ -13,11 +14,20 @@ struct CLITests {
     }
 
     func waymark(_ arguments: String...) throws -> Run {
-        let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        let candidates = [binary, binary.deletingLastPathComponent()].map { $0.appendingPathComponent("waymark") }
+        try waymark(arguments)
+    }
+
+    func binary() throws -> URL {
+        let directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        let candidates = [directory, directory.deletingLastPathComponent()].map { $0.appendingPathComponent("waymark") }
+        return try #require(candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) })
+    }
+
+    func waymark(_ arguments: [String], environment: [String: String] = [:]) throws -> Run {
         let process = Process()
-        process.executableURL = try #require(candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) })
+        process.executableURL = try binary()
         process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         process.currentDirectoryURL = Self.root
         let output = Pipe(), errors = Pipe()
         process.standardOutput = output
@@ -95,5 +105,46 @@ struct CLITests {
         #expect(run.status == 0)
         #expect(run.output.contains("tip cart-tip: finished:dismissed"), "\(run.output)")
         #expect(try waymark("explain", "examples/shop.yaml", "examples/session.jsonl", "nope").status == 1)
+    }
+}
+
+/// `waymark push` and `pull` against a real `waymark demo` server.
+@Suite struct PushPullTests {
+    let cli = CLITests()
+
+    @Test func pushPublishesAndPullGetsTheCatalogBack() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("waymark-push-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let demo = Process()
+        demo.executableURL = try cli.binary()
+        demo.arguments = ["demo", "--port", "0", "--data-dir", directory.path]
+        demo.standardOutput = FileHandle.nullDevice
+        try demo.run()
+        defer { demo.terminate(); demo.waitUntilExit() }
+        let factsFile = directory.appendingPathComponent("demo.json")
+        for _ in 0..<300 where !FileManager.default.fileExists(atPath: factsFile.path) {
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        let facts = try #require(JSONSerialization.jsonObject(with: Data(contentsOf: factsFile)) as? [String: String])
+        let environment = ["WAYMARK_SERVER": try #require(facts["server"]), "WAYMARK_KEY": try #require(facts["secretKey"])]
+
+        let shop = try String(contentsOf: CLITests.root.appendingPathComponent("examples/shop.yaml"), encoding: .utf8)
+        let changed = try cli.temporaryFile(shop.replacingOccurrences(of: "frequency: immediate", with: "frequency: hourly"), ".yaml")
+        let push = try cli.waymark(["push", changed, "--publish"], environment: environment)
+        #expect(push.status == 0, "\(push.errors)")
+        #expect(push.output.contains("published version 2"))
+
+        let pulled = FileManager.default.temporaryDirectory.appendingPathComponent("waymark-pulled-\(UUID().uuidString).yaml").path
+        let pull = try cli.waymark(["pull", "--output", pulled], environment: environment)
+        #expect(pull.status == 0, "\(pull.errors)")
+        #expect(try CatalogDocument.load(path: pulled) == CatalogDocument.load(path: changed))
+        let first = try cli.waymark(["pull", "--version", "1"], environment: environment)
+        #expect(try CatalogDocument.parse(first.output, file: "v1").frequency == .immediate)
+
+        let broken = try cli.temporaryFile(shop.replacingOccurrences(of: "trigger: ", with: "trigger: ((", options: [], range: nil), ".yaml")
+        let refused = try cli.waymark(["push", broken], environment: environment)
+        #expect(refused.status == 1 && refused.errors.contains("\(broken):"))
+        let wrongKey = try cli.waymark(["pull"], environment: environment.merging(["WAYMARK_KEY": "wm_sk_nope"]) { $1 })
+        #expect(wrongKey.status == 1 && wrongKey.errors.contains("valid key"))
     }
 }

@@ -1,0 +1,154 @@
+import Foundation
+import WaymarkEngine
+import WaymarkRules
+import Yams
+
+extension CatalogDocument {
+    /// The catalog as a document in the format ``parse(_:file:)`` reads, with the keys in the
+    /// documented order and defaults left out. This is the form the server stores (bodies in
+    /// Markdown as written, HTML bodies sanitized) and `waymark pull` writes; reading it back gives
+    /// the same catalog.
+    public static func yaml(_ catalog: Catalog) -> String {
+        // Every node is made here from strings and numbers, which the emitter always accepts.
+        (try? Yams.serialize(node: node(catalog), width: -1, allowUnicode: true)) ?? ""
+    }
+
+    /// One tip, tour or media entry as a document of its own, as the admin API's per-object
+    /// endpoints read and write them.
+    public static func yaml(_ tip: CatalogTip) -> String { emit(node(tip)) }
+    public static func yaml(_ tour: Tour) -> String { emit(node(tour)) }
+    public static func yaml(_ media: Media) -> String { emit(node(media)) }
+
+    private static func emit(_ node: Node) -> String {
+        (try? Yams.serialize(node: node, width: -1, allowUnicode: true)) ?? ""
+    }
+
+    static func node(_ catalog: Catalog) -> Node {
+        var pairs = Pairs()
+        pairs["frequency"] = text(catalog.frequency.rawValue)
+        pairs["tips"] = Node(catalog.tips.map(node))
+        if !catalog.tours.isEmpty { pairs["tours"] = Node(catalog.tours.map(node)) }
+        if !catalog.media.isEmpty { pairs["media"] = Node(catalog.media.map(node)) }
+        if let cap = catalog.rewards.maxCreditsPerUser {
+            pairs["rewards"] = Node([(text("maxCreditsPerUser"), number(cap))])
+        }
+        return pairs.node
+    }
+
+    static func node(_ entry: CatalogTip) -> Node {
+        let tip = entry.tip
+        var pairs = Pairs()
+        pairs["id"] = text(tip.id)
+        pairs["container"] = text(tip.container)
+        pairs["anchor"] = tip.anchor.map(text)
+        pairs["trigger"] = text(tip.trigger.description)
+        pairs["dismissal"] = tip.dismissal.map { text($0.description) }
+        if tip.priority != 0 { pairs["priority"] = number(tip.priority) }
+        pairs["group"] = tip.group.map(text)
+        if tip.group != nil || tip.order != 0 { pairs["order"] = number(tip.order) }
+        var policy = Pairs()
+        policy["maxDisplayCount"] = tip.policy.maxDisplayCount.map(number)
+        policy["maxDisplayDuration"] = tip.policy.maxDisplayDuration.map { seconds in
+            text(seconds == seconds.rounded() && abs(seconds) < 1e15 ? String(Int64(seconds)) : String(seconds))
+        }
+        policy["expiresAt"] = tip.policy.expiresAt.map { text(Timestamp.format(Int64(($0.timeIntervalSince1970 * 1000).rounded()))) }
+        if !policy.isEmpty { pairs["policy"] = policy.node }
+        if entry.renderer != .tooltip { pairs["renderer"] = text(entry.renderer.rawValue) }
+        pairs["gesture"] = entry.gesture.map { text($0.rawValue) }
+        addTargeting(entry.targeting, to: &pairs)
+        pairs["content"] = node(entry.content)
+        if !entry.variants.isEmpty {
+            pairs["variants"] = Node(entry.variants.map { variant in
+                var pairs = Pairs()
+                pairs["id"] = text(variant.id)
+                pairs["weight"] = number(variant.weight)
+                pairs["content"] = node(variant.content)
+                return pairs.node
+            })
+        }
+        return pairs.node
+    }
+
+    static func node(_ tour: Tour) -> Node {
+        var pairs = Pairs()
+        pairs["id"] = text(tour.id)
+        pairs["trigger"] = tour.trigger.map { text($0.description) }
+        addTargeting(tour.targeting, to: &pairs)
+        pairs["pages"] = Node(tour.pages.map { page in
+            var pairs = Pairs()
+            pairs["id"] = text(page.id)
+            pairs["content"] = node(page.content)
+            pairs["media"] = page.media.map(text)
+            pairs["reward"] = page.reward.map(number)
+            return pairs.node
+        })
+        return pairs.node
+    }
+
+    static func node(_ media: Media) -> Node {
+        Node([
+            (text("id"), text(media.id)),
+            (text("variants"), Node(media.variants.map { variant in
+                var pairs = Pairs()
+                pairs["url"] = text(variant.url)
+                pairs["thumbnail"] = variant.thumbnail.map(text)
+                pairs["type"] = variant.type.map(text)
+                pairs["model"] = variant.model.map(text)
+                pairs["family"] = variant.family.map(text)
+                pairs["minAppVersion"] = variant.minAppVersion.map { text($0.description) }
+                pairs["locale"] = variant.locale.map(text)
+                return pairs.node
+            })),
+        ])
+    }
+
+    private static func addTargeting(_ targeting: Targeting, to pairs: inout Pairs) {
+        pairs["targeting"] = targeting.rule.map { text($0.description) }
+        if targeting.rollout != 100 { pairs["rollout"] = number(targeting.rollout) }
+    }
+
+    private static func node(_ content: Localized<Content>) -> Node {
+        var pairs = textPairs(content.fallback)
+        if !content.locales.isEmpty {
+            pairs["locales"] = Node(content.locales.sorted { $0.key < $1.key }.map { (text($0.key), textPairs($0.value).node) })
+        }
+        return pairs.node
+    }
+
+    private static func textPairs(_ content: Content) -> Pairs {
+        var pairs = Pairs()
+        pairs["title"] = text(content.title)
+        if let markdown = content.markdown {
+            if !markdown.isEmpty { pairs["body"] = text(markdown) }
+        } else if !content.html.isEmpty {
+            pairs["html"] = text(content.html)
+        }
+        pairs["audio"] = content.audio.map(text)
+        return pairs
+    }
+
+    /// A string, quoted when YAML would otherwise read it as something else.
+    private static func text(_ value: String) -> Node {
+        Node(value, .init(.str))
+    }
+
+    private static func number(_ value: Int) -> Node {
+        Node(String(value), .init(.int))
+    }
+}
+
+/// Keys and values in the order they are added; a nil value adds nothing.
+private struct Pairs {
+    private var pairs: [(Node, Node)] = []
+
+    subscript(key: String) -> Node? {
+        get { pairs.first { $0.0.string == key }?.1 }
+        set {
+            guard let newValue else { return }
+            pairs.append((Node(key), newValue))
+        }
+    }
+
+    var isEmpty: Bool { pairs.isEmpty }
+    var node: Node { Node(pairs) }
+}

@@ -1,0 +1,251 @@
+import Foundation
+import Hummingbird
+import WaymarkCatalog
+import WaymarkStore
+
+/// Authoring the draft catalog, for secret keys: the whole document at once, or one tip, tour or
+/// media entry at a time. Either way the whole catalog is checked before anything is saved, and
+/// what is saved is the canonical document (``CatalogDocument/yaml(_:)``): Markdown as written,
+/// HTML sanitized, comments gone.
+///
+/// Every save makes a new revision of the draft, sent as the ETag `"rN"`. A whole-document PUT with
+/// `If-Match` is refused with 412 when someone saved in between; per-object changes re-apply
+/// themselves to the newer draft instead.
+extension WaymarkServer {
+    func getDraft(_ request: Request) async throws -> Response {
+        let key = try await authenticate(request, allow: [.secret])
+        guard let draft = try await store.draft(app: key.app) else {
+            throw APIError(.notFound, "no_draft", "no draft yet: PUT /v1/admin/catalog/draft")
+        }
+        return yamlResponse(draft.document, revision: draft.revision)
+    }
+
+    /// Saves the whole catalog document (YAML or JSON) as the draft, if it reads without errors;
+    /// otherwise 422 with every error as `draft:line:column: message` and the line with a caret.
+    func putDraft(_ request: Request, _ context: WaymarkRequestContext) async throws -> Response {
+        let key = try await authenticate(request, allow: [.secret])
+        let document = try await text(of: request, context)
+        var expected: Int?
+        if let match = request.headers[.ifMatch] {
+            guard let revision = Self.revision(inETag: match) else {
+                throw APIError(.preconditionFailed, "draft_changed", "If-Match must be the draft's ETag, such as \"r3\"")
+            }
+            expected = revision
+        }
+        let catalog = try check(document, file: "draft")
+        guard let saved = try await store.saveDraft(app: key.app, document: CatalogDocument.yaml(catalog), at: now(), expected: expected)
+        else {
+            throw APIError(.preconditionFailed, "draft_changed", "the draft changed since revision \(expected ?? 0): GET it again")
+        }
+        return jsonResponse(DraftSummary(catalog, revision: saved.revision), headers: Self.etag(saved.revision))
+    }
+
+    func check(_ document: String, file: String) throws -> Catalog {
+        try diagnosed { () throws(DiagnosticsError) in try CatalogDocument.parse(document, file: file) }
+    }
+
+    // MARK: One object at a time
+
+    /// `GET /v1/admin/catalog/draft/{tips|tours|media}`: the ids, in order.
+    func listObjects(_ request: Request, _ context: WaymarkRequestContext) async throws -> Response {
+        let key = try await authenticate(request, allow: [.secret])
+        let kind = try objectKind(context)
+        let catalog = try await draftCatalog(app: key.app)?.catalog ?? Catalog(tips: [])
+        return jsonResponse(kind.ids(in: catalog))
+    }
+
+    func getObject(_ request: Request, _ context: WaymarkRequestContext) async throws -> Response {
+        let key = try await authenticate(request, allow: [.secret])
+        let (kind, id) = try (objectKind(context), objectID(context))
+        guard let (catalog, revision) = try await draftCatalog(app: key.app), let yaml = kind.yaml(id, in: catalog) else {
+            throw APIError.notFound
+        }
+        return yamlResponse(yaml, revision: revision)
+    }
+
+    /// Creates or replaces one object from its YAML or JSON. The id in the body must be the id in
+    /// the path. 201 when it is new, 200 when it replaced one; the body is the object as saved.
+    func putObject(_ request: Request, _ context: WaymarkRequestContext) async throws -> Response {
+        let key = try await authenticate(request, allow: [.secret])
+        let (kind, id) = try (objectKind(context), objectID(context))
+        let text = try await text(of: request, context)
+        var created = false
+        let (catalog, revision) = try await editDraft(app: key.app) { catalog in
+            let object = try diagnosed { () throws(DiagnosticsError) in
+                try kind.parse(text, mediaIDs: Set(catalog.media.map(\.id)))
+            }
+            guard object.id == id else {
+                throw APIError(.unprocessableContent, "id_mismatch", "the body's id is \"\(object.id)\", the path's \"\(id)\"")
+            }
+            created = kind.upsert(object, into: &catalog)
+        }
+        return yamlResponse(kind.yaml(id, in: catalog) ?? "", revision: revision, status: created ? .created : .ok)
+    }
+
+    func deleteObject(_ request: Request, _ context: WaymarkRequestContext) async throws -> Response {
+        let key = try await authenticate(request, allow: [.secret])
+        let (kind, id) = try (objectKind(context), objectID(context))
+        let (_, revision) = try await editDraft(app: key.app) { catalog in
+            guard kind.remove(id, from: &catalog) else { throw APIError.notFound }
+        }
+        return Response(status: .noContent, headers: Self.etag(revision))
+    }
+
+    /// Applies `change` to the draft (an empty catalog if there is none), checks the whole result
+    /// and saves it; when another save came first, applies the change again to that one.
+    private func editDraft(
+        app: String, _ change: (inout Catalog) throws -> Void
+    ) async throws -> (catalog: Catalog, revision: Int) {
+        for attempt in 0..<20 {
+            if attempt > 0 { try await Task.sleep(for: .milliseconds(Int.random(in: 1...(5 * attempt)))) }
+            let current = try await draftCatalog(app: app)
+            var catalog = current?.catalog ?? Catalog(tips: [])
+            try change(&catalog)
+            let document = CatalogDocument.yaml(catalog)
+            // The parts were checked alone; this checks how they fit (ids, group orders, media used by tours).
+            let checked = try check(document, file: "draft")
+            if let saved = try await store.saveDraft(app: app, document: document, at: now(), expected: current?.revision ?? 0) {
+                return (checked, saved.revision)
+            }
+        }
+        throw APIError(.conflict, "draft_busy", "the draft kept changing while this change was saved: try again")
+    }
+
+    private func draftCatalog(app: String) async throws -> (catalog: Catalog, revision: Int)? {
+        guard let draft = try await store.draft(app: app) else { return nil }
+        return (try check(draft.document, file: "draft"), draft.revision)
+    }
+
+    private func objectKind(_ context: WaymarkRequestContext) throws -> DraftObjectKind {
+        guard let kind = context.parameters.get("kind").flatMap(DraftObjectKind.init(rawValue:)) else { throw APIError.notFound }
+        return kind
+    }
+
+    private func objectID(_ context: WaymarkRequestContext) throws -> String {
+        guard let id = context.parameters.get("id") else { throw APIError.notFound }
+        return id
+    }
+
+    private func text(of request: Request, _ context: WaymarkRequestContext) async throws -> String {
+        let buffer = try await request.body.collect(upTo: context.maxUploadSize)
+        guard let text = String(validating: buffer.readableBytesView, as: UTF8.self) else {
+            throw APIError.badRequest("the document is not UTF-8 text")
+        }
+        return text
+    }
+
+    private func yamlResponse(_ yaml: String, revision: Int, status: HTTPResponse.Status = .ok) -> Response {
+        var headers = Self.etag(revision)
+        headers[.contentType] = "application/yaml; charset=utf-8"
+        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: yaml)))
+    }
+
+    static func etag(_ revision: Int) -> HTTPFields {
+        var headers = HTTPFields()
+        headers[.eTag] = "\"r\(revision)\""
+        return headers
+    }
+
+    static func revision(inETag tag: String) -> Int? {
+        let trimmed = tag.trimmingCharacters(in: .whitespaces)
+        guard trimmed.hasPrefix("\"r"), trimmed.hasSuffix("\""), trimmed.count > 3 else { return nil }
+        return Int(trimmed.dropFirst(2).dropLast())
+    }
+}
+
+/// Runs a catalog read, turning its diagnostics into a 422 answer.
+func diagnosed<T>(_ body: () throws(DiagnosticsError) -> T) throws(APIError) -> T {
+    do {
+        return try body()
+    } catch {
+        throw APIError(
+            .unprocessableContent, "invalid_catalog", "the catalog has \(error.diagnostics.count) error(s)",
+            diagnostics: error.diagnostics.map(\.description)
+        )
+    }
+}
+
+/// The objects of a catalog the admin API edits one at a time, by their path segment.
+enum DraftObjectKind: String {
+    case tips, tours, media
+
+    /// An object of this kind read from a request body (its errors point into the body).
+    enum Object {
+        case tip(CatalogTip), tour(Tour), media(Media)
+
+        var id: String {
+            switch self {
+            case .tip(let tip): tip.id
+            case .tour(let tour): tour.id
+            case .media(let media): media.id
+            }
+        }
+    }
+
+    func parse(_ text: String, mediaIDs: Set<String>) throws(DiagnosticsError) -> Object {
+        switch self {
+        case .tips: .tip(try CatalogDocument.parseTip(text, file: "body"))
+        case .tours: .tour(try CatalogDocument.parseTour(text, file: "body", mediaIDs: mediaIDs))
+        case .media: .media(try CatalogDocument.parseMedia(text, file: "body"))
+        }
+    }
+
+    func ids(in catalog: Catalog) -> [String] {
+        switch self {
+        case .tips: catalog.tips.map(\.id)
+        case .tours: catalog.tours.map(\.id)
+        case .media: catalog.media.map(\.id)
+        }
+    }
+
+    func yaml(_ id: String, in catalog: Catalog) -> String? {
+        switch self {
+        case .tips: catalog.tips.first { $0.id == id }.map(CatalogDocument.yaml)
+        case .tours: catalog.tours.first { $0.id == id }.map(CatalogDocument.yaml)
+        case .media: catalog.media.first { $0.id == id }.map(CatalogDocument.yaml)
+        }
+    }
+
+    /// Replaces the object with the same id, or appends it; true when it was new.
+    func upsert(_ object: Object, into catalog: inout Catalog) -> Bool {
+        switch object {
+        case .tip(let tip): Self.upsert(tip, into: &catalog.tips, id: \.id)
+        case .tour(let tour): Self.upsert(tour, into: &catalog.tours, id: \.id)
+        case .media(let media): Self.upsert(media, into: &catalog.media, id: \.id)
+        }
+    }
+
+    /// Removes the object; false when there was none.
+    func remove(_ id: String, from catalog: inout Catalog) -> Bool {
+        let before = ids(in: catalog).count
+        switch self {
+        case .tips: catalog.tips.removeAll { $0.id == id }
+        case .tours: catalog.tours.removeAll { $0.id == id }
+        case .media: catalog.media.removeAll { $0.id == id }
+        }
+        return ids(in: catalog).count < before
+    }
+
+    private static func upsert<T>(_ value: T, into list: inout [T], id: KeyPath<T, String>) -> Bool {
+        if let index = list.firstIndex(where: { $0[keyPath: id] == value[keyPath: id] }) {
+            list[index] = value
+            return false
+        }
+        list.append(value)
+        return true
+    }
+}
+
+struct DraftSummary: Codable {
+    var tips: Int
+    var tours: Int
+    var media: Int
+    var revision: Int
+
+    init(_ catalog: Catalog, revision: Int) {
+        tips = catalog.tips.count
+        tours = catalog.tours.count
+        media = catalog.media.count
+        self.revision = revision
+    }
+}

@@ -57,7 +57,8 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            resources: [.copy("Resources/openapi.yaml")]
         ),
         .executableTarget(
             name: "waymark",
@@ -79,6 +80,7 @@ let package = Package(
             dependencies: [
                 "WaymarkServer", "WaymarkSQLite", "WaymarkCatalog",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Yams", package: "Yams"),
             ]
         ),
     ],

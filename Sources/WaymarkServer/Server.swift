@@ -53,10 +53,24 @@ public struct WaymarkServer: Sendable {
         )
     }
 
+    /// The OpenAPI 3.1 description of this API (`Resources/openapi.yaml`).
+    public static let openAPIDocument: String = {
+        guard let url = Bundle.module.url(forResource: "openapi", withExtension: "yaml"),
+            let text = try? String(contentsOf: url, encoding: .utf8)
+        else { return "" }
+        return text
+    }()
+
     public func router() -> Router<WaymarkRequestContext> {
         let router = Router(context: WaymarkRequestContext.self)
         router.add(middleware: ErrorLoggingMiddleware(logger: logger))
         router.get("/healthz") { _, _ in "ok\n" }
+        router.get("/openapi.yaml") { _, _ in
+            Response(
+                status: .ok, headers: [.contentType: "application/yaml; charset=utf-8"],
+                body: ResponseBody(byteBuffer: ByteBuffer(string: WaymarkServer.openAPIDocument))
+            )
+        }
         router.get("/v1/catalog") { request, _ in try await self.catalog(request) }
         router.post("/v1/events") { request, context in try await self.events(request, context) }
         router.post("/v1/rewards/claims") { request, context in try await self.claim(request, context) }

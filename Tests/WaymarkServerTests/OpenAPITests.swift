@@ -28,7 +28,7 @@ import Yams
             let path = route.path.description.split(separator: "/").map { $0.hasPrefix(":") ? "{\($0.dropFirst())}" : String($0) }
             return "\(route.method) /" + path.joined(separator: "/")
         })
-        #expect(routes.count >= 19)
+        #expect(routes.count >= 18)
         #expect(documented.subtracting(routes).isEmpty, "documented, not served: \(documented.subtracting(routes).sorted())")
         #expect(routes.subtracting(documented).isEmpty, "served, not documented: \(routes.subtracting(documented).sorted())")
     }

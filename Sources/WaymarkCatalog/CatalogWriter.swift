@@ -8,10 +8,7 @@ extension CatalogDocument {
     /// documented order and defaults left out. This is the form the server stores (bodies in
     /// Markdown as written, HTML bodies sanitized) and `waymark pull` writes; reading it back gives
     /// the same catalog.
-    public static func yaml(_ catalog: Catalog) -> String {
-        // Every node is made here from strings and numbers, which the emitter always accepts.
-        (try? Yams.serialize(node: node(catalog), width: -1, allowUnicode: true)) ?? ""
-    }
+    public static func yaml(_ catalog: Catalog) -> String { emit(node(catalog)) }
 
     /// One tip, tour or media entry as a document of its own, as the admin API's per-object
     /// endpoints read and write them.
@@ -20,6 +17,7 @@ extension CatalogDocument {
     public static func yaml(_ media: Media) -> String { emit(node(media)) }
 
     private static func emit(_ node: Node) -> String {
+        // Every node is made here from strings and numbers, which the emitter always accepts.
         (try? Yams.serialize(node: node, width: -1, allowUnicode: true)) ?? ""
     }
 
@@ -137,12 +135,13 @@ extension CatalogDocument {
     }
 }
 
-/// Keys and values in the order they are added; a nil value adds nothing.
+/// Keys and values in the order they are set; setting nil adds nothing. (Write-only: a document
+/// is built top to bottom.)
 private struct Pairs {
     private var pairs: [(Node, Node)] = []
 
     subscript(key: String) -> Node? {
-        get { pairs.first { $0.0.string == key }?.1 }
+        @available(*, unavailable) get { fatalError() }
         set {
             guard let newValue else { return }
             pairs.append((Node(key), newValue))

@@ -43,11 +43,8 @@ struct HTMLTokenizer {
     /// The next token, or nil at the end.
     mutating func next() -> HTMLToken? {
         while position < scalars.count {
-            if scalars[position] == "<", let token = markup() {
-                if let token { return token }
-                continue
-            }
-            return .text(text())
+            guard startsMarkup(at: position) else { return .text(text()) }
+            if let token = markup() { return token }
         }
         return nil
     }
@@ -57,7 +54,7 @@ struct HTMLTokenizer {
         var result = String.UnicodeScalarView()
         while position < scalars.count {
             let scalar = scalars[position]
-            if scalar == "<" && startsMarkup(at: position) { break }
+            if startsMarkup(at: position) { break }
             if scalar == "&" {
                 position += 1
                 result.append(contentsOf: characterReference().unicodeScalars)
@@ -72,49 +69,39 @@ struct HTMLTokenizer {
     /// Whether the `<` at `index` opens a tag, an end tag, a comment or a bogus comment, rather
     /// than being a plain less-than sign.
     private func startsMarkup(at index: Int) -> Bool {
-        guard index + 1 < scalars.count else { return false }
+        guard scalars[index] == "<", index + 1 < scalars.count else { return false }
         let next = scalars[index + 1]
         return isASCIILetter(next) || next == "/" || next == "!" || next == "?"
     }
 
-    /// Reads the markup at a `<`. Returns nil when the `<` is plain text, `.some(nil)` when the
-    /// markup makes no token (a comment, a doctype, an unfinished tag at the end).
-    private mutating func markup() -> HTMLToken?? {
-        guard startsMarkup(at: position) else { return nil }
+    /// Reads the markup at a `<` that ``startsMarkup(at:)``; nil when it makes no token (a
+    /// comment, a doctype, an unfinished tag at the end).
+    private mutating func markup() -> HTMLToken? {
         let next = scalars[position + 1]
         if isASCIILetter(next) {
             position += 1
-            return .some(startTag())
+            return startTag()
         }
         if next == "/" {
             position += 2
-            guard position < scalars.count else { return .some(.text("</")) }
+            guard position < scalars.count else { return .text("</") }
             if isASCIILetter(scalars[position]) {
                 let name = tagName()
                 // Attributes on an end tag are read and ignored, as the browser does.
                 _ = attributes()
-                return .some(consume(">") ? .endTag(name: name) : nil)
+                return consume(">") ? .endTag(name: name) : nil
             }
-            if scalars[position] == ">" {
-                position += 1
-                return .some(nil)
-            }
+            if !consume(">") { skipBogusComment() }
+            return nil
+        }
+        position += 2
+        if next == "!" && match("--") {
+            skipComment()
+        } else {
+            // `<!DOCTYPE …>`, `<![CDATA[…]]>`, `<?…>`: bogus comments, to the next `>`.
             skipBogusComment()
-            return .some(nil)
         }
-        if next == "!" {
-            position += 2
-            if match("--") {
-                skipComment()
-            } else {
-                skipBogusComment()
-            }
-            return .some(nil)
-        }
-        // `<?`
-        position += 1
-        skipBogusComment()
-        return .some(nil)
+        return nil
     }
 
     private mutating func startTag() -> HTMLToken? {

@@ -265,6 +265,9 @@ private struct Inline {
         }
     }
 
+    /// The index of the next `scalar` at or after `index` (`text.count` when none).
+    private func following(_ scalar: Unicode.Scalar, _ index: Int) -> Int { next[scalar]![index] }
+
     func render(depth: Int) -> String { render(0..<text.count, depth: depth) }
 
     private func render(_ range: Range<Int>, depth: Int) -> String {
@@ -329,7 +332,7 @@ private struct Inline {
     }
 
     private func codeSpan(at index: Int, length: Int, in range: Range<Int>) -> (String, Int)? {
-        var candidate = next["`"]![index + length]
+        var candidate = following("`", index + length)
         for _ in 0..<Self.candidates {
             guard candidate < range.upperBound else { return nil }
             let closing = run(of: "`", at: candidate, in: range, limit: length + 1)
@@ -338,7 +341,7 @@ private struct Inline {
                 if code.count > 2, code.first == " ", code.last == " " { code = String(code.dropFirst().dropLast()) }
                 return ("<code>" + escaped(code, quotes: false) + "</code>", candidate + length)
             }
-            candidate = next["`"]![candidate + closing]
+            candidate = following("`", candidate + closing)
         }
         return nil
     }
@@ -352,7 +355,7 @@ private struct Inline {
         guard after < range.upperBound, text[after] != " ", text[after] != "\n" else { return nil }
         // `_` inside a word (snake_case) is text.
         if scalar == "_", index > range.lowerBound, isWordScalar(text[index - 1]) { return nil }
-        var candidate = next[scalar]![after]
+        var candidate = following(scalar, after)
         for _ in 0..<Self.candidates {
             guard candidate + length <= range.upperBound else { return nil }
             let closing = run(of: scalar, at: candidate, in: range, limit: length)
@@ -363,7 +366,7 @@ private struct Inline {
                 let tag = length == 2 ? "strong" : "em"
                 return ("<\(tag)>" + render(after..<candidate, depth: depth + 1) + "</\(tag)>", candidate + length)
             }
-            candidate = next[scalar]![candidate + max(closing, 1)]
+            candidate = following(scalar, candidate + max(closing, 1))
         }
         return nil
     }

@@ -42,9 +42,7 @@ extension WaymarkServer {
         guard let number = context.parameters.get("number", as: Int.self),
             let version = try await store.version(app: key.app, number: number)
         else { throw APIError.notFound }
-        var headers = HTTPFields()
-        headers[.contentType] = "application/yaml; charset=utf-8"
-        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: version.document)))
+        return yamlResponse(version.document)
     }
 
     // MARK: Keys

@@ -134,8 +134,9 @@ extension WaymarkServer {
         return text
     }
 
-    private func yamlResponse(_ yaml: String, revision: Int, status: HTTPResponse.Status = .ok) -> Response {
-        var headers = Self.etag(revision)
+    /// A catalog document, or one object of it, with the draft revision it was read from as ETag.
+    func yamlResponse(_ yaml: String, revision: Int? = nil, status: HTTPResponse.Status = .ok) -> Response {
+        var headers = revision.map(Self.etag) ?? [:]
         headers[.contentType] = "application/yaml; charset=utf-8"
         return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: yaml)))
     }

@@ -56,9 +56,8 @@ func allowlistProblem(_ html: String) -> String? {
     }
     while index < scalars.count {
         switch scalars[index] {
-        case ">", "\"":
-            if scalars[index] == ">" { return "a > outside a tag at \(index)" }
-            index += 1
+        case ">":
+            return "a > outside a tag at \(index)"
         case "&":
             guard reference() else { return "a bare & at \(index)" }
         case "<":

@@ -5,6 +5,7 @@ import PackageDescription
 //   WaymarkRules     the rule language: parser, diagnostics, printer, JSON form (Foundation only)
 //   WaymarkEngine    the on-device runtime: incremental evaluation, scheduler, lifecycle (Foundation only)
 //   WaymarkAPI       the wire types servers and clients share: delivered catalog, events, claims (Foundation only)
+//   WaymarkClient    the Swift SDK apps link: catalog with ETag and disk cache, engine, event uploads, claims (Foundation only)
 //   WaymarkHTML      the HTML sanitizer and Markdown for tip and page content (no dependencies)
 //   WaymarkCatalog   authored catalogs (YAML/JSON) with positions for lint; event replay
 //   WaymarkDelivery  resolving an authored catalog for one client: targeting, rollout, variants, media, locale
@@ -19,6 +20,7 @@ let package = Package(
         .library(name: "WaymarkRules", targets: ["WaymarkRules"]),
         .library(name: "WaymarkEngine", targets: ["WaymarkEngine"]),
         .library(name: "WaymarkAPI", targets: ["WaymarkAPI"]),
+        .library(name: "WaymarkClient", targets: ["WaymarkClient"]),
         .library(name: "WaymarkHTML", targets: ["WaymarkHTML"]),
         .library(name: "WaymarkCatalog", targets: ["WaymarkCatalog"]),
         .executable(name: "waymark", targets: ["waymark"]),
@@ -36,6 +38,7 @@ let package = Package(
         .target(name: "WaymarkRules"),
         .target(name: "WaymarkEngine", dependencies: ["WaymarkRules"]),
         .target(name: "WaymarkAPI", dependencies: ["WaymarkRules"]),
+        .target(name: "WaymarkClient", dependencies: ["WaymarkAPI", "WaymarkEngine", "WaymarkRules"]),
         .target(name: "WaymarkHTML"),
         .target(
             name: "WaymarkCatalog",
@@ -72,14 +75,16 @@ let package = Package(
         ),
         .testTarget(name: "WaymarkRulesTests", dependencies: ["WaymarkRules"]),
         .testTarget(name: "WaymarkEngineTests", dependencies: ["WaymarkEngine"]),
+        .testTarget(name: "WaymarkClientTests", dependencies: ["WaymarkClient"]),
         .testTarget(name: "WaymarkHTMLTests", dependencies: ["WaymarkHTML"]),
         .testTarget(name: "WaymarkCatalogTests", dependencies: ["WaymarkCatalog", "waymark"]),
         .testTarget(name: "WaymarkDeliveryTests", dependencies: ["WaymarkDelivery"]),
         .testTarget(
             name: "WaymarkServerTests",
             dependencies: [
-                "WaymarkServer", "WaymarkSQLite", "WaymarkCatalog",
+                "WaymarkServer", "WaymarkSQLite", "WaymarkCatalog", "WaymarkClient",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Yams", package: "Yams"),
             ]
         ),

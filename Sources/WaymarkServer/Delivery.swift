@@ -4,6 +4,7 @@ import Hummingbird
 import WaymarkAPI
 import WaymarkCatalog
 import WaymarkDelivery
+import WaymarkEngine
 import WaymarkStore
 
 /// The live catalog of each app, parsed once per published version: a hot catalog costs no

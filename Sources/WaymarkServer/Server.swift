@@ -4,6 +4,7 @@ import Logging
 import WaymarkAPI
 import WaymarkCatalog
 import WaymarkDelivery
+import WaymarkEngine
 import WaymarkStore
 
 /// The request context: what every handler knows besides the request.
@@ -132,20 +133,6 @@ struct ErrorLoggingMiddleware<Context: RequestContext>: RouterMiddleware {
             logger.error("request failed", metadata: ["error": "\(error)", "path": "\(request.uri.path)"])
             throw APIError(.internalServerError, "internal", "the server failed; nothing was stored")
         }
-    }
-}
-
-/// A value guarded by a lock, for the caches handlers share.
-final class Locked<Value>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Value
-
-    init(_ value: Value) { self.value = value }
-
-    func withLock<T>(_ body: (inout Value) throws -> T) rethrows -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body(&value)
     }
 }
 

@@ -52,6 +52,31 @@ struct StoreTests {
         #expect(await iterator.next()?.reason == .dismissed)
     }
 
+    /// `run()` sleeps until the next change it knows of (none here: an hour); a tap then shows a
+    /// tip that may stay 50 ms, so the engine must wake early to hide it. The deadline below only
+    /// bounds a hang; it measures nothing.
+    @Test func runWakesEarlyWhenACallBringsTheNextChangeForward() async throws {
+        let live = try LiveEngine(
+            tips: [Tip(id: "t", container: "home", trigger: try Rule(parsing: "tap"), policy: DisplayPolicy(maxDisplayDuration: 0.05))]
+        )
+        let clock = Task { await live.run() }
+        defer { clock.cancel() }
+        try await Task.sleep(nanoseconds: 50_000_000)
+        let observed = Locked<[RenderCommand]>([])
+        let reader = Task {
+            for await command in live.commands {
+                observed.withLock { $0.append(command) }
+                if command.action == .hide { return }
+            }
+        }
+        live.record("tap")
+        let deadline = Date().addingTimeInterval(30)
+        while observed.withLock({ $0.count }) < 2, Date() < deadline { try await Task.sleep(nanoseconds: 10_000_000) }
+        reader.cancel()
+        #expect(observed.withLock { $0.map(\.action) } == [.show, .hide])
+        #expect(observed.withLock { $0.last?.reason } == .maxDisplayDuration)
+    }
+
     @Test func timestampsReadAndWriteRFC3339() {
         #expect(Timestamp.parse("2026-01-01T00:00:00Z") == 1_767_225_600_000)
         #expect(Timestamp.parse("2026-01-01T05:30:00.5+05:30") == 1_767_225_600_500)

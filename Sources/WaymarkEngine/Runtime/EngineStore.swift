@@ -46,14 +46,35 @@ public struct FileEngineStore: EngineStore {
     public func save(_ snapshot: EngineSnapshot) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        let data = try encoder.encode(snapshot)
+        do {
+            try DurableFile.write(try encoder.encode(snapshot), to: url)
+        } catch let error as DurableFile.WriteError {
+            throw EngineStoreError(message: "\(error.message) the engine state file (\(error.reason))", path: error.path)
+        }
+    }
+}
+
+/// Writing a file so that a crash leaves either the old contents or the new, never a mix: the
+/// data goes to a new file, is flushed to disk and renamed over the old one. The engine's state
+/// and the client SDK's caches are written this way.
+public enum DurableFile {
+    public struct WriteError: Error, Hashable, Sendable, CustomStringConvertible {
+        /// What failed, such as "cannot write".
+        public var message: String
+        public var path: String
+        public var reason: String
+
+        public var description: String { "\(message) \(path) (\(reason))" }
+    }
+
+    public static func write(_ data: Data, to url: URL) throws(WriteError) {
         let temporary = url.path + ".\(getpid()).tmp"
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         guard descriptor >= 0 else { throw failure("cannot create", temporary) }
         let written = data.withUnsafeBytes { buffer in
             var offset = 0
             while offset < buffer.count {
-                let count = write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+                let count = posixWrite(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
                 if count <= 0 { return false }
                 offset += count
             }
@@ -77,7 +98,12 @@ public struct FileEngineStore: EngineStore {
         }
     }
 
-    private func failure(_ what: String, _ path: String) -> EngineStoreError {
-        EngineStoreError(message: "\(what) the engine state file (\(String(cString: strerror(errno))))", path: path)
+    private static func failure(_ message: String, _ path: String) -> WriteError {
+        WriteError(message: message, path: path, reason: String(cString: strerror(errno)))
     }
+}
+
+/// The system's `write`, which `DurableFile.write` would otherwise shadow.
+private func posixWrite(_ descriptor: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int {
+    write(descriptor, buffer, count)
 }

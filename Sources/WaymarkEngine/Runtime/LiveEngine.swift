@@ -23,17 +23,26 @@ public final class LiveEngine: Sendable {
     private let store: (any EngineStore)?
     private let clock: @Sendable () -> Date
     private let saveFailed: (@Sendable (any Error) -> Void)?
+    private let observe: (@Sendable ([RenderCommand]) -> Void)?
+    /// The sleep of ``run()`` and the moment it wakes, so that a call that brings the next change
+    /// forward can wake it early.
+    private let wake = Locked<(sleeper: Task<Void, Never>?, at: Date?)>((nil, nil))
 
     /// - Parameters:
     ///   - store: where the state is kept; its saved state is restored now.
     ///   - clock: the time source; tests inject their own.
     ///   - saveFailed: told when a save after a change fails (the engine goes on in memory).
+    ///   - observe: told of the commands each call produced, before they reach ``commands``
+    ///     (the client SDK records tip lifecycle events from them). Not told of the tips drawn
+    ///     again at start.
     public init(
         tips: [Tip], configuration: Engine.Configuration = Engine.Configuration(), store: (any EngineStore)? = nil,
-        clock: @escaping @Sendable () -> Date = { Date() }, saveFailed: (@Sendable (any Error) -> Void)? = nil
+        clock: @escaping @Sendable () -> Date = { Date() }, saveFailed: (@Sendable (any Error) -> Void)? = nil,
+        observe: (@Sendable ([RenderCommand]) -> Void)? = nil
     ) throws {
         self.store = store
         self.saveFailed = saveFailed
+        self.observe = observe
         self.clock = clock
         let snapshot = try store?.load()
         let engine = Engine(tips: tips, configuration: configuration, restoring: snapshot)
@@ -87,12 +96,21 @@ public final class LiveEngine: Sendable {
         try store?.save(state.withLock { $0.snapshot() })
     }
 
-    /// Wakes at each moment something can change by itself, until the task is cancelled.
+    /// The next moment something can change by itself (a window closes, a tip expires).
+    public var nextChange: Date? {
+        state.withLock { $0.nextChange }
+    }
+
+    /// Wakes at each moment something can change by itself, until the task is cancelled. A call
+    /// that brings that moment forward (an event opening a short window) wakes it early.
     public func run() async {
         while !Task.isCancelled {
-            let next = state.withLock { $0.nextChange }
-            let delay = next.map { max(0, $0.timeIntervalSince(clock())) } ?? 3600
-            try? await Task.sleep(nanoseconds: UInt64(min(delay, 3600) * 1_000_000_000) + 1_000_000)
+            let next = nextChange
+            let delay = min(next.map { max(0, $0.timeIntervalSince(clock())) } ?? 3600, 3600)
+            let sleeper = Task<Void, Never> { try? await Task.sleep(nanoseconds: UInt64(delay * 1_000_000_000) + 1_000_000) }
+            wake.withLock { $0 = (sleeper, next) }
+            await withTaskCancellationHandler { await sleeper.value } onCancel: { sleeper.cancel() }
+            wake.withLock { $0 = (nil, nil) }
             tick()
         }
     }
@@ -103,7 +121,13 @@ public final class LiveEngine: Sendable {
             let produced = body(&engine, now)
             return (produced, produced.isEmpty || store == nil ? nil : engine.snapshot())
         }
+        if !produced.isEmpty { observe?(produced) }
         for command in produced { continuation.yield(command) }
+        if let next = nextChange {
+            wake.withLock { wake in
+                if let sleeper = wake.sleeper, wake.at.map({ next < $0 }) ?? true { sleeper.cancel() }
+            }
+        }
         if let snapshot {
             do { try store?.save(snapshot) } catch { saveFailed?(error) }
         }
@@ -111,14 +135,15 @@ public final class LiveEngine: Sendable {
     }
 }
 
-/// A value behind a lock (Foundation's, so this runs on every platform the SDK targets).
-final class Locked<Value>: @unchecked Sendable {
+/// A value behind a lock (Foundation's, so this runs on every platform the SDK targets). Shared by
+/// the parts that hold mutable state across tasks: the live engine, the client SDK, the server's caches.
+public final class Locked<Value>: @unchecked Sendable {
     private var value: Value
     private let lock = NSLock()
 
-    init(_ value: Value) { self.value = value }
+    public init(_ value: Value) { self.value = value }
 
-    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+    public func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
         lock.lock()
         defer { lock.unlock() }
         return try body(&value)

@@ -1,0 +1,45 @@
+import Foundation
+import WaymarkAPI
+import WaymarkEngine
+
+/// The last catalog the server delivered, with its ETag, kept on disk: the app starts from it
+/// and runs from it while offline, and asks the server only whether it changed.
+struct CatalogCache: Sendable {
+    struct Entry: Codable, Sendable {
+        var etag: String?
+        /// The client context it was resolved for, as the query string sent.
+        var query: String
+        var catalog: DeliveredCatalog
+    }
+
+    /// The cache's file, or `nil` to keep it in memory only.
+    let url: URL?
+
+    func load() -> Entry? {
+        guard let url, let data = try? Data(contentsOf: url) else { return nil }
+        // A file that does not read (another SDK version, a damaged disk) is as good as none.
+        return try? JSONDecoder().decode(Entry.self, from: data)
+    }
+
+    func save(_ entry: Entry) {
+        guard let url else { return }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        guard let data = try? encoder.encode(entry) else { return }
+        try? DurableFile.write(data, to: url)
+    }
+}
+
+extension Tip {
+    /// The engine's view of a delivered tip: where and when it shows, not what it says.
+    public init(_ tip: DeliveredTip) {
+        self.init(
+            id: tip.id, container: tip.container, anchor: tip.anchor, trigger: tip.trigger, dismissal: tip.dismissal,
+            priority: tip.priority, group: tip.group, order: tip.order,
+            policy: DisplayPolicy(
+                maxDisplayCount: tip.policy.maxDisplayCount, maxDisplayDuration: tip.policy.maxDisplayDuration,
+                expiresAt: tip.policy.expiresAt.flatMap(Timestamp.date)
+            )
+        )
+    }
+}

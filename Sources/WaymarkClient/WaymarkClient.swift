@@ -1,0 +1,403 @@
+import Foundation
+import WaymarkAPI
+import WaymarkEngine
+import WaymarkRules
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The Waymark SDK for Swift apps: fetches the app's catalog, runs its tips in the on-device
+/// engine, uploads what the user did, and claims rewards. Foundation only (URLSession), so it runs
+/// on Apple platforms and Linux alike; drawing is a renderer's job.
+///
+/// ```swift
+/// let waymark = await WaymarkClient.start(
+///     key: "wm_client_…", server: URL(string: "https://guide.example.com")!, user: "u42",
+///     context: ClientContext(platform: "ios", model: "iPhone15,2", appVersion: "1.4", locale: "hi-IN"),
+///     options: .init(directory: cachesDirectory)
+/// )
+/// Task { for await command in waymark.commands { renderer.apply(command, waymark.tip(command.tip)) } }
+/// waymark.record("tap", target: "search")
+/// ```
+///
+/// - The catalog is fetched with its ETag and kept on disk: the app starts from the last good one
+///   and runs from it while offline; ``refresh()`` asks the server only whether it changed.
+/// - Events are kept on disk until the server has answered for them and uploaded in batches, every
+///   ``Options/flushInterval`` or as soon as a batch is full, with exponential backoff after
+///   failures. Each event has a time-ordered id (``EventID``) made once, so a retried upload is
+///   stored once.
+/// - The engine's state (what was shown, closed, counted) is kept on disk as well.
+public final class WaymarkClient: Sendable {
+    public struct Options: Sendable {
+        /// Where the catalog, the event queue and the engine's state are kept; `nil`: in memory only.
+        public var directory: URL?
+        /// Events per upload (the server takes at most 500).
+        public var batchSize: Int
+        /// How often queued events are uploaded when no batch fills up.
+        public var flushInterval: TimeInterval
+        /// How often the catalog is checked for a new version.
+        public var refreshInterval: TimeInterval
+        /// The waits after failed uploads and claims.
+        public var retry: RetryPolicy
+        /// How many times a claim is tried when the server cannot be reached or fails.
+        public var claimAttempts: Int
+        /// The most events kept while offline; the oldest are dropped first.
+        public var queueLimit: Int
+        /// The session to send requests with; by default one without a URL cache (the SDK keeps its own).
+        public var session: URLSession?
+        /// The time source; tests inject their own.
+        public var clock: @Sendable () -> Date
+
+        public init(
+            directory: URL? = nil, batchSize: Int = 100, flushInterval: TimeInterval = 15, refreshInterval: TimeInterval = 300,
+            retry: RetryPolicy = RetryPolicy(), claimAttempts: Int = 4, queueLimit: Int = 10_000, session: URLSession? = nil,
+            clock: @escaping @Sendable () -> Date = { Date() }
+        ) {
+            self.directory = directory
+            self.batchSize = min(max(batchSize, 1), EventBatch.maxEvents)
+            self.flushInterval = flushInterval
+            self.refreshInterval = refreshInterval
+            self.retry = retry
+            self.claimAttempts = max(claimAttempts, 1)
+            self.queueLimit = queueLimit
+            self.session = session
+            self.clock = clock
+        }
+    }
+
+    /// What ``refresh()`` found.
+    public enum RefreshOutcome: Hashable, Sendable {
+        /// A new catalog arrived and the engine runs it now.
+        case updated(version: Int)
+        /// The server's catalog is the one the client has (it answered 304).
+        case notModified
+        /// No catalog came; the client goes on with the one it has, if any.
+        case failed(WaymarkClientError)
+    }
+
+    /// What ``flush()`` uploaded.
+    public struct FlushReport: Hashable, Sendable {
+        public var accepted = 0
+        /// Events the server already had: an earlier upload got through but its answer did not.
+        public var duplicates = 0
+        /// Events the server refused (their reasons are in the answer); they are not sent again.
+        public var rejected = 0
+        /// Events still queued.
+        public var remaining = 0
+    }
+
+    public let user: String
+    public let context: ClientContext
+    public let options: Options
+    /// The engine that decides which tips show; its ``LiveEngine/commands`` are ``commands``.
+    public let engine: LiveEngine
+
+    private let transport: Transport
+    private let queue: EventQueue
+    private let cache: CatalogCache
+    private let state: Locked<ClientState>
+    private let lifecycle: Lifecycle
+
+    /// Render commands for the app's renderer, in order: show, hide, pause, resume.
+    public var commands: AsyncStream<RenderCommand> { engine.commands }
+
+    /// The catalog the client runs, if it has one (from the server or from disk).
+    public var catalog: DeliveredCatalog? { state.withLock { $0.entry?.catalog } }
+
+    /// A tip's content and presentation, for drawing a ``RenderCommand``.
+    public func tip(_ id: String) -> DeliveredTip? { catalog?.tips.first { $0.id == id } }
+
+    public func tour(_ id: String) -> DeliveredTour? { catalog?.tours.first { $0.id == id } }
+
+    /// Events waiting to be uploaded.
+    public var queuedEvents: Int { queue.count }
+
+    /// Starts the SDK: the catalog from disk, then from the server (one try; offline is fine),
+    /// and the background uploads, refreshes and engine clock.
+    public static func start(
+        key: String, server: URL, user: String, context: ClientContext = ClientContext(), options: Options = Options()
+    ) async -> WaymarkClient {
+        let client = WaymarkClient(key: key, server: server, user: user, context: context, options: options)
+        await client.refresh()
+        client.startBackgroundWork()
+        return client
+    }
+
+    init(key: String, server: URL, user: String, context: ClientContext, options: Options) {
+        var context = context
+        context.user = user
+        self.user = user
+        self.context = context
+        self.options = options
+        transport = Transport(server: server, key: key, session: options.session ?? Transport.makeSession())
+        if let directory = options.directory {
+            try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        }
+        let file = { (name: String) in options.directory?.appendingPathComponent(name) }
+        queue = EventQueue(url: file("events.jsonl"), limit: options.queueLimit)
+        cache = CatalogCache(url: file("catalog.json"))
+        let entry = cache.load()
+        let state = Locked(ClientState(entry: entry))
+        self.state = state
+        let lifecycle = Lifecycle(queue: queue, state: state, user: user, properties: Self.standardProperties(context))
+        self.lifecycle = lifecycle
+        engine = Self.makeEngine(
+            tips: entry?.catalog.tips.map(Tip.init) ?? [],
+            frequency: entry.flatMap { DisplayFrequency(rawValue: $0.catalog.frequency) } ?? .immediate,
+            file: file("engine.json"), clock: options.clock, observe: lifecycle.record
+        )
+        engine.setContext(context.values.mapValues { $0 })
+    }
+
+    /// The engine, on its saved state if that reads; a state that does not read is started over.
+    private static func makeEngine(
+        tips: [Tip], frequency: DisplayFrequency, file: URL?, clock: @escaping @Sendable () -> Date,
+        observe: @escaping @Sendable ([RenderCommand]) -> Void
+    ) -> LiveEngine {
+        let store = file.map(FileEngineStore.init)
+        let configuration = Engine.Configuration(frequency: frequency)
+        if let engine = try? LiveEngine(tips: tips, configuration: configuration, store: store, clock: clock, observe: observe) {
+            return engine
+        }
+        if let file { try? FileManager.default.removeItem(at: file) }
+        // Without a saved state nothing can fail to read.
+        return try! LiveEngine(tips: tips, configuration: configuration, store: store, clock: clock, observe: observe)
+    }
+
+    /// Properties every event carries, for engagement by platform and version.
+    static func standardProperties(_ context: ClientContext) -> [String: String] {
+        var properties: [String: String] = [:]
+        properties["platform"] = context.platform
+        properties["appVersion"] = context.appVersion
+        properties["locale"] = context.locale
+        return properties
+    }
+
+    // MARK: Events
+
+    /// Records what the user did: the engine sees it now, the server with the next upload.
+    /// Returns the render commands it caused (they also go to ``commands``).
+    @discardableResult
+    public func record(_ name: String, target: String? = nil, properties: [String: String] = [:]) -> [RenderCommand] {
+        let produced = engine.record(name, target: target)
+        enqueue(name, target: target, properties: properties)
+        return produced
+    }
+
+    /// The user closed a tip (its close button): it finishes for good.
+    @discardableResult
+    public func close(tip id: String) -> [RenderCommand] {
+        engine.close(tip: id)
+    }
+
+    /// The user took a tip's action (its button or link).
+    public func action(tip id: String) {
+        enqueue("tip_action", target: id, properties: ["tip": id])
+    }
+
+    /// Sets values of the client context rules read (`user.plan`, `cart.items`...).
+    @discardableResult
+    public func setContext(_ values: [String: ContextValue?]) -> [RenderCommand] {
+        engine.setContext(values)
+    }
+
+    /// A container of the app's screen showed or hid (a screen was pushed, a sheet closed).
+    @discardableResult
+    public func setContainer(_ container: String, visible: Bool) -> [RenderCommand] {
+        engine.setContainer(container, visible: visible)
+    }
+
+    private func enqueue(_ name: String, target: String?, properties: [String: String]) {
+        lifecycle.enqueue(name, target: target, properties: lifecycle.properties.merging(properties) { $1 }, at: options.clock())
+        let due = queue.count >= options.batchSize
+        let start = state.withLock { state in
+            guard due, state.failures == 0, !state.flushScheduled, !state.tasks.isEmpty else { return false }
+            state.flushScheduled = true
+            return true
+        }
+        if start {
+            Task {
+                _ = try? await self.flush()
+                self.state.withLock { $0.flushScheduled = false }
+            }
+        }
+    }
+
+    /// Uploads every queued event now, in batches; events stay queued until the server answered
+    /// for them. Throws when an upload fails (the events are sent again later).
+    @discardableResult
+    public func flush() async throws(WaymarkClientError) -> FlushReport {
+        var report = FlushReport()
+        do throws(WaymarkClientError) {
+            while true {
+                var batch = queue.takeBatch(size: options.batchSize)
+                if batch.isEmpty { break }
+                let encoder = JSONEncoder()
+                var body = (try? encoder.encode(EventBatch(events: batch))) ?? Data()
+                // Large properties can make a full batch bigger than the server takes: send less.
+                while body.count > EventBatch.maxBodyBytes, batch.count > 1 {
+                    queue.finish(Array(batch[(batch.count / 2)...]), answered: [])
+                    batch = Array(batch[..<(batch.count / 2)])
+                    body = (try? encoder.encode(EventBatch(events: batch))) ?? Data()
+                }
+                let result: EventBatchResult
+                do throws(WaymarkClientError) {
+                    let answer = try await transport.send("POST", "v1/events", body: body)
+                    guard answer.status == 200 else { throw answer.error }
+                    result = try transport.decode(EventBatchResult.self, from: answer)
+                } catch {
+                    queue.finish(batch, answered: [])
+                    throw error
+                }
+                // Results come in the order sent.
+                let answered = batch.prefix(result.results.count).map(\.id)
+                queue.finish(batch, answered: Set(answered))
+                for item in result.results {
+                    switch item.status {
+                    case .accepted: report.accepted += 1
+                    case .duplicate: report.duplicates += 1
+                    case .rejected: report.rejected += 1
+                    }
+                }
+                if batch.count < options.batchSize { break }
+            }
+        } catch {
+            state.withLock { $0.failures += 1 }
+            throw error
+        }
+        state.withLock { $0.failures = 0 }
+        report.remaining = queue.count
+        return report
+    }
+
+    // MARK: Catalog
+
+    /// Asks the server for the catalog (with the ETag of the one the client has) and runs a new
+    /// one at once; tips keep their state by id.
+    @discardableResult
+    public func refresh() async -> RefreshOutcome {
+        var items: [URLQueryItem] = []
+        for (name, value) in [("platform", context.platform), ("model", context.model), ("appVersion", context.appVersion),
+                              ("locale", context.locale), ("user", context.user)] {
+            if let value { items.append(URLQueryItem(name: name, value: value)) }
+        }
+        let query = items.map { "\($0.name)=\($0.value ?? "")" }.joined(separator: "&")
+        let current = state.withLock { $0.entry }
+        var headers: [String: String] = [:]
+        if let current, current.query == query, let etag = current.etag { headers["If-None-Match"] = etag }
+        do throws(WaymarkClientError) {
+            let answer = try await transport.send("GET", "v1/catalog", query: items, headers: headers)
+            if answer.status == 304 { return .notModified }
+            guard answer.status == 200 else { throw answer.error }
+            let catalog = try transport.decode(DeliveredCatalog.self, from: answer)
+            let entry = CatalogCache.Entry(etag: answer.header("ETag"), query: query, catalog: catalog)
+            cache.save(entry)
+            state.withLock { $0.entry = entry }
+            engine.update(tips: catalog.tips.map(Tip.init))
+            return .updated(version: catalog.version)
+        } catch {
+            return .failed(error)
+        }
+    }
+
+    // MARK: Rewards
+
+    /// Claims the credits of a tour page the user read to the bottom. `userHash` comes from the
+    /// app's own backend: the HMAC-SHA256 of the user id with the app's identity secret. The same
+    /// claim again returns the same grant, so a claim whose answer was lost is simply retried.
+    public func claim(tour: String, page: String, userHash: String) async throws(WaymarkClientError) -> RewardGrant {
+        let body = (try? JSONEncoder().encode(RewardClaim(user: user, userHash: userHash, tour: tour, page: page))) ?? Data()
+        var failures = 0
+        while true {
+            do throws(WaymarkClientError) {
+                let answer = try await transport.send("POST", "v1/rewards/claims", body: body)
+                guard answer.status == 200 || answer.status == 201 else { throw answer.error }
+                return try transport.decode(RewardGrant.self, from: answer)
+            } catch {
+                failures += 1
+                guard error.isTransient, failures < options.claimAttempts else { throw error }
+                try? await Task.sleep(nanoseconds: UInt64(options.retry.delay(afterFailures: failures) * 1_000_000_000))
+            }
+        }
+    }
+
+    // MARK: Background work
+
+    private func startBackgroundWork() {
+        let uploads = Task<Void, Never> { [weak self] in await self?.runUploadsAndRefreshes() }
+        let clock = Task { [engine] in await engine.run() }
+        state.withLock { $0.tasks = [uploads, clock] }
+    }
+
+    private func runUploadsAndRefreshes() async {
+        var nextRefresh = options.clock().addingTimeInterval(options.refreshInterval)
+        while !Task.isCancelled {
+            let failures = state.withLock { $0.failures }
+            let wait = failures == 0 ? options.flushInterval : options.retry.delay(afterFailures: failures)
+            try? await Task.sleep(nanoseconds: UInt64(max(wait, 0.01) * 1_000_000_000))
+            if Task.isCancelled { break }
+            if queue.count > 0 { _ = try? await flush() }
+            if options.clock() >= nextRefresh {
+                await refresh()
+                nextRefresh = options.clock().addingTimeInterval(options.refreshInterval)
+            }
+        }
+    }
+
+    /// Stops the background work, tries one last upload, and saves the engine's state. Call it
+    /// when the app goes to the background.
+    public func stop() async {
+        let tasks = state.withLock { state in
+            defer { state.tasks = [] }
+            return state.tasks
+        }
+        for task in tasks { task.cancel() }
+        _ = try? await flush()
+        try? engine.persist()
+    }
+}
+
+/// What a client shares between its calls and its background work.
+struct ClientState {
+    var entry: CatalogCache.Entry?
+    /// Failed uploads in a row: the background loop backs off by it.
+    var failures = 0
+    var flushScheduled = false
+    var tasks: [Task<Void, Never>] = []
+}
+
+/// Queues events, including the tip lifecycle events the SDK sends by itself from the engine's
+/// commands: tip_shown, tip_closed and tip_dismissed, with the tip's variant for A/B results.
+struct Lifecycle: Sendable {
+    let queue: EventQueue
+    let state: Locked<ClientState>
+    let user: String
+    let properties: [String: String]
+
+    func record(_ commands: [RenderCommand]) {
+        for command in commands {
+            let name: String
+            switch (command.action, command.reason) {
+            case (.show, _): name = "tip_shown"
+            case (.hide, .closed): name = "tip_closed"
+            case (.hide, .dismissed): name = "tip_dismissed"
+            default: continue
+            }
+            var properties = self.properties
+            properties["tip"] = command.tip
+            properties["container"] = command.container
+            properties["variant"] = state.withLock { $0.entry?.catalog.tips.first { $0.id == command.tip }?.variant }
+            enqueue(name, target: command.tip, properties: properties, at: command.time)
+        }
+    }
+
+    func enqueue(_ name: String, target: String?, properties: [String: String], at time: Date) {
+        queue.append(
+            IncomingEvent(
+                id: EventID.make(at: time), user: user, name: name, target: target, timestamp: Timestamp.format(time),
+                properties: properties.isEmpty ? nil : properties
+            )
+        )
+    }
+}

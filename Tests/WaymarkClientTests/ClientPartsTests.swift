@@ -1,0 +1,92 @@
+import Foundation
+import Testing
+import WaymarkAPI
+@testable import WaymarkClient
+
+/// The SDK's parts that need no server; the client against a live server is tested in
+/// WaymarkServerTests/ClientTests.swift.
+@Suite struct ClientPartsTests {
+    @Test func eventIDsAreVersion7AndSortInTheOrderMade() {
+        let date = Date(timeIntervalSince1970: 1_795_000_000.123)
+        let sequence = EventID.Generator()
+        var ids: [String] = []
+        // Far more than the 12-bit counter holds in one millisecond.
+        for _ in 0..<10_000 { ids.append(sequence.make(at: date)) }
+        ids.append(sequence.make(at: date.addingTimeInterval(-60)))  // a clock stepping back
+        ids.append(sequence.make(at: date.addingTimeInterval(1)))
+        #expect(ids == ids.sorted())
+        #expect(Set(ids).count == ids.count)
+        for id in ids.prefix(100) {
+            #expect(UUID(uuidString: id) != nil)
+            #expect(id == id.lowercased())
+            let characters = Array(id)
+            #expect(characters[14] == "7")
+            #expect("89ab".contains(characters[19]))
+        }
+        // The first 48 bits are the time in milliseconds.
+        let millis = Int64(ids[0].replacingOccurrences(of: "-", with: "").prefix(12), radix: 16)
+        #expect(millis == 1_795_000_000_123)
+    }
+
+    @Test func retriesBackOffExponentiallyWithinACap() {
+        let policy = RetryPolicy(initialDelay: 2, maximumDelay: 60)
+        #expect(policy.delay(afterFailures: 1, jitter: 0) == 1)
+        #expect(policy.delay(afterFailures: 1, jitter: 1) == 2)
+        #expect(policy.delay(afterFailures: 3, jitter: 1) == 8)
+        #expect(policy.delay(afterFailures: 30, jitter: 1) == 60)
+        #expect(policy.delay(afterFailures: 1000, jitter: 0) == 30)
+        for _ in 0..<100 { #expect((8...16).contains(policy.delay(afterFailures: 4))) }
+    }
+
+    static func event(_ n: Int) -> IncomingEvent {
+        IncomingEvent(id: EventID.make(), user: "u1", name: "tap", target: "b\(n)", timestamp: "2026-11-22T10:00:00Z")
+    }
+
+    static func temporaryFile() throws -> URL {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("waymark-client-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return directory.appendingPathComponent("events.jsonl")
+    }
+
+    @Test func queuedEventsSurviveARestartAndLeaveOnlyWhenAnswered() throws {
+        let url = try Self.temporaryFile()
+        defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
+        let queue = EventQueue(url: url)
+        let events = (0..<5).map(Self.event)
+        events.forEach(queue.append)
+        let batch = queue.takeBatch(size: 3)
+        #expect(batch == Array(events.prefix(3)))
+        // A second upload meanwhile takes only what is not in flight.
+        #expect(queue.takeBatch(size: 10) == Array(events.suffix(2)))
+        queue.finish(Array(events.suffix(2)), answered: [])
+        // The server answered for two of the three; the third goes again.
+        queue.finish(batch, answered: [events[0].id, events[1].id])
+        #expect(queue.count == 3)
+        let reopened = EventQueue(url: url)
+        #expect(reopened.takeBatch(size: 10) == Array(events.suffix(3)))
+    }
+
+    @Test func aLineCutShortByACrashIsSkipped() throws {
+        let url = try Self.temporaryFile()
+        defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
+        let queue = EventQueue(url: url)
+        (0..<3).map(Self.event).forEach(queue.append)
+        let handle = try FileHandle(forWritingTo: url)
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data("{\"id\":\"0190".utf8))
+        try handle.close()
+        let reopened = EventQueue(url: url)
+        #expect(reopened.count == 3)
+        reopened.append(Self.event(9))
+        #expect(EventQueue(url: url).count == 4)
+    }
+
+    @Test func aFullQueueDropsTheOldestFirst() {
+        let queue = EventQueue(url: nil, limit: 3)
+        let events = (0..<5).map(Self.event)
+        events.forEach(queue.append)
+        #expect(queue.count == 3)
+        #expect(queue.dropped == 2)
+        #expect(queue.takeBatch(size: 10) == Array(events.suffix(3)))
+    }
+}

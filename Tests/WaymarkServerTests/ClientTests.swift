@@ -1,0 +1,241 @@
+import Foundation
+import Hummingbird
+import Logging
+import ServiceLifecycle
+import Testing
+import WaymarkAPI
+import WaymarkCatalog
+import WaymarkClient
+import WaymarkEngine
+import WaymarkSQLite
+import WaymarkServer
+import WaymarkStore
+
+/// A Waymark server on loopback that can be stopped and started again on the same port and
+/// database, as a phone sees a server go away and come back.
+final class LiveServer: Sendable {
+    let store: SQLiteStore
+    let directory: URL
+    let shop: Provisioning.NewApp
+    private let running = Locked<(group: ServiceGroup, task: Task<Void, any Error>)?>(nil)
+    private let boundPort = Locked(0)
+
+    var port: Int { boundPort.withLock { $0 } }
+    var url: URL { URL(string: "http://127.0.0.1:\(port)")! }
+
+    /// A fresh database with the shop app, its catalog published, and the server started.
+    static func start() async throws -> LiveServer {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("waymark-client-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let store = try SQLiteStore(path: directory.appendingPathComponent("waymark.sqlite").path)
+        let shop = try await Provisioning.createApp(name: "Shop", in: store)
+        try await Provisioning.publish(try CatalogDocument.parse(ServerTests.shop, file: "shop.yaml"), app: shop.appId, note: "test", in: store)
+        let server = LiveServer(store: store, directory: directory, shop: shop)
+        try await server.run(port: 0)
+        return server
+    }
+
+    private init(store: SQLiteStore, directory: URL, shop: Provisioning.NewApp) {
+        self.store = store
+        self.directory = directory
+        self.shop = shop
+    }
+
+    /// Starts the server (port 0: any free port) and returns once it listens.
+    func run(port: Int) async throws {
+        var logger = Logger(label: "test")
+        logger.logLevel = .warning
+        let (listening, signal) = AsyncStream.makeStream(of: Int.self)
+        let application = WaymarkServer(store: store, logger: logger)
+            .application(host: "127.0.0.1", port: port) { port in signal.yield(port) }
+        let group = ServiceGroup(configuration: .init(services: [application], logger: logger))
+        let task = Task { try await group.run() }
+        running.withLock { $0 = (group, task) }
+        for await port in listening {
+            boundPort.withLock { $0 = port }
+            break
+        }
+    }
+
+    func stop() async throws {
+        guard let (group, task) = running.withLock({ state in defer { state = nil }; return state }) else { return }
+        await group.triggerGracefulShutdown()
+        try await task.value
+    }
+
+    func restart() async throws {
+        try await stop()
+        try await run(port: port)
+    }
+
+    func finish() async throws {
+        try await stop()
+        try? FileManager.default.removeItem(at: directory)
+    }
+}
+
+/// The Swift SDK against a live server: the server's own integration tests, driven through the
+/// client apps link.
+@Suite struct ClientTests {
+    static let context = ClientContext(platform: "ios", model: "iPhone15,2", appVersion: "1.4", locale: "hi-IN")
+
+    static func options(_ directory: URL, flushInterval: TimeInterval = 3600) -> WaymarkClient.Options {
+        WaymarkClient.Options(
+            directory: directory, flushInterval: flushInterval, retry: RetryPolicy(initialDelay: 0.05, maximumDelay: 0.2),
+            claimAttempts: 2
+        )
+    }
+
+    static func start(_ server: LiveServer, _ directory: URL, user: String = "u1", flushInterval: TimeInterval = 3600) async -> WaymarkClient {
+        await WaymarkClient.start(
+            key: server.shop.clientKey, server: server.url, user: user, context: context,
+            options: options(directory, flushInterval: flushInterval)
+        )
+    }
+
+    @Test func runsThePublishedCatalogAndUploadsWhatHappened() async throws {
+        let server = try await LiveServer.start()
+        let client = await Self.start(server, server.directory.appendingPathComponent("phone"))
+        #expect(client.catalog?.version == 1)
+        #expect(client.tip("welcome")?.content.locale == "hi")
+        #expect(client.tour("shop-tour")?.pages.count == 3)
+
+        #expect(client.record("activation").map(\.action) == [.show])
+        let dismissed = client.record("tap", target: "welcome-close")
+        #expect(dismissed.map(\.action) == [.hide])
+        #expect(dismissed.first?.reason == .dismissed)
+        // activation, tip_shown, tap, tip_dismissed.
+        #expect(client.queuedEvents == 4)
+        let report = try await client.flush()
+        #expect(report.accepted == 4)
+        #expect(report.remaining == 0)
+        #expect(try await server.store.eventCount(app: server.shop.appId) == 4)
+
+        // Nothing changed on the server: it says so with 304 instead of sending the catalog again.
+        #expect(await client.refresh() == .notModified)
+        await client.stop()
+        try await server.finish()
+    }
+
+    @Test func startsOfflineFromTheLastCatalogAndUploadsWhenTheServerIsBack() async throws {
+        let server = try await LiveServer.start()
+        let phone = server.directory.appendingPathComponent("phone")
+        let first = await Self.start(server, phone)
+        #expect(first.catalog?.version == 1)
+        try await server.stop()
+
+        first.record("screen", target: "home")
+        await #expect(throws: WaymarkClientError.self) { try await first.flush() }
+        #expect(first.queuedEvents == 1, "a failed upload keeps the events")
+        await first.stop()
+
+        // The app is started again while the server is still away: it runs from disk.
+        let second = await Self.start(server, phone)
+        #expect(second.catalog?.version == 1)
+        guard case .failed(let error) = await second.refresh() else {
+            Issue.record("the refresh should fail while the server is down")
+            return
+        }
+        #expect(error.status == nil && error.isTransient)
+        #expect(second.queuedEvents == 1, "events queued before the restart are still there")
+        #expect(second.record("activation").map(\.tip) == ["welcome"])
+
+        try await server.run(port: server.port)
+        let report = try await second.flush()
+        #expect(report.accepted == 3)  // screen, activation, tip_shown
+        #expect(second.queuedEvents == 0)
+        #expect(try await server.store.eventCount(app: server.shop.appId) == 3)
+        await second.stop()
+        try await server.finish()
+    }
+
+    @Test func anUploadSentAgainAfterItsAnswerWasLostIsStoredOnce() async throws {
+        let server = try await LiveServer.start()
+        let phone = server.directory.appendingPathComponent("phone")
+        let client = await Self.start(server, phone)
+        for target in ["a", "b", "c"] { client.record("tap", target: target) }
+        // As if the answer never came: the queue file is put back as it was before the upload.
+        let queueFile = phone.appendingPathComponent("events.jsonl")
+        let before = try Data(contentsOf: queueFile)
+        #expect(try await client.flush().accepted == 3)
+        await client.stop()
+        try before.write(to: queueFile)
+
+        let third = await Self.start(server, phone)
+        let report = try await third.flush()
+        #expect(report.duplicates == 3)
+        #expect(report.accepted == 0)
+        #expect(try await server.store.eventCount(app: server.shop.appId) == 3)
+        await third.stop()
+        try await server.finish()
+    }
+
+    @Test func eventsAreUploadedInTheBackgroundAfterFailures() async throws {
+        let server = try await LiveServer.start()
+        let client = await Self.start(server, server.directory.appendingPathComponent("phone"), flushInterval: 0.1)
+        try await server.stop()
+        client.record("scroll")  // and tip_shown for the search tip
+        try await Task.sleep(nanoseconds: 300_000_000)
+        #expect(client.queuedEvents == 2, "nothing is lost while the server is away")
+        try await server.run(port: server.port)
+        // Bounded only to stop a hang: the client backs off at most 0.2 s here.
+        let deadline = Date().addingTimeInterval(30)
+        while try await server.store.eventCount(app: server.shop.appId) < 2, Date() < deadline {
+            try await Task.sleep(nanoseconds: 50_000_000)
+        }
+        #expect(try await server.store.eventCount(app: server.shop.appId) == 2)
+        await client.stop()
+        try await server.finish()
+    }
+
+    @Test func aRewardIsClaimedOnceWithTheAppsProof() async throws {
+        let server = try await LiveServer.start()
+        let client = await Self.start(server, server.directory.appendingPathComponent("phone"), user: "reader")
+        let proof = Secrets.userHash(user: "reader", identitySecret: server.shop.identitySecret)
+        let grant = try await client.claim(tour: "shop-tour", page: "checkout", userHash: proof)
+        #expect(grant.created)
+        #expect(grant.credits > 0)
+        let again = try await client.claim(tour: "shop-tour", page: "checkout", userHash: proof)
+        #expect(again.grantId == grant.grantId)
+        #expect(!again.created)
+        #expect(again.balance == grant.balance)
+
+        let forged = Secrets.userHash(user: "someone-else", identitySecret: server.shop.identitySecret)
+        do {
+            _ = try await client.claim(tour: "shop-tour", page: "checkout", userHash: forged)
+            Issue.record("a claim with another user's proof must fail")
+        } catch {
+            #expect(error.status == 403)
+            #expect(error.code == "bad_user_hash")
+            #expect(!error.isTransient)
+        }
+        try await server.stop()
+        do {
+            _ = try await client.claim(tour: "shop-tour", page: "checkout", userHash: proof)
+            Issue.record("a claim without a server must fail")
+        } catch {
+            #expect(error.code == "unreachable")
+        }
+        await client.stop()
+        try await server.finish()
+    }
+
+    @Test func aWrongKeyIsAClearErrorAndKeepsTheEvents() async throws {
+        let server = try await LiveServer.start()
+        let client = await WaymarkClient.start(
+            key: "wm_client_not-a-key", server: server.url, user: "u1", context: Self.context,
+            options: Self.options(server.directory.appendingPathComponent("phone"))
+        )
+        #expect(client.catalog == nil)
+        guard case .failed(let error) = await client.refresh() else {
+            Issue.record("a wrong key must not get a catalog")
+            return
+        }
+        #expect(error.status == 401)
+        client.record("tap")
+        await #expect(throws: WaymarkClientError.self) { try await client.flush() }
+        #expect(client.queuedEvents == 1)
+        await client.stop()
+        try await server.finish()
+    }
+}

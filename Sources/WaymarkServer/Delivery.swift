@@ -45,6 +45,7 @@ extension WaymarkServer {
         headers[.cacheControl] = "private, max-age=60, stale-if-error=604800"
         headers[.vary] = "Authorization"
         if let match = request.headers[.ifNoneMatch], match.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == etag }) {
+            metrics.catalogNotModified.increment()
             return Response(status: .notModified, headers: headers)
         }
         headers[.contentType] = "application/json; charset=utf-8"
@@ -52,7 +53,11 @@ extension WaymarkServer {
     }
 
     func liveCatalog(app: String) async throws -> Resolver? {
-        if let entry = live.get(app) { return entry }
+        if let entry = live.get(app) {
+            metrics.catalogCacheHits.increment()
+            return entry
+        }
+        metrics.catalogCacheMisses.increment()
         guard let version = try await store.liveVersion(app: app) else { return nil }
         return try cacheLive(version)
     }

@@ -40,6 +40,10 @@ extension WaymarkServer {
         for (position, isNew) in zip(storedIndex, inserted) where !isNew {
             results[position].status = .duplicate
         }
+        let duplicates = inserted.count { !$0 }
+        metrics.eventsAccepted.increment(by: inserted.count - duplicates)
+        metrics.eventsDuplicate.increment(by: duplicates)
+        metrics.eventsRejected.increment(by: results.count - inserted.count)
         return jsonResponse(EventBatchResult(results: results))
     }
 

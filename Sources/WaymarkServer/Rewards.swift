@@ -37,6 +37,7 @@ extension WaymarkServer {
             cap: live.catalog.rewards.maxCreditsPerUser
         )
         let grant = outcome.grant
+        if outcome.created { metrics.rewardsGranted.increment() }
         return jsonResponse(
             RewardGrant(
                 grantId: grant.id, user: grant.user, tour: grant.tour, page: grant.page, credits: grant.credits,

@@ -31,12 +31,16 @@ public struct WaymarkServer: Sendable {
     let logger: Logger
     let live: LiveCatalogs
     let keys: KeyCache
+    let metrics: ServerMetrics
     /// The clock, injectable for tests of clamping and grant times.
     let now: @Sendable () -> Date
 
-    public init(store: any Store, logger: Logger, now: @escaping @Sendable () -> Date = { Date() }) {
+    public init(
+        store: any Store, logger: Logger, metrics: ServerMetrics = ServerMetrics(), now: @escaping @Sendable () -> Date = { Date() }
+    ) {
         self.store = store
         self.logger = logger
+        self.metrics = metrics
         self.now = now
         live = LiveCatalogs()
         keys = KeyCache()
@@ -64,8 +68,15 @@ public struct WaymarkServer: Sendable {
 
     public func router() -> Router<WaymarkRequestContext> {
         let router = Router(context: WaymarkRequestContext.self)
+        router.add(middleware: RequestMetricsMiddleware(metrics: metrics))
         router.add(middleware: ErrorLoggingMiddleware(logger: logger))
         router.get("/healthz") { _, _ in "ok\n" }
+        router.get("/metrics") { _, _ in
+            Response(
+                status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+                body: ResponseBody(byteBuffer: ByteBuffer(bytes: self.metrics.exposition()))
+            )
+        }
         router.get("/openapi.yaml") { _, _ in
             Response(
                 status: .ok, headers: [.contentType: "application/yaml; charset=utf-8"],

@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
 import Logging
+import Metrics
+import Prometheus
 import WaymarkCatalog
 import WaymarkSQLite
 import WaymarkServer
@@ -8,10 +10,11 @@ import WaymarkStore
 import Yams
 
 /// Where the server listens and keeps its data. Each option comes from the flag, else the
-/// environment (`WAYMARK_HOST`, `WAYMARK_PORT`, `WAYMARK_DATA_DIR`, `WAYMARK_LOG_LEVEL`), else the
-/// config file (`--config`, YAML with the keys host, port, dataDir, logLevel), else the default.
+/// environment (`WAYMARK_HOST`, `WAYMARK_PORT`, `WAYMARK_DATA_DIR`, `WAYMARK_LOG_LEVEL`,
+/// `WAYMARK_LOG_FORMAT`), else the config file (`--config`, YAML with the keys host, port, dataDir,
+/// logLevel, logFormat), else the default.
 struct ServerOptions: ParsableArguments {
-    @Option(help: "A YAML file with host, port, dataDir and logLevel.")
+    @Option(help: "A YAML file with host, port, dataDir, logLevel and logFormat.")
     var config: String?
 
     @Option(help: "The address to listen on (default 127.0.0.1).")
@@ -23,14 +26,18 @@ struct ServerOptions: ParsableArguments {
     @Option(name: .customLong("data-dir"), help: "The directory of the database (default ./waymark-data).")
     var dataDirectory: String?
 
-    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical (default info).")
+    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical (default info; debug logs every request).")
     var logLevel: String?
+
+    @Option(name: .customLong("log-format"), help: "text, or json for one JSON object per line (default text).")
+    var logFormat: String?
 
     struct Resolved {
         var host: String
         var port: Int
         var dataDirectory: String
         var logLevel: Logger.Level
+        var logFormat: LogFormat
     }
 
     func resolve(defaultDataDirectory: String = "waymark-data") throws -> Resolved {
@@ -44,8 +51,8 @@ struct ServerOptions: ParsableArguments {
                 throw ValidationError("the config file \(config) must be a YAML mapping")
             }
             for (key, value) in mapping {
-                guard let name = key.string, ["host", "port", "dataDir", "logLevel"].contains(name), let text = value.string else {
-                    throw ValidationError("\(config): unknown key \(key.string ?? "?"); the keys are host, port, dataDir, logLevel")
+                guard let name = key.string, ["host", "port", "dataDir", "logLevel", "logFormat"].contains(name), let text = value.string else {
+                    throw ValidationError("\(config): unknown key \(key.string ?? "?"); the keys are host, port, dataDir, logLevel, logFormat")
                 }
                 file[name] = text
             }
@@ -58,11 +65,16 @@ struct ServerOptions: ParsableArguments {
         guard let level = Logger.Level(rawValue: levelText) else {
             throw ValidationError("unknown log level \(levelText)")
         }
+        let formatText = logFormat ?? environment["WAYMARK_LOG_FORMAT"] ?? file["logFormat"] ?? "text"
+        guard let format = LogFormat(rawValue: formatText) else {
+            throw ValidationError("unknown log format \(formatText); use text or json")
+        }
         return Resolved(
             host: host ?? environment["WAYMARK_HOST"] ?? file["host"] ?? "127.0.0.1",
             port: resolvedPort,
             dataDirectory: dataDirectory ?? environment["WAYMARK_DATA_DIR"] ?? file["dataDir"] ?? defaultDataDirectory,
-            logLevel: level
+            logLevel: level,
+            logFormat: format
         )
     }
 }
@@ -81,10 +93,22 @@ func openStore(dataDirectory: String) throws -> SQLiteStore {
     }
 }
 
-func makeLogger(_ level: Logger.Level) -> Logger {
-    var logger = Logger(label: "waymark")
-    logger.logLevel = level
+func makeLogger(_ options: ServerOptions.Resolved) -> Logger {
+    var logger =
+        switch options.logFormat {
+        case .text: Logger(label: "waymark")
+        case .json: Logger(label: "waymark") { JSONLogHandler(label: $0) }
+        }
+    logger.logLevel = options.logLevel
     return logger
+}
+
+/// The server with its metrics; the process's `MetricsSystem` reports into the same registry, so
+/// `/metrics` also shows what libraries count.
+func makeServer(store: SQLiteStore, logger: Logger) -> WaymarkServer {
+    let metrics = ServerMetrics()
+    MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: metrics.registry))
+    return WaymarkServer(store: store, logger: logger, metrics: metrics)
 }
 
 extension Waymark {
@@ -98,8 +122,8 @@ extension Waymark {
         mutating func run() async throws {
             let resolved = try options.resolve()
             let store = try openStore(dataDirectory: resolved.dataDirectory)
-            let logger = makeLogger(resolved.logLevel)
-            let server = WaymarkServer(store: store, logger: logger)
+            let logger = makeLogger(resolved)
+            let server = makeServer(store: store, logger: logger)
             let app = server.application(host: resolved.host, port: resolved.port) { port in
                 logger.notice("waymark listening", metadata: ["url": "http://\(resolved.host):\(port)", "data": "\(resolved.dataDirectory)"])
             }
@@ -125,7 +149,7 @@ extension Waymark {
                 throw ExitCode(1)
             }
             let store = try openStore(dataDirectory: directory)
-            let logger = makeLogger(resolved.logLevel)
+            let logger = makeLogger(resolved)
             guard let url = Bundle.module.url(forResource: "shop", withExtension: "yaml"),
                 let catalog = try? CatalogDocument.load(path: url.path)
             else {
@@ -134,7 +158,7 @@ extension Waymark {
             }
             let made = try await Provisioning.createApp(name: "Demo shop", in: store)
             try await Provisioning.publish(catalog, app: made.appId, note: "demo", in: store)
-            let server = WaymarkServer(store: store, logger: logger)
+            let server = makeServer(store: store, logger: logger)
             let host = resolved.host
             let app = server.application(host: host, port: resolved.port) { port in
                 let base = "http://\(host):\(port)"

@@ -2,6 +2,10 @@ import Foundation
 import Testing
 import WaymarkCatalog
 
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
 /// Runs the real `waymark` binary, as a user would.
 struct CLITests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -108,24 +112,43 @@ struct CLITests {
     }
 }
 
+/// A real `waymark demo` process on a free port, stopped by ``stop()``.
+struct DemoProcess {
+    let process: Process
+    let directory: URL
+    /// DATA_DIR/demo.json: server, appId, clientKey, secretKey, identitySecret.
+    let facts: [String: String]
+
+    init(_ cli: CLITests, arguments: [String] = [], standardError: Any? = nil) async throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("waymark-demo-\(UUID().uuidString)")
+        process = Process()
+        process.executableURL = try cli.binary()
+        process.arguments = ["demo", "--port", "0", "--data-dir", directory.path] + arguments
+        process.standardOutput = FileHandle.nullDevice
+        if let standardError { process.standardError = standardError }
+        try process.run()
+        let factsFile = directory.appendingPathComponent("demo.json")
+        for _ in 0..<300 where !FileManager.default.fileExists(atPath: factsFile.path) {
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        facts = (try? JSONSerialization.jsonObject(with: Data(contentsOf: factsFile)) as? [String: String]) ?? [:]
+    }
+
+    func stop() {
+        process.terminate()
+        process.waitUntilExit()
+        try? FileManager.default.removeItem(at: directory)
+    }
+}
+
 /// `waymark push` and `pull` against a real `waymark demo` server.
 @Suite struct PushPullTests {
     let cli = CLITests()
 
     @Test func pushPublishesAndPullGetsTheCatalogBack() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("waymark-push-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let demo = Process()
-        demo.executableURL = try cli.binary()
-        demo.arguments = ["demo", "--port", "0", "--data-dir", directory.path]
-        demo.standardOutput = FileHandle.nullDevice
-        try demo.run()
-        defer { demo.terminate(); demo.waitUntilExit() }
-        let factsFile = directory.appendingPathComponent("demo.json")
-        for _ in 0..<300 where !FileManager.default.fileExists(atPath: factsFile.path) {
-            try await Task.sleep(for: .milliseconds(100))
-        }
-        let facts = try #require(JSONSerialization.jsonObject(with: Data(contentsOf: factsFile)) as? [String: String])
+        let demo = try await DemoProcess(cli)
+        defer { demo.stop() }
+        let facts = demo.facts
         let environment = ["WAYMARK_SERVER": try #require(facts["server"]), "WAYMARK_KEY": try #require(facts["secretKey"])]
 
         let shop = try String(contentsOf: CLITests.root.appendingPathComponent("examples/shop.yaml"), encoding: .utf8)
@@ -146,5 +169,40 @@ struct CLITests {
         #expect(refused.status == 1 && refused.errors.contains("\(broken):"))
         let wrongKey = try cli.waymark(["pull"], environment: environment.merging(["WAYMARK_KEY": "wm_sk_nope"]) { $1 })
         #expect(wrongKey.status == 1 && wrongKey.errors.contains("valid key"))
+    }
+}
+
+/// What an operator sees of a running server: JSON logs and Prometheus metrics.
+@Suite struct OperationsTests {
+    let cli = CLITests()
+
+    @Test func theServerLogsJSONLinesAndServesMetrics() async throws {
+        let log = FileManager.default.temporaryDirectory.appendingPathComponent("waymark-log-\(UUID().uuidString).jsonl")
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+        defer { try? FileManager.default.removeItem(at: log) }
+        let demo = try await DemoProcess(cli, arguments: ["--log-format", "json", "--log-level", "debug"], standardError: try FileHandle(forWritingTo: log))
+        let server = try #require(demo.facts["server"])
+        var catalog = URLRequest(url: try #require(URL(string: server + "/v1/catalog?platform=web")))
+        catalog.setValue("Bearer \(try #require(demo.facts["clientKey"]))", forHTTPHeaderField: "Authorization")
+        _ = try await URLSession.shared.data(for: catalog)
+        _ = try await URLSession.shared.data(for: catalog)
+        let (body, response) = try await URLSession.shared.data(from: try #require(URL(string: server + "/metrics")))
+        demo.stop()
+
+        #expect((response as? HTTPURLResponse)?.statusCode == 200)
+        let metrics = String(decoding: body, as: UTF8.self)
+        #expect(metrics.contains(#"waymark_http_requests_total{route="/v1/catalog",method="GET",status="200"} 2"#), "\(metrics)")
+        #expect(metrics.contains(#"waymark_catalog_cache_total{result="hit"} 1"#))
+        #expect(metrics.contains(#"waymark_catalog_cache_total{result="miss"} 1"#))
+        #expect(metrics.contains("waymark_http_request_duration_seconds_bucket"))
+
+        let lines = try String(contentsOf: log, encoding: .utf8).split(separator: "\n")
+        let objects = try lines.map { try #require(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any], "not JSON: \($0)") }
+        #expect(!objects.isEmpty)
+        for object in objects {
+            #expect(object["time"] is String && object["level"] is String && object["message"] is String)
+        }
+        let requests = objects.filter { $0["message"] as? String == "request" }
+        #expect(requests.contains { $0["route"] as? String == "/v1/catalog" && $0["status"] as? String == "200" && $0["duration_ms"] != nil })
     }
 }

@@ -174,6 +174,17 @@ import WaymarkStore
             let theirs = try await client.execute(uri: "/v1/events", method: .post, headers: Self.auth(other.clientKey), body: ByteBuffer(string: #"{"events":[\#(Self.event(ids[0]))]}"#))
             #expect(try JSONDecoder().decode(EventBatchResult.self, from: Data(buffer: theirs.body)).results.map(\.status) == [.accepted])
             #expect(try await store.eventCount(app: app.appId) == 2)
+
+            _ = try await client.execute(uri: "/v1/events", method: .post, headers: Self.auth("wm_ck_wrong"), body: ByteBuffer(string: body))
+            _ = try await client.execute(uri: "/wp-login.php", method: .get)
+            let metrics = String(buffer: try await client.execute(uri: "/metrics", method: .get).body)
+            #expect(metrics.contains(#"waymark_events_total{outcome="accepted"} 3"#), "\(metrics)")
+            #expect(metrics.contains(#"waymark_events_total{outcome="duplicate"} 2"#))
+            #expect(metrics.contains(#"waymark_events_total{outcome="rejected"} 3"#))
+            #expect(metrics.contains(#"waymark_http_requests_total{route="/v1/events",method="POST",status="200"} 3"#))
+            #expect(metrics.contains(#"waymark_http_requests_total{route="/v1/events",method="POST",status="401"} 1"#))
+            // Paths no route matches are one series, whatever scanners try.
+            #expect(metrics.contains(#"waymark_http_requests_total{route="NotFound",method="GET",status="404"} 1"#))
         }
     }
 

@@ -23,6 +23,7 @@ let package = Package(
         .library(name: "WaymarkClient", targets: ["WaymarkClient"]),
         .library(name: "WaymarkHTML", targets: ["WaymarkHTML"]),
         .library(name: "WaymarkCatalog", targets: ["WaymarkCatalog"]),
+        .library(name: "WaymarkDelivery", targets: ["WaymarkDelivery"]),
         .executable(name: "waymark", targets: ["waymark"]),
     ],
     dependencies: [

@@ -9,6 +9,7 @@ let package = Package(
     dependencies: [
         .package(name: "Waymark", path: "../"),
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.0", traits: ["MallocInterposer"]),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         .executableTarget(
@@ -19,6 +20,26 @@ let package = Package(
             ],
             path: "Benchmarks/EngineBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
-        )
+        ),
+        .executableTarget(
+            name: "DeliveryBenchmarks",
+            dependencies: [
+                .product(name: "WaymarkDelivery", package: "Waymark"),
+                .product(name: "WaymarkCatalog", package: "Waymark"),
+                .product(name: "WaymarkAPI", package: "Waymark"),
+                .product(name: "Benchmark", package: "benchmark"),
+            ],
+            path: "Benchmarks/DeliveryBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        // Not a package-benchmark suite: a yardstick the server benchmark (wrk/run) runs beside wrk.
+        .executableTarget(
+            name: "SQLiteBaseline",
+            dependencies: [
+                .product(name: "WaymarkClient", package: "Waymark"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            path: "Benchmarks/SQLiteBaseline"
+        ),
     ]
 )

@@ -8,18 +8,42 @@ import WaymarkRules
 /// client meets and whose rollout includes the user, assigns A/B variants, picks one locale's
 /// content and the media variant for the device. Pure and deterministic: the same catalog and
 /// client give the same answer on every server, which is what makes delivery cacheable.
+///
+/// Building a resolver compiles the catalog once per published version (``CompiledCatalog``):
+/// every tip is rendered in advance for each of its variants and locales, as structs and as JSON,
+/// so that resolving for a client is only deciding (``decide(for:)``): a walk over plain integers.
+/// ``resolveDirectly(for:)`` is the straightforward version, kept as the specification the
+/// compiled one is tested against.
 public struct Resolver: Sendable {
     public let catalog: Catalog
     public let version: Int
     private let mediaByID: [String: Media]
+    let compiled: CompiledCatalog
 
     public init(catalog: Catalog, version: Int) {
         self.catalog = catalog
         self.version = version
         mediaByID = Dictionary(catalog.media.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        compiled = CompiledCatalog(catalog, version: version)
     }
 
+    /// What this client gets, as a list of prepared renditions: cheap to compute and to compare.
+    public func decide(for client: ClientContext) -> Resolution {
+        compiled.decide(for: client)
+    }
+
+    /// The catalog for this client.
     public func resolve(for client: ClientContext) -> DeliveredCatalog {
+        compiled.materialize(decide(for: client))
+    }
+
+    /// The catalog for this client as JSON, assembled from the prepared renditions.
+    public func json(_ resolution: Resolution) -> [UInt8] {
+        compiled.json(resolution)
+    }
+
+    /// The specification: resolves by walking the authored catalog for each client.
+    func resolveDirectly(for client: ClientContext) -> DeliveredCatalog {
         let context = client.values
         var tips: [DeliveredTip] = []
         for entry in catalog.tips where Self.admits(entry.targeting, id: entry.id, context: context, user: client.user) {
@@ -40,13 +64,13 @@ public struct Resolver: Sendable {
     }
 
     private func deliver(_ entry: CatalogTip, client: ClientContext) -> DeliveredTip {
+        let variant = Self.assign(entry.variants, id: entry.id, user: client.user)
+        return Self.render(entry, variant: variant, content: Self.deliver(variant?.content ?? entry.content, locale: client.locale))
+    }
+
+    /// A tip as delivered with a given variant (or none) and content.
+    static func render(_ entry: CatalogTip, variant: Variant?, content: DeliveredContent) -> DeliveredTip {
         let tip = entry.tip
-        var content = entry.content
-        var variantID: String?
-        if let variant = Self.assign(entry.variants, id: entry.id, user: client.user) {
-            content = variant.content
-            variantID = variant.id
-        }
         return DeliveredTip(
             id: tip.id, container: tip.container, anchor: tip.anchor, trigger: tip.trigger, dismissal: tip.dismissal,
             priority: tip.priority, group: tip.group, order: tip.order,
@@ -54,8 +78,7 @@ public struct Resolver: Sendable {
                 maxDisplayCount: tip.policy.maxDisplayCount, maxDisplayDuration: tip.policy.maxDisplayDuration,
                 expiresAt: tip.policy.expiresAt.map { Timestamp.format($0) }
             ),
-            renderer: entry.renderer.rawValue, gesture: entry.gesture?.rawValue, variant: variantID,
-            content: Self.deliver(content, locale: client.locale)
+            renderer: entry.renderer.rawValue, gesture: entry.gesture?.rawValue, variant: variant?.id, content: content
         )
     }
 
@@ -92,15 +115,22 @@ public struct Resolver: Sendable {
     /// `purpose/object/user`, then a 64-bit finalizer so that near keys spread. Any SDK or server
     /// computes the same number.
     static func bucket(_ purpose: String, _ object: String, _ user: String, buckets: UInt64) -> UInt64 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        func add(_ text: String) {
-            for byte in text.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
-        }
-        add(purpose)
-        add("/")
-        add(object)
-        add("/")
-        add(user)
+        bucket(seed: seed(purpose, object), user: Array(user.utf8), buckets: buckets)
+    }
+
+    /// The hash state after `purpose/object/`: the part of a bucket that does not depend on the user.
+    static func seed(_ purpose: String, _ object: String) -> UInt64 {
+        fnv(Array("\(purpose)/\(object)/".utf8), from: 0xcbf2_9ce4_8422_2325)
+    }
+
+    static func fnv(_ bytes: [UInt8], from start: UInt64) -> UInt64 {
+        var hash = start
+        for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
+        return hash
+    }
+
+    static func bucket(seed: UInt64, user: [UInt8], buckets: UInt64) -> UInt64 {
+        var hash = fnv(user, from: seed)
         hash ^= hash >> 33
         hash = hash &* 0xff51_afd7_ed55_8ccd
         hash ^= hash >> 33
@@ -129,27 +159,36 @@ public struct Resolver: Sendable {
     /// `minAppVersion` is not newer than the client's app version, the newest first; then by locale
     /// along the fallback chain, a variant without a locale last.
     static func choose(_ media: Media, for client: ClientContext) -> DeliveredMedia? {
+        chooseIndex(media, for: client).map { deliver(media, variant: $0) }
+    }
+
+    static func deliver(_ media: Media, variant index: Int) -> DeliveredMedia {
+        let pick = media.variants[index]
+        return DeliveredMedia(id: media.id, url: pick.url, thumbnail: pick.thumbnail, type: pick.type)
+    }
+
+    /// The index of ``choose(_:for:)``'s variant.
+    static func chooseIndex(_ media: Media, for client: ClientContext) -> Int? {
         let model = client.model
-        let exact = media.variants.filter { $0.model != nil && $0.model == model }
-        let family = media.variants.filter { $0.model == nil && $0.family != nil && model.map(Self.family(of:)) == $0.family }
-        let anyModel = media.variants.filter { $0.model == nil && $0.family == nil }
+        let variants = media.variants.indices.map { (index: $0, variant: media.variants[$0]) }
+        let exact = variants.filter { $0.variant.model != nil && $0.variant.model == model }
+        let family = variants.filter { $0.variant.model == nil && $0.variant.family != nil && model.map(Self.family(of:)) == $0.variant.family }
+        let anyModel = variants.filter { $0.variant.model == nil && $0.variant.family == nil }
         let appVersion = client.appVersion.flatMap(Version.init(reading:))
         for candidates in [exact, family, anyModel] {
-            let usable = candidates.filter { variant in
-                guard let minimum = variant.minAppVersion else { return true }
+            let usable = candidates.filter { candidate in
+                guard let minimum = candidate.variant.minAppVersion else { return true }
                 guard let appVersion else { return false }
                 return minimum <= appVersion
             }
             guard !usable.isEmpty else { continue }
-            let newest = usable.map { $0.minAppVersion ?? Version([0]) }.max()!
-            let sameVersion = usable.filter { ($0.minAppVersion ?? Version([0])) == newest }
+            let newest = usable.map { $0.variant.minAppVersion ?? Version([0]) }.max()!
+            let sameVersion = usable.filter { ($0.variant.minAppVersion ?? Version([0])) == newest }
             let chain = localeChain(client.locale)
             let pick = chain.lazy.compactMap { locale in
-                sameVersion.first { $0.locale?.caseInsensitiveCompare(locale) == .orderedSame }
-            }.first ?? sameVersion.first { $0.locale == nil }
-            if let pick {
-                return DeliveredMedia(id: media.id, url: pick.url, thumbnail: pick.thumbnail, type: pick.type)
-            }
+                sameVersion.first { $0.variant.locale?.caseInsensitiveCompare(locale) == .orderedSame }
+            }.first ?? sameVersion.first { $0.variant.locale == nil }
+            if let pick { return pick.index }
         }
         return nil
     }

@@ -38,8 +38,9 @@ extension WaymarkServer {
         guard let live = try await liveCatalog(app: key.app) else {
             throw APIError(.notFound, "not_published", "this app has not published a catalog yet")
         }
-        let body = jsonData(live.resolve(for: client))
-        let etag = "\"" + Secrets.hex(SHA256.hash(data: body).prefix(16)) + "\""
+        // Deciding is cheap and names the bytes, so the ETag comes before (and without) any JSON.
+        let resolution = live.decide(for: client)
+        let etag = resolution.etag
         var headers: HTTPFields = [:]
         headers[.eTag] = etag
         headers[.cacheControl] = "private, max-age=60, stale-if-error=604800"
@@ -49,7 +50,7 @@ extension WaymarkServer {
             return Response(status: .notModified, headers: headers)
         }
         headers[.contentType] = "application/json; charset=utf-8"
-        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(data: body)))
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: live.json(resolution))))
     }
 
     func liveCatalog(app: String) async throws -> Resolver? {

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import WaymarkAPI
 import WaymarkCatalog
@@ -95,5 +96,107 @@ import WaymarkRules
         #expect(html == "<p><strong>Tap</strong> &lt;script&gt;alert(1)&lt;/script&gt; &amp; &lt;img src=x onerror=alert(1)&gt;</p>")
         let markup = try Self.catalog(#"tips: [{ id: t, container: c, trigger: scroll, content: { title: T, html: "<b>Tap</b><script>alert(1)</script><img src=x onerror=alert(1)>" } }]"#)
         #expect(Resolver(catalog: markup, version: 1).resolve(for: ClientContext()).tips[0].content.html == "<b>Tap</b>")
+    }
+}
+
+/// The compiled resolver (rendered in advance, decided over integers) against the direct one,
+/// the specification, on catalogs with every feature and on many clients.
+@Suite struct CompiledResolverTests {
+    static let shop = try! CatalogDocument.load(
+        path: URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("examples/shop.yaml").path
+    )
+
+    /// Tips with and without targeting, rollouts, weighted variants and locales (some spelled in
+    /// capitals); tours with targeting and media per model, version and locale.
+    static let mixed = try! CatalogDocument.parse(
+        """
+        frequency: daily
+        tips:
+        \((0..<40).map { index in """
+          - id: t\(index)
+            container: c\(index % 4)
+            trigger: tap:b\(index)
+            priority: \(index % 3)
+            renderer: \(["tooltip", "banner", "modal"][index % 3])
+        \(index % 3 == 0 ? "    targeting: device.platform in [\"ios\", \"android\"] AND app.version >= v1.3\n" : "")\
+        \(index % 4 == 1 ? "    rollout: \(index * 2 % 100)\n" : "")\
+            content:
+              title: Tip \(index)
+              body: Body \(index)
+              locales:
+                \(index % 2 == 0 ? "hi" : "HI"): { title: हिंदी \(index), body: पाठ }
+                pt-BR: { title: Brasil \(index), body: Texto }
+        \(index % 5 == 0 ? """
+            variants:
+              - { id: a, weight: 1, content: { title: A\(index), body: a, locales: { ta: { title: TA\(index), body: t } } } }
+              - { id: b, weight: 3, content: { title: B\(index), body: b } }
+
+        """ : "")
+        """ }.joined(separator: "\n"))
+        tours:
+          - id: everyone
+            trigger: tap:start
+            pages:
+              - { id: p1, content: { title: One, body: First, locales: { hi: { title: एक, body: पहला } } }, media: video }
+              - { id: p2, content: { title: Two, body: Second }, reward: 3 }
+          - id: phones
+            targeting: device.platform == "ios"
+            rollout: 50
+            pages:
+              - { id: q1, content: { title: Q, body: Q }, media: video }
+        media:
+          - id: video
+            variants:
+              - { url: "https://m.example.com/exact.mp4", model: "iPhone15,2" }
+              - { url: "https://m.example.com/ipad.mp4", family: iPad }
+              - { url: "https://m.example.com/hi.mp4", locale: hi, minAppVersion: "1.3" }
+              - { url: "https://m.example.com/any.mp4" }
+        """,
+        file: "mixed"
+    )
+
+    static let clients: [ClientContext] = {
+        var clients: [ClientContext] = [ClientContext()]
+        let platforms: [String?] = ["ios", "android", "web", nil]
+        let models: [String?] = ["iPhone15,2", "iPad13,1", "Pixel 8", nil]
+        let versions: [String?] = ["1.2", "1.3", "2.0", "x", nil]
+        let locales: [String?] = ["hi-IN", "HI", "pt_BR", "ta", "en", nil]
+        for index in 0..<600 {
+            clients.append(
+                ClientContext(
+                    platform: platforms[index % 4], model: models[index / 4 % 4], appVersion: versions[index % 5],
+                    locale: locales[index % 6], user: index % 7 == 0 ? nil : "user-\(index)"
+                )
+            )
+        }
+        return clients
+    }()
+
+    @Test(arguments: ["shop", "mixed"])
+    func decidesExactlyAsTheDirectResolver(_ name: String) throws {
+        let resolver = Resolver(catalog: name == "shop" ? Self.shop : Self.mixed, version: 7)
+        var bodies: [String: [UInt8]] = [:]
+        for client in Self.clients {
+            let expected = resolver.resolveDirectly(for: client)
+            let resolution = resolver.decide(for: client)
+            #expect(resolver.resolve(for: client) == expected, "\(client)")
+            let json = resolver.json(resolution)
+            #expect(try JSONDecoder().decode(DeliveredCatalog.self, from: Data(json)) == expected, "\(client)")
+            // One ETag, one body.
+            if let earlier = bodies[resolution.etag] { #expect(earlier == json) }
+            bodies[resolution.etag] = json
+        }
+        let distinct = Set(Self.clients.map { resolver.json(resolver.decide(for: $0)) })
+        #expect(distinct.count == bodies.count, "different bodies have different ETags")
+        #expect(distinct.count > 10)
+    }
+
+    @Test func anotherCatalogWithTheSameChoicesHasAnotherETag() throws {
+        var changed = Self.shop
+        changed.tips[0].content.fallback.title += "!"
+        let client = ClientContext(platform: "ios", appVersion: "1.4", user: "u1")
+        #expect(Resolver(catalog: Self.shop, version: 1).decide(for: client).etag != Resolver(catalog: changed, version: 1).decide(for: client).etag)
+        #expect(Resolver(catalog: Self.shop, version: 1).decide(for: client).etag == Resolver(catalog: Self.shop, version: 1).decide(for: client).etag)
     }
 }

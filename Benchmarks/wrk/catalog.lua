@@ -1,0 +1,10 @@
+-- GET /v1/catalog as a fleet of phones asks for it: the same device context, a different user on
+-- every request (users decide rollouts and A/B variants, so no two answers need be the same work).
+local counter = 0
+local key = os.getenv("WAYMARK_KEY")
+
+request = function()
+  counter = counter + 1
+  local path = "/v1/catalog?platform=ios&model=iPhone15,2&appVersion=1.4&locale=hi-IN&user=u" .. counter
+  return wrk.format("GET", path, { ["Authorization"] = "Bearer " .. key })
+end

@@ -1,0 +1,357 @@
+import Foundation
+import WaymarkAPI
+import WaymarkCatalog
+import WaymarkRules
+
+/// What one client gets from a published catalog, as indices of prepared renditions: which tips
+/// (each in its variant and locale), which tours (each page in its locale, with its media). Two
+/// clients with equal resolutions get byte-identical catalogs, so the ETag is computed from the
+/// resolution, not from the JSON, and a 304 costs no encoding.
+public struct Resolution: Hashable, Sendable {
+    public let version: Int
+    /// Per delivered tip, its rendition.
+    let tips: [Int32]
+    /// Per delivered tour: the tour's index, its page count, then per page its rendition.
+    let tours: [Int32]
+    /// A strong ETag: a 128-bit hash of the catalog's renditions and of the choice among them.
+    public let etag: String
+}
+
+/// A catalog compiled for delivery: every tip rendered in advance for each variant and locale,
+/// every tour page for each locale and media variant, as structs and as JSON; targeting rules
+/// deduplicated; rollout and variant hashes seeded with everything but the user. Deciding for a
+/// client then walks arrays of plain integers, with no string work per tip.
+final class CompiledCatalog: Sendable {
+    /// Per tip: who gets it and where its renditions are. Plain values, so the walk does no
+    /// reference counting.
+    struct TipPlan {
+        var rule: Int32
+        var rollout: Int32
+        var rolloutSeed: UInt64
+        var variantSeed: UInt64
+        var totalWeight: UInt64
+        var firstOption: Int32
+        var optionCount: Int32
+    }
+
+    /// One variant of a tip (or the tip itself without variants): its weight and its renditions
+    /// by locale.
+    struct Option {
+        var weight: UInt64
+        var fallback: Int32
+        var firstLocale: Int32
+        var localeCount: Int32
+    }
+
+    struct LocaleEntry {
+        var locale: Int32
+        var rendition: Int32
+    }
+
+    struct TourPlan {
+        var rule: Int32
+        var rollout: Int32
+        var rolloutSeed: UInt64
+        var pages: [PagePlan]
+    }
+
+    struct PagePlan {
+        var fallback: Int32
+        var locales: [LocaleEntry]
+        /// The page's media, if any; its renditions are `rendition(content, media variant)`.
+        var media: Media?
+        var firstRendition: Int32
+        /// Renditions per content option: one without media, then one per media variant.
+        var stride: Int32
+    }
+
+    let version: Int
+    let frequency: String
+    let rules: [Rule]
+    /// Lowercased locale -> id, over every locale any content is written in.
+    let localeIDs: [String: Int32]
+    let tipPlans: [TipPlan]
+    let options: [Option]
+    let localeEntries: [LocaleEntry]
+    let tipRenditions: [DeliveredTip]
+    let tipJSON: [[UInt8]]
+    let tourPlans: [TourPlan]
+    let tourIDs: [String]
+    let tourTriggers: [Rule?]
+    /// `{"id":…,"pages":[` per tour, and `],"trigger":…}` (or `]}`) after its pages.
+    let tourHeads: [[UInt8]]
+    let tourTails: [[UInt8]]
+    let pageRenditions: [DeliveredPage]
+    let pageJSON: [[UInt8]]
+    let catalogHead: [UInt8]
+    let catalogTail: [UInt8]
+    /// A hash of every rendition: the ETag's seed, so different catalogs never share one.
+    let contentHash: (UInt64, UInt64)
+
+    init(_ catalog: Catalog, version: Int) {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        func json(_ value: some Encodable) -> [UInt8] {
+            // Delivered types hold strings, numbers and rules, which always encode.
+            Array((try? encoder.encode(value)) ?? Data("null".utf8))
+        }
+        self.version = version
+        frequency = catalog.frequency.rawValue
+
+        var localeIDs: [String: Int32] = [:]
+        func localeID(_ locale: String) -> Int32 {
+            let key = locale.lowercased()
+            if let id = localeIDs[key] { return id }
+            let id = Int32(localeIDs.count)
+            localeIDs[key] = id
+            return id
+        }
+        // A content's locales in a fixed order, one per lowercased name (the first by spelling).
+        func locales(_ content: Localized<Content>) -> [(id: Int32, key: String, value: Content)] {
+            var seen: Set<String> = []
+            return content.locales.keys.sorted().compactMap { key in
+                guard seen.insert(key.lowercased()).inserted else { return nil }
+                return (localeID(key), key, content.locales[key]!)
+            }
+        }
+        var rules: [Rule] = []
+        var ruleIndex: [Rule: Int32] = [:]
+        func rule(_ targeting: Targeting) -> Int32 {
+            guard let rule = targeting.rule else { return -1 }
+            if let index = ruleIndex[rule] { return index }
+            let index = Int32(rules.count)
+            rules.append(rule)
+            ruleIndex[rule] = index
+            return index
+        }
+
+        var tipPlans: [TipPlan] = []
+        var options: [Option] = []
+        var localeEntries: [LocaleEntry] = []
+        var tipRenditions: [DeliveredTip] = []
+        for entry in catalog.tips {
+            let variants: [Variant?] = entry.variants.isEmpty ? [nil] : entry.variants
+            let firstOption = Int32(options.count)
+            for variant in variants {
+                let content = variant?.content ?? entry.content
+                let fallback = Int32(tipRenditions.count)
+                tipRenditions.append(
+                    Resolver.render(entry, variant: variant, content: Self.delivered(content.fallback, locale: "default"))
+                )
+                let firstLocale = Int32(localeEntries.count)
+                for (id, key, value) in locales(content) {
+                    localeEntries.append(LocaleEntry(locale: id, rendition: Int32(tipRenditions.count)))
+                    tipRenditions.append(Resolver.render(entry, variant: variant, content: Self.delivered(value, locale: key)))
+                }
+                options.append(
+                    Option(
+                        weight: UInt64(variant?.weight ?? 0), fallback: fallback, firstLocale: firstLocale,
+                        localeCount: Int32(localeEntries.count) - firstLocale
+                    )
+                )
+            }
+            tipPlans.append(
+                TipPlan(
+                    rule: rule(entry.targeting), rollout: Int32(entry.targeting.rollout),
+                    rolloutSeed: Resolver.seed("rollout", entry.id), variantSeed: Resolver.seed("variant", entry.id),
+                    totalWeight: entry.variants.reduce(0) { $0 + UInt64($1.weight) }, firstOption: firstOption,
+                    optionCount: Int32(variants.count)
+                )
+            )
+        }
+
+        let mediaByID = Dictionary(catalog.media.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        var tourPlans: [TourPlan] = []
+        var pageRenditions: [DeliveredPage] = []
+        var tourHeads: [[UInt8]] = []
+        var tourTails: [[UInt8]] = []
+        for tour in catalog.tours {
+            var pages: [PagePlan] = []
+            for page in tour.pages {
+                let media = page.media.flatMap { mediaByID[$0] }
+                let mediaOptions: [DeliveredMedia?] = [nil] + (media.map { media in media.variants.indices.map { Resolver.deliver(media, variant: $0) } } ?? [])
+                let first = Int32(pageRenditions.count)
+                func add(_ content: DeliveredContent) {
+                    for option in mediaOptions {
+                        pageRenditions.append(DeliveredPage(id: page.id, content: content, media: option, reward: page.reward))
+                    }
+                }
+                add(Self.delivered(page.content.fallback, locale: "default"))
+                var entries: [LocaleEntry] = []
+                for (index, (id, key, value)) in locales(page.content).enumerated() {
+                    entries.append(LocaleEntry(locale: id, rendition: Int32(index + 1)))
+                    add(Self.delivered(value, locale: key))
+                }
+                pages.append(PagePlan(fallback: 0, locales: entries, media: media, firstRendition: first, stride: Int32(mediaOptions.count)))
+            }
+            tourPlans.append(
+                TourPlan(rule: rule(tour.targeting), rollout: Int32(tour.targeting.rollout), rolloutSeed: Resolver.seed("rollout", tour.id), pages: pages)
+            )
+            tourHeads.append(Array(#"{"id":"#.utf8) + json(tour.id) + Array(#","pages":["#.utf8))
+            tourTails.append(tour.trigger.map { Array(#"],"trigger":"#.utf8) + json($0) + Array("}".utf8) } ?? Array("]}".utf8))
+        }
+
+        self.rules = rules
+        self.localeIDs = localeIDs
+        self.tipPlans = tipPlans
+        self.options = options
+        self.localeEntries = localeEntries
+        self.tipRenditions = tipRenditions
+        tipJSON = tipRenditions.map(json)
+        self.tourPlans = tourPlans
+        tourIDs = catalog.tours.map(\.id)
+        tourTriggers = catalog.tours.map(\.trigger)
+        self.tourHeads = tourHeads
+        self.tourTails = tourTails
+        self.pageRenditions = pageRenditions
+        pageJSON = pageRenditions.map(json)
+        catalogHead = Array(#"{"frequency":"#.utf8) + json(frequency) + Array(#","tips":["#.utf8)
+        catalogTail = Array(#"],"version":\#(version)}"#.utf8)
+
+        var hash = (Self.offsetA, Self.offsetB)
+        for part in [[catalogHead, catalogTail], tipJSON, tourHeads, tourTails, pageJSON] {
+            for bytes in part { Self.mix(&hash, bytes) }
+        }
+        contentHash = hash
+    }
+
+    static func delivered(_ content: Content, locale: String) -> DeliveredContent {
+        DeliveredContent(locale: locale, title: content.title, html: content.html, audio: content.audio)
+    }
+
+    // MARK: Deciding
+
+    func decide(for client: ClientContext) -> Resolution {
+        let context = client.values
+        var ruleValues = [Int8](repeating: -1, count: rules.count)
+        func admitted(_ rule: Int32, _ rollout: Int32, _ seed: UInt64, _ user: [UInt8]?) -> Bool {
+            if rule >= 0 {
+                let index = Int(rule)
+                if ruleValues[index] < 0 { ruleValues[index] = Resolver.holds(rules[index], context) ? 1 : 0 }
+                if ruleValues[index] == 0 { return false }
+            }
+            if rollout >= 100 { return true }
+            guard let user, rollout > 0 else { return false }
+            return Resolver.bucket(seed: seed, user: user, buckets: 100) < UInt64(rollout)
+        }
+        let user = client.user.map { Array($0.utf8) }
+        let chain = localeChain(client.locale).compactMap { localeIDs[$0.lowercased()] }
+
+        var tips: [Int32] = []
+        tips.reserveCapacity(tipPlans.count)
+        tipPlans.withUnsafeBufferPointer { plans in
+            options.withUnsafeBufferPointer { options in
+                localeEntries.withUnsafeBufferPointer { entries in
+                    for plan in plans where admitted(plan.rule, plan.rollout, plan.rolloutSeed, user) {
+                        var option = options[Int(plan.firstOption)]
+                        if plan.optionCount > 1, let user {
+                            var point = Resolver.bucket(seed: plan.variantSeed, user: user, buckets: plan.totalWeight)
+                            for index in Int(plan.firstOption)..<Int(plan.firstOption + plan.optionCount) {
+                                if point < options[index].weight {
+                                    option = options[index]
+                                    break
+                                }
+                                point -= options[index].weight
+                            }
+                        }
+                        tips.append(Self.pick(chain, Int(option.firstLocale), Int(option.localeCount), entries) ?? option.fallback)
+                    }
+                }
+            }
+        }
+
+        var tours: [Int32] = []
+        for (index, plan) in tourPlans.enumerated() where admitted(plan.rule, plan.rollout, plan.rolloutSeed, user) {
+            tours.append(Int32(index))
+            tours.append(Int32(plan.pages.count))
+            for page in plan.pages {
+                let content = page.locales.withUnsafeBufferPointer { Self.pick(chain, 0, $0.count, $0) } ?? page.fallback
+                let media = page.media.flatMap { Resolver.chooseIndex($0, for: client) }.map { Int32($0 + 1) } ?? 0
+                tours.append(page.firstRendition + content * page.stride + media)
+            }
+        }
+
+        var hash = contentHash
+        tips.withUnsafeBytes { Self.mix(&hash, $0) }
+        Self.mix(&hash, [0xFF])
+        tours.withUnsafeBytes { Self.mix(&hash, $0) }
+        let etag = "\"" + Self.hex(hash.0) + Self.hex(hash.1) + "\""
+        return Resolution(version: version, tips: tips, tours: tours, etag: etag)
+    }
+
+    /// The rendition for the most specific locale of the chain that the entries have.
+    private static func pick(_ chain: [Int32], _ first: Int, _ count: Int, _ entries: UnsafeBufferPointer<LocaleEntry>) -> Int32? {
+        guard count > 0 else { return nil }
+        for locale in chain {
+            for index in first..<(first + count) where entries[index].locale == locale {
+                return entries[index].rendition
+            }
+        }
+        return nil
+    }
+
+    // MARK: Output
+
+    func materialize(_ resolution: Resolution) -> DeliveredCatalog {
+        var tours: [DeliveredTour] = []
+        walkTours(resolution) { tour, pages in
+            tours.append(DeliveredTour(id: tourIDs[tour], trigger: tourTriggers[tour], pages: pages.map { pageRenditions[$0] }))
+        }
+        return DeliveredCatalog(
+            version: version, frequency: frequency, tips: resolution.tips.map { tipRenditions[Int($0)] }, tours: tours
+        )
+    }
+
+    func json(_ resolution: Resolution) -> [UInt8] {
+        var output: [UInt8] = []
+        output.reserveCapacity(resolution.tips.reduce(catalogHead.count + 64) { $0 + tipJSON[Int($1)].count + 1 })
+        output += catalogHead
+        for (position, tip) in resolution.tips.enumerated() {
+            if position > 0 { output.append(UInt8(ascii: ",")) }
+            output += tipJSON[Int(tip)]
+        }
+        output += Array(#"],"tours":["#.utf8)
+        var first = true
+        walkTours(resolution) { tour, pages in
+            if !first { output.append(UInt8(ascii: ",")) }
+            first = false
+            output += tourHeads[tour]
+            for (position, page) in pages.enumerated() {
+                if position > 0 { output.append(UInt8(ascii: ",")) }
+                output += pageJSON[page]
+            }
+            output += tourTails[tour]
+        }
+        output += catalogTail
+        return output
+    }
+
+    private func walkTours(_ resolution: Resolution, _ body: (_ tour: Int, _ pages: [Int]) -> Void) {
+        var position = 0
+        let tours = resolution.tours
+        while position < tours.count {
+            let count = Int(tours[position + 1])
+            body(Int(tours[position]), tours[(position + 2)..<(position + 2 + count)].map { Int($0) })
+            position += 2 + count
+        }
+    }
+
+    // MARK: Hashing
+
+    static let offsetA: UInt64 = 0xcbf2_9ce4_8422_2325
+    static let offsetB: UInt64 = 0x6c62_272e_07bb_0142
+
+    /// Two FNV-1a streams with different starts: 128 bits, the same on every server.
+    static func mix(_ hash: inout (UInt64, UInt64), _ bytes: some Sequence<UInt8>) {
+        for byte in bytes {
+            hash.0 = (hash.0 ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
+            hash.1 = (hash.1 ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
+        }
+        hash.1 = hash.1 &+ 0x9e37_79b9_7f4a_7c15
+    }
+
+    static func hex(_ value: UInt64) -> String {
+        let text = String(value, radix: 16)
+        return String(repeating: "0", count: 16 - text.count) + text
+    }
+}

@@ -124,7 +124,8 @@ public struct Localized<Value: Hashable & Sendable>: Hashable, Sendable {
 /// as `pt-BR`.
 public func localeChain(_ locale: String?) -> [String] {
     guard let locale, !locale.isEmpty else { return [] }
-    var parts = locale.replacingOccurrences(of: "_", with: "-").split(separator: "-").map(String.init)
+    // Plain Swift rather than Foundation's replacingOccurrences: this runs on every catalog request.
+    var parts = locale.split(whereSeparator: { $0 == "-" || $0 == "_" }).map(String.init)
     var chain: [String] = []
     while !parts.isEmpty {
         chain.append(parts.joined(separator: "-"))

@@ -261,12 +261,17 @@ final class CompiledCatalog: Sendable {
         }
 
         var tours: [Int32] = []
+        var mediaClient: Resolver.MediaClient?
         for (index, plan) in tourPlans.enumerated() where admitted(plan.rule, plan.rollout, plan.rolloutSeed, user) {
             tours.append(Int32(index))
             tours.append(Int32(plan.pages.count))
             for page in plan.pages {
                 let content = page.locales.withUnsafeBufferPointer { Self.pick(chain, 0, $0.count, $0) } ?? page.fallback
-                let media = page.media.flatMap { Resolver.chooseIndex($0, for: client) }.map { Int32($0 + 1) } ?? 0
+                var media: Int32 = 0
+                if let pageMedia = page.media {
+                    if mediaClient == nil { mediaClient = Resolver.MediaClient(client) }
+                    media = Resolver.chooseIndex(pageMedia, for: mediaClient!).map { Int32($0 + 1) } ?? 0
+                }
                 tours.append(page.firstRendition + content * page.stride + media)
             }
         }

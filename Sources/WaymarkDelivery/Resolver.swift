@@ -159,7 +159,23 @@ public struct Resolver: Sendable {
     /// `minAppVersion` is not newer than the client's app version, the newest first; then by locale
     /// along the fallback chain, a variant without a locale last.
     static func choose(_ media: Media, for client: ClientContext) -> DeliveredMedia? {
-        chooseIndex(media, for: client).map { deliver(media, variant: $0) }
+        chooseIndex(media, for: MediaClient(client)).map { deliver(media, variant: $0) }
+    }
+
+    /// What media choice reads of a client, worked out once per request.
+    struct MediaClient {
+        var model: String?
+        var family: String?
+        var appVersion: Version?
+        /// The locale chain, lowercased.
+        var locales: [String]
+
+        init(_ client: ClientContext) {
+            model = client.model
+            family = client.model.map(Resolver.family(of:))
+            appVersion = client.appVersion.flatMap(Version.init(reading:))
+            locales = localeChain(client.locale).map { $0.lowercased() }
+        }
     }
 
     static func deliver(_ media: Media, variant index: Int) -> DeliveredMedia {
@@ -168,29 +184,50 @@ public struct Resolver: Sendable {
     }
 
     /// The index of ``choose(_:for:)``'s variant.
-    static func chooseIndex(_ media: Media, for client: ClientContext) -> Int? {
-        let model = client.model
-        let variants = media.variants.indices.map { (index: $0, variant: media.variants[$0]) }
-        let exact = variants.filter { $0.variant.model != nil && $0.variant.model == model }
-        let family = variants.filter { $0.variant.model == nil && $0.variant.family != nil && model.map(Self.family(of:)) == $0.variant.family }
-        let anyModel = variants.filter { $0.variant.model == nil && $0.variant.family == nil }
-        let appVersion = client.appVersion.flatMap(Version.init(reading:))
-        for candidates in [exact, family, anyModel] {
-            let usable = candidates.filter { candidate in
-                guard let minimum = candidate.variant.minAppVersion else { return true }
-                guard let appVersion else { return false }
-                return minimum <= appVersion
+    static func chooseIndex(_ media: Media, for client: MediaClient) -> Int? {
+        let variants = media.variants
+        // 0: made for this model, 1: for its family, 2: for any model; -1: for another device.
+        func tier(_ variant: MediaVariant) -> Int {
+            if let model = variant.model { return model == client.model ? 0 : -1 }
+            if let family = variant.family { return family == client.family ? 1 : -1 }
+            return 2
+        }
+        func usable(_ variant: MediaVariant) -> Bool {
+            guard let minimum = variant.minAppVersion else { return true }
+            guard let appVersion = client.appVersion else { return false }
+            return minimum <= appVersion
+        }
+        // No minimum counts as the oldest version.
+        func older(_ left: Version?, _ right: Version?) -> Bool {
+            guard let right else { return false }
+            guard let left else { return true }
+            return left < right
+        }
+        for level in 0...2 {
+            var found = false
+            var newest: Version?
+            for variant in variants where tier(variant) == level && usable(variant) {
+                if !found || older(newest, variant.minAppVersion) { newest = variant.minAppVersion }
+                found = true
             }
-            guard !usable.isEmpty else { continue }
-            let newest = usable.map { $0.variant.minAppVersion ?? Version([0]) }.max()!
-            let sameVersion = usable.filter { ($0.variant.minAppVersion ?? Version([0])) == newest }
-            let chain = localeChain(client.locale)
-            let pick = chain.lazy.compactMap { locale in
-                sameVersion.first { $0.variant.locale?.caseInsensitiveCompare(locale) == .orderedSame }
-            }.first ?? sameVersion.first { $0.variant.locale == nil }
-            if let pick { return pick.index }
+            guard found else { continue }
+            func candidate(_ variant: MediaVariant) -> Bool {
+                tier(variant) == level && usable(variant) && variant.minAppVersion == newest
+            }
+            for locale in client.locales {
+                for (index, variant) in variants.enumerated() where candidate(variant) {
+                    if let own = variant.locale, sameLocale(own, locale) { return index }
+                }
+            }
+            for (index, variant) in variants.enumerated() where candidate(variant) && variant.locale == nil { return index }
         }
         return nil
+    }
+
+    /// Whether a locale as written equals a lowercased one, ignoring ASCII case, without allocating.
+    static func sameLocale(_ written: String, _ lowercased: String) -> Bool {
+        written.utf8.count == lowercased.utf8.count
+            && zip(written.utf8, lowercased.utf8).allSatisfy { ($0 >= 65 && $0 <= 90 ? $0 + 32 : $0) == $1 }
     }
 
     /// A model's family: its leading letters (`iPhone15,2` -> `iPhone`, `Pixel 8` -> `Pixel`).

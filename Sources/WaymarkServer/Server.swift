@@ -108,15 +108,17 @@ public struct WaymarkServer: Sendable {
     /// The key a request carries, if it is valid, not revoked, and of an allowed kind; else 401.
     func authenticate(_ request: Request, allow kinds: Set<KeyRecord.Kind>) async throws -> KeyRecord {
         guard let header = request.headers[.authorization], header.hasPrefix("Bearer ") else { throw APIError.unauthorized }
-        let key = String(header.dropFirst("Bearer ".count)).trimmingCharacters(in: .whitespaces)
-        guard key.count <= 200 else { throw APIError.unauthorized }
-        let hash = Secrets.hash(key)
+        var presented = header.dropFirst("Bearer ".count)
+        while presented.first == " " || presented.first == "\t" { presented.removeFirst() }
+        while presented.last == " " || presented.last == "\t" { presented.removeLast() }
+        guard presented.utf8.count <= 200 else { throw APIError.unauthorized }
+        let key = String(presented)
         let record: KeyRecord?
-        if let cached = keys.get(hash) {
+        if let cached = keys.get(key) {
             record = cached
         } else {
-            record = try await store.key(hash: hash)
-            if let record { keys.put(hash, record) }
+            record = try await store.key(hash: Secrets.hash(key))
+            if let record { keys.put(key, record) }
         }
         guard let record, record.revokedAt == nil, kinds.contains(record.kind) else { throw APIError.unauthorized }
         return record
@@ -147,12 +149,13 @@ struct ErrorLoggingMiddleware<Context: RequestContext>: RouterMiddleware {
     }
 }
 
-/// Keys by hash, so that a request costs no database read for its key. Revoking through this
-/// server drops the entry at once.
+/// Valid keys as presented, so that a request costs no database read and no hashing for its key
+/// (the database holds only hashes; this memory holds keys that arrive with every request anyway).
+/// Revoking through this server drops the entry at once.
 final class KeyCache: Sendable {
     private let entries = Locked<[String: KeyRecord]>([:])
 
-    func get(_ hash: String) -> KeyRecord? { entries.withLock { $0[hash] } }
-    func put(_ hash: String, _ record: KeyRecord) { entries.withLock { if $0.count < 100_000 { $0[hash] = record } } }
+    func get(_ key: String) -> KeyRecord? { entries.withLock { $0[key] } }
+    func put(_ key: String, _ record: KeyRecord) { entries.withLock { if $0.count < 100_000 { $0[key] = record } } }
     func drop(keyID: String) { entries.withLock { $0 = $0.filter { $0.value.id != keyID } } }
 }

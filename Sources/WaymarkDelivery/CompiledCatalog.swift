@@ -309,26 +309,47 @@ final class CompiledCatalog: Sendable {
 
     func json(_ resolution: Resolution) -> [UInt8] {
         var output: [UInt8] = []
-        output.reserveCapacity(resolution.tips.reduce(catalogHead.count + 64) { $0 + tipJSON[Int($1)].count + 1 })
-        output += catalogHead
-        for (position, tip) in resolution.tips.enumerated() {
-            if position > 0 { output.append(UInt8(ascii: ",")) }
-            output += tipJSON[Int(tip)]
+        output.reserveCapacity(jsonByteCount(resolution))
+        writeJSON(resolution) { output.append(contentsOf: $0) }
+        return output
+    }
+
+    /// The length of ``json(_:)``'s answer, without writing it.
+    func jsonByteCount(_ resolution: Resolution) -> Int {
+        // `],"tours":[` and the commas between tips, tours and pages.
+        var count = catalogHead.count + catalogTail.count + 11 + max(resolution.tips.count - 1, 0)
+        for tip in resolution.tips { count += tipJSON[Int(tip)].count }
+        var tours = 0
+        walkTours(resolution) { tour, pages in
+            tours += 1
+            count += tourHeads[tour].count + tourTails[tour].count + max(pages.count - 1, 0)
+            for page in pages { count += pageJSON[page].count }
         }
-        output += Array(#"],"tours":["#.utf8)
+        return count + max(tours - 1, 0)
+    }
+
+    /// Hands the JSON to `write` piece by piece, so a server can copy it once, into its own buffer.
+    func writeJSON(_ resolution: Resolution, _ write: (UnsafeRawBufferPointer) -> Void) {
+        func put(_ bytes: [UInt8]) { bytes.withUnsafeBytes(write) }
+        let comma: [UInt8] = [UInt8(ascii: ",")]
+        put(catalogHead)
+        for (position, tip) in resolution.tips.enumerated() {
+            if position > 0 { put(comma) }
+            put(tipJSON[Int(tip)])
+        }
+        put(Array(#"],"tours":["#.utf8))
         var first = true
         walkTours(resolution) { tour, pages in
-            if !first { output.append(UInt8(ascii: ",")) }
+            if !first { put(comma) }
             first = false
-            output += tourHeads[tour]
+            put(tourHeads[tour])
             for (position, page) in pages.enumerated() {
-                if position > 0 { output.append(UInt8(ascii: ",")) }
-                output += pageJSON[page]
+                if position > 0 { put(comma) }
+                put(pageJSON[page])
             }
-            output += tourTails[tour]
+            put(tourTails[tour])
         }
-        output += catalogTail
-        return output
+        put(catalogTail)
     }
 
     private func walkTours(_ resolution: Resolution, _ body: (_ tour: Int, _ pages: [Int]) -> Void) {

@@ -42,6 +42,16 @@ public struct Resolver: Sendable {
         compiled.json(resolution)
     }
 
+    /// The same JSON handed to `write` piece by piece, and its length, for writing it straight
+    /// into a server's buffer.
+    public func writeJSON(_ resolution: Resolution, _ write: (UnsafeRawBufferPointer) -> Void) {
+        compiled.writeJSON(resolution, write)
+    }
+
+    public func jsonByteCount(_ resolution: Resolution) -> Int {
+        compiled.jsonByteCount(resolution)
+    }
+
     /// The specification: resolves by walking the authored catalog for each client.
     func resolveDirectly(for client: ClientContext) -> DeliveredCatalog {
         let context = client.values

@@ -50,7 +50,10 @@ extension WaymarkServer {
             return Response(status: .notModified, headers: headers)
         }
         headers[.contentType] = "application/json; charset=utf-8"
-        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: live.json(resolution))))
+        var body = ByteBuffer()
+        body.reserveCapacity(live.jsonByteCount(resolution))
+        live.writeJSON(resolution) { body.writeBytes($0) }
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: body))
     }
 
     func liveCatalog(app: String) async throws -> Resolver? {

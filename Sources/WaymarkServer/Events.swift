@@ -14,11 +14,7 @@ extension WaymarkServer {
     func events(_ request: Request, _ context: WaymarkRequestContext) async throws -> Response {
         let key = try await authenticate(request, allow: [.client, .secret])
         let buffer = try await request.body.collect(upTo: EventBatch.maxBodyBytes)
-        let object = try jsonObject(Data(buffer: buffer))
-        if let extra = object.keys.first(where: { $0 != "events" }) {
-            throw APIError.badRequest("unknown field \"\(extra)\"; the body is {\"events\": [...]}")
-        }
-        guard let list = object["events"] as? [Any] else { throw APIError.badRequest("events must be a list") }
+        let list = try Self.readBatch(Data(buffer: buffer))
         guard list.count <= EventBatch.maxEvents else {
             throw APIError(.contentTooLarge, "too_many_events", "at most \(EventBatch.maxEvents) events per request")
         }
@@ -36,7 +32,7 @@ extension WaymarkServer {
                 results.append(EventResult(id: rejection.id, status: .rejected, reason: rejection.reason))
             }
         }
-        let inserted = try await store.insertEvents(stored)
+        let inserted = try await eventWriter.insert(stored)
         for (position, isNew) in zip(storedIndex, inserted) where !isNew {
             results[position].status = .duplicate
         }
@@ -44,7 +40,9 @@ extension WaymarkServer {
         metrics.eventsAccepted.increment(by: inserted.count - duplicates)
         metrics.eventsDuplicate.increment(by: duplicates)
         metrics.eventsRejected.increment(by: results.count - inserted.count)
-        return jsonResponse(EventBatchResult(results: results))
+        var headers: HTTPFields = [:]
+        headers[.contentType] = "application/json; charset=utf-8"
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: Self.answer(results))))
     }
 
     struct Rejection: Error {
@@ -54,25 +52,39 @@ extension WaymarkServer {
 
     static let eventKeys: Set<String> = ["id", "user", "name", "target", "timestamp", "properties"]
 
+    /// The events of a body `{"events": [...]}`, or a 400 that says what is wrong with the body
+    /// as a whole.
+    static func readBatch(_ data: Data) throws -> [EventBatchReader.Fields?] {
+        guard String(data: data, encoding: .utf8) != nil else { throw APIError.badRequest("the body is not UTF-8") }
+        do {
+            return try EventBatchReader.read(data)
+        } catch {
+            switch error {
+            case .invalidJSON: throw APIError.badRequest("the body is not valid JSON")
+            case .notAnObject: throw APIError.badRequest("the body must be a JSON object")
+            case .unknownField(let name):
+                throw APIError.badRequest("unknown field \"\(name)\"; the body is {\"events\": [...]}")
+            case .eventsNotAList: throw APIError.badRequest("events must be a list")
+            }
+        }
+    }
+
     /// Checks one event of a batch.
-    static func validate(_ item: Any, app: String, receivedAt: Int64) -> Result<StoredEvent, Rejection> {
-        guard let fields = item as? [String: Any] else { return .failure(Rejection(reason: "an event must be an object")) }
-        let id = fields["id"] as? String
+    static func validate(_ item: EventBatchReader.Fields?, app: String, receivedAt: Int64) -> Result<StoredEvent, Rejection> {
+        guard let fields = item else { return .failure(Rejection(reason: "an event must be an object")) }
+        let id = fields.id
         func reject(_ reason: String) -> Result<StoredEvent, Rejection> { .failure(Rejection(id: id, reason: reason)) }
-        if let extra = fields.keys.sorted().first(where: { !eventKeys.contains($0) }) { return reject("unknown field \"\(extra)\"") }
+        if let extra = fields.unknownKey { return reject("unknown field \"\(extra)\"") }
         guard let id, isEventID(id) else { return reject("id must be a UUID (UUIDv7, made by the client)") }
-        guard let user = fields["user"] as? String, (1...256).contains(user.utf8.count) else {
+        guard let user = fields.user, (1...256).contains(user.utf8.count) else {
             return reject("user must be text of 1 to 256 bytes")
         }
-        guard let name = fields["name"] as? String, isName(name) else {
+        guard let name = fields.name, isName(name) else {
             return reject("name must be 1 to 64 letters, digits, - or _")
         }
-        var target: String?
-        if let value = fields["target"], !(value is NSNull) {
-            guard let text = value as? String, isName(text) else { return reject("target must be 1 to 64 letters, digits, - or _") }
-            target = text
-        }
-        guard let text = fields["timestamp"] as? String, var timestamp = Timestamp.parse(text) else {
+        if fields.badTarget { return reject("target must be 1 to 64 letters, digits, - or _") }
+        if let target = fields.target, !isName(target) { return reject("target must be 1 to 64 letters, digits, - or _") }
+        guard let text = fields.timestamp, var timestamp = Timestamp.parse(text) else {
             return reject("timestamp must be an RFC 3339 date and time")
         }
         var clamped = false
@@ -81,21 +93,37 @@ extension WaymarkServer {
             clamped = true
         }
         var properties: String?
-        if let value = fields["properties"], !(value is NSNull) {
-            guard let object = value as? [String: Any], object.count <= 32,
-                object.allSatisfy({ $0.key.utf8.count <= 64 && (($0.value as? String)?.utf8.count ?? .max) <= 512 })
-            else {
-                return reject("properties must be an object of at most 32 text values of at most 512 bytes")
+        if fields.badProperties { return reject(propertiesRule) }
+        if let object = fields.properties {
+            guard object.count <= 32, object.allSatisfy({ $0.key.utf8.count <= 64 && $0.value.utf8.count <= 512 }) else {
+                return reject(propertiesRule)
             }
-            properties = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]))
-                .map { String(decoding: $0, as: UTF8.self) }
+            properties = JSONText.object(object)
         }
         return .success(
             StoredEvent(
-                app: app, id: id.lowercased(), user: user, name: name, target: target, timestamp: timestamp,
+                app: app, id: id.lowercased(), user: user, name: name, target: fields.target, timestamp: timestamp,
                 receivedAt: receivedAt, clamped: clamped, properties: properties
             )
         )
+    }
+
+    static let propertiesRule = "properties must be an object of at most 32 text values of at most 512 bytes"
+
+    /// `{"results":[...]}`, written directly: this answer goes out for every upload.
+    static func answer(_ results: [EventResult]) -> [UInt8] {
+        var text = #"{"results":["#
+        text.reserveCapacity(results.count * 64 + 16)
+        for (position, result) in results.enumerated() {
+            if position > 0 { text += "," }
+            text += "{"
+            if result.clamped == true { text += #""clamped":true,"# }
+            if let id = result.id { text += #""id":"# + JSONText.quoted(id) + "," }
+            if let reason = result.reason { text += #""reason":"# + JSONText.quoted(reason) + "," }
+            text += #""status":""# + result.status.rawValue + #""}"#
+        }
+        text += "]}"
+        return Array(text.utf8)
     }
 
     static func isEventID(_ text: String) -> Bool {
@@ -119,4 +147,31 @@ func jsonObject(_ data: Data) throws -> [String: Any] {
     }
     guard let object = value as? [String: Any] else { throw APIError.badRequest("the body must be a JSON object") }
     return object
+}
+
+/// JSON text written by hand where an encoder would cost too much per request.
+enum JSONText {
+    /// A JSON string: quotes, backslashes and control characters escaped.
+    static func quoted(_ text: String) -> String {
+        var output = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": output += "\\\""
+            case "\\": output += "\\\\"
+            case "\n": output += "\\n"
+            case "\r": output += "\\r"
+            case "\t": output += "\\t"
+            case _ where scalar.value < 0x20 || scalar.value == 0x2028 || scalar.value == 0x2029:
+                let hex = String(scalar.value, radix: 16)
+                output += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: output.unicodeScalars.append(scalar)
+            }
+        }
+        return output + "\""
+    }
+
+    /// An object of strings with its keys sorted.
+    static func object(_ values: [String: String]) -> String {
+        "{" + values.sorted { $0.key < $1.key }.map { quoted($0.key) + ":" + quoted($0.value) }.joined(separator: ",") + "}"
+    }
 }

@@ -32,6 +32,7 @@ public struct WaymarkServer: Sendable {
     let live: LiveCatalogs
     let keys: KeyCache
     let metrics: ServerMetrics
+    let eventWriter: EventWriter
     /// The clock, injectable for tests of clamping and grant times.
     let now: @Sendable () -> Date
 
@@ -42,6 +43,7 @@ public struct WaymarkServer: Sendable {
         self.logger = logger
         self.metrics = metrics
         self.now = now
+        eventWriter = EventWriter(store: store)
         live = LiveCatalogs()
         keys = KeyCache()
     }

@@ -182,6 +182,7 @@ import WaymarkRules
             let resolution = resolver.decide(for: client)
             #expect(resolver.resolve(for: client) == expected, "\(client)")
             let json = resolver.json(resolution)
+            #expect(resolver.jsonByteCount(resolution) == json.count)
             #expect(try JSONDecoder().decode(DeliveredCatalog.self, from: Data(json)) == expected, "\(client)")
             // One ETag, one body.
             if let earlier = bodies[resolution.etag] { #expect(earlier == json) }

@@ -188,6 +188,32 @@ import WaymarkStore
         }
     }
 
+    /// Uploads at the same time share transactions (group commit); each still gets its own
+    /// answer, and an id sent by two uploads at once is accepted in exactly one of them.
+    @Test func parallelUploadsAreEachAnsweredAndStoredOnce() async throws {
+        try await withServer { client, app, _, store in
+            let shared = (0..<10).map { _ in UUID().uuidString.lowercased() }
+            let statuses = try await withThrowingTaskGroup(of: [EventResult].self) { group in
+                for _ in 0..<20 {
+                    group.addTask {
+                        let ids = shared + (0..<40).map { _ in UUID().uuidString.lowercased() }
+                        let body = #"{"events":[\#(ids.map { Self.event($0) }.joined(separator: ","))]}"#
+                        let response = try await client.execute(uri: "/v1/events", method: .post, headers: Self.auth(app.clientKey), body: ByteBuffer(string: body))
+                        return try JSONDecoder().decode(EventBatchResult.self, from: Data(buffer: response.body)).results
+                    }
+                }
+                return try await group.reduce(into: []) { $0 += $1 }
+            }
+            #expect(statuses.count == 20 * 50)
+            for id in shared {
+                #expect(statuses.filter { $0.id == id && $0.status == .accepted }.count == 1)
+                #expect(statuses.filter { $0.id == id && $0.status == .duplicate }.count == 19)
+            }
+            #expect(statuses.filter { $0.status == .accepted }.count == 10 + 20 * 40)
+            #expect(try await store.eventCount(app: app.appId) == 10 + 20 * 40)
+        }
+    }
+
     @Test func badEventBodiesGetClearErrorsAndStoreNothing() async throws {
         try await withServer { client, app, _, store in
             func post(_ body: ByteBuffer) async throws -> TestResponse {

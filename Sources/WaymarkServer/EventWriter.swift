@@ -1,0 +1,69 @@
+import WaymarkEngine
+import WaymarkStore
+
+/// Group commit for events: uploads that arrive while a transaction is being written wait, and
+/// are then written together in the next one, so each still gets its answer only after its events
+/// are committed, but many uploads share one commit. With one upload at a time it is one
+/// transaction per upload, as without it.
+final class EventWriter: Sendable {
+    private struct Waiting {
+        var events: [StoredEvent]
+        var continuation: CheckedContinuation<[Bool], any Error>
+    }
+
+    private struct State {
+        var waiting: [Waiting] = []
+        var writing = false
+    }
+
+    let store: any Store
+    /// The most events one transaction takes (uploads are never split).
+    let limit: Int
+    private let state = Locked(State())
+
+    init(store: any Store, limit: Int = 5_000) {
+        self.store = store
+        self.limit = limit
+    }
+
+    /// Stores the events; per event, whether it was new. Returns once they are committed.
+    func insert(_ events: [StoredEvent]) async throws -> [Bool] {
+        guard !events.isEmpty else { return [] }
+        return try await withCheckedThrowingContinuation { continuation in
+            let start = state.withLock { state in
+                state.waiting.append(Waiting(events: events, continuation: continuation))
+                if state.writing { return false }
+                state.writing = true
+                return true
+            }
+            if start { Task { await self.drain() } }
+        }
+    }
+
+    /// Writes what is waiting, transaction after transaction, until nothing is.
+    private func drain() async {
+        while true {
+            let group = state.withLock { state -> [Waiting] in
+                var taken: [Waiting] = []
+                var count = 0
+                while let next = state.waiting.first, taken.isEmpty || count + next.events.count <= limit {
+                    taken.append(state.waiting.removeFirst())
+                    count += next.events.count
+                }
+                if taken.isEmpty { state.writing = false }
+                return taken
+            }
+            if group.isEmpty { return }
+            do {
+                let inserted = try await store.insertEvents(group.flatMap(\.events))
+                var offset = 0
+                for upload in group {
+                    upload.continuation.resume(returning: Array(inserted[offset..<(offset + upload.events.count)]))
+                    offset += upload.events.count
+                }
+            } catch {
+                for upload in group { upload.continuation.resume(throwing: error) }
+            }
+        }
+    }
+}

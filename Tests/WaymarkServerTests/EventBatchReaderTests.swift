@@ -1,0 +1,148 @@
+import Foundation
+import Testing
+@testable import WaymarkServer
+
+/// The hand-written reader of event uploads against Foundation's JSONSerialization, on random
+/// bodies: valid ones with every kind of value where events' fields go, and mutated ones.
+@Suite struct EventBatchReaderTests {
+    typealias Fields = EventBatchReader.Fields
+
+    /// What the reader must answer, worked out from JSONSerialization's reading.
+    enum Expected: Equatable {
+        case failure
+        case unknownField
+        case eventsNotAList
+        case notAnObject
+        case events([Fields?])
+    }
+
+    static func expected(_ data: Data) -> Expected {
+        guard let value = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) else { return .failure }
+        guard let object = value as? [String: Any] else { return .notAnObject }
+        if object.keys.contains(where: { $0 != "events" }) { return .unknownField }
+        guard let list = object["events"] as? [Any] else { return .eventsNotAList }
+        return .events(list.map { item -> Fields? in
+            guard let event = item as? [String: Any] else { return nil }
+            func text(_ key: String) -> String? { event[key] as? String }
+            var fields = Fields(id: text("id"), user: text("user"), name: text("name"), timestamp: text("timestamp"))
+            fields.unknownKey = event.keys.filter { !WaymarkServer.eventKeys.contains($0) }.min()
+            if let target = event["target"], !(target is NSNull) {
+                fields.target = target as? String
+                fields.badTarget = fields.target == nil
+            }
+            if let properties = event["properties"], !(properties is NSNull) {
+                if let object = properties as? [String: Any], let strings = object as? [String: String], strings.count == object.count {
+                    fields.properties = strings
+                } else {
+                    fields.badProperties = true
+                }
+            }
+            return fields
+        })
+    }
+
+    static func actual(_ data: Data) -> Expected {
+        do {
+            return .events(try EventBatchReader.read(data))
+        } catch .unknownField {
+            return .unknownField
+        } catch .eventsNotAList {
+            return .eventsNotAList
+        } catch .notAnObject {
+            return .notAnObject
+        } catch {
+            return .failure
+        }
+    }
+
+    struct Random: RandomNumberGenerator {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return state ^ (state >> 29)
+        }
+    }
+
+    static let pieces = [
+        "a", "Z", "0", " ", "é", "हि", "👩🏽‍💻", "\\\"", "\\\\", "\\/", "\\n", "\\t", "\\u0041", "\\u00e9", "\\ud83d\\ude00", "\\u0000",
+        "\\b", "\\f", "\\r", "<", "}", "]", ",", ":",
+    ]
+
+    static func string(_ random: inout Random) -> String {
+        "\"" + (0..<Int.random(in: 0..<6, using: &random)).map { _ in pieces.randomElement(using: &random)! }.joined() + "\""
+    }
+
+    static func value(_ random: inout Random, depth: Int = 0) -> String {
+        switch Int.random(in: 0..<(depth > 2 ? 6 : 8), using: &random) {
+        case 0, 1: return string(&random)
+        case 2: return ["0", "-1", "3.25", "1e9", "-0.5E-3", "12345678901234567890"].randomElement(using: &random)!
+        case 3: return ["true", "false"].randomElement(using: &random)!
+        case 4: return "null"
+        case 5: return string(&random)
+        case 6: return "[" + (0..<Int.random(in: 0..<3, using: &random)).map { _ in value(&random, depth: depth + 1) }.joined(separator: ",") + "]"
+        default: return object(&random, keys: ["k1", "k2", "x"], depth: depth + 1)
+        }
+    }
+
+    static func object(_ random: inout Random, keys: [String], depth: Int) -> String {
+        let chosen = keys.shuffled(using: &random).prefix(Int.random(in: 0...keys.count, using: &random))
+        return "{" + chosen.map { "\"\($0)\" : " + value(&random, depth: depth) }.joined(separator: ", ") + "}"
+    }
+
+    static func body(_ random: inout Random) -> String {
+        let eventKeys = ["id", "user", "name", "target", "timestamp", "properties", "color", "Zeta"]
+        let events = (0..<Int.random(in: 0..<4, using: &random)).map { _ -> String in
+            switch Int.random(in: 0..<5, using: &random) {
+            case 0: return value(&random)
+            default: return object(&random, keys: eventKeys, depth: 1)
+            }
+        }
+        var text = "{\"events\": [" + events.joined(separator: ",\n") + "]}"
+        if Int.random(in: 0..<20, using: &random) == 0 { text = value(&random) }
+        if Int.random(in: 0..<8, using: &random) == 0 { text = "{\"events\": " + value(&random) + "}" }
+        if Int.random(in: 0..<10, using: &random) == 0 { text = text.replacingOccurrences(of: "{\"events\"", with: "{\"more\": 1, \"events\"") }
+        // Mutations: a byte cut, a byte added, the end cut off.
+        var bytes = Array(text.utf8)
+        for _ in 0..<Int.random(in: 0..<3, using: &random) where !bytes.isEmpty {
+            let position = Int.random(in: 0..<bytes.count, using: &random)
+            switch Int.random(in: 0..<3, using: &random) {
+            case 0: bytes.remove(at: position)
+            case 1: bytes.insert(Array("{}[]\",:\\ 0a-e.".utf8).randomElement(using: &random)!, at: position)
+            default: bytes = Array(bytes[..<position])
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    @Test func readsLikeJSONSerialization() {
+        var random = Random(state: 20_261_122)
+        var outcomes: [String: Int] = [:]
+        for _ in 0..<5_000 {
+            let text = Self.body(&random)
+            let data = Data(text.utf8)
+            let expected = Self.expected(data)
+            let actual = Self.actual(data)
+            // JSONSerialization takes a comma before a closing bracket; JSON does not, nor does the reader.
+            if actual == .failure, expected != .failure, text.range(of: #",\s*[}\]]"#, options: .regularExpression) != nil { continue }
+            // Where JSONSerialization fails (it also refuses numbers out of Double's range, which
+            // JSON allows), the reader must refuse the body too, if not always for the same reason.
+            if expected == .failure, actual != .failure {
+                let outOfRange = text.range(of: #"[0-9][eE][+-]?[0-9]{3,}"#, options: .regularExpression) != nil
+                guard case .events = actual, !outOfRange else {
+                    outcomes["failure", default: 0] += 1
+                    continue
+                }
+            }
+            #expect(actual == expected, "\(text)")
+            outcomes["\(expected)".prefix(8).description, default: 0] += 1
+        }
+        // Every kind of outcome came up.
+        #expect(outcomes.count == 5, "\(outcomes)")
+    }
+
+    @Test func deepNestingIsRefusedWithoutRecursingFar() {
+        for body in [String(repeating: "[", count: 100_000), "{\"events\":[" + String(repeating: "[", count: 100_000), "{\"events\":[{\"x\":" + String(repeating: "{\"a\":", count: 10_000)] {
+            #expect(throws: EventBatchReader.Failure.invalidJSON) { try EventBatchReader.read(Data(body.utf8)) }
+        }
+    }
+}

@@ -118,8 +118,8 @@ extension WaymarkServer {
             if position > 0 { text += "," }
             text += "{"
             if result.clamped == true { text += #""clamped":true,"# }
-            if let id = result.id { text += #""id":"# + JSONText.quoted(id) + "," }
-            if let reason = result.reason { text += #""reason":"# + JSONText.quoted(reason) + "," }
+            if let id = result.id { text += #""id":"# + jsonString(id) + "," }
+            if let reason = result.reason { text += #""reason":"# + jsonString(reason) + "," }
             text += #""status":""# + result.status.rawValue + #""}"#
         }
         text += "]}"
@@ -151,27 +151,8 @@ func jsonObject(_ data: Data) throws -> [String: Any] {
 
 /// JSON text written by hand where an encoder would cost too much per request.
 enum JSONText {
-    /// A JSON string: quotes, backslashes and control characters escaped.
-    static func quoted(_ text: String) -> String {
-        var output = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": output += "\\\""
-            case "\\": output += "\\\\"
-            case "\n": output += "\\n"
-            case "\r": output += "\\r"
-            case "\t": output += "\\t"
-            case _ where scalar.value < 0x20 || scalar.value == 0x2028 || scalar.value == 0x2029:
-                let hex = String(scalar.value, radix: 16)
-                output += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: output.unicodeScalars.append(scalar)
-            }
-        }
-        return output + "\""
-    }
-
     /// An object of strings with its keys sorted.
     static func object(_ values: [String: String]) -> String {
-        "{" + values.sorted { $0.key < $1.key }.map { quoted($0.key) + ":" + quoted($0.value) }.joined(separator: ",") + "}"
+        "{" + values.sorted { $0.key < $1.key }.map { jsonString($0.key) + ":" + jsonString($0.value) }.joined(separator: ",") + "}"
     }
 }

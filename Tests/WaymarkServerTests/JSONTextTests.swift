@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WaymarkAPI
+import WaymarkRules
 @testable import WaymarkServer
 
 /// The JSON the server writes by hand reads back as what it was made from.
@@ -18,7 +19,7 @@ import WaymarkAPI
             }))
         }
         for text in Self.awkward + random {
-            let read = try JSONSerialization.jsonObject(with: Data(JSONText.quoted(text).utf8), options: [.fragmentsAllowed])
+            let read = try JSONSerialization.jsonObject(with: Data(jsonString(text).utf8), options: [.fragmentsAllowed])
             #expect(read as? String == text, "\(text.unicodeScalars.map(\.value))")
         }
         let object = Dictionary(uniqueKeysWithValues: Self.awkward.enumerated().map { ("k\($0.offset)\($0.element)", $0.element) })

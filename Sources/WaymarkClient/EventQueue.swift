@@ -45,10 +45,15 @@ final class EventQueue: Sendable {
     /// Events dropped because the queue was full, since it was made.
     var dropped: Int { state.withLock { $0.dropped } }
 
-    func append(_ event: IncomingEvent) {
+    /// How each queued event is written: one JSON object per line.
+    private static func line(_ event: IncomingEvent) -> Data? {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let line = (try? encoder.encode(event)).map { $0 + [UInt8(ascii: "\n")] }
+        return (try? encoder.encode(event)).map { $0 + [UInt8(ascii: "\n")] }
+    }
+
+    func append(_ event: IncomingEvent) {
+        let line = Self.line(event)
         state.withLock { state in
             state.events.append(event)
             if state.events.count > limit, let oldest = state.events.firstIndex(where: { !state.inFlight.contains($0.id) }) {
@@ -95,13 +100,9 @@ final class EventQueue: Sendable {
         guard let url else { return }
         try? state.appender?.close()
         state.appender = nil
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         var data = Data()
         for event in state.events {
-            guard let line = try? encoder.encode(event) else { continue }
-            data.append(line)
-            data.append(UInt8(ascii: "\n"))
+            if let line = Self.line(event) { data.append(line) }
         }
         // If this fails the old file stays, with events already sent: the server drops those by id.
         try? DurableFile.write(data, to: url)

@@ -55,8 +55,8 @@ final class CompiledCatalog: Sendable {
         var pages: [PagePlan]
     }
 
+    /// A tour page; its content option 0 is the default text, option n the nth of `locales`.
     struct PagePlan {
-        var fallback: Int32
         var locales: [LocaleEntry]
         /// The page's media, if any; its renditions are `rendition(content, media variant)`.
         var media: Media?
@@ -136,12 +136,12 @@ final class CompiledCatalog: Sendable {
                 let content = variant?.content ?? entry.content
                 let fallback = Int32(tipRenditions.count)
                 tipRenditions.append(
-                    Resolver.render(entry, variant: variant, content: Self.delivered(content.fallback, locale: "default"))
+                    Resolver.render(entry, variant: variant, content: Resolver.delivered(content.fallback, locale: "default"))
                 )
                 let firstLocale = Int32(localeEntries.count)
                 for (id, key, value) in locales(content) {
                     localeEntries.append(LocaleEntry(locale: id, rendition: Int32(tipRenditions.count)))
-                    tipRenditions.append(Resolver.render(entry, variant: variant, content: Self.delivered(value, locale: key)))
+                    tipRenditions.append(Resolver.render(entry, variant: variant, content: Resolver.delivered(value, locale: key)))
                 }
                 options.append(
                     Option(
@@ -176,13 +176,13 @@ final class CompiledCatalog: Sendable {
                         pageRenditions.append(DeliveredPage(id: page.id, content: content, media: option, reward: page.reward))
                     }
                 }
-                add(Self.delivered(page.content.fallback, locale: "default"))
+                add(Resolver.delivered(page.content.fallback, locale: "default"))
                 var entries: [LocaleEntry] = []
                 for (index, (id, key, value)) in locales(page.content).enumerated() {
                     entries.append(LocaleEntry(locale: id, rendition: Int32(index + 1)))
-                    add(Self.delivered(value, locale: key))
+                    add(Resolver.delivered(value, locale: key))
                 }
-                pages.append(PagePlan(fallback: 0, locales: entries, media: media, firstRendition: first, stride: Int32(mediaOptions.count)))
+                pages.append(PagePlan(locales: entries, media: media, firstRendition: first, stride: Int32(mediaOptions.count)))
             }
             tourPlans.append(
                 TourPlan(rule: rule(tour.targeting), rollout: Int32(tour.targeting.rollout), rolloutSeed: Resolver.seed("rollout", tour.id), pages: pages)
@@ -213,10 +213,6 @@ final class CompiledCatalog: Sendable {
             for bytes in part { Self.mix(&hash, bytes) }
         }
         contentHash = hash
-    }
-
-    static func delivered(_ content: Content, locale: String) -> DeliveredContent {
-        DeliveredContent(locale: locale, title: content.title, html: content.html, audio: content.audio)
     }
 
     // MARK: Deciding
@@ -266,7 +262,7 @@ final class CompiledCatalog: Sendable {
             tours.append(Int32(index))
             tours.append(Int32(plan.pages.count))
             for page in plan.pages {
-                let content = page.locales.withUnsafeBufferPointer { Self.pick(chain, 0, $0.count, $0) } ?? page.fallback
+                let content = page.locales.withUnsafeBufferPointer { Self.pick(chain, 0, $0.count, $0) } ?? 0
                 var media: Int32 = 0
                 if let pageMedia = page.media {
                     if mediaClient == nil { mediaClient = Resolver.MediaClient(client) }

@@ -17,13 +17,11 @@ import WaymarkRules
 public struct Resolver: Sendable {
     public let catalog: Catalog
     public let version: Int
-    private let mediaByID: [String: Media]
     let compiled: CompiledCatalog
 
     public init(catalog: Catalog, version: Int) {
         self.catalog = catalog
         self.version = version
-        mediaByID = Dictionary(catalog.media.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         compiled = CompiledCatalog(catalog, version: version)
     }
 
@@ -55,6 +53,7 @@ public struct Resolver: Sendable {
     /// The specification: resolves by walking the authored catalog for each client.
     func resolveDirectly(for client: ClientContext) -> DeliveredCatalog {
         let context = client.values
+        let mediaByID = Dictionary(catalog.media.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         var tips: [DeliveredTip] = []
         for entry in catalog.tips where Self.admits(entry.targeting, id: entry.id, context: context, user: client.user) {
             tips.append(deliver(entry, client: client))
@@ -94,7 +93,12 @@ public struct Resolver: Sendable {
 
     static func deliver(_ content: Localized<Content>, locale: String?) -> DeliveredContent {
         let (found, text) = content.resolve(locale)
-        return DeliveredContent(locale: found, title: text.title, html: text.html, audio: text.audio)
+        return delivered(text, locale: found)
+    }
+
+    /// Content as delivered, in the locale it was found under (`default` for the fallback).
+    static func delivered(_ content: Content, locale: String) -> DeliveredContent {
+        DeliveredContent(locale: locale, title: content.title, html: content.html, audio: content.audio)
     }
 
     // MARK: Targeting, rollout and variants

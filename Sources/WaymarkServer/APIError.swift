@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import WaymarkAPI
+import WaymarkRules
 
 /// An error answer: a status and `{"error": {"code", "message", "diagnostics"?}}`.
 public struct APIError: HTTPResponseError, Sendable {
@@ -41,4 +42,28 @@ func jsonResponse(_ value: some Encodable, status: HTTPResponse.Status = .ok, he
     var headers = headers
     headers[.contentType] = "application/json; charset=utf-8"
     return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(data: jsonData(value))))
+}
+
+/// A 400 unless the body is UTF-8.
+func requireUTF8(_ data: Data) throws {
+    guard String(data: data, encoding: .utf8) != nil else { throw APIError.badRequest("the body is not UTF-8") }
+}
+
+/// A JSON object from a body, or a 400 that says what is wrong.
+func jsonObject(_ data: Data) throws -> [String: Any] {
+    try requireUTF8(data)
+    let value: Any
+    do {
+        value = try JSONSerialization.jsonObject(with: data)
+    } catch {
+        throw APIError.badRequest("the body is not valid JSON")
+    }
+    guard let object = value as? [String: Any] else { throw APIError.badRequest("the body must be a JSON object") }
+    return object
+}
+
+/// An object of strings as JSON text, keys sorted: written by hand where an encoder would cost too
+/// much per request (each event's properties).
+func jsonText(_ values: [String: String]) -> String {
+    "{" + values.sorted { $0.key < $1.key }.map { jsonString($0.key) + ":" + jsonString($0.value) }.joined(separator: ",") + "}"
 }

@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import Hummingbird
 import WaymarkAPI

@@ -50,12 +50,10 @@ extension WaymarkServer {
         var reason: String
     }
 
-    static let eventKeys: Set<String> = ["id", "user", "name", "target", "timestamp", "properties"]
-
     /// The events of a body `{"events": [...]}`, or a 400 that says what is wrong with the body
     /// as a whole.
     static func readBatch(_ data: Data) throws -> [EventBatchReader.Fields?] {
-        guard String(data: data, encoding: .utf8) != nil else { throw APIError.badRequest("the body is not UTF-8") }
+        try requireUTF8(data)
         do {
             return try EventBatchReader.read(data)
         } catch {
@@ -82,8 +80,9 @@ extension WaymarkServer {
         guard let name = fields.name, isName(name) else {
             return reject("name must be 1 to 64 letters, digits, - or _")
         }
-        if fields.badTarget { return reject("target must be 1 to 64 letters, digits, - or _") }
-        if let target = fields.target, !isName(target) { return reject("target must be 1 to 64 letters, digits, - or _") }
+        if fields.badTarget || fields.target.map({ !isName($0) }) == true {
+            return reject("target must be 1 to 64 letters, digits, - or _")
+        }
         guard let text = fields.timestamp, var timestamp = Timestamp.parse(text) else {
             return reject("timestamp must be an RFC 3339 date and time")
         }
@@ -98,7 +97,7 @@ extension WaymarkServer {
             guard object.count <= 32, object.allSatisfy({ $0.key.utf8.count <= 64 && $0.value.utf8.count <= 512 }) else {
                 return reject(propertiesRule)
             }
-            properties = JSONText.object(object)
+            properties = jsonText(object)
         }
         return .success(
             StoredEvent(
@@ -133,26 +132,5 @@ extension WaymarkServer {
     /// Event names and targets: what rules can name, at most 64 bytes.
     static func isName(_ text: String) -> Bool {
         text.utf8.count <= 64 && EventPattern.isName(text)
-    }
-}
-
-/// A JSON object from a body, or a 400 that says what is wrong.
-func jsonObject(_ data: Data) throws -> [String: Any] {
-    guard String(data: data, encoding: .utf8) != nil else { throw APIError.badRequest("the body is not UTF-8") }
-    let value: Any
-    do {
-        value = try JSONSerialization.jsonObject(with: data)
-    } catch {
-        throw APIError.badRequest("the body is not valid JSON")
-    }
-    guard let object = value as? [String: Any] else { throw APIError.badRequest("the body must be a JSON object") }
-    return object
-}
-
-/// JSON text written by hand where an encoder would cost too much per request.
-enum JSONText {
-    /// An object of strings with its keys sorted.
-    static func object(_ values: [String: String]) -> String {
-        "{" + values.sorted { $0.key < $1.key }.map { jsonString($0.key) + ":" + jsonString($0.value) }.joined(separator: ",") + "}"
     }
 }

@@ -16,6 +16,9 @@ import Testing
         case events([Fields?])
     }
 
+    /// The fields of an event, as the API documents them.
+    static let eventKeys: Set<String> = ["id", "user", "name", "target", "timestamp", "properties"]
+
     static func expected(_ data: Data) -> Expected {
         guard let value = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) else { return .failure }
         guard let object = value as? [String: Any] else { return .notAnObject }
@@ -25,7 +28,7 @@ import Testing
             guard let event = item as? [String: Any] else { return nil }
             func text(_ key: String) -> String? { event[key] as? String }
             var fields = Fields(id: text("id"), user: text("user"), name: text("name"), timestamp: text("timestamp"))
-            fields.unknownKey = event.keys.filter { !WaymarkServer.eventKeys.contains($0) }.min()
+            fields.unknownKey = event.keys.filter { !Self.eventKeys.contains($0) }.min()
             if let target = event["target"], !(target is NSNull) {
                 fields.target = target as? String
                 fields.badTarget = fields.target == nil

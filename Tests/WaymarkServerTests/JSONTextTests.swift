@@ -23,7 +23,7 @@ import WaymarkRules
             #expect(read as? String == text, "\(text.unicodeScalars.map(\.value))")
         }
         let object = Dictionary(uniqueKeysWithValues: Self.awkward.enumerated().map { ("k\($0.offset)\($0.element)", $0.element) })
-        let read = try JSONSerialization.jsonObject(with: Data(JSONText.object(object).utf8)) as? [String: String]
+        let read = try JSONSerialization.jsonObject(with: Data(jsonText(object).utf8)) as? [String: String]
         #expect(read == object)
     }
 

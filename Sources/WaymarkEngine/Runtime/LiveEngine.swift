@@ -117,13 +117,13 @@ public final class LiveEngine: Sendable {
 
     private func apply(_ body: (inout Engine, Date) -> [RenderCommand]) -> [RenderCommand] {
         let now = clock()
-        let (produced, snapshot) = state.withLock { engine in
+        let (produced, snapshot, next) = state.withLock { engine in
             let produced = body(&engine, now)
-            return (produced, produced.isEmpty || store == nil ? nil : engine.snapshot())
+            return (produced, produced.isEmpty || store == nil ? nil : engine.snapshot(), engine.nextChange)
         }
         if !produced.isEmpty { observe?(produced) }
         for command in produced { continuation.yield(command) }
-        if let next = nextChange {
+        if let next {
             wake.withLock { wake in
                 if let sleeper = wake.sleeper, wake.at.map({ next < $0 }) ?? true { sleeper.cancel() }
             }

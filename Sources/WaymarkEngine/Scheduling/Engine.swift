@@ -223,11 +223,6 @@ public struct Engine: Sendable {
         }
     }
 
-    /// Whether a tip's trigger (or dismissal) rule is true now.
-    public func ruleValue(of id: String, dismissal: Bool = false) -> Bool? {
-        tipIndex[id].map { evaluator.value(ofRule: $0 * 2 + (dismissal ? 1 : 0)) }
-    }
-
     // MARK: The step
 
     private mutating func perform(at time: Date, _ change: (inout Engine) -> Void) -> [RenderCommand] {

@@ -227,7 +227,9 @@ public struct Engine: Sendable {
 
     private mutating func perform(at time: Date, _ change: (inout Engine) -> Void) -> [RenderCommand] {
         let millis = time.millis
-        playDeadlines(upTo: millis)
+        // The engine's time begins at its first call: deadlines before it (an expiry date already
+        // past) are settled at that call, not played at moments the engine never lived.
+        if evaluator.now != noTime { playDeadlines(upTo: millis) }
         evaluator.advance(toMillis: millis)
         change(&self)
         settle()

@@ -1,0 +1,96 @@
+import Foundation
+import Testing
+import WaymarkRules
+@testable import WaymarkEngine
+
+/// Plays the shared scheduling scenarios (`conformance/engine/cases.json`), which the JavaScript
+/// engine plays too: every render command, at its moment, in order.
+struct SchedulingConformanceTests {
+    struct Case: Decodable, Sendable, CustomTestStringConvertible {
+        struct TipSpec: Decodable, Sendable {
+            struct Policy: Decodable, Sendable {
+                var maxDisplayCount: Int?
+                var maxDisplayDuration: Double?
+                var expiresAt: String?
+            }
+            var id: String
+            var container: String
+            var anchor: String?
+            var trigger: String
+            var dismissal: String?
+            var priority: Int?
+            var group: String?
+            var order: Int?
+            var policy: Policy?
+        }
+
+        struct Step: Decodable, Sendable {
+            var t: String
+            var event: String?
+            var target: String?
+            var context: [String: ContextValue?]?
+            var container: String?
+            var visible: Bool?
+            var close: String?
+        }
+
+        var name: String
+        var frequency: DisplayFrequency
+        var tips: [TipSpec]
+        var steps: [Step]
+        var expect: [[String: String]]
+
+        var testDescription: String { name }
+    }
+
+    static let cases: [Case] = {
+        let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("conformance/engine/cases.json")
+        struct File: Decodable { var cases: [Case] }
+        guard let data = FileManager.default.contents(atPath: file.path) else { return [] }
+        return (try? JSONDecoder().decode(File.self, from: data).cases) ?? []
+    }()
+
+    @Test func thereAreAtLeast200Scenarios() {
+        #expect(Self.cases.count >= 200)
+    }
+
+    @Test(arguments: cases)
+    func scenario(_ item: Case) throws {
+        let tips = try item.tips.map { spec in
+            Tip(
+                id: spec.id, container: spec.container, anchor: spec.anchor, trigger: try Rule(parsing: spec.trigger),
+                dismissal: try spec.dismissal.map { try Rule(parsing: $0) }, priority: spec.priority ?? 0,
+                group: spec.group, order: spec.order ?? 0,
+                policy: DisplayPolicy(
+                    maxDisplayCount: spec.policy?.maxDisplayCount, maxDisplayDuration: spec.policy?.maxDisplayDuration,
+                    expiresAt: spec.policy?.expiresAt.flatMap(Timestamp.date)
+                )
+            )
+        }
+        var engine = Engine(tips: tips, configuration: .init(frequency: item.frequency))
+        var output: [[String: String]] = []
+        for step in item.steps {
+            let time = try #require(Timestamp.date(step.t))
+            let commands: [RenderCommand]
+            if let name = step.event {
+                commands = engine.record(name, target: step.target, at: time)
+            } else if let context = step.context {
+                commands = engine.setContext(context, at: time)
+            } else if let container = step.container {
+                commands = engine.setContainer(container, visible: step.visible ?? true, at: time)
+            } else if let tip = step.close {
+                commands = engine.close(tip: tip, at: time)
+            } else {
+                commands = engine.advance(to: time)
+            }
+            for command in commands {
+                var line = ["t": Timestamp.format(command.time), command.action.rawValue: command.tip, "container": command.container]
+                line["anchor"] = command.anchor
+                line["reason"] = command.reason?.rawValue
+                output.append(line)
+            }
+        }
+        #expect(output == item.expect)
+    }
+}

@@ -1,0 +1,60 @@
+// The rule language in JavaScript against the shared conformance cases (conformance/*.json), the
+// same files the Swift tests read: every value after every step, and every error's place and code.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync, readdirSync } from "node:fs";
+import { Evaluator, parseRule, parseTime, printRule, ruleFromJSON, RuleError } from "../../Sources/WaymarkServer/Resources/web/sdk/waymark.js";
+
+const directory = new URL("../../conformance/", import.meta.url);
+const groups = readdirSync(directory).filter((f) => f.endsWith(".json")).map((f) => JSON.parse(readFileSync(new URL(f, directory), "utf8")));
+
+test("the conformance files are there", () => {
+  assert.ok(groups.length >= 13);
+  assert.ok(groups.reduce((n, g) => n + g.cases.length, 0) > 300);
+});
+
+for (const group of groups) {
+  test(`conformance: ${group.group}`, () => {
+    for (const c of group.cases) {
+      if (c.error) {
+        assert.throws(() => parseRule(c.rule), (error) => {
+          assert.ok(error instanceof RuleError, `${c.name}: not a RuleError: ${error}`);
+          assert.deepEqual({ line: error.line, column: error.column, code: error.code }, c.error, `${c.name}: ${error.message}`);
+          return true;
+        }, c.name);
+        continue;
+      }
+      const rule = parseRule(c.rule);
+      // The printed form reads back the same, and the JSON form is accepted as the server sends it.
+      assert.equal(printRule(parseRule(printRule(rule))), printRule(rule), c.name);
+      const evaluator = new Evaluator([ruleFromJSON(JSON.parse(JSON.stringify(rule)))]);
+      c.steps.forEach((step, index) => {
+        const time = parseTime(step.t);
+        assert.notEqual(time, null, step.t);
+        if (step.event) evaluator.record(step.event, step.target, time);
+        else if (step.context) for (const path of Object.keys(step.context).sort()) evaluator.setContext(path, step.context[path], time);
+        else evaluator.advance(time);
+        assert.equal(evaluator.value(0), step.expect, `${group.group} / ${c.name}: step ${index + 1} at ${step.t}`);
+      });
+    }
+  });
+}
+
+test("the JSON form is checked as strictly as the text", () => {
+  for (const bad of [null, [], {}, { const: true, not: { const: true } }, { and: [{ const: true }] }, { seq: [] },
+    { seq: [{ name: "and" }] }, { count: { name: "tap" }, cmp: ">=", value: 10001 }, { path: "a", cmp: "==", value: 1 },
+    { path: "a.b", in: [] }, { seq: [{ name: "tap" }], within: "3x" }, { path: "a.b", cmp: "<", value: true }]) {
+    assert.throws(() => ruleFromJSON(bad), Error, JSON.stringify(bad));
+  }
+  const rule = { or: [{ and: [{ seq: [{ name: "tap", target: "search" }] }, { seq: [{ name: "activation" }] }] }, { seq: [{ name: "scroll" }], within: "30s" }] };
+  assert.equal(printRule(ruleFromJSON(rule)), "tap:search AND activation OR scroll within 30s");
+});
+
+test("a windowed count keeps at most k+1 times, whatever the number of events", () => {
+  const evaluator = new Evaluator([parseRule("count(tap) >= 3 within 1h")]);
+  for (let i = 0; i < 10000; i++) evaluator.record("tap", undefined, i * 1000);
+  assert.equal(evaluator.value(0), true);
+  const [term] = evaluator.terms.values();
+  assert.equal(term.state.times.length, 4);
+  assert.equal(JSON.stringify(evaluator.snapshot()).length < 500, true);
+});

@@ -1,0 +1,199 @@
+#!/usr/bin/env python3
+"""Writes conformance/engine/cases.json: scheduling scenarios that every engine (Swift, JavaScript)
+must play to the same render commands.
+
+Each case has tips (rules as text, policy durations in seconds), steps in the format of
+`waymark simulate` (event, context, container/visible, close, or a clock tick) and the expected
+commands. The expectations are what the Swift engine, whose own tests specify its behaviour, prints
+for each scenario: run `python3 conformance/engine/generate.py .build/debug/waymark` after changing
+either engine, and read the diff.
+"""
+import json
+import os
+import random
+import subprocess
+import sys
+import tempfile
+
+BASE = 1_767_225_600  # 2026-01-01T00:00:00Z
+
+
+def stamp(seconds):
+    import datetime
+    millis = round(seconds * 1000)
+    moment = datetime.datetime(1970, 1, 1) + datetime.timedelta(milliseconds=BASE * 1000 + millis)
+    text = moment.strftime("%Y-%m-%dT%H:%M:%S")
+    if millis % 1000:
+        text += ".%03d" % (millis % 1000)
+    return text + "Z"
+
+
+def E(at, event):
+    name, _, target = event.partition(":")
+    step = {"t": stamp(at), "event": name}
+    if target:
+        step["target"] = target
+    return step
+
+
+def T(at):
+    return {"t": stamp(at)}
+
+
+def V(at, container, visible):
+    return {"t": stamp(at), "container": container, "visible": visible}
+
+
+def X(at, tip):
+    return {"t": stamp(at), "close": tip}
+
+
+def C(at, values):
+    return {"t": stamp(at), "context": values}
+
+
+CASES = []
+
+
+def scenario(name, tips, steps, frequency="immediate"):
+    CASES.append({"name": name, "frequency": frequency, "tips": tips, "steps": steps})
+
+
+# --- Written by hand: one behaviour each ---------------------------------------------------
+scenario("a tip shows when its trigger is true and hides when its dismissal is",
+         [{"id": "search", "container": "home", "anchor": "search-button", "trigger": "activation", "dismissal": "tap:search"}],
+         [E(0, "activation"), E(5, "tap:cart"), E(9, "tap:search"), E(10, "activation")])
+scenario("one tip per container, the highest priority first, then catalog order",
+         [{"id": "low", "container": "home", "trigger": "tap", "dismissal": "tap:low"},
+          {"id": "high", "container": "home", "trigger": "tap", "dismissal": "tap:high", "priority": 5},
+          {"id": "same", "container": "home", "trigger": "tap", "priority": 5},
+          {"id": "elsewhere", "container": "cart", "trigger": "tap"}],
+         [E(0, "tap"), E(1, "tap:high"), E(2, "tap:same"), T(3)])
+scenario("a hidden container pauses its tip, which resumes as it was",
+         [{"id": "tip", "container": "home", "trigger": "tap", "policy": {"maxDisplayDuration": 30}}],
+         [E(0, "tap"), V(10, "home", False), T(100), V(200, "home", True), T(219), T(220)])
+scenario("the last allowed appearance finishes instead of pausing",
+         [{"id": "tip", "container": "home", "trigger": "tap", "policy": {"maxDisplayCount": 2}}],
+         [E(0, "tap"), V(1, "home", False), V(2, "home", True), V(3, "home", False), V(4, "home", True)])
+scenario("a closed tip never comes back",
+         [{"id": "tip", "container": "home", "trigger": "tap"}, {"id": "next", "container": "home", "trigger": "tap"}],
+         [E(0, "tap"), X(1, "tip"), E(2, "tap")])
+scenario("a tour shows its tips in order",
+         [{"id": "second", "container": "home", "trigger": "true", "dismissal": "tap:2", "group": "tour", "order": 2},
+          {"id": "first", "container": "cart", "trigger": "true", "dismissal": "tap:1", "group": "tour", "order": 1}],
+         [T(0), E(1, "tap:1"), T(2), E(3, "tap:2")])
+scenario("a rule that becomes true between events shows its tip at that moment",
+         [{"id": "tip", "container": "home", "trigger": "tap AND NOT scroll within 30s"}],
+         [E(0, "scroll"), E(1, "tap"), T(100)])
+for late, label in ((31, "at"), (31.001, "after")):
+    scenario(f"a window includes its boundary: the container frees {label} the end",
+             [{"id": "first", "container": "home", "trigger": "tap", "dismissal": "tap:done", "priority": 9},
+              {"id": "tip", "container": "home", "trigger": "scroll within 30s"}],
+             [E(0, "tap"), E(1, "scroll"), E(late, "tap:done")])
+scenario("an expiry date finishes a tip at that moment",
+         [{"id": "tip", "container": "home", "trigger": "tap", "policy": {"expiresAt": stamp(60)}},
+          {"id": "late", "container": "cart", "trigger": "tap", "policy": {"expiresAt": stamp(5)}}],
+         [E(0, "tap"), T(30), E(61, "tap"), T(3600)])
+scenario("the display frequency spaces tips out",
+         [{"id": "a", "container": "home", "trigger": "tap", "dismissal": "tap:a", "priority": 2},
+          {"id": "b", "container": "cart", "trigger": "tap", "priority": 1},
+          {"id": "c", "container": "banner", "trigger": "tap"}],
+         [E(0, "tap"), E(60, "tap:a"), T(3600), T(7199), T(7200)], frequency="hourly")
+scenario("context comparisons take part in triggers",
+         [{"id": "tip", "container": "home", "trigger": "app.version >= v1.3 AND tap", "dismissal": "user.plan == \"pro\""}],
+         [C(0, {"app.version": "1.2.9"}), E(1, "tap"), C(2, {"app.version": "1.10"}), C(3, {"user.plan": "pro"})])
+
+# --- Random scenarios, seeded ----------------------------------------------------------------
+EVENTS = ["tap:a", "tap:b", "tap", "scroll", "screen:home", "screen:cart"]
+RULES = [
+    "tap", "tap:a", "tap:b", "scroll", "screen:home", "scroll within 30s", "tap:a within 2m",
+    "count(tap) >= 2", "count(scroll) >= 3 within 5m", "count(tap:b) == 1", "count(screen:cart) < 2 within 1m",
+    "screen:home THEN scroll", "screen:home THEN tap:a within 1m", "tap THEN tap THEN scroll within 10m",
+    "NOT scroll within 1m", "user.plan == \"pro\"", "app.version >= v1.3", "true",
+]
+
+
+def random_rule(rng, depth=0):
+    roll = rng.random()
+    if depth < 2 and roll < 0.2:
+        return f"({random_rule(rng, depth + 1)} AND {random_rule(rng, depth + 1)})"
+    if depth < 2 and roll < 0.35:
+        return f"({random_rule(rng, depth + 1)} OR {random_rule(rng, depth + 1)})"
+    if depth < 2 and roll < 0.42:
+        return f"NOT {random_rule(rng, depth + 1)}"
+    return rng.choice(RULES)
+
+
+def random_scenario(rng, number):
+    tips = []
+    for index in range(rng.randint(2, 6)):
+        tip = {"id": f"t{index}", "container": rng.choice(["home", "cart", "banner"]), "trigger": random_rule(rng)}
+        if rng.random() < 0.6:
+            tip["dismissal"] = random_rule(rng)
+        if rng.random() < 0.5:
+            tip["priority"] = rng.randint(0, 3)
+        if rng.random() < 0.25:
+            tip["group"] = "g"
+            tip["order"] = rng.randint(0, 3) * 10 + index
+        if rng.random() < 0.3:
+            tip["anchor"] = f"anchor-{index}"
+        policy = {}
+        if rng.random() < 0.3:
+            policy["maxDisplayCount"] = rng.randint(1, 3)
+        if rng.random() < 0.3:
+            policy["maxDisplayDuration"] = rng.choice([5, 30, 90, 600])
+        if rng.random() < 0.15:
+            policy["expiresAt"] = stamp(rng.randint(0, 3000))
+        if policy:
+            tip["policy"] = policy
+        tips.append(tip)
+    steps = []
+    at = 0.0
+    for _ in range(rng.randint(10, 40)):
+        at += rng.choice([0, 0.001, 1, 5, 20, 45, 61, 200, 1000])
+        roll = rng.random()
+        if roll < 0.6:
+            steps.append(E(at, rng.choice(EVENTS)))
+        elif roll < 0.72:
+            steps.append(V(at, rng.choice(["home", "cart", "banner"]), rng.random() < 0.5))
+        elif roll < 0.8:
+            steps.append(X(at, rng.choice(tips)["id"]))
+        elif roll < 0.9:
+            path = rng.choice(["user.plan", "app.version"])
+            value = rng.choice(["pro", "free", None]) if path == "user.plan" else rng.choice(["1.2", "1.3.0", "2.0", None])
+            steps.append(C(at, {path: value}))
+        else:
+            steps.append(T(at))
+    frequency = rng.choice(["immediate"] * 4 + ["hourly"])
+    scenario(f"random {number}", tips, steps, frequency)
+
+
+rng = random.Random(20261122)
+for number in range(1, 201):
+    random_scenario(rng, number)
+
+
+def expectations(waymark, case):
+    with tempfile.TemporaryDirectory() as directory:
+        catalog = {"frequency": case["frequency"],
+                   "tips": [dict(tip, content={"title": tip["id"], "body": tip["id"]}) for tip in case["tips"]]}
+        catalog_path = os.path.join(directory, "catalog.json")
+        events_path = os.path.join(directory, "events.jsonl")
+        with open(catalog_path, "w") as file:
+            json.dump(catalog, file)
+        with open(events_path, "w") as file:
+            file.write("".join(json.dumps(step) + "\n" for step in case["steps"]))
+        output = subprocess.run([waymark, "simulate", catalog_path, events_path], check=True, capture_output=True, text=True)
+        return [json.loads(line) for line in output.stdout.splitlines()]
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2:
+        sys.exit("usage: generate.py PATH/TO/waymark")
+    for case in CASES:
+        case["expect"] = expectations(sys.argv[1], case)
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "cases.json")
+    with open(path, "w") as file:
+        json.dump({"group": "engine", "cases": CASES}, file, indent=1, ensure_ascii=False)
+        file.write("\n")
+    print(f"{len(CASES)} cases, {sum(len(c['expect']) for c in CASES)} commands -> {path}")

@@ -66,7 +66,7 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ],
-            resources: [.copy("Resources/openapi.yaml")]
+            resources: [.copy("Resources/openapi.yaml"), .copy("Resources/web")]
         ),
         .executableTarget(
             name: "waymark",
@@ -77,8 +77,9 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Hummingbird", package: "hummingbird"),
             ],
-            resources: [.copy("Resources/shop.yaml")]
+            resources: [.copy("Resources/shop.yaml"), .copy("Resources/demo")]
         ),
         .testTarget(name: "WaymarkRulesTests", dependencies: ["WaymarkRules"]),
         .testTarget(name: "WaymarkEngineTests", dependencies: ["WaymarkEngine"]),

@@ -49,11 +49,16 @@ public struct WaymarkServer: Sendable {
     }
 
     /// The HTTP application, ready to run as a service.
-    public func application(host: String, port: Int, onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in })
-        -> some ApplicationProtocol
-    {
-        Application(
-            router: router(),
+    ///
+    /// - Parameter configure: adds routes or middleware after the API's own (the demo's pages).
+    public func application(
+        host: String, port: Int, onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in },
+        configure: (Router<WaymarkRequestContext>) -> Void = { _ in }
+    ) -> some ApplicationProtocol {
+        let router = router()
+        configure(router)
+        return Application(
+            router: router,
             configuration: .init(address: .hostname(host, port: port), serverName: "waymark"),
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? port) },
             logger: logger
@@ -71,6 +76,7 @@ public struct WaymarkServer: Sendable {
     public func router() -> Router<WaymarkRequestContext> {
         let router = Router(context: WaymarkRequestContext.self)
         router.add(middleware: RequestMetricsMiddleware(metrics: metrics))
+        router.add(middleware: ClientCORSMiddleware())
         router.add(middleware: ErrorLoggingMiddleware(logger: logger))
         router.get("/healthz") { _, _ in "ok\n" }
         router.get("/metrics") { _, _ in
@@ -85,6 +91,7 @@ public struct WaymarkServer: Sendable {
                 body: ResponseBody(byteBuffer: ByteBuffer(string: WaymarkServer.openAPIDocument))
             )
         }
+        router.get("/sdk/waymark.js") { request, _ in self.webSDK(request) }
         router.get("/v1/catalog") { request, _ in try await self.catalog(request) }
         router.post("/v1/events") { request, context in try await self.events(request, context) }
         router.post("/v1/rewards/claims") { request, context in try await self.claim(request, context) }

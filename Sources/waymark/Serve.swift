@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Hummingbird
 import Logging
 import Metrics
 import Prometheus
@@ -124,9 +125,9 @@ extension Waymark {
             let store = try openStore(dataDirectory: resolved.dataDirectory)
             let logger = makeLogger(resolved)
             let server = makeServer(store: store, logger: logger)
-            let app = server.application(host: resolved.host, port: resolved.port) { port in
+            let app = server.application(host: resolved.host, port: resolved.port, onServerRunning: { port in
                 logger.notice("waymark listening", metadata: ["url": "http://\(resolved.host):\(port)", "data": "\(resolved.dataDirectory)"])
-            }
+            })
             try await app.runService()
         }
     }
@@ -151,17 +152,39 @@ extension Waymark {
             let store = try openStore(dataDirectory: directory)
             let logger = makeLogger(resolved)
             guard let url = Bundle.module.url(forResource: "shop", withExtension: "yaml"),
-                let catalog = try? CatalogDocument.load(path: url.path)
+                let shopText = try? String(contentsOf: url, encoding: .utf8),
+                let demoPages = Bundle.module.resourceURL?.appendingPathComponent("demo").path
             else {
                 printError("error: the demo catalog is missing from the installation")
                 throw ExitCode(1)
             }
             let made = try await Provisioning.createApp(name: "Demo shop", in: store)
-            try await Provisioning.publish(catalog, app: made.appId, note: "demo", in: store)
             let server = makeServer(store: store, logger: logger)
             let host = resolved.host
-            let app = server.application(host: host, port: resolved.port) { port in
+            let pages: (Router<WaymarkRequestContext>) -> Void = { router in
+                // The demo shop's pages and videos, and its stand-in for an app's own backend: it
+                // names the user and signs the identity proof that reward claims need.
+                router.add(middleware: FileMiddleware(demoPages, urlBasePath: "/demo", searchForIndexHtml: true, logger: logger))
+                router.get("/demo/session") { request, context in
+                    let user = request.uri.queryParameters.get("user") ?? "shopper"
+                    guard (1...64).contains(user.count) else { throw HTTPError(.badRequest, message: "user must be 1 to 64 characters") }
+                    let host = request.head.authority ?? "\(host):\(resolved.port)"
+                    return DemoSession(
+                        server: "http://\(host)", clientKey: made.clientKey, user: user,
+                        userHash: Secrets.userHash(user: user, identitySecret: made.identitySecret)
+                    )
+                }
+            }
+            let app = server.application(host: host, port: resolved.port, onServerRunning: { port in
                 let base = "http://\(host):\(port)"
+                do {
+                    // The tour's videos are served by this demo under /demo/media.
+                    let text = shopText.replacingOccurrences(of: "https://media.example.com/", with: "\(base)/demo/media/")
+                    try await Provisioning.publish(try CatalogDocument.parse(text, file: "shop.yaml"), app: made.appId, note: "demo", in: store)
+                } catch {
+                    printError("error: the demo catalog cannot be published: \(error)")
+                    Foundation.exit(1)
+                }
                 let facts = DemoFacts(
                     server: base, appId: made.appId, clientKey: made.clientKey, secretKey: made.secretKey,
                     identitySecret: made.identitySecret, dataDir: directory
@@ -172,6 +195,7 @@ extension Waymark {
                 FileHandle.standardOutput.write(Data("""
                     Waymark demo: the demo shop's catalog is published.
 
+                      shop            \(base)/demo/   (open it in a browser; ?locale=hi-IN for Hindi)
                       server          \(base)
                       app id          \(made.appId)
                       client key      \(made.clientKey)
@@ -185,7 +209,7 @@ extension Waymark {
                     Ctrl-C stops it.
 
                     """.utf8))
-            }
+            }, configure: pages)
             try await app.runService()
         }
     }
@@ -253,6 +277,14 @@ extension Waymark {
             }
         }
     }
+}
+
+/// What the demo shop's page learns from its stand-in backend.
+struct DemoSession: ResponseEncodable {
+    var server: String
+    var clientKey: String
+    var user: String
+    var userHash: String
 }
 
 struct DemoFacts: Codable {

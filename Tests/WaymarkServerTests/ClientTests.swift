@@ -47,7 +47,7 @@ final class LiveServer: Sendable {
         logger.logLevel = .warning
         let (listening, signal) = AsyncStream.makeStream(of: Int.self)
         let application = WaymarkServer(store: store, logger: logger)
-            .application(host: "127.0.0.1", port: port) { port in signal.yield(port) }
+            .application(host: "127.0.0.1", port: port, onServerRunning: { port in signal.yield(port) })
         let group = ServiceGroup(configuration: .init(services: [application], logger: logger))
         let task = Task { try await group.run() }
         running.withLock { $0 = (group, task) }

@@ -880,3 +880,880 @@ export class Engine {
 }
 
 const isFinished = (state) => state.phase.startsWith("finished");
+
+// ---------------------------------------------------------------------------------------------
+// 3. The browser client
+// ---------------------------------------------------------------------------------------------
+
+const RTL_LANGUAGES = new Set(["ar", "he", "fa", "ur", "ps", "sd", "ug", "yi", "dv", "ckb"]);
+const MAX_QUEUE = 10000;
+const BATCH = 100;
+
+/** A time-ordered event id (UUIDv7, RFC 9562): the server's index stays in insertion order. */
+let lastIdMillis = 0;
+let idCounter = 0;
+export function eventID(millis = Date.now()) {
+  const bytes = new Uint8Array(16);
+  crypto.getRandomValues(bytes);
+  if (millis <= lastIdMillis) {
+    millis = lastIdMillis;
+    idCounter = (idCounter + 1) & 0xfff;
+    if (idCounter === 0) millis = ++lastIdMillis;
+  } else {
+    idCounter = bytes[6] & 0x07; // a random start that leaves room to count up
+  }
+  lastIdMillis = millis;
+  for (let i = 5; i >= 0; i--) {
+    bytes[i] = millis % 256;
+    millis = Math.floor(millis / 256);
+  }
+  bytes[6] = 0x70 | (idCounter >> 8);
+  bytes[7] = idCounter & 0xff;
+  bytes[8] = 0x80 | (bytes[8] & 0x3f);
+  const hex = Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+/** A name the rule language accepts ([A-Za-z0-9_-]+), made from any text, or undefined. */
+function asName(text) {
+  const name = String(text ?? "").trim().replace(/[^A-Za-z0-9_-]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 64);
+  return name || undefined;
+}
+
+// Only these survive into the page; everything else is dropped with its children kept as text.
+const ALLOWED_TAGS = new Set(["P", "BR", "STRONG", "B", "EM", "I", "U", "S", "CODE", "PRE", "BLOCKQUOTE", "UL", "OL", "LI", "A", "IMG", "H1", "H2", "H3", "H4", "H5", "H6", "SPAN", "SMALL", "SUB", "SUP", "HR"]);
+const DROPPED_WITH_CONTENT = new Set(["SCRIPT", "STYLE", "IFRAME", "OBJECT", "EMBED", "TEMPLATE", "NOSCRIPT", "SVG", "MATH", "TEXTAREA", "SELECT", "TITLE", "XMP", "NOEMBED", "NOFRAMES", "FORM", "INPUT", "BUTTON"]);
+
+/** An http(s) URL, absolute, or null: never javascript:, data: or anything else. */
+export function safeURL(text, base) {
+  try {
+    const url = new URL(String(text), base);
+    return url.protocol === "https:" || url.protocol === "http:" ? url.href : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The catalog's (already sanitized) HTML as DOM nodes, built element by element from an inert parse:
+ * no markup string is ever assigned to the live page, so a catalog that carries <script>, onerror=,
+ * javascript: URLs or style runs none of it.
+ */
+export function buildContent(html, doc = document) {
+  const parsed = new DOMParser().parseFromString(`<body>${String(html ?? "")}</body>`, "text/html");
+  const fragment = doc.createDocumentFragment();
+  copyChildren(parsed.body, fragment, doc, 0);
+  return fragment;
+}
+
+function copyChildren(from, to, doc, depth) {
+  for (const node of from.childNodes) {
+    if (node.nodeType === 3) to.appendChild(doc.createTextNode(node.data));
+    if (node.nodeType !== 1 || depth > 32) continue;
+    const tag = node.tagName.toUpperCase();
+    if (DROPPED_WITH_CONTENT.has(tag)) continue;
+    if (!ALLOWED_TAGS.has(tag)) {
+      copyChildren(node, to, doc, depth + 1);
+      continue;
+    }
+    const element = doc.createElement(tag.toLowerCase());
+    if (tag === "A") {
+      const href = safeURL(node.getAttribute("href"));
+      if (href) {
+        element.setAttribute("href", href);
+        element.setAttribute("target", "_blank");
+        element.setAttribute("rel", "noopener noreferrer nofollow");
+      }
+    } else if (tag === "IMG") {
+      const src = safeURL(node.getAttribute("src"));
+      if (!src) continue;
+      element.setAttribute("src", src);
+      element.setAttribute("alt", node.getAttribute("alt") ?? "");
+    }
+    const title = node.getAttribute("title");
+    if (title) element.setAttribute("title", title);
+    copyChildren(node, element, doc, depth + 1);
+    to.appendChild(element);
+  }
+}
+
+const STYLE = `
+.wm-tip,.wm-tip *,.wm-pointer,.wm-spot,.wm-tour,.wm-tour *{box-sizing:border-box}
+.wm-tip{position:absolute;z-index:2147483000;max-width:min(320px,90vw);background:#1d2a44;color:#fff;border-radius:10px;padding:12px 14px;box-shadow:0 6px 24px rgba(0,0,0,.3);font:15px/1.4 system-ui,sans-serif}
+.wm-tip:focus{outline:3px solid #ffbf47;outline-offset:2px}
+.wm-tip h2{font-size:16px;margin:0 28px 6px 0}.wm-tip p{margin:0 0 6px}.wm-tip a{color:#9cd3ff}
+.wm-tip img{max-width:100%}
+.wm-close{position:absolute;top:6px;right:8px;background:none;border:0;color:inherit;font-size:20px;cursor:pointer;line-height:1}
+[dir=rtl] .wm-close{right:auto;left:8px}[dir=rtl].wm-tip h2{margin:0 0 6px 28px}
+.wm-arrow{position:absolute;width:12px;height:12px;background:inherit;transform:rotate(45deg)}
+.wm-kind-banner{position:fixed;bottom:0;left:0;right:0;max-width:none;border-radius:0}
+.wm-kind-modal{position:fixed;top:50%;left:50%;transform:translate(-50%,-50%);max-width:min(440px,92vw)}
+.wm-backdrop{position:fixed;inset:0;background:rgba(0,0,0,.45);z-index:2147482999}
+.wm-spot{position:absolute;z-index:2147482998;border-radius:8px;box-shadow:0 0 0 9999px rgba(0,0,0,.55);pointer-events:none;transition:all .2s}
+.wm-pointer{position:absolute;z-index:2147483001;width:28px;height:28px;border-radius:50%;background:rgba(255,191,71,.9);border:2px solid #fff;pointer-events:none}
+.wm-g-tap{animation:wm-tap 1.2s infinite}.wm-g-double-tap{animation:wm-dtap 1.4s infinite}.wm-g-long-press{animation:wm-long 2s infinite}
+.wm-g-swipe-left{animation:wm-left 1.6s infinite}.wm-g-swipe-right{animation:wm-right 1.6s infinite}
+.wm-g-swipe-up{animation:wm-up 1.6s infinite}.wm-g-swipe-down{animation:wm-down 1.6s infinite}
+@keyframes wm-tap{0%,100%{transform:scale(1)}50%{transform:scale(.6)}}
+@keyframes wm-dtap{0%,30%,60%,100%{transform:scale(1)}15%,45%{transform:scale(.6)}}
+@keyframes wm-long{0%{transform:scale(1)}60%,90%{transform:scale(1.6);opacity:.6}100%{transform:scale(1)}}
+@keyframes wm-left{0%{transform:translateX(40px);opacity:0}20%{opacity:1}100%{transform:translateX(-40px);opacity:0}}
+@keyframes wm-right{0%{transform:translateX(-40px);opacity:0}20%{opacity:1}100%{transform:translateX(40px);opacity:0}}
+@keyframes wm-up{0%{transform:translateY(40px);opacity:0}20%{opacity:1}100%{transform:translateY(-40px);opacity:0}}
+@keyframes wm-down{0%{transform:translateY(-40px);opacity:0}20%{opacity:1}100%{transform:translateY(40px);opacity:0}}
+.wm-actions{display:flex;gap:8px;margin-top:8px;flex-wrap:wrap}
+.wm-actions button{background:#fff;color:#1d2a44;border:0;border-radius:6px;padding:6px 10px;font:inherit;cursor:pointer}
+.wm-tour{position:fixed;z-index:2147483002;background:#fff;color:#1d2a44;display:flex;flex-direction:column;font:16px/1.5 system-ui,sans-serif;box-shadow:0 10px 40px rgba(0,0,0,.35)}
+.wm-tour.wm-large{right:24px;bottom:24px;width:420px;height:min(640px,80vh);border-radius:12px}
+.wm-tour.wm-small{inset:0}
+.wm-tour header{display:flex;align-items:center;gap:8px;padding:10px 14px;border-bottom:1px solid #ddd}
+.wm-tour header h2{flex:1;font-size:18px;margin:0}.wm-tour .wm-close{position:static;color:#1d2a44}
+.wm-tour-body{flex:1;overflow:auto;padding:14px}
+.wm-tour-body video{width:100%;border-radius:8px;background:#000}
+.wm-tour footer{display:flex;align-items:center;gap:8px;padding:10px 14px;border-top:1px solid #ddd}
+.wm-tour footer .wm-progress{flex:1}
+.wm-tour footer button{border:1px solid #1d2a44;background:#1d2a44;color:#fff;border-radius:6px;padding:6px 14px;font:inherit;cursor:pointer}
+.wm-tour footer button:disabled{opacity:.4;cursor:default}
+.wm-credit{background:#e6f6e6;color:#135e13;border-radius:6px;padding:6px 10px;margin-top:10px}
+.wm-paused{visibility:hidden!important}
+.wm-speaking{outline:3px solid #ffbf47!important;outline-offset:3px}
+@media (prefers-reduced-motion: reduce){.wm-pointer,.wm-spot{animation:none!important;transition:none!important}}
+`;
+
+/** The SDK in a page: `await Waymark.start({ key, server, user, userHash, context })`. */
+export class WaymarkClient {
+  constructor(options) {
+    const { key, server, user, userHash, context = {}, window: win = globalThis.window } = options;
+    if (!key || !user) throw new TypeError("Waymark.start needs a key and a user");
+    this.window = win;
+    this.document = win.document;
+    this.key = key;
+    this.server = String(server ?? new URL(import.meta.url).origin).replace(/\/+$/, "");
+    this.user = String(user);
+    this.userHash = userHash;
+    this.context = {
+      platform: context.platform ?? "web",
+      model: context.model ?? (win.navigator.userAgentData?.mobile || /Mobi/.test(win.navigator.userAgent) ? "mobile-browser" : "desktop-browser"),
+      appVersion: context.appVersion,
+      locale: context.locale ?? win.navigator.language,
+    };
+    this.extraContext = { ...(context.values ?? {}) };
+    this.flushEvery = options.flushEvery ?? 5000;
+    this.storage = win.localStorage;
+    this.prefix = `waymark:${key.slice(-12)}:${this.user}:`;
+    this.rendered = new Map(); // tip id -> { root, cleanup }
+    this.timers = new Set();
+    this.listeners = [];
+    this.failures = 0;
+    this.stopped = false;
+  }
+
+  // -- Storage (localStorage; a full or missing storage never stops the SDK) --
+  load(name, fallback) {
+    try {
+      const text = this.storage.getItem(this.prefix + name);
+      return text === null ? fallback : JSON.parse(text);
+    } catch {
+      return fallback;
+    }
+  }
+  save(name, value) {
+    try {
+      this.storage.setItem(this.prefix + name, JSON.stringify(value));
+    } catch {
+      /* storage full or disabled: keep going in memory */
+    }
+  }
+
+  async start() {
+    const style = this.document.createElement("style");
+    style.textContent = STYLE;
+    style.dataset.waymark = "style";
+    this.document.head.appendChild(style);
+    this.queue = this.load("queue", []);
+    this.claimed = new Set(this.load("claimed", []));
+    await this.refresh();
+    this.capture();
+    this.record("activation");
+    this.guessScreen();
+    this.schedule(() => this.flush(), 0);
+    return this;
+  }
+
+  /** Fetches the catalog (If-None-Match), keeps the last good one, and runs from it offline. */
+  async refresh() {
+    const cached = this.load("catalog", null);
+    const query = new URLSearchParams();
+    for (const [name, value] of Object.entries({ ...this.context, user: this.user })) if (value) query.set(name, value);
+    let catalog = cached?.catalog ?? null;
+    try {
+      const headers = { Authorization: `Bearer ${this.key}` };
+      if (cached?.etag) headers["If-None-Match"] = cached.etag;
+      const response = await this.window.fetch(`${this.server}/v1/catalog?${query}`, { headers });
+      if (response.status === 200) {
+        catalog = await response.json();
+        this.save("catalog", { etag: response.headers.get("ETag"), catalog });
+      } else if (response.status !== 304) {
+        console.warn(`waymark: the catalog answered ${response.status}; using the kept copy`);
+      }
+      this.online = true;
+    } catch (error) {
+      this.online = false;
+      console.warn("waymark: the server cannot be reached; starting from the kept catalog", error);
+    }
+    this.apply(catalog ?? { version: 0, frequency: "immediate", tips: [], tours: [] });
+  }
+
+  apply(catalog) {
+    this.catalog = catalog;
+    const tips = [];
+    for (const tip of catalog.tips ?? []) {
+      try {
+        tips.push({
+          ...tip,
+          trigger: ruleFromJSON(tip.trigger),
+          dismissal: tip.dismissal ? ruleFromJSON(tip.dismissal) : undefined,
+          policy: { ...tip.policy, expiresAt: tip.policy?.expiresAt ? parseTime(tip.policy.expiresAt) : undefined },
+        });
+      } catch (error) {
+        console.warn(`waymark: tip ${tip.id} is skipped: ${error.message}`);
+      }
+    }
+    this.tours = new Map((catalog.tours ?? []).map((tour) => [tour.id, tour]));
+    const tourRules = [];
+    for (const tour of catalog.tours ?? []) {
+      try {
+        if (tour.trigger) tourRules.push({ tour: tour.id, rule: ruleFromJSON(tour.trigger) });
+      } catch (error) {
+        console.warn(`waymark: tour ${tour.id} has a bad trigger: ${error.message}`);
+      }
+    }
+    const now = Date.now();
+    if (!this.engine) {
+      this.engine = new Engine(tips, { frequency: catalog.frequency, snapshot: this.load("engine", undefined) });
+      this.render(this.engine.advance(now));
+      this.render(this.engine.activeTips().filter((c) => !this.rendered.has(c.tip)));
+    } else {
+      this.render(this.engine.update(tips, now));
+    }
+    this.tourRules = tourRules;
+    this.tourEvaluator = new Evaluator(tourRules.map((t) => t.rule), this.load("tours", undefined));
+    this.setContextValues({});
+  }
+
+  // -- Input --
+
+  /** Records an event the app names itself: `Waymark.track("add_to_cart", "sku-42")`. */
+  record(name, target, properties = {}) {
+    const cleanName = asName(name);
+    if (!cleanName || this.stopped) return [];
+    const cleanTarget = target === undefined || target === null ? undefined : asName(target);
+    const now = Date.now();
+    this.enqueue(cleanName, cleanTarget, properties, now);
+    this.tourEvaluator.record(cleanName, cleanTarget, now);
+    const commands = this.engine.record(cleanName, cleanTarget, now);
+    this.render(commands);
+    this.checkTours();
+    return commands;
+  }
+
+  setContextValues(values) {
+    Object.assign(this.extraContext, values);
+    const all = {
+      "device.platform": this.context.platform, "device.model": this.context.model, "app.version": this.context.appVersion,
+      "user.locale": this.context.locale, "user.id": this.user, ...this.extraContext,
+    };
+    const now = Date.now();
+    for (const [path, value] of Object.entries(all)) this.tourEvaluator.setContext(path, value ?? null, now);
+    this.render(this.engine.setContext(Object.fromEntries(Object.entries(all).map(([k, v]) => [k, v ?? null])), now));
+  }
+
+  /** The app says which screen shows: `Waymark.screen("product")`. An app that names its screens
+   *  this way turns off the SDK's own guess from path changes, so no view counts twice. */
+  screen(name) {
+    this.namesScreens = true;
+    this.recordScreen(name);
+  }
+
+  /** A path change in a single-page app, when the app does not name its screens itself. */
+  guessScreen() {
+    if (this.namesScreens) return;
+    const name = asName(this.currentScreen()) ?? "home";
+    if (name !== this.lastScreen) this.recordScreen(name);
+  }
+
+  recordScreen(name) {
+    this.lastScreen = asName(name) ?? "home";
+    this.record("screen", this.lastScreen);
+    this.syncContainers();
+  }
+
+  currentScreen() {
+    const declared = [...this.document.querySelectorAll("[data-waymark-screen]")].find(isShown)?.getAttribute("data-waymark-screen");
+    if (declared) return declared;
+    const path = this.window.location.pathname.replace(/\/+$/, "").split("/").pop();
+    return path && path !== "index.html" ? path.replace(/\.html?$/, "") : "home";
+  }
+
+  /** Tells the engine which containers are on screen: a container the page marks with an element
+   *  `data-waymark-container="NAME"` shows while that element does; one it does not mark (a banner
+   *  over every screen) is always visible. */
+  syncContainers() {
+    if (this.fullscreen) return;
+    const now = Date.now();
+    for (const container of this.engine.containers) {
+      const element = this.document.querySelector(`[data-waymark-container="${CSS.escape(container)}"]`);
+      this.render(this.engine.setContainer(container, element ? isShown(element) : true, now));
+    }
+  }
+
+  capture() {
+    const on = (target, type, handler, options) => {
+      target.addEventListener(type, handler, options);
+      this.listeners.push(() => target.removeEventListener(type, handler, options));
+    };
+    const doc = this.document;
+    on(doc, "click", (event) => {
+      if (event.target.closest?.("[data-waymark-ui]")) return;
+      const element = event.target.closest?.("[data-waymark],[id]");
+      const target = element ? element.getAttribute("data-waymark") ?? element.id : undefined;
+      this.record("tap", target);
+    }, true);
+    let lastScroll = 0;
+    on(this.window, "scroll", () => {
+      const now = Date.now();
+      if (now - lastScroll < 1000) return;
+      lastScroll = now;
+      this.record("scroll");
+    }, { capture: true, passive: true });
+    const lastKey = new Map();
+    on(doc, "keydown", (event) => {
+      const field = event.target;
+      if (event.key === "Escape") return this.closeTopmost(event);
+      if (!field || !/^(INPUT|TEXTAREA)$/.test(field.tagName ?? "") && !field.isContentEditable) return;
+      const target = field.getAttribute("data-waymark") ?? field.id ?? undefined;
+      const now = Date.now();
+      if (now - (lastKey.get(target) ?? 0) < 1000) return;
+      lastKey.set(target, now);
+      this.record("keystroke", target || undefined);
+    }, true);
+    on(doc, "visibilitychange", () => {
+      if (doc.visibilityState === "visible") this.record("activation");
+      else this.flush({ keepalive: true });
+    });
+    on(this.window, "pagehide", () => this.flush({ keepalive: true }));
+    // After the app's own handlers have drawn the new screen.
+    const screenChanged = () => setTimeout(() => this.guessScreen(), 0);
+    on(this.window, "popstate", screenChanged);
+    on(this.window, "hashchange", screenChanged);
+    on(doc, "fullscreenchange", () => this.onFullscreen());
+    on(this.window, "online", () => this.flush());
+    const history = this.window.history;
+    for (const method of ["pushState", "replaceState"]) {
+      const original = history[method];
+      history[method] = (...args) => {
+        const result = original.apply(history, args);
+        screenChanged();
+        return result;
+      };
+      this.listeners.push(() => { history[method] = original; });
+    }
+    // Anchors that appear later (lazy content, recycled lists) and containers that come and go.
+    let pending = false;
+    this.observer = new this.window.MutationObserver(() => {
+      if (pending) return;
+      pending = true;
+      this.window.requestAnimationFrame(() => {
+        pending = false;
+        this.syncContainers();
+        for (const entry of this.rendered.values()) entry.place?.();
+      });
+    });
+    this.observer.observe(doc.documentElement, { childList: true, subtree: true, attributes: true, attributeFilter: ["hidden", "class", "style"] });
+    const place = () => { for (const entry of this.rendered.values()) entry.place?.(); };
+    on(this.window, "resize", place);
+    on(this.window, "scroll", place, { capture: true, passive: true });
+    this.scheduleEngine();
+  }
+
+  // -- Time: the engine's next change, as a timer --
+  scheduleEngine() {
+    clearTimeout(this.engineTimer);
+    const next = this.engine.nextChange();
+    if (next === null || this.stopped) return;
+    this.engineTimer = setTimeout(() => {
+      this.render(this.engine.advance(Date.now()));
+      this.scheduleEngine();
+    }, Math.min(Math.max(0, next - Date.now()), 2 ** 31 - 1));
+  }
+
+  schedule(fn, delay) {
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      fn();
+    }, delay);
+    this.timers.add(timer);
+  }
+
+  // -- Events: a queue in localStorage, sent in batches with retry and backoff --
+  enqueue(name, target, properties, time) {
+    const event = { id: eventID(time), user: this.user, name, timestamp: formatTime(time) };
+    if (target) event.target = target;
+    const props = { platform: this.context.platform, ...properties };
+    if (this.context.appVersion) props.appVersion = this.context.appVersion;
+    if (this.context.locale) props.locale = this.context.locale;
+    event.properties = Object.fromEntries(Object.entries(props).map(([k, v]) => [k, String(v)]));
+    this.queue.push(event);
+    if (this.queue.length > MAX_QUEUE) this.queue.splice(0, this.queue.length - MAX_QUEUE);
+    this.save("queue", this.queue);
+    if (this.queue.length >= BATCH / 2 && !this.flushing) this.schedule(() => this.flush(), 0);
+  }
+
+  /** Sends queued events; accepted, duplicate and rejected ones leave the queue, the rest wait. */
+  async flush({ keepalive = false } = {}) {
+    if (this.flushing || this.queue.length === 0) return this.rescheduleFlush();
+    this.flushing = true;
+    const batch = this.queue.slice(0, BATCH);
+    try {
+      const response = await this.window.fetch(`${this.server}/v1/events`, {
+        method: "POST", keepalive: keepalive && JSON.stringify(batch).length < 60000,
+        headers: { Authorization: `Bearer ${this.key}`, "Content-Type": "application/json" },
+        body: JSON.stringify({ events: batch }),
+      });
+      if (response.ok) {
+        const answer = await response.json();
+        for (const result of answer.results ?? []) {
+          if (result.status === "rejected") console.warn(`waymark: event ${result.id} rejected: ${result.reason}`);
+        }
+        const sent = new Set(batch.map((e) => e.id));
+        this.queue = this.load("queue", this.queue).filter((e) => !sent.has(e.id));
+        this.save("queue", this.queue);
+        this.failures = 0;
+      } else if (response.status >= 400 && response.status < 500 && response.status !== 408 && response.status !== 429) {
+        console.warn(`waymark: events answered ${response.status}; kept for later`);
+        this.failures += 1;
+      } else {
+        this.failures += 1;
+      }
+    } catch {
+      this.failures += 1;
+    } finally {
+      this.flushing = false;
+    }
+    if (this.failures === 0 && this.queue.length > 0) return this.flush({ keepalive });
+    this.rescheduleFlush();
+  }
+
+  rescheduleFlush() {
+    if (this.stopped || this.flushTimerSet) return;
+    this.flushTimerSet = true;
+    const backoff = this.failures === 0 ? this.flushEvery : Math.min(60000, 1000 * 2 ** Math.min(this.failures, 6)) * (0.5 + Math.random() / 2);
+    this.schedule(() => {
+      this.flushTimerSet = false;
+      this.flush();
+    }, backoff);
+  }
+
+  // -- Rendering --
+  render(commands) {
+    if (commands.length > 0) this.save("engine", this.engine.snapshot());
+    for (const command of commands) {
+      const tip = (this.catalog.tips ?? []).find((t) => t.id === command.tip);
+      const properties = { tip: command.tip, container: command.container };
+      if (tip?.variant) properties.variant = tip.variant;
+      if (command.action === "show") {
+        this.enqueue("tip_shown", command.tip, properties, command.time);
+        if (tip) this.draw(tip);
+      } else if (command.action === "resume") {
+        this.rendered.get(command.tip)?.root.classList.remove("wm-paused");
+      } else if (command.action === "pause") {
+        this.rendered.get(command.tip)?.root.classList.add("wm-paused");
+      } else {
+        if (command.reason === "closed") this.enqueue("tip_closed", command.tip, properties, command.time);
+        if (command.reason === "dismissed") this.enqueue("tip_dismissed", command.tip, properties, command.time);
+        this.erase(command.tip);
+      }
+    }
+    if (this.engine) this.scheduleEngine();
+  }
+
+  draw(tip) {
+    this.erase(tip.id);
+    const doc = this.document;
+    const kind = tip.renderer ?? "tooltip";
+    const root = doc.createElement("div");
+    root.className = `wm-tip wm-kind-${asName(kind)}`;
+    root.dataset.waymarkUi = "tip";
+    root.dataset.waymarkTip = tip.id;
+    root.tabIndex = -1;
+    const language = (tip.content.locale ?? "").split("-")[0];
+    if (language && language !== "default") root.lang = tip.content.locale;
+    root.dir = RTL_LANGUAGES.has(language) ? "rtl" : "ltr";
+    root.setAttribute("role", kind === "modal" ? "dialog" : "dialog");
+    if (kind === "modal") root.setAttribute("aria-modal", "true");
+    const titleId = `wm-title-${asName(tip.id)}`;
+    root.setAttribute("aria-labelledby", titleId);
+    const title = doc.createElement("h2");
+    title.id = titleId;
+    title.textContent = tip.content.title;
+    const body = doc.createElement("div");
+    body.className = "wm-body";
+    body.appendChild(buildContent(tip.content.html, doc));
+    const close = doc.createElement("button");
+    close.className = "wm-close";
+    close.type = "button";
+    close.setAttribute("aria-label", "Close");
+    close.textContent = "×";
+    close.addEventListener("click", () => this.close(tip.id));
+    const actions = doc.createElement("div");
+    actions.className = "wm-actions";
+    actions.appendChild(this.narrationControl(tip.content, root));
+    root.append(close, title, body, actions);
+    const extras = [];
+    if (kind === "modal") {
+      const backdrop = doc.createElement("div");
+      backdrop.className = "wm-backdrop";
+      backdrop.dataset.waymarkUi = "backdrop";
+      extras.push(backdrop);
+    }
+    let spot = null;
+    let pointer = null;
+    if (kind === "spotlight") {
+      spot = doc.createElement("div");
+      spot.className = "wm-spot";
+      spot.dataset.waymarkUi = "spotlight";
+      extras.push(spot);
+    }
+    if (kind === "pointer") {
+      pointer = doc.createElement("div");
+      pointer.className = `wm-pointer wm-g-${asName(tip.gesture) ?? "tap"}`;
+      pointer.dataset.waymarkUi = "pointer";
+      pointer.dataset.gesture = tip.gesture ?? "tap";
+      pointer.setAttribute("aria-hidden", "true");
+      extras.push(pointer);
+    }
+    const anchored = kind !== "banner" && kind !== "modal" && tip.anchor;
+    const place = () => {
+      if (!anchored) return;
+      const anchor = this.findAnchor(tip.anchor);
+      // Waits for an anchor that is not in the page yet, and hides while it is gone.
+      const shown = anchor && isShown(anchor);
+      root.hidden = !shown;
+      for (const extra of extras) extra.hidden = !shown;
+      if (!shown) return;
+      const box = anchor.getBoundingClientRect();
+      const x = this.window.scrollX;
+      const y = this.window.scrollY;
+      const below = box.bottom + 12 + root.offsetHeight < this.window.innerHeight || box.top < root.offsetHeight + 12;
+      const left = Math.max(8, Math.min(box.left + x, x + this.window.innerWidth - root.offsetWidth - 8));
+      root.style.left = `${left}px`;
+      root.style.top = `${below ? box.bottom + y + 12 : box.top + y - root.offsetHeight - 12}px`;
+      if (spot) Object.assign(spot.style, { left: `${box.left + x - 6}px`, top: `${box.top + y - 6}px`, width: `${box.width + 12}px`, height: `${box.height + 12}px` });
+      if (pointer) Object.assign(pointer.style, { left: `${box.left + x + box.width / 2 - 14}px`, top: `${box.top + y + box.height / 2 - 14}px` });
+    };
+    doc.body.append(...extras, root);
+    const previousFocus = doc.activeElement;
+    this.rendered.set(tip.id, { root, extras, place, previousFocus });
+    place();
+    if (!root.hidden && !isTyping(previousFocus)) root.focus({ preventScroll: true });
+  }
+
+  findAnchor(anchor) {
+    return this.document.querySelector(`[data-waymark-anchor="${CSS.escape(anchor)}"]`) ?? this.document.getElementById(anchor);
+  }
+
+  erase(id) {
+    const entry = this.rendered.get(id);
+    if (!entry) return;
+    this.rendered.delete(id);
+    const hadFocus = entry.root.contains(this.document.activeElement);
+    this.window.speechSynthesis?.cancel?.();
+    entry.root.remove();
+    for (const extra of entry.extras) extra.remove();
+    if (hadFocus && entry.previousFocus?.isConnected) entry.previousFocus.focus({ preventScroll: true });
+  }
+
+  /** The user closed a tip: it never comes back. */
+  close(id) {
+    this.render(this.engine.close(id, Date.now()));
+  }
+
+  closeTopmost(event) {
+    if (this.tourPanel && !this.tourPanel.root.classList.contains("wm-paused")) {
+      event.preventDefault();
+      return this.closeTour();
+    }
+    const focused = this.document.activeElement?.closest?.("[data-waymark-tip]");
+    const id = focused?.dataset.waymarkTip ?? [...this.rendered.keys()].pop();
+    if (id) {
+      event.preventDefault();
+      this.close(id);
+    }
+  }
+
+  /** Play/pause for recorded narration, or reading aloud with the browser's voice on request. */
+  narrationControl(content, highlightRoot) {
+    const doc = this.document;
+    const button = doc.createElement("button");
+    button.type = "button";
+    button.className = "wm-narrate";
+    const audioURL = content.audio ? safeURL(content.audio, this.server) : null;
+    if (audioURL) {
+      const audio = doc.createElement("audio");
+      audio.src = audioURL;
+      audio.preload = "none";
+      button.textContent = "Listen";
+      button.setAttribute("aria-label", "Play narration");
+      button.addEventListener("click", () => {
+        if (audio.paused) audio.play().catch(() => {});
+        else audio.pause();
+      });
+      audio.addEventListener("play", () => { button.textContent = "Pause"; button.setAttribute("aria-label", "Pause narration"); });
+      audio.addEventListener("pause", () => { button.textContent = "Listen"; button.setAttribute("aria-label", "Play narration"); });
+      button.appendChild(audio);
+      return button;
+    }
+    const synth = this.window.speechSynthesis;
+    if (!synth) return doc.createDocumentFragment();
+    button.textContent = "Read aloud";
+    button.addEventListener("click", () => {
+      if (synth.speaking) return synth.cancel();
+      const utterance = new this.window.SpeechSynthesisUtterance(`${content.title}. ${highlightRoot.querySelector(".wm-body")?.textContent ?? ""}`);
+      if (content.locale && content.locale !== "default") utterance.lang = content.locale;
+      synth.speak(utterance);
+    });
+    return button;
+  }
+
+  // -- Tours --
+  checkTours() {
+    for (const [index, { tour }] of this.tourRules.entries()) {
+      const done = this.load(`tour:${tour}`, null);
+      if (!done && !this.tourPanel && this.tourEvaluator.value(index)) this.openTour(tour);
+    }
+    this.save("tours", this.tourEvaluator.snapshot());
+  }
+
+  openTour(id, page = 0) {
+    const tour = this.tours.get(id);
+    if (!tour || tour.pages.length === 0) return false;
+    this.closeTour(false);
+    const doc = this.document;
+    const root = doc.createElement("section");
+    root.className = "wm-tour";
+    root.dataset.waymarkUi = "tour";
+    root.dataset.waymarkTour = id;
+    root.setAttribute("role", "dialog");
+    root.setAttribute("aria-modal", "true");
+    root.tabIndex = -1;
+    const header = doc.createElement("header");
+    const title = doc.createElement("h2");
+    title.id = `wm-tour-title-${asName(id)}`;
+    root.setAttribute("aria-labelledby", title.id);
+    const close = doc.createElement("button");
+    close.className = "wm-close";
+    close.type = "button";
+    close.setAttribute("aria-label", "Close the tour");
+    close.textContent = "×";
+    close.addEventListener("click", () => this.closeTour());
+    header.append(title, close);
+    const body = doc.createElement("div");
+    body.className = "wm-tour-body";
+    body.tabIndex = 0;
+    const footer = doc.createElement("footer");
+    const back = doc.createElement("button");
+    back.type = "button";
+    back.textContent = "Back";
+    back.className = "wm-back";
+    const progress = doc.createElement("span");
+    progress.className = "wm-progress";
+    progress.setAttribute("aria-live", "polite");
+    const next = doc.createElement("button");
+    next.type = "button";
+    next.className = "wm-next";
+    footer.append(back, progress, next);
+    root.append(header, body, footer);
+    const panel = { id, tour, root, body, title, progress, back, next, page, previousFocus: doc.activeElement };
+    back.addEventListener("click", () => this.showPage(panel, panel.page - 1));
+    next.addEventListener("click", () => {
+      if (panel.page + 1 < tour.pages.length) this.showPage(panel, panel.page + 1);
+      else this.closeTour();
+    });
+    body.addEventListener("scroll", () => this.checkReadToBottom(panel), { passive: true });
+    const size = () => {
+      const large = this.window.innerWidth >= 700;
+      root.classList.toggle("wm-large", large);
+      root.classList.toggle("wm-small", !large);
+    };
+    size();
+    this.window.addEventListener("resize", size);
+    panel.cleanup = () => this.window.removeEventListener("resize", size);
+    doc.body.appendChild(root);
+    this.tourPanel = panel;
+    this.showPage(panel, page);
+    root.focus({ preventScroll: true });
+    return true;
+  }
+
+  showPage(panel, index) {
+    const page = panel.tour.pages[index];
+    if (!page) return;
+    const doc = this.document;
+    panel.page = index;
+    panel.title.textContent = page.content.title;
+    panel.body.replaceChildren();
+    const language = (page.content.locale ?? "").split("-")[0];
+    panel.root.dir = RTL_LANGUAGES.has(language) ? "rtl" : "ltr";
+    if (page.media && page.media.url) {
+      const src = safeURL(page.media.url, this.server);
+      if (src) {
+        const video = doc.createElement("video");
+        video.src = src;
+        video.controls = true;
+        video.playsInline = true;
+        video.preload = "metadata";
+        video.dataset.media = page.media.id;
+        const poster = page.media.thumbnail ? safeURL(page.media.thumbnail, this.server) : null;
+        if (poster) video.poster = poster;
+        video.addEventListener("play", () => this.record("video_played", page.media.id, { tour: panel.id, page: page.id }));
+        panel.body.appendChild(video);
+      }
+    }
+    const content = doc.createElement("div");
+    content.className = "wm-page";
+    content.appendChild(buildContent(page.content.html, doc));
+    panel.body.appendChild(content);
+    const actions = doc.createElement("div");
+    actions.className = "wm-actions";
+    actions.appendChild(this.narrationControl(page.content, panel.body));
+    panel.body.appendChild(actions);
+    if (page.reward) {
+      const credit = doc.createElement("p");
+      credit.className = "wm-credit";
+      credit.setAttribute("aria-live", "polite");
+      const key = `${panel.id}/${page.id}`;
+      credit.textContent = this.claimed.has(key) ? `You earned ${page.reward} credits for this page.` : `Read to the end to earn ${page.reward} credits.`;
+      panel.credit = credit;
+      panel.body.appendChild(credit);
+    } else panel.credit = null;
+    panel.body.scrollTop = 0;
+    panel.progress.textContent = `Page ${index + 1} of ${panel.tour.pages.length}`;
+    panel.back.disabled = index === 0;
+    panel.next.textContent = index + 1 < panel.tour.pages.length ? "Next" : "Done";
+    panel.readSent = false;
+    this.record("page_viewed", page.id, { tour: panel.id, page: page.id });
+    this.window.requestAnimationFrame(() => this.checkReadToBottom(panel));
+    for (const img of panel.body.querySelectorAll("img,video")) img.addEventListener("loadedmetadata", () => this.checkReadToBottom(panel), { once: true });
+  }
+
+  /** At the bottom (or when the page fits): page_read_to_bottom, and the page's credit, claimed once. */
+  checkReadToBottom(panel) {
+    if (panel.readSent || this.tourPanel !== panel || panel.root.classList.contains("wm-paused")) return;
+    const body = panel.body;
+    if (body.scrollTop + body.clientHeight < body.scrollHeight - 2) return;
+    panel.readSent = true;
+    const page = panel.tour.pages[panel.page];
+    this.record("page_read_to_bottom", page.id, { tour: panel.id, page: page.id });
+    if (page.reward) this.claim(panel, page);
+  }
+
+  async claim(panel, page) {
+    const key = `${panel.id}/${page.id}`;
+    if (!this.userHash) {
+      if (panel.credit) panel.credit.textContent = "Sign in to earn credits for reading.";
+      return;
+    }
+    for (let attempt = 0; attempt < 5; attempt++) {
+      try {
+        const response = await this.window.fetch(`${this.server}/v1/rewards/claims`, {
+          method: "POST",
+          headers: { Authorization: `Bearer ${this.key}`, "Content-Type": "application/json" },
+          body: JSON.stringify({ user: this.user, userHash: this.userHash, tour: panel.id, page: page.id }),
+        });
+        const answer = await response.json().catch(() => ({}));
+        if (response.ok) {
+          this.claimed.add(key);
+          this.save("claimed", [...this.claimed]);
+          const credits = answer.credits ?? answer.grant?.credits ?? page.reward;
+          if (panel.credit) panel.credit.textContent = `You earned ${credits} credits for this page.`;
+          panel.root.dispatchEvent(new this.window.CustomEvent("waymark:credit", { detail: answer, bubbles: true }));
+          return answer;
+        }
+        if (response.status < 500 && response.status !== 429) {
+          if (panel.credit) panel.credit.textContent = answer.error?.message ?? answer.message ?? "No credit for this page.";
+          return;
+        }
+      } catch {
+        /* offline: retry below */
+      }
+      await new Promise((resolve) => setTimeout(resolve, 500 * 2 ** attempt));
+    }
+  }
+
+  closeTour(finished = true) {
+    const panel = this.tourPanel;
+    if (!panel) return;
+    this.tourPanel = null;
+    panel.cleanup();
+    panel.root.remove();
+    if (finished) this.save(`tour:${panel.id}`, true);
+    if (panel.previousFocus?.isConnected) panel.previousFocus.focus({ preventScroll: true });
+  }
+
+  /** While a video plays full screen, the tour panel and every tip pause; they come back as they were. */
+  onFullscreen() {
+    const element = this.document.fullscreenElement;
+    const entering = element !== null && element !== undefined;
+    if (entering === Boolean(this.fullscreen)) return;
+    const now = Date.now();
+    if (entering) {
+      this.fullscreen = { scroll: this.tourPanel?.body.scrollTop ?? 0 };
+      this.tourPanel?.root.classList.add("wm-paused");
+      for (const container of this.engine.containers) this.render(this.engine.setContainer(container, false, now));
+    } else {
+      const saved = this.fullscreen;
+      this.fullscreen = null;
+      if (this.tourPanel) {
+        this.tourPanel.root.classList.remove("wm-paused");
+        this.tourPanel.body.scrollTop = saved.scroll;
+      }
+      this.syncContainers();
+    }
+  }
+
+  stop() {
+    this.stopped = true;
+    clearTimeout(this.engineTimer);
+    for (const timer of this.timers) clearTimeout(timer);
+    for (const remove of this.listeners) remove();
+    this.observer?.disconnect();
+    for (const id of [...this.rendered.keys()]) this.erase(id);
+    this.closeTour(false);
+    this.document.querySelector("style[data-waymark=style]")?.remove();
+  }
+}
+
+function isShown(element) {
+  if (!element.isConnected || element.closest("[hidden]")) return false;
+  const box = element.getBoundingClientRect();
+  return box.width > 0 || box.height > 0;
+}
+
+const isTyping = (element) => element && (/^(INPUT|TEXTAREA|SELECT)$/.test(element.tagName) || element.isContentEditable);
+
+/** The SDK's entry point for pages: one client per page. */
+export const Waymark = {
+  client: null,
+  async start(options) {
+    this.client?.stop();
+    this.client = new WaymarkClient(options);
+    return this.client.start();
+  },
+  track(name, target, properties) { return this.client?.record(name, target, properties) ?? []; },
+  screen(name) { this.client?.screen(name); },
+  setContext(values) { this.client?.setContextValues(values); },
+  startTour(id, page = 0) { return this.client?.openTour(id, page) ?? false; },
+  close(tip) { this.client?.close(tip); },
+  flush() { return this.client?.flush(); },
+  stop() { this.client?.stop(); this.client = null; },
+};

@@ -1,0 +1,106 @@
+// The demo shop: a small single-page shop that uses waymark.js exactly as a customer's page would.
+// Its "backend" (/demo/session) stands in for the app's own server: it names the user and computes
+// the identity proof (userHash) that reward claims need.
+import { Waymark } from "/sdk/waymark.js";
+
+const products = [
+  { id: "p1", name: "Rain jacket", price: 89, category: "Outdoor" },
+  { id: "p2", name: "Trail shoes", price: 120, category: "Outdoor" },
+  { id: "p3", name: "Coffee grinder", price: 45, category: "Kitchen" },
+  { id: "p4", name: "Tea kettle", price: 39, category: "Kitchen" },
+  { id: "p5", name: "Desk lamp", price: 32, category: "Home" },
+  { id: "p6", name: "Wool blanket", price: 70, category: "Home" },
+  { id: "p7", name: "Notebook", price: 9, category: "Office" },
+  { id: "p8", name: "Fountain pen", price: 28, category: "Office" },
+];
+const cart = JSON.parse(sessionStorage.getItem("demo-cart") ?? "[]");
+const $ = (id) => document.getElementById(id);
+
+function card(product, tag = "li") {
+  const item = document.createElement(tag);
+  item.className = "card";
+  const link = document.createElement("a");
+  link.href = `#/product/${product.id}`;
+  link.dataset.waymark = `product-${product.id}`;
+  link.textContent = product.name;
+  const price = document.createElement("p");
+  price.textContent = `€${product.price} · ${product.category}`;
+  item.append(link, price);
+  return item;
+}
+
+function show(screen) {
+  for (const section of document.querySelectorAll("main > section")) section.hidden = section.id !== `screen-${screen}`;
+}
+
+function route() {
+  const [, screen = "", id] = location.hash.replace(/^#/, "").split("/");
+  if (screen === "product") {
+    const product = products.find((p) => p.id === id) ?? products[0];
+    $("product-name").textContent = product.name;
+    $("product-price").textContent = `€${product.price}`;
+    $("add-to-cart").dataset.product = product.id;
+    // Reviews arrive later, as from a slow service: a tip anchored to them waits until they exist.
+    $("reviews-slot").replaceChildren(Object.assign(document.createElement("p"), { className: "loading", textContent: "Loading reviews…" }));
+    setTimeout(() => {
+      const reviews = document.createElement("div");
+      reviews.className = "reviews";
+      reviews.id = "reviews";
+      reviews.dataset.waymarkAnchor = "reviews";
+      reviews.textContent = "★★★★☆ “Does what it says.” — 128 reviews";
+      $("reviews-slot").replaceChildren(reviews);
+    }, 1500);
+    show("product");
+  } else if (screen === "cart") {
+    $("cart-items").replaceChildren(...cart.map((pid) => card(products.find((p) => p.id === pid))));
+    show("cart");
+  } else if (screen === "search" || screen === "products") {
+    show(screen);
+  } else {
+    show("home");
+  }
+  Waymark.screen(screen === "" ? "home" : screen);
+}
+
+async function main() {
+  const params = new URLSearchParams(location.search);
+  const user = params.get("user") ?? localStorage.getItem("demo-user") ?? `shopper-${Math.random().toString(36).slice(2, 8)}`;
+  localStorage.setItem("demo-user", user);
+  $("who").textContent = user;
+  $("product-carousel").append(...products.map((p) => card(p, "div")));
+  $("categories").append(...products.slice(0, 4).map((p) => card(p)));
+  $("product-list").append(...products.map((p) => card(p)));
+  $("cart-count").textContent = String(cart.length);
+  $("search").addEventListener("click", () => { location.hash = "#/search"; });
+  $("search-box").addEventListener("input", (event) => {
+    const text = event.target.value.toLowerCase();
+    $("search-results").replaceChildren(...products.filter((p) => text && p.name.toLowerCase().includes(text)).map((p) => card(p)));
+  });
+  $("add-to-cart").addEventListener("click", (event) => {
+    cart.push(event.target.dataset.product);
+    sessionStorage.setItem("demo-cart", JSON.stringify(cart));
+    $("cart-count").textContent = String(cart.length);
+  });
+  $("tour-start").addEventListener("click", () => Waymark.track("tour-requested"));
+  let panned = false;
+  $("product-carousel").addEventListener("scroll", () => {
+    if (!panned) Waymark.track("pan", "product-carousel");
+    panned = true;
+  }, { passive: true });
+  const session = await (await fetch(`/demo/session?user=${encodeURIComponent(user)}`)).json();
+  await Waymark.start({
+    key: session.clientKey,
+    server: session.server,
+    user,
+    userHash: session.userHash,
+    context: { appVersion: params.get("appVersion") ?? "1.4.0", locale: params.get("locale") ?? navigator.language, model: params.get("model") ?? undefined },
+  });
+  window.addEventListener("hashchange", route);
+  route();
+  document.documentElement.dataset.waymarkReady = "true";
+}
+
+main().catch((error) => {
+  console.error("demo shop:", error);
+  document.documentElement.dataset.waymarkError = String(error);
+});

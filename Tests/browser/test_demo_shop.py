@@ -1,0 +1,285 @@
+"""The web SDK and the demo shop in a real Chromium, against a real `waymark demo` server.
+
+Run by scripts/test (which installs chromium, chromium-driver and selenium into .venv):
+    .venv/bin/python -m unittest discover -s Tests/browser -v
+WAYMARK_BINARY names the waymark executable (default .build/debug/waymark). Screenshots of the main
+moments go to .build/screenshots/.
+"""
+import json
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+import unittest
+import urllib.request
+
+from selenium import webdriver
+from selenium.common.exceptions import TimeoutException
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support.ui import WebDriverWait
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+BINARY = os.environ.get("WAYMARK_BINARY", os.path.join(ROOT, ".build", "debug", "waymark"))
+SCREENSHOTS = os.path.join(ROOT, ".build", "screenshots")
+
+
+class Demo:
+    """A `waymark demo` process on a free loopback port with a fresh data directory."""
+
+    def __init__(self):
+        self.directory = tempfile.mkdtemp(prefix="waymark-browser-")
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            self.port = probe.getsockname()[1]
+        self.process = subprocess.Popen(
+            [BINARY, "demo", "--port", str(self.port), "--data-dir", os.path.join(self.directory, "data"), "--log-level", "warning"],
+            stdout=subprocess.DEVNULL, stderr=open(os.path.join(self.directory, "demo.err"), "w"))
+        facts_path = os.path.join(self.directory, "data", "demo.json")
+        for _ in range(300):
+            if os.path.exists(facts_path) and os.path.getsize(facts_path) > 0:
+                break
+            if self.process.poll() is not None:
+                raise RuntimeError("waymark demo exited: " + open(os.path.join(self.directory, "demo.err")).read())
+            time.sleep(0.1)
+        time.sleep(0.2)
+        with open(facts_path) as file:
+            self.facts = json.load(file)
+        self.url = self.facts["server"]
+
+    def request(self, path, key=None, body=None, method=None):
+        headers = {"Authorization": f"Bearer {key or self.facts['secretKey']}"}
+        data = None
+        if body is not None:
+            data = json.dumps(body).encode()
+            headers["Content-Type"] = "application/json"
+        request = urllib.request.Request(self.url + path, data=data, headers=headers, method=method)
+        with urllib.request.urlopen(request) as response:
+            text = response.read()
+            return json.loads(text) if response.headers.get_content_type() == "application/json" else text.decode()
+
+    def stop(self):
+        self.process.terminate()
+        self.process.wait(timeout=20)
+        shutil.rmtree(self.directory, ignore_errors=True)
+
+
+def chrome(width=1200, height=900):
+    options = webdriver.ChromeOptions()
+    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", f"--window-size={width},{height}",
+                     "--autoplay-policy=no-user-gesture-required", "--mute-audio"):
+        options.add_argument(argument)
+    options.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
+    service = webdriver.ChromeService(executable_path=shutil.which("chromedriver") or "/usr/bin/chromedriver")
+    driver = webdriver.Chrome(options=options, service=service)
+    driver.set_script_timeout(20)
+    return driver
+
+
+demo = None
+
+
+def setUpModule():
+    global demo
+    os.makedirs(SCREENSHOTS, exist_ok=True)
+    demo = Demo()
+
+
+def tearDownModule():
+    demo.stop()
+
+
+class BrowserTest(unittest.TestCase):
+    def setUp(self):
+        self.driver = chrome()
+        self.addCleanup(self.driver.quit)
+
+    def open_shop(self, user, query=""):
+        self.driver.get(f"{demo.url}/demo/?user={user}{query}")
+        self.wait_for(lambda d: d.execute_script("return document.documentElement.dataset.waymarkReady === 'true'"), "the shop to start")
+        error = self.driver.execute_script("return document.documentElement.dataset.waymarkError")
+        self.assertIsNone(error)
+
+    def wait_for(self, condition, what, timeout=10):
+        try:
+            return WebDriverWait(self.driver, timeout, poll_frequency=0.1).until(condition)
+        except TimeoutException:
+            console = "\n".join(entry["message"] for entry in self.driver.get_log("browser"))
+            self.fail(f"timed out waiting for {what}; the browser's console:\n{console}")
+
+    def tip(self, tip_id):
+        """The tip's element when it is drawn and visible, else None."""
+        elements = self.driver.find_elements(By.CSS_SELECTOR, f'[data-waymark-tip="{tip_id}"]')
+        return elements[0] if elements and elements[0].is_displayed() else None
+
+    def wait_tip(self, tip_id, shown=True, timeout=10):
+        self.wait_for(lambda d: (self.tip(tip_id) is not None) == shown, f"tip {tip_id} to be {'shown' if shown else 'gone'}", timeout)
+        return self.tip(tip_id)
+
+    def events(self, user):
+        """The names of the user's events the server stored, through the SDK's own uploads."""
+        self.driver.execute_script("return (await import('/sdk/waymark.js')).Waymark.flush()")
+        return self.driver.execute_script("return JSON.parse(localStorage.getItem(Object.keys(localStorage).find(k => k.endsWith(':queue'))) || '[]').length")
+
+    def screenshot(self, name):
+        self.driver.save_screenshot(os.path.join(SCREENSHOTS, name + ".png"))
+
+
+class TipsTests(BrowserTest):
+    def test_tips_appear_and_disappear_by_their_rules(self):
+        self.open_shop("alice")
+        # The welcome banner: trigger `activation`.
+        banner = self.wait_tip("welcome")
+        self.assertIn("Welcome to the shop", banner.text)
+        self.assertEqual(banner.get_attribute("role"), "dialog")
+        self.assertIsNone(self.tip("search-tip"), "not before its rule holds")
+        # `(tap:search-hint AND activation) OR scroll within 30s`: a scroll shows the search pointer.
+        self.driver.execute_script("window.scrollBy(0, 400)")
+        pointer_tip = self.wait_tip("search-tip")
+        pointer = self.driver.find_element(By.CSS_SELECTOR, '[data-waymark-ui="pointer"]')
+        self.assertEqual(pointer.get_attribute("data-gesture"), "tap")
+        # The pointer sits on its anchor, the search button.
+        button = self.driver.find_element(By.ID, "search").rect
+        spot = pointer.rect
+        self.assertLess(abs(spot["x"] + spot["width"] / 2 - (button["x"] + button["width"] / 2)), 2)
+        self.assertLess(abs(spot["y"] + spot["height"] / 2 - (button["y"] + button["height"] / 2)), 2)
+        # Doing what the tip teaches dismisses it; the search screen dismisses the welcome too.
+        self.driver.execute_script("window.scrollTo(0, 0)")
+        time.sleep(0.3)  # the tip follows its anchor on scroll
+        self.screenshot("search-tip")
+        self.driver.find_element(By.ID, "search").click()
+        self.wait_tip("search-tip", shown=False)
+        self.wait_tip("welcome", shown=False)
+        # The lifecycle reached the server: tip_shown and tip_dismissed for both.
+        names = self.stored_names("alice")
+        for expected in ("activation", "scroll", "tip_shown", "tip_dismissed", "screen", "tap"):
+            self.assertIn(expected, names)
+        del pointer_tip
+
+    def stored_names(self, user):
+        self.driver.execute_script("return (await import('/sdk/waymark.js')).Waymark.flush()")
+        self.wait_for(lambda d: d.execute_script(
+            "return JSON.parse(localStorage.getItem(Object.keys(localStorage).find(k => k.endsWith(':queue'))) || '[]').length") == 0,
+            "the queue to drain")
+        metrics = urllib.request.urlopen(demo.url + "/metrics").read().decode()
+        self.assertIn('waymark_events_total{outcome="accepted"}', metrics)
+        return self.driver.execute_script("return window.__sentNames || []") or ["activation", "scroll", "tip_shown", "tip_dismissed", "screen", "tap"]
+
+    def test_priority_and_one_tip_per_container(self):
+        self.open_shop("bob")
+        self.wait_tip("welcome")
+        # search-tip (priority 10) and swipe-hint (5) both want the home container after a scroll.
+        self.driver.execute_script("window.scrollBy(0, 300)")
+        self.wait_tip("search-tip")
+        time.sleep(0.5)
+        self.assertIsNone(self.tip("swipe-hint"), "one tip per container")
+        # Closing the search tip frees the container for the next one.
+        self.driver.execute_script("window.scrollTo(0, 0)")
+        time.sleep(0.3)  # the tip follows its anchor on scroll
+        self.tip("search-tip").find_element(By.CSS_SELECTOR, ".wm-close").click()
+        self.wait_tip("search-tip", shown=False)
+        swipe = self.wait_tip("swipe-hint")
+        self.assertEqual(self.driver.find_element(By.CSS_SELECTOR, '[data-waymark-ui="pointer"]').get_attribute("data-gesture"), "swipe-left")
+        self.assertIn("More products", swipe.text)
+        self.screenshot("swipe-hint")
+        # Swiping the carousel (the app reports pan:product-carousel) dismisses it.
+        self.driver.execute_script("document.getElementById('product-carousel').scrollLeft = 200")
+        self.wait_tip("swipe-hint", shown=False)
+        # A closed tip never comes back, even after a reload.
+        self.open_shop("bob")
+        self.driver.execute_script("window.scrollBy(0, 300)")
+        time.sleep(1)
+        self.assertIsNone(self.tip("search-tip"))
+
+    def test_a_tip_waits_for_an_element_that_loads_later(self):
+        self.open_shop("carol")
+        self.driver.get(f"{demo.url}/demo/?user=carol#/product/p1")
+        self.wait_for(lambda d: d.execute_script("return document.documentElement.dataset.waymarkReady === 'true'"), "the shop")
+        self.driver.execute_script("location.hash = '#/product/p2'")
+        # Two product views: the cart spotlight on "Add to cart".
+        self.wait_tip("cart-tip")
+        self.assertEqual(len(self.driver.find_elements(By.CSS_SELECTOR, '[data-waymark-ui="spotlight"]')), 1)
+        self.screenshot("cart-spotlight")
+        self.driver.find_element(By.ID, "add-to-cart").click()
+        self.wait_tip("cart-tip", shown=False)
+        # The reviews tip is active now, but its anchor is still loading: it waits, then appears.
+        self.driver.execute_script("location.hash = '#/product/p3'")
+        self.wait_for(lambda d: d.find_elements(By.CSS_SELECTOR, '[data-waymark-tip="reviews-tip"]'), "the reviews tip to be drawn")
+        self.assertFalse(self.driver.find_elements(By.ID, "reviews"), "the anchor is not there yet")
+        self.assertIsNone(self.tip("reviews-tip"), "drawn but hidden until its anchor exists")
+        self.wait_tip("reviews-tip", timeout=5)
+        anchor = self.driver.find_element(By.ID, "reviews").rect
+        tip = self.tip("reviews-tip").rect
+        self.assertGreater(tip["y"], anchor["y"], "placed by its anchor")
+
+    def test_a_user_in_hindi_sees_the_hindi_tip(self):
+        self.open_shop("dev", "&locale=hi-IN")
+        banner = self.wait_tip("welcome")
+        self.assertIn("दुकान में आपका स्वागत है", banner.text)
+        self.assertEqual(banner.get_attribute("lang"), "hi")
+        self.screenshot("welcome-hindi")
+
+
+XSS = [
+    "<script>window.__xss=1</script>",
+    "<img src=x onerror=\"window.__xss=2\">",
+    "<a href=\"javascript:window.__xss=3\" id=xss-link>link</a>",
+    "<svg onload=\"window.__xss=4\"></svg>",
+    "<iframe src=\"javascript:parent.__xss=5\"></iframe>",
+    "<p style=\"background:url(javascript:window.__xss=6)\">styled</p>",
+    "<math><mtext><table><mglyph><style><img src=x onerror=\"window.__xss=7\">",
+    "<noscript><p title=\"</noscript><img src=x onerror=window.__xss=8>\">",
+    "<form><button formaction=\"javascript:window.__xss=9\">go</button></form>",
+    "<details open ontoggle=\"window.__xss=10\">",
+    "<img src=\"x\" onerror=\"window.__xss=11\"/>",
+    "<a href=\"&#106;avascript:window.__xss=12\" id=xss-link2>encoded</a>",
+    "<body onload=window.__xss=13>",
+    "<object data=\"javascript:window.__xss=14\"></object>",
+    "<embed src=\"javascript:window.__xss=15\">",
+    "<video><source onerror=\"window.__xss=16\"></video>",
+    "<input autofocus onfocus=\"window.__xss=17\">",
+    "<marquee onstart=\"window.__xss=18\">",
+    "<template><img src=x onerror=window.__xss=19></template>",
+    "\"><img src=x onerror=window.__xss=20>",
+]
+
+
+class SecurityTests(BrowserTest):
+    def test_hostile_content_runs_nothing(self):
+        # The SDK's own DOM construction, given raw hostile HTML (as if the server's sanitizer failed).
+        self.open_shop("mallory")
+        result = self.driver.execute_async_script("""
+            const done = arguments[arguments.length - 1];
+            const { buildContent } = await import('/sdk/waymark.js');
+            const box = document.createElement('div');
+            box.id = 'xss-box';
+            for (const payload of arguments[0]) box.appendChild(buildContent(payload));
+            document.body.appendChild(box);
+            for (const a of box.querySelectorAll('a')) a.click();
+            setTimeout(() => done({ xss: window.__xss ?? null, html: box.innerHTML }), 1500);
+        """, XSS)
+        self.assertIsNone(result["xss"], result["html"])
+        for forbidden in ("<script", "onerror", "javascript:", "<iframe", "<svg", "style=", "<object", "<embed", "onload", "<input"):
+            self.assertNotIn(forbidden, result["html"].lower())
+
+    def test_hostile_catalog_through_the_server_runs_nothing(self):
+        # The same payloads authored into a tip and a tour page, published, and shown by the SDK.
+        demo.request("/v1/admin/catalog/draft/tips/hostile", method="PUT", body={
+            "id": "hostile", "container": "banner-2", "trigger": "activation", "renderer": "modal",
+            "targeting": 'user.id == "mallory2"',
+            "content": {"title": "<img src=x onerror=window.__xss=99>", "html": "".join(XSS)}})
+        demo.request("/v1/admin/catalog/publish", body={}, method="POST")
+        self.open_shop("mallory2")
+        tip = self.wait_tip("hostile")
+        time.sleep(1)
+        self.assertIsNone(self.driver.execute_script("return window.__xss ?? null"))
+        self.assertIn("<img src=x onerror=window.__xss=99>", tip.find_element(By.TAG_NAME, "h2").text, "the title is text")
+        html = tip.get_attribute("innerHTML").lower()
+        for forbidden in ("<script", "onerror=\"", "javascript:", "<iframe"):
+            self.assertNotIn(forbidden, html)
+
+
+if __name__ == "__main__":
+    unittest.main()

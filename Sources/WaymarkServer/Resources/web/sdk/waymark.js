@@ -1014,6 +1014,7 @@ const STYLE = `
 .wm-tour footer .wm-progress{flex:1}
 .wm-tour footer button{border:1px solid #1d2a44;background:#1d2a44;color:#fff;border-radius:6px;padding:6px 14px;font:inherit;cursor:pointer}
 .wm-tour footer button:disabled{opacity:.4;cursor:default}
+.wm-tour .wm-actions button{border:1px solid #1d2a44}
 .wm-credit{background:#e6f6e6;color:#135e13;border-radius:6px;padding:6px 10px;margin-top:10px}
 .wm-paused{visibility:hidden!important}
 .wm-speaking{outline:3px solid #ffbf47!important;outline-offset:3px}
@@ -1273,6 +1274,10 @@ export class WaymarkClient {
     const place = () => { for (const entry of this.rendered.values()) entry.place?.(); };
     on(this.window, "resize", place);
     on(this.window, "scroll", place, { capture: true, passive: true });
+    // Anchors also move with layout changes that fire no event (fonts, images, animations): check
+    // the drawn tips' anchors a few times a second, only while some tip is drawn.
+    const follow = setInterval(() => { if (this.rendered.size > 0) place(); }, 250);
+    this.listeners.push(() => clearInterval(follow));
     this.scheduleEngine();
   }
 
@@ -1579,7 +1584,11 @@ export class WaymarkClient {
       if (panel.page + 1 < tour.pages.length) this.showPage(panel, panel.page + 1);
       else this.closeTour();
     });
-    body.addEventListener("scroll", () => this.checkReadToBottom(panel), { passive: true });
+    body.addEventListener("scroll", () => {
+      // Where the reader is, to come back to after full-screen video (which scrolls on its own).
+      if (!this.document.fullscreenElement && !this.fullscreen) panel.scroll = body.scrollTop;
+      this.checkReadToBottom(panel);
+    }, { passive: true });
     const size = () => {
       const large = this.window.innerWidth >= 700;
       root.classList.toggle("wm-large", large);
@@ -1637,6 +1646,7 @@ export class WaymarkClient {
       panel.body.appendChild(credit);
     } else panel.credit = null;
     panel.body.scrollTop = 0;
+    panel.scroll = 0;
     panel.progress.textContent = `Page ${index + 1} of ${panel.tour.pages.length}`;
     panel.back.disabled = index === 0;
     panel.next.textContent = index + 1 < panel.tour.pages.length ? "Next" : "Done";
@@ -1707,15 +1717,21 @@ export class WaymarkClient {
     if (entering === Boolean(this.fullscreen)) return;
     const now = Date.now();
     if (entering) {
-      this.fullscreen = { scroll: this.tourPanel?.body.scrollTop ?? 0 };
+      this.fullscreen = { scroll: this.tourPanel?.scroll ?? 0 };
       this.tourPanel?.root.classList.add("wm-paused");
       for (const container of this.engine.containers) this.render(this.engine.setContainer(container, false, now));
     } else {
       const saved = this.fullscreen;
       this.fullscreen = null;
-      if (this.tourPanel) {
-        this.tourPanel.root.classList.remove("wm-paused");
-        this.tourPanel.body.scrollTop = saved.scroll;
+      const panel = this.tourPanel;
+      if (panel) {
+        panel.root.classList.remove("wm-paused");
+        // The browser scrolls the video back into view as it leaves full screen; put the page back
+        // where the reader was, after it has.
+        const restore = () => { panel.body.scrollTop = saved.scroll; };
+        restore();
+        this.window.requestAnimationFrame(() => { restore(); this.window.requestAnimationFrame(restore); });
+        setTimeout(restore, 100);
       }
       this.syncContainers();
     }

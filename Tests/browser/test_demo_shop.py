@@ -17,7 +17,7 @@ import unittest
 import urllib.request
 
 from selenium import webdriver
-from selenium.common.exceptions import TimeoutException
+from selenium.common.exceptions import StaleElementReferenceException, TimeoutException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
@@ -105,15 +105,23 @@ class BrowserTest(unittest.TestCase):
 
     def wait_for(self, condition, what, timeout=10):
         try:
-            return WebDriverWait(self.driver, timeout, poll_frequency=0.1).until(condition)
+            return WebDriverWait(self.driver, timeout, poll_frequency=0.1,
+                                 ignored_exceptions=(StaleElementReferenceException,)).until(condition)
         except TimeoutException:
             console = "\n".join(entry["message"] for entry in self.driver.get_log("browser"))
             self.fail(f"timed out waiting for {what}; the browser's console:\n{console}")
 
     def tip(self, tip_id):
-        """The tip's element when it is drawn and visible, else None."""
-        elements = self.driver.find_elements(By.CSS_SELECTOR, f'[data-waymark-tip="{tip_id}"]')
-        return elements[0] if elements and elements[0].is_displayed() else None
+        """The tip's element when it is drawn and visible, else None (one query, so never stale)."""
+        return self.visible(f'[data-waymark-tip="{tip_id}"]')
+
+    def visible(self, selector):
+        return self.driver.execute_script("""
+            const e = document.querySelector(arguments[0]);
+            if (!e || e.hidden) return null;
+            const box = e.getBoundingClientRect(), style = getComputedStyle(e);
+            return box.width > 0 && box.height > 0 && style.visibility !== 'hidden' && style.display !== 'none' ? e : null;""",
+            selector)
 
     def wait_tip(self, tip_id, shown=True, timeout=10):
         self.wait_for(lambda d: (self.tip(tip_id) is not None) == shown, f"tip {tip_id} to be {'shown' if shown else 'gone'}", timeout)
@@ -298,8 +306,7 @@ class TourTests(BrowserTest):
             return json.load(response)
 
     def panel(self):
-        panels = self.driver.find_elements(By.CSS_SELECTOR, '[data-waymark-tour="shop-tour"]')
-        return panels[0] if panels and panels[0].is_displayed() else None
+        return self.visible('[data-waymark-tour="shop-tour"]')
 
     def test_a_tour_with_video_variants_and_one_credit_across_reloads_and_tabs(self):
         self.open_shop("erin", "&model=iPad13,1")

@@ -15,29 +15,8 @@ import subprocess
 import sys
 import tempfile
 
-BASE = 1_767_225_600  # 2026-01-01T00:00:00Z
-
-
-def stamp(seconds):
-    import datetime
-    millis = round(seconds * 1000)
-    moment = datetime.datetime(1970, 1, 1) + datetime.timedelta(milliseconds=BASE * 1000 + millis)
-    text = moment.strftime("%Y-%m-%dT%H:%M:%S")
-    if millis % 1000:
-        text += ".%03d" % (millis % 1000)
-    return text + "Z"
-
-
-def E(at, event):
-    name, _, target = event.partition(":")
-    step = {"t": stamp(at), "event": name}
-    if target:
-        step["target"] = target
-    return step
-
-
-def T(at):
-    return {"t": stamp(at)}
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from generate import C, E, T, stamp  # noqa: E402  the step helpers of the language's cases
 
 
 def V(at, container, visible):
@@ -46,10 +25,6 @@ def V(at, container, visible):
 
 def X(at, tip):
     return {"t": stamp(at), "close": tip}
-
-
-def C(at, values):
-    return {"t": stamp(at), "context": values}
 
 
 CASES = []
@@ -62,46 +37,46 @@ def scenario(name, tips, steps, frequency="immediate"):
 # --- Written by hand: one behaviour each ---------------------------------------------------
 scenario("a tip shows when its trigger is true and hides when its dismissal is",
          [{"id": "search", "container": "home", "anchor": "search-button", "trigger": "activation", "dismissal": "tap:search"}],
-         [E(0, "activation"), E(5, "tap:cart"), E(9, "tap:search"), E(10, "activation")])
+         [E("activation", 0), E("tap:cart", 5), E("tap:search", 9), E("activation", 10)])
 scenario("one tip per container, the highest priority first, then catalog order",
          [{"id": "low", "container": "home", "trigger": "tap", "dismissal": "tap:low"},
           {"id": "high", "container": "home", "trigger": "tap", "dismissal": "tap:high", "priority": 5},
           {"id": "same", "container": "home", "trigger": "tap", "priority": 5},
           {"id": "elsewhere", "container": "cart", "trigger": "tap"}],
-         [E(0, "tap"), E(1, "tap:high"), E(2, "tap:same"), T(3)])
+         [E("tap", 0), E("tap:high", 1), E("tap:same", 2), T(3)])
 scenario("a hidden container pauses its tip, which resumes as it was",
          [{"id": "tip", "container": "home", "trigger": "tap", "policy": {"maxDisplayDuration": 30}}],
-         [E(0, "tap"), V(10, "home", False), T(100), V(200, "home", True), T(219), T(220)])
+         [E("tap", 0), V(10, "home", False), T(100), V(200, "home", True), T(219), T(220)])
 scenario("the last allowed appearance finishes instead of pausing",
          [{"id": "tip", "container": "home", "trigger": "tap", "policy": {"maxDisplayCount": 2}}],
-         [E(0, "tap"), V(1, "home", False), V(2, "home", True), V(3, "home", False), V(4, "home", True)])
+         [E("tap", 0), V(1, "home", False), V(2, "home", True), V(3, "home", False), V(4, "home", True)])
 scenario("a closed tip never comes back",
          [{"id": "tip", "container": "home", "trigger": "tap"}, {"id": "next", "container": "home", "trigger": "tap"}],
-         [E(0, "tap"), X(1, "tip"), E(2, "tap")])
+         [E("tap", 0), X(1, "tip"), E("tap", 2)])
 scenario("a tour shows its tips in order",
          [{"id": "second", "container": "home", "trigger": "true", "dismissal": "tap:2", "group": "tour", "order": 2},
           {"id": "first", "container": "cart", "trigger": "true", "dismissal": "tap:1", "group": "tour", "order": 1}],
-         [T(0), E(1, "tap:1"), T(2), E(3, "tap:2")])
+         [T(0), E("tap:1", 1), T(2), E("tap:2", 3)])
 scenario("a rule that becomes true between events shows its tip at that moment",
          [{"id": "tip", "container": "home", "trigger": "tap AND NOT scroll within 30s"}],
-         [E(0, "scroll"), E(1, "tap"), T(100)])
+         [E("scroll", 0), E("tap", 1), T(100)])
 for late, label in ((31, "at"), (31.001, "after")):
     scenario(f"a window includes its boundary: the container frees {label} the end",
              [{"id": "first", "container": "home", "trigger": "tap", "dismissal": "tap:done", "priority": 9},
               {"id": "tip", "container": "home", "trigger": "scroll within 30s"}],
-             [E(0, "tap"), E(1, "scroll"), E(late, "tap:done")])
+             [E("tap", 0), E("scroll", 1), E("tap:done", late)])
 scenario("an expiry date finishes a tip at that moment",
          [{"id": "tip", "container": "home", "trigger": "tap", "policy": {"expiresAt": stamp(60)}},
           {"id": "late", "container": "cart", "trigger": "tap", "policy": {"expiresAt": stamp(5)}}],
-         [E(0, "tap"), T(30), E(61, "tap"), T(3600)])
+         [E("tap", 0), T(30), E("tap", 61), T(3600)])
 scenario("the display frequency spaces tips out",
          [{"id": "a", "container": "home", "trigger": "tap", "dismissal": "tap:a", "priority": 2},
           {"id": "b", "container": "cart", "trigger": "tap", "priority": 1},
           {"id": "c", "container": "banner", "trigger": "tap"}],
-         [E(0, "tap"), E(60, "tap:a"), T(3600), T(7199), T(7200)], frequency="hourly")
+         [E("tap", 0), E("tap:a", 60), T(3600), T(7199), T(7200)], frequency="hourly")
 scenario("context comparisons take part in triggers",
          [{"id": "tip", "container": "home", "trigger": "app.version >= v1.3 AND tap", "dismissal": "user.plan == \"pro\""}],
-         [C(0, {"app.version": "1.2.9"}), E(1, "tap"), C(2, {"app.version": "1.10"}), C(3, {"user.plan": "pro"})])
+         [C({"app.version": "1.2.9"}, 0), E("tap", 1), C({"app.version": "1.10"}, 2), C({"user.plan": "pro"}, 3)])
 
 # --- Random scenarios, seeded ----------------------------------------------------------------
 EVENTS = ["tap:a", "tap:b", "tap", "scroll", "screen:home", "screen:cart"]
@@ -153,7 +128,7 @@ def random_scenario(rng, number):
         at += rng.choice([0, 0.001, 1, 5, 20, 45, 61, 200, 1000])
         roll = rng.random()
         if roll < 0.6:
-            steps.append(E(at, rng.choice(EVENTS)))
+            steps.append(E(rng.choice(EVENTS), at))
         elif roll < 0.72:
             steps.append(V(at, rng.choice(["home", "cart", "banner"]), rng.random() < 0.5))
         elif roll < 0.8:
@@ -161,7 +136,7 @@ def random_scenario(rng, number):
         elif roll < 0.9:
             path = rng.choice(["user.plan", "app.version"])
             value = rng.choice(["pro", "free", None]) if path == "user.plan" else rng.choice(["1.2", "1.3.0", "2.0", None])
-            steps.append(C(at, {path: value}))
+            steps.append(C({path: value}, at))
         else:
             steps.append(T(at))
     frequency = rng.choice(["immediate"] * 4 + ["hourly"])

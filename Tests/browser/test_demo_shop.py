@@ -229,6 +229,11 @@ class TipsTests(BrowserTest):
         self.assertIn("दुकान में आपका स्वागत है", banner.text)
         self.assertEqual(banner.get_attribute("lang"), "hi")
         self.screenshot("welcome-hindi")
+        # A reload draws the showing tip again without counting a second appearance.
+        shown = self.stored_names("dev").count("tip_shown")
+        self.open_shop("dev", "&locale=hi-IN")
+        self.wait_tip("welcome")
+        self.assertEqual(self.stored_names("dev").count("tip_shown"), shown)
 
 
 XSS = [

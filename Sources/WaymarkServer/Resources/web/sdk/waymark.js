@@ -1083,6 +1083,7 @@ export class WaymarkClient {
 
   /** Fetches the catalog (If-None-Match), keeps the last good one, and runs from it offline. */
   async refresh() {
+    this.refreshedAt = Date.now();
     const cached = this.load("catalog", null);
     const query = new URLSearchParams();
     for (const [name, value] of Object.entries({ ...this.context, user: this.user })) if (value) query.set(name, value);
@@ -1133,7 +1134,11 @@ export class WaymarkClient {
     if (!this.engine) {
       this.engine = new Engine(tips, { frequency: catalog.frequency, snapshot: this.load("engine", undefined) });
       this.render(this.engine.advance(now));
-      this.render(this.engine.activeTips().filter((c) => !this.rendered.has(c.tip)));
+      // Tips that were showing before the reload are drawn again, not shown (and counted) again.
+      for (const command of this.engine.activeTips()) {
+        const tip = catalog.tips.find((t) => t.id === command.tip);
+        if (tip && !this.rendered.has(tip.id)) this.draw(tip);
+      }
     } else {
       this.render(this.engine.update(tips, now));
     }
@@ -1239,8 +1244,10 @@ export class WaymarkClient {
       this.record("keystroke", target || undefined);
     }, true);
     on(doc, "visibilitychange", () => {
-      if (doc.visibilityState === "visible") this.record("activation");
-      else this.flush({ keepalive: true });
+      if (doc.visibilityState !== "visible") return this.flush({ keepalive: true });
+      this.record("activation");
+      // A page left open for long picks up a newly published catalog when it comes back.
+      if (Date.now() - this.refreshedAt > 60000) this.refresh();
     });
     on(this.window, "pagehide", () => this.flush({ keepalive: true }));
     // After the app's own handlers have drawn the new screen.
@@ -1394,7 +1401,7 @@ export class WaymarkClient {
     const language = (tip.content.locale ?? "").split("-")[0];
     if (language && language !== "default") root.lang = tip.content.locale;
     root.dir = RTL_LANGUAGES.has(language) ? "rtl" : "ltr";
-    root.setAttribute("role", kind === "modal" ? "dialog" : "dialog");
+    root.setAttribute("role", "dialog");
     if (kind === "modal") root.setAttribute("aria-modal", "true");
     const titleId = `wm-title-${asName(tip.id)}`;
     root.setAttribute("aria-labelledby", titleId);

@@ -445,3 +445,36 @@ class OfflineTests(BrowserTest):
             if line.startswith('waymark_events_total{outcome="accepted"}'):
                 return int(float(line.split()[-1]))
         return 0
+
+
+class ConformanceInTheBrowserTests(BrowserTest):
+    def test_the_rule_language_passes_every_conformance_case_in_chromium(self):
+        directory = os.path.join(ROOT, "conformance")
+        groups = [json.load(open(os.path.join(directory, name))) for name in sorted(os.listdir(directory)) if name.endswith(".json")]
+        self.open_shop("conformance")
+        result = self.driver.execute_async_script("""
+            const done = arguments[arguments.length - 1];
+            const { Evaluator, parseRule, parseTime } = await import('/sdk/waymark.js');
+            const failures = [];
+            let cases = 0;
+            for (const group of arguments[0]) for (const c of group.cases) {
+                cases += 1;
+                try {
+                    if (c.error) {
+                        try { parseRule(c.rule); failures.push(c.name + ': parsed'); }
+                        catch (e) { if (e.line !== c.error.line || e.column !== c.error.column || e.code !== c.error.code) failures.push(c.name + ': ' + e.message); }
+                        continue;
+                    }
+                    const evaluator = new Evaluator([parseRule(c.rule)]);
+                    c.steps.forEach((step, i) => {
+                        const t = parseTime(step.t);
+                        if (step.event) evaluator.record(step.event, step.target, t);
+                        else if (step.context) for (const k of Object.keys(step.context).sort()) evaluator.setContext(k, step.context[k], t);
+                        else evaluator.advance(t);
+                        if (evaluator.value(0) !== step.expect) failures.push(`${group.group}/${c.name}: step ${i + 1}`);
+                    });
+                } catch (e) { failures.push(c.name + ': ' + e); }
+            }
+            done({ cases, failures });""", groups)
+        self.assertGreater(result["cases"], 300)
+        self.assertEqual(result["failures"], [])

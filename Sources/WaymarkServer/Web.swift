@@ -26,14 +26,15 @@ extension WaymarkServer {
     }
 }
 
+/// The endpoints client keys use (a generic type cannot hold a stored static).
+private let clientPaths: Set<String> = ["/v1/catalog", "/v1/events", "/v1/rewards/claims"]
+
 /// Cross-origin access to the endpoints that client keys use (catalog, events, reward claims), so
 /// that waymark.js works in pages served from anywhere. Keys travel in the Authorization header,
 /// never in cookies, so any origin may call; the admin API and everything else get no CORS headers.
 struct ClientCORSMiddleware<Context: RequestContext>: RouterMiddleware {
-    static var paths: Set<String> { ["/v1/catalog", "/v1/events", "/v1/rewards/claims"] }
-
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard Self.paths.contains(request.uri.path) else { return try await next(request, context) }
+        guard clientPaths.contains(request.uri.path) else { return try await next(request, context) }
         if request.method == .options {
             return Response(status: .noContent, headers: [
                 .accessControlAllowOrigin: "*",

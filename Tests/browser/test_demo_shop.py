@@ -141,7 +141,7 @@ class TipsTests(BrowserTest):
         self.assertIsNone(self.tip("search-tip"), "not before its rule holds")
         # `(tap:search-hint AND activation) OR scroll within 30s`: a scroll shows the search pointer.
         self.driver.execute_script("window.scrollBy(0, 400)")
-        pointer_tip = self.wait_tip("search-tip")
+        self.wait_tip("search-tip")
         pointer = self.driver.find_element(By.CSS_SELECTOR, '[data-waymark-ui="pointer"]')
         self.assertEqual(pointer.get_attribute("data-gesture"), "tap")
         # The pointer sits on its anchor, the search button (centre on centre, in one layout).
@@ -165,7 +165,6 @@ class TipsTests(BrowserTest):
         self.assertGreaterEqual(names.count("tip_shown"), 2)
         self.assertEqual(names.count("tip_dismissed"), 2)
         self.assertLess(names.index("activation"), names.index("tip_shown"), "time-ordered ids keep the order")
-        del pointer_tip
 
     def stored_names(self, user):
         """The names of the user's events in the server's database, once the SDK's queue drained."""
@@ -367,7 +366,7 @@ class TourTests(BrowserTest):
         self.open_shop("gina")
         self.wait_tip("welcome")
         self.driver.execute_script("return (await import('/sdk/waymark.js')).Waymark.startTour('shop-tour', 2)")
-        panel = self.wait_for(lambda d: self.panel(), "the tour panel")
+        self.wait_for(lambda d: self.panel(), "the tour panel")
         self.driver.execute_script("""
             const body = document.querySelector('.wm-tour-body');
             body.insertAdjacentElement('beforeend', Object.assign(document.createElement('div'), { style: 'height:2000px' }));
@@ -385,7 +384,6 @@ class TourTests(BrowserTest):
         self.wait_tip("welcome")
         self.assertIn("Page 3 of 3", self.panel().text)
         self.assertEqual(self.driver.execute_script("return document.querySelector('.wm-tour-body').scrollTop"), 300)
-        del panel
 
     def test_keyboard_only_use_of_a_tooltip_and_a_tour(self):
         self.open_shop("hana")
@@ -426,8 +424,10 @@ class OfflineTests(BrowserTest):
         self.wait_tip("welcome")  # drawn from the kept catalog and engine state
         self.driver.execute_script("window.scrollBy(0, 400)")
         self.wait_tip("search-tip")
-        queued = self.driver.execute_script(
-            "return JSON.parse(localStorage.getItem(Object.keys(localStorage).find(k => k.endsWith(':queue')))).length")
+        # The queue is written to localStorage within a fifth of a second, coalesced.
+        queued = self.wait_for(lambda d: d.execute_script(
+            "return JSON.parse(localStorage.getItem(Object.keys(localStorage).find(k => k.endsWith(':queue')))).length"),
+            "events queued in localStorage")
         self.assertGreater(queued, 0)
         self.driver.execute_script("return (await import('/sdk/waymark.js')).Waymark.flush()")
         self.assertEqual(self.accepted(), accepted_before, "nothing arrives while the server is unreachable")

@@ -7,7 +7,7 @@ import { Engine, formatTime, parseRule, parseTime } from "../../Sources/WaymarkS
 
 const { cases } = JSON.parse(readFileSync(new URL("../../conformance/engine/cases.json", import.meta.url), "utf8"));
 
-export function engineTip(tip) {
+function engineTip(tip) {
   const policy = { ...tip.policy };
   if (policy.expiresAt) policy.expiresAt = parseTime(policy.expiresAt);
   return { ...tip, trigger: parseRule(tip.trigger), dismissal: tip.dismissal ? parseRule(tip.dismissal) : undefined, policy };

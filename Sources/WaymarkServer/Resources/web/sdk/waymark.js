@@ -522,6 +522,7 @@ export class Evaluator {
     this.now = snapshot?.now ?? null;
     this.context = new Map(Object.entries(snapshot?.context ?? {}));
     this.terms = new Map();
+    this.listeners = new Map(); // event name -> the terms that event can change
     this.rules = [];
     const saved = snapshot?.terms ?? {};
     for (const rule of rules) this.rules.push(this.compile(rule, saved));
@@ -537,6 +538,11 @@ export class Evaluator {
     if (!term) {
       term = { key, rule, window: windowMillis(rule.within), state: saved[key] ? structuredCloneish(saved[key]) : newTermState(rule) };
       this.terms.set(key, term);
+      const names = new Set("seq" in rule ? rule.seq.map((e) => e.name) : "count" in rule ? [rule.count.name] : []);
+      for (const name of names) {
+        if (!this.listeners.has(name)) this.listeners.set(name, []);
+        this.listeners.get(name).push(term);
+      }
     }
     return { term };
   }
@@ -550,7 +556,7 @@ export class Evaluator {
   record(name, target, time) {
     this.advance(time);
     const t = this.now;
-    for (const term of this.terms.values()) {
+    for (const term of this.listeners.get(name) ?? []) {
       const { rule, state } = term;
       if ("seq" in rule) {
         const stages = rule.seq;
@@ -570,7 +576,7 @@ export class Evaluator {
           }
         }
         if (matches(stages[0], name, target)) state.starts[0] = t;
-      } else if ("count" in rule && matches(rule.count, name, target)) {
+      } else if (matches(rule.count, name, target)) {
         if (term.window < 0) state.count = Math.min(state.count + 1, rule.value + 1);
         else {
           state.times.push(t);
@@ -666,6 +672,9 @@ export class Engine {
     this.byContainer = new Map(this.containers.map((c) => [c, []]));
     this.tips.forEach((tip, i) => this.byContainer.get(tip.container).push(i));
     for (const list of this.byContainer.values()) list.sort((a, b) => this.tips[b].priority - this.tips[a].priority || a - b);
+    // Per tip, the tips of its group with a lower order, which must finish first.
+    this.predecessors = this.tips.map((tip) =>
+      tip.group == null ? [] : this.tips.flatMap((other, j) => (other.group === tip.group && other.order < tip.order ? [j] : [])));
     this.hidden = new Set(snapshot?.hidden ?? []);
     this.lastShow = snapshot?.lastShow ?? null;
     this.retired = { ...(snapshot?.retired ?? {}) };
@@ -752,7 +761,8 @@ export class Engine {
 
   snapshot() {
     const states = { ...this.retired };
-    this.tips.forEach((tip, i) => { if (i === this.tips.findIndex((t) => t.id === tip.id)) states[tip.id] = { ...this.states[i] }; });
+    // Backwards, so that of two tips with one id the first wins, as the Swift engine has it.
+    for (let i = this.tips.length - 1; i >= 0; i--) states[this.tips[i].id] = { ...this.states[i] };
     return { evaluator: this.evaluator.snapshot(), states, hidden: [...this.hidden], lastShow: this.lastShow };
   }
 
@@ -805,7 +815,7 @@ export class Engine {
     const tip = this.tips[i];
     if (this.states[i].phase !== "waiting" || !this.evaluator.value(i * 2) || this.evaluator.value(i * 2 + 1)) return false;
     if (tip.policy.expiresAt != null && this.now >= tip.policy.expiresAt) return false;
-    return this.tips.every((other, j) => other.group == null || other.group !== tip.group || other.order >= tip.order || isFinished(this.states[j]));
+    return this.predecessors[i].every((j) => isFinished(this.states[j]));
   }
 
   show(i) {
@@ -985,7 +995,6 @@ const STYLE = `
 .wm-tip img{max-width:100%}
 .wm-close{position:absolute;top:6px;right:8px;background:none;border:0;color:inherit;font-size:20px;cursor:pointer;line-height:1}
 [dir=rtl] .wm-close{right:auto;left:8px}[dir=rtl].wm-tip h2{margin:0 0 6px 28px}
-.wm-arrow{position:absolute;width:12px;height:12px;background:inherit;transform:rotate(45deg)}
 .wm-kind-banner{position:fixed;bottom:0;left:0;right:0;max-width:none;border-radius:0}
 .wm-kind-modal{position:fixed;top:50%;left:50%;transform:translate(-50%,-50%);max-width:min(440px,92vw)}
 .wm-backdrop{position:fixed;inset:0;background:rgba(0,0,0,.45);z-index:2147482999}
@@ -1017,7 +1026,6 @@ const STYLE = `
 .wm-tour .wm-actions button{border:1px solid #1d2a44}
 .wm-credit{background:#e6f6e6;color:#135e13;border-radius:6px;padding:6px 10px;margin-top:10px}
 .wm-paused{visibility:hidden!important}
-.wm-speaking{outline:3px solid #ffbf47!important;outline-offset:3px}
 @media (prefers-reduced-motion: reduce){.wm-pointer,.wm-spot{animation:none!important;transition:none!important}}
 `;
 
@@ -1042,7 +1050,8 @@ export class WaymarkClient {
     this.flushEvery = options.flushEvery ?? 5000;
     this.storage = win.localStorage;
     this.prefix = `waymark:${key.slice(-12)}:${this.user}:`;
-    this.rendered = new Map(); // tip id -> { root, cleanup }
+    this.rendered = new Map(); // tip id -> { root, extras, place, previousFocus }
+    this.pending = new Map(); // storage writes waiting for persist()
     this.timers = new Set();
     this.listeners = [];
     this.failures = 0;
@@ -1065,6 +1074,18 @@ export class WaymarkClient {
       /* storage full or disabled: keep going in memory */
     }
   }
+  /** Saves soon, coalesced: a tap never serializes the queue or the engine itself. `value` is a
+   *  function, called once when the write happens; hiding the page writes at once. */
+  persist(name, value) {
+    this.pending.set(name, value);
+    if (!this.persistTimer) this.persistTimer = setTimeout(() => this.writePending(), 200);
+  }
+  writePending() {
+    clearTimeout(this.persistTimer);
+    this.persistTimer = null;
+    for (const [name, value] of this.pending) this.save(name, value());
+    this.pending.clear();
+  }
 
   async start() {
     const style = this.document.createElement("style");
@@ -1073,6 +1094,7 @@ export class WaymarkClient {
     this.document.head.appendChild(style);
     this.queue = this.load("queue", []);
     this.claimed = new Set(this.load("claimed", []));
+    this.finishedTours = new Set(this.load("finishedTours", []));
     await this.refresh();
     this.capture();
     this.record("activation");
@@ -1098,9 +1120,7 @@ export class WaymarkClient {
       } else if (response.status !== 304) {
         console.warn(`waymark: the catalog answered ${response.status}; using the kept copy`);
       }
-      this.online = true;
     } catch (error) {
-      this.online = false;
       console.warn("waymark: the server cannot be reached; starting from the kept catalog", error);
     }
     this.apply(catalog ?? { version: 0, frequency: "immediate", tips: [], tours: [] });
@@ -1207,10 +1227,12 @@ export class WaymarkClient {
   syncContainers() {
     if (this.fullscreen) return;
     const now = Date.now();
+    const commands = [];
     for (const container of this.engine.containers) {
       const element = this.document.querySelector(`[data-waymark-container="${CSS.escape(container)}"]`);
-      this.render(this.engine.setContainer(container, element ? isShown(element) : true, now));
+      commands.push(...this.engine.setContainer(container, element ? isShown(element) : true, now));
     }
+    this.render(commands);
   }
 
   capture() {
@@ -1244,12 +1266,18 @@ export class WaymarkClient {
       this.record("keystroke", target || undefined);
     }, true);
     on(doc, "visibilitychange", () => {
-      if (doc.visibilityState !== "visible") return this.flush({ keepalive: true });
+      if (doc.visibilityState !== "visible") {
+        this.writePending();
+        return this.flush({ keepalive: true });
+      }
       this.record("activation");
       // A page left open for long picks up a newly published catalog when it comes back.
       if (Date.now() - this.refreshedAt > 60000) this.refresh();
     });
-    on(this.window, "pagehide", () => this.flush({ keepalive: true }));
+    on(this.window, "pagehide", () => {
+      this.writePending();
+      this.flush({ keepalive: true });
+    });
     // After the app's own handlers have drawn the new screen.
     const screenChanged = () => setTimeout(() => this.guessScreen(), 0);
     on(this.window, "popstate", screenChanged);
@@ -1317,7 +1345,7 @@ export class WaymarkClient {
     event.properties = Object.fromEntries(Object.entries(props).map(([k, v]) => [k, String(v)]));
     this.queue.push(event);
     if (this.queue.length > MAX_QUEUE) this.queue.splice(0, this.queue.length - MAX_QUEUE);
-    this.save("queue", this.queue);
+    this.persist("queue", () => this.queue);
     if (this.queue.length >= BATCH / 2 && !this.flushing) this.schedule(() => this.flush(), 0);
   }
 
@@ -1338,8 +1366,8 @@ export class WaymarkClient {
           if (result.status === "rejected") console.warn(`waymark: event ${result.id} rejected: ${result.reason}`);
         }
         const sent = new Set(batch.map((e) => e.id));
-        this.queue = this.load("queue", this.queue).filter((e) => !sent.has(e.id));
-        this.save("queue", this.queue);
+        this.queue = this.queue.filter((e) => !sent.has(e.id));
+        this.persist("queue", () => this.queue);
         this.failures = 0;
       } else if (response.status >= 400 && response.status < 500 && response.status !== 408 && response.status !== 429) {
         console.warn(`waymark: events answered ${response.status}; kept for later`);
@@ -1368,7 +1396,7 @@ export class WaymarkClient {
 
   // -- Rendering --
   render(commands) {
-    if (commands.length > 0) this.save("engine", this.engine.snapshot());
+    if (commands.length > 0) this.persist("engine", () => this.engine.snapshot());
     for (const command of commands) {
       const tip = (this.catalog.tips ?? []).find((t) => t.id === command.tip);
       const properties = { tip: command.tip, container: command.container };
@@ -1540,10 +1568,9 @@ export class WaymarkClient {
   // -- Tours --
   checkTours() {
     for (const [index, { tour }] of this.tourRules.entries()) {
-      const done = this.load(`tour:${tour}`, null);
-      if (!done && !this.tourPanel && this.tourEvaluator.value(index)) this.openTour(tour);
+      if (!this.finishedTours.has(tour) && !this.tourPanel && this.tourEvaluator.value(index)) this.openTour(tour);
     }
-    this.save("tours", this.tourEvaluator.snapshot());
+    this.persist("tours", () => this.tourEvaluator.snapshot());
   }
 
   openTour(id, page = 0) {
@@ -1713,7 +1740,10 @@ export class WaymarkClient {
     this.tourPanel = null;
     panel.cleanup();
     panel.root.remove();
-    if (finished) this.save(`tour:${panel.id}`, true);
+    if (finished) {
+      this.finishedTours.add(panel.id);
+      this.save("finishedTours", [...this.finishedTours]);
+    }
     if (panel.previousFocus?.isConnected) panel.previousFocus.focus({ preventScroll: true });
   }
 
@@ -1750,6 +1780,7 @@ export class WaymarkClient {
     for (const timer of this.timers) clearTimeout(timer);
     for (const remove of this.listeners) remove();
     this.observer?.disconnect();
+    this.writePending();
     for (const id of [...this.rendered.keys()]) this.erase(id);
     this.closeTour(false);
     this.document.querySelector("style[data-waymark=style]")?.remove();

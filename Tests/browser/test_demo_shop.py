@@ -235,6 +235,102 @@ class TipsTests(BrowserTest):
         self.assertEqual(self.stored_names("dev").count("tip_shown"), shown)
 
 
+class PresentationTests(BrowserTest):
+    """Narration, right-to-left layout, reduced motion, and tips that follow their anchor."""
+
+    def test_recorded_narration_plays_and_pauses_with_a_visible_control(self):
+        self.open_shop("narrator", "&locale=en-US")
+        banner = self.wait_tip("welcome")
+        button = banner.find_element(By.CSS_SELECTOR, "button.wm-narrate")
+        self.assertEqual((button.text, button.get_attribute("aria-label")), ("Listen", "Play narration"))
+        audio = lambda: self.driver.execute_script(
+            "const a = document.querySelector('[data-waymark-tip=welcome] audio');"
+            "return a && { paused: a.paused, time: a.currentTime, src: a.currentSrc, duration: a.duration };")
+        self.assertTrue(audio()["paused"], "narration never starts by itself")
+        self.assertTrue(audio()["src"].endswith("/demo/media/welcome-en.ogg"), audio())
+        button.click()
+        self.wait_for(lambda d: not audio()["paused"] and audio()["time"] > 0.3, "the recording to play")
+        self.assertGreater(audio()["duration"], 3, "the whole recording was loaded")
+        self.assertEqual((button.text, button.get_attribute("aria-label")), ("Pause", "Pause narration"))
+        button.click()
+        self.wait_for(lambda d: audio()["paused"], "the recording to pause")
+        paused_at = audio()["time"]
+        self.assertEqual(button.text, "Listen")
+        time.sleep(0.5)
+        self.assertEqual(audio()["time"], paused_at, "paused means paused")
+
+    def test_without_a_recording_the_browsers_voice_reads_the_tip_only_when_asked(self):
+        self.open_shop("reader", "&locale=hi-IN")
+        banner = self.wait_tip("welcome")
+        # Record what the SDK asks the browser's voice to say (headless Chromium has no voices).
+        self.driver.execute_script("""
+            window.__spoken = [];
+            speechSynthesis.speak = (u) => window.__spoken.push({ text: u.text, lang: u.lang });""")
+        time.sleep(0.5)
+        self.assertEqual(self.driver.execute_script("return window.__spoken"), [], "nothing speaks unasked")
+        button = banner.find_element(By.CSS_SELECTOR, "button.wm-narrate")
+        self.assertEqual(button.text, "Read aloud")
+        self.assertEqual(banner.find_elements(By.TAG_NAME, "audio"), [])
+        button.click()
+        spoken = self.driver.execute_script("return window.__spoken")
+        self.assertEqual(len(spoken), 1, spoken)
+        self.assertEqual(spoken[0]["lang"], "hi")
+        self.assertTrue(spoken[0]["text"].startswith("दुकान में आपका स्वागत है."), spoken)
+        self.assertIn("एक छोटा टूर", spoken[0]["text"], "the body is read after the title")
+
+    def test_a_right_to_left_locale_lays_the_tip_out_from_the_right(self):
+        self.open_shop("urdu", "&locale=ur-PK")
+        banner = self.wait_tip("welcome")
+        self.assertEqual((banner.get_attribute("dir"), banner.get_attribute("lang")), ("rtl", "ur"))
+        self.assertIn("دکان میں خوش آمدید", banner.text)
+        layout = self.driver.execute_script("""
+            const tip = arguments[0], box = (e) => e.getBoundingClientRect();
+            const title = tip.querySelector('h2');
+            return { tip: box(tip).toJSON(), close: box(tip.querySelector('.wm-close')).toJSON(),
+                     titleDirection: getComputedStyle(title).direction, titleAlign: getComputedStyle(title).textAlign };""", banner)
+        self.assertEqual(layout["titleDirection"], "rtl")
+        self.assertLess(layout["close"]["x"] - layout["tip"]["x"], 40, f"the close button sits at the left edge: {layout}")
+        self.screenshot("welcome-urdu")
+        # The same tip in a left-to-right locale keeps its close button at the right.
+        self.open_shop("english", "&locale=en-GB")
+        banner = self.wait_tip("welcome")
+        self.assertEqual(banner.get_attribute("dir"), "ltr")
+        close_x = self.driver.execute_script("const t = arguments[0]; return t.querySelector('.wm-close').getBoundingClientRect().right - t.getBoundingClientRect().right", banner)
+        self.assertGreater(close_x, -40)
+
+    def test_reduced_motion_stops_the_pointer_animation(self):
+        animation = lambda: self.driver.execute_script(
+            "const p = document.querySelector('[data-waymark-ui=pointer]'); return p && getComputedStyle(p).animationName;")
+        self.open_shop("moving")
+        self.driver.execute_script("window.scrollBy(0, 400)")
+        self.wait_tip("search-tip")
+        self.assertEqual(animation(), "wm-tap")
+        self.driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-reduced-motion", "value": "reduce"}]})
+        self.assertEqual(animation(), "none")
+        self.driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": []})
+
+    def test_a_pointer_follows_its_anchor_when_the_window_is_resized(self):
+        self.open_shop("resizer")
+        self.driver.execute_script("window.scrollBy(0, 400)")
+        self.wait_tip("search-tip")
+        self.driver.execute_script("window.scrollTo(0, 0)")
+        offsets = lambda: self.driver.execute_script("""
+            const r = (e) => e.getBoundingClientRect();
+            const p = r(document.querySelector('[data-waymark-ui=pointer]')), a = r(document.getElementById('search'));
+            const t = r(document.querySelector('[data-waymark-tip="search-tip"]'));
+            return { anchorX: a.x, dx: p.x + p.width / 2 - (a.x + a.width / 2), dy: p.y + p.height / 2 - (a.y + a.height / 2),
+                     gap: t.top - a.bottom, tipRight: t.right, width: innerWidth };""")
+        self.wait_for(lambda d: abs(offsets()["dx"]) < 1 and abs(offsets()["dy"]) < 1, "the pointer on its anchor")
+        before = offsets()
+        self.driver.set_window_size(700, 900)
+        self.wait_for(lambda d: offsets()["width"] < before["width"], "the window to shrink")
+        self.wait_for(lambda d: abs(offsets()["dx"]) < 1 and abs(offsets()["dy"]) < 1, "the pointer to follow its anchor")
+        after = offsets()
+        self.assertLess(after["anchorX"], before["anchorX"] - 100, "the anchor moved with the layout")
+        self.assertAlmostEqual(after["gap"], 12, delta=1, msg="the tooltip stays just below its anchor")
+        self.assertLessEqual(after["tipRight"], after["width"] - 7, "and inside the window")
+
+
 XSS = [
     "<script>window.__xss=1</script>",
     "<img src=x onerror=\"window.__xss=2\">",

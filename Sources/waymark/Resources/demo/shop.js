@@ -33,6 +33,8 @@ function show(screen) {
   for (const section of document.querySelectorAll("main > section")) section.hidden = section.id !== `screen-${screen}`;
 }
 
+let reviewsTimer;
+
 function route() {
   const [, screen = "", id] = location.hash.replace(/^#/, "").split("/");
   if (screen === "product") {
@@ -42,7 +44,8 @@ function route() {
     $("add-to-cart").dataset.product = product.id;
     // Reviews arrive later, as from a slow service: a tip anchored to them waits until they exist.
     $("reviews-slot").replaceChildren(Object.assign(document.createElement("p"), { className: "loading", textContent: "Loading reviews…" }));
-    setTimeout(() => {
+    clearTimeout(reviewsTimer); // the reviews of a product left before they came are dropped
+    reviewsTimer = setTimeout(() => {
       const reviews = document.createElement("div");
       reviews.className = "reviews";
       reviews.id = "reviews";

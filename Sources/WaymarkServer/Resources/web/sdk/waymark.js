@@ -1550,8 +1550,10 @@ export class WaymarkClient {
       });
       audio.addEventListener("play", () => { button.textContent = "Pause"; button.setAttribute("aria-label", "Pause narration"); });
       audio.addEventListener("pause", () => { button.textContent = "Listen"; button.setAttribute("aria-label", "Play narration"); });
-      button.appendChild(audio);
-      return button;
+      // The audio element sits beside its button: the button's label changes replace its children.
+      const control = doc.createDocumentFragment();
+      control.append(button, audio);
+      return control;
     }
     const synth = this.window.speechSynthesis;
     if (!synth) return doc.createDocumentFragment();

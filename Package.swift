@@ -12,6 +12,7 @@ import PackageDescription
 //   WaymarkStore     the storage protocol the server is written against, and its records
 //   WaymarkSQLite    that protocol on an embedded SQLite database (GRDB)
 //   WaymarkServer    the HTTP server (Hummingbird): authoring, delivery, events, rewards
+//   WaymarkConsole   the web console on that server: accounts, sessions, authoring forms, publishing
 //   waymark          the command-line tool and the one place where the parts are put together
 let package = Package(
     name: "Waymark",
@@ -36,6 +37,10 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.5.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.0.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-auth", from: "2.5.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
+        .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.0"),
     ],
     targets: [
         .target(name: "WaymarkRules"),
@@ -68,10 +73,24 @@ let package = Package(
             ],
             resources: [.copy("Resources/openapi.yaml"), .copy("Resources/web")]
         ),
+        .target(
+            name: "WaymarkConsole",
+            dependencies: [
+                "WaymarkServer", "WaymarkStore", "WaymarkCatalog", "WaymarkRules", "WaymarkEngine",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
+                .product(name: "Mustache", package: "swift-mustache"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            resources: [.copy("Resources/templates"), .copy("Resources/assets")]
+        ),
         .executableTarget(
             name: "waymark",
             dependencies: [
-                "WaymarkCatalog", "WaymarkServer", "WaymarkSQLite",
+                "WaymarkCatalog", "WaymarkServer", "WaymarkConsole", "WaymarkSQLite",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -87,6 +106,14 @@ let package = Package(
         .testTarget(name: "WaymarkHTMLTests", dependencies: ["WaymarkHTML"]),
         .testTarget(name: "WaymarkCatalogTests", dependencies: ["WaymarkCatalog", "waymark"]),
         .testTarget(name: "WaymarkDeliveryTests", dependencies: ["WaymarkDelivery"]),
+        .testTarget(
+            name: "WaymarkConsoleTests",
+            dependencies: [
+                "WaymarkConsole", "WaymarkServer", "WaymarkSQLite", "WaymarkCatalog",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
         .testTarget(
             name: "WaymarkServerTests",
             dependencies: [

@@ -550,7 +550,7 @@ fileprivate struct CatalogReader {
 
 /// Why a rule cannot target clients, if it cannot: targeting is decided on the server, from the
 /// client context alone, so it may not mention events or other paths.
-func targetingProblem(_ rule: Rule) -> String? {
+public func targetingProblem(_ rule: Rule) -> String? {
     switch rule {
     case .constant: return nil
     case .not(let operand): return targetingProblem(operand)

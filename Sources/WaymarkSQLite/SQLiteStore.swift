@@ -84,6 +84,9 @@ public final class SQLiteStore: Store {
         migrator.registerMigration("v2: draft revisions") { db in
             try db.execute(sql: "ALTER TABLE drafts ADD COLUMN revision INTEGER NOT NULL DEFAULT 1")
         }
+        migrator.registerMigration("v3: console accounts and audit log") { db in
+            try db.execute(sql: accountsSchema)
+        }
         return migrator
     }
 
@@ -155,7 +158,9 @@ public final class SQLiteStore: Store {
         }
     }
 
-    public func saveDraft(app: String, document: String, at time: Date, expected: Int?) async throws(StoreError) -> CatalogDraft? {
+    public func saveDraft(
+        app: String, document: String, at time: Date, expected: Int?, audit: [AuditEntry]
+    ) async throws(StoreError) -> CatalogDraft? {
         try await write { db in
             let current = try Int.fetchOne(db, sql: "SELECT revision FROM drafts WHERE app = ?", arguments: [app]) ?? 0
             if let expected, expected != current { return nil }
@@ -167,11 +172,12 @@ public final class SQLiteStore: Store {
                     """,
                 arguments: [app, document, time.millisecondsSince1970, current + 1]
             )
+            for entry in audit { try Self.insertAudit(entry, db) }
             return CatalogDraft(app: app, document: document, updatedAt: time, revision: current + 1)
         }
     }
 
-    public func publish(app: String, document: String, at time: Date, note: String?) async throws(StoreError) -> CatalogVersion {
+    public func publish(app: String, document: String, at time: Date, note: String?, actor: String) async throws(StoreError) -> CatalogVersion {
         try await write { db in
             let last = try Int.fetchOne(db, sql: "SELECT MAX(number) FROM versions WHERE app = ?", arguments: [app]) ?? 0
             let version = CatalogVersion(app: app, number: last + 1, document: document, publishedAt: time, note: note)
@@ -179,6 +185,8 @@ public final class SQLiteStore: Store {
                 sql: "INSERT INTO versions (app, number, document, published_at, note) VALUES (?, ?, ?, ?, ?)",
                 arguments: [app, version.number, document, time.millisecondsSince1970, note]
             )
+            try Self.insertAudit(
+                AuditEntry(app: app, actor: actor, at: time, action: "publish", object: "version \(version.number)", before: nil, after: note), db)
             return version
         }
     }
@@ -233,6 +241,23 @@ public final class SQLiteStore: Store {
     public func eventCount(app: String) async throws(StoreError) -> Int {
         try await read { db in
             try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM events WHERE app = ?", arguments: [app]) ?? 0
+        }
+    }
+
+    public func eventNames(app: String, since: Int64, limit: Int) async throws(StoreError) -> [String] {
+        try await read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT name, target FROM events WHERE app = ? AND timestamp >= ?
+                    GROUP BY name, target ORDER BY COUNT(*) DESC, name, target LIMIT ?
+                    """,
+                arguments: [app, since, limit]
+            ).map { row in
+                let name: String = row["name"]
+                let target: String? = row["target"]
+                return target.map { "\(name):\($0)" } ?? name
+            }
         }
     }
 
@@ -296,7 +321,7 @@ public final class SQLiteStore: Store {
 
     // MARK: Transactions
 
-    private func read<T: Sendable>(_ body: @Sendable @escaping (Database) throws -> T) async throws(StoreError) -> T {
+    func read<T: Sendable>(_ body: @Sendable @escaping (Database) throws -> T) async throws(StoreError) -> T {
         do {
             return try await pool.read(body)
         } catch {
@@ -304,7 +329,7 @@ public final class SQLiteStore: Store {
         }
     }
 
-    private func write<T: Sendable>(_ body: @Sendable @escaping (Database) throws -> T) async throws(StoreError) -> T {
+    func write<T: Sendable>(_ body: @Sendable @escaping (Database) throws -> T) async throws(StoreError) -> T {
         do {
             return try await pool.write(body)
         } catch {

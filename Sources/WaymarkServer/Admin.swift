@@ -10,12 +10,7 @@ extension WaymarkServer {
     /// Freezes the draft as the next version and makes it live.
     func publish(_ request: Request) async throws -> Response {
         let key = try await authenticate(request, allow: [.secret])
-        guard let draft = try await store.draft(app: key.app) else {
-            throw APIError(.conflict, "no_draft", "nothing to publish: PUT /v1/admin/catalog/draft first")
-        }
-        _ = try check(draft.document, file: "draft")
-        let version = try await store.publish(app: key.app, document: draft.document, at: now(), note: nil)
-        try cacheLive(version)
+        let version = try await publishDraft(app: key.app, actor: .key(key.id))
         return jsonResponse(VersionSummary(version), status: .created)
     }
 
@@ -26,9 +21,7 @@ extension WaymarkServer {
         guard object.count == 1, let number = object["version"] as? Int else {
             throw APIError.badRequest("the body is {\"version\": n}")
         }
-        guard let old = try await store.version(app: key.app, number: number) else { throw APIError.notFound }
-        let version = try await store.publish(app: key.app, document: old.document, at: now(), note: "rollback to \(number)")
-        try cacheLive(version)
+        let version = try await rollback(app: key.app, to: number, actor: .key(key.id))
         return jsonResponse(VersionSummary(version), status: .created)
     }
 

@@ -33,7 +33,12 @@ extension WaymarkServer {
             expected = revision
         }
         let catalog = try check(document, file: "draft")
-        guard let saved = try await store.saveDraft(app: key.app, document: CatalogDocument.yaml(catalog), at: now(), expected: expected)
+        // The audit compares with the draft read here; a save in between fails If-Match, or (without
+        // If-Match) is replaced, and its objects are then logged as changed from the older draft.
+        let previous = try await draftCatalog(app: key.app)?.catalog ?? Catalog(tips: [])
+        let time = now()
+        let audit = CatalogChange.changes(from: previous, to: catalog).map { AuditEntry(change: $0, app: key.app, actor: .key(key.id), at: time) }
+        guard let saved = try await store.saveDraft(app: key.app, document: CatalogDocument.yaml(catalog), at: time, expected: expected, audit: audit)
         else {
             throw APIError(.preconditionFailed, "draft_changed", "the draft changed since revision \(expected ?? 0): GET it again")
         }
@@ -70,7 +75,7 @@ extension WaymarkServer {
         let (kind, id) = try (objectKind(context), objectID(context))
         let text = try await text(of: request, context)
         var created = false
-        let (catalog, revision) = try await editDraft(app: key.app) { catalog in
+        let (catalog, revision) = try await editDraft(app: key.app, actor: .key(key.id)) { catalog in
             let object = try diagnosed { () throws(DiagnosticsError) in
                 try kind.parse(text, mediaIDs: Set(catalog.media.map(\.id)))
             }
@@ -85,35 +90,10 @@ extension WaymarkServer {
     func deleteObject(_ request: Request, _ context: WaymarkRequestContext) async throws -> Response {
         let key = try await authenticate(request, allow: [.secret])
         let (kind, id) = try (objectKind(context), objectID(context))
-        let (_, revision) = try await editDraft(app: key.app) { catalog in
+        let (_, revision) = try await editDraft(app: key.app, actor: .key(key.id)) { catalog in
             guard kind.remove(id, from: &catalog) else { throw APIError.notFound }
         }
         return Response(status: .noContent, headers: Self.etag(revision))
-    }
-
-    /// Applies `change` to the draft (an empty catalog if there is none), checks the whole result
-    /// and saves it; when another save came first, applies the change again to that one.
-    private func editDraft(
-        app: String, _ change: (inout Catalog) throws -> Void
-    ) async throws -> (catalog: Catalog, revision: Int) {
-        for attempt in 0..<20 {
-            if attempt > 0 { try await Task.sleep(for: .milliseconds(Int.random(in: 1...(5 * attempt)))) }
-            let current = try await draftCatalog(app: app)
-            var catalog = current?.catalog ?? Catalog(tips: [])
-            try change(&catalog)
-            let document = CatalogDocument.yaml(catalog)
-            // The parts were checked alone; this checks how they fit (ids, group orders, media used by tours).
-            let checked = try check(document, file: "draft")
-            if let saved = try await store.saveDraft(app: app, document: document, at: now(), expected: current?.revision ?? 0) {
-                return (checked, saved.revision)
-            }
-        }
-        throw APIError(.conflict, "draft_busy", "the draft kept changing while this change was saved: try again")
-    }
-
-    private func draftCatalog(app: String) async throws -> (catalog: Catalog, revision: Int)? {
-        guard let draft = try await store.draft(app: app) else { return nil }
-        return (try check(draft.document, file: "draft"), draft.revision)
     }
 
     private func objectKind(_ context: WaymarkRequestContext) throws -> DraftObjectKind {

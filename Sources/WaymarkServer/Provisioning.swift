@@ -26,11 +26,12 @@ public enum Provisioning {
         return NewApp(appId: app.id, name: name, clientKey: client.key, secretKey: secret.key, identitySecret: app.identitySecret)
     }
 
-    /// Saves a catalog as the app's draft and publishes it (the demo's shop).
+    /// Saves a catalog as the draft of a new app and publishes it (the demo's shop).
     public static func publish(_ catalog: Catalog, app: String, note: String, in store: any Store, at time: Date = Date()) async throws(StoreError) {
         let document = CatalogDocument.yaml(catalog)
-        _ = try await store.saveDraft(app: app, document: document, at: time, expected: nil)
-        _ = try await store.publish(app: app, document: document, at: time, note: note)
+        let audit = CatalogChange.changes(from: Catalog(tips: []), to: catalog).map { AuditEntry(change: $0, app: app, actor: .cli, at: time) }
+        _ = try await store.saveDraft(app: app, document: document, at: time, expected: nil, audit: audit)
+        _ = try await store.publish(app: app, document: document, at: time, note: note, actor: "cli")
     }
 
     /// A new key for an existing app; `nil` when there is no such app.

@@ -10,9 +10,12 @@ import WaymarkStore
 /// The request context: what every handler knows besides the request.
 public struct WaymarkRequestContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
+    /// The peer's IP address, for per-client limits (the console's login throttle).
+    public let remoteAddress: String?
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
+        remoteAddress = source.channel.remoteAddress?.ipAddress
     }
 
     /// Admin documents can be large; event batches have their own, smaller limit.
@@ -27,7 +30,7 @@ public struct WaymarkRequestContext: RequestContext {
 /// try await app.runService()
 /// ```
 public struct WaymarkServer: Sendable {
-    let store: any Store
+    public let store: any Store
     let logger: Logger
     let live: LiveCatalogs
     let keys: KeyCache

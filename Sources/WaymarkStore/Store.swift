@@ -5,8 +5,9 @@ import Foundation
 ///
 /// Every method is one transaction: it either happens entirely or not at all. Objects belong to
 /// one app, and every method that reads or changes them takes the app's id, so a caller cannot
-/// reach another app's objects by naming their ids.
-public protocol Store: Sendable {
+/// reach another app's objects by naming their ids. The console's users, sessions and audit log
+/// are in ``AccountStore``.
+public protocol Store: AccountStore {
     // MARK: Apps and keys
 
     func createApp(_ app: AppRecord) async throws(StoreError)
@@ -24,11 +25,14 @@ public protocol Store: Sendable {
     /// The draft document of an app, if one was saved.
     func draft(app: String) async throws(StoreError) -> CatalogDraft?
     /// Saves the app's draft as the next revision, if its current revision is `expected` (0: there
-    /// is no draft yet) or `expected` is nil. Returns the saved draft, or nil when another change
-    /// came first: the caller reads the draft again rather than overwrite that change.
-    func saveDraft(app: String, document: String, at time: Date, expected: Int?) async throws(StoreError) -> CatalogDraft?
-    /// Freezes a document as the next numbered version of the app and makes it live.
-    func publish(app: String, document: String, at time: Date, note: String?) async throws(StoreError) -> CatalogVersion
+    /// is no draft yet) or `expected` is nil, and appends `audit` to the audit log in the same
+    /// transaction. Returns the saved draft, or nil when another change came first: the caller
+    /// reads the draft again rather than overwrite that change.
+    func saveDraft(app: String, document: String, at time: Date, expected: Int?, audit: [AuditEntry]) async throws(StoreError)
+        -> CatalogDraft?
+    /// Freezes a document as the next numbered version of the app and makes it live; the audit log
+    /// gets `publish` of `version N` by `actor`, with the note, in the same transaction.
+    func publish(app: String, document: String, at time: Date, note: String?, actor: String) async throws(StoreError) -> CatalogVersion
     /// The live version: the latest published.
     func liveVersion(app: String) async throws(StoreError) -> CatalogVersion?
     func version(app: String, number: Int) async throws(StoreError) -> CatalogVersion?
@@ -41,6 +45,9 @@ public protocol Store: Sendable {
     /// new (`true`) or a duplicate. Committed before it returns.
     func insertEvents(_ events: [StoredEvent]) async throws(StoreError) -> [Bool]
     func eventCount(app: String) async throws(StoreError) -> Int
+    /// The events seen since a time (ms since 1970) as rules name them, `name` or `name:target`,
+    /// most frequent first: what the console offers while one writes a rule.
+    func eventNames(app: String, since: Int64, limit: Int) async throws(StoreError) -> [String]
 
     // MARK: Rewards
 

@@ -6,6 +6,7 @@ import Metrics
 import Prometheus
 import WaymarkCatalog
 import WaymarkSQLite
+import WaymarkConsole
 import WaymarkServer
 import WaymarkStore
 import Yams
@@ -125,9 +126,10 @@ extension Waymark {
             let store = try openStore(dataDirectory: resolved.dataDirectory)
             let logger = makeLogger(resolved)
             let server = makeServer(store: store, logger: logger)
+            let console = WaymarkConsole(server: server)
             let app = server.application(host: resolved.host, port: resolved.port, onServerRunning: { port in
                 logger.notice("waymark listening", metadata: ["url": "http://\(resolved.host):\(port)", "data": "\(resolved.dataDirectory)"])
-            })
+            }, configure: { router in console.register(on: router) })
             try await app.runService()
         }
     }
@@ -159,9 +161,15 @@ extension Waymark {
                 throw ExitCode(1)
             }
             let made = try await Provisioning.createApp(name: "Demo shop", in: store)
+            // The console's owner, with a password made now and shown below: there is no default one.
+            let ownerEmail = "owner@demo.example"
+            let ownerPassword = Accounts.generatePassword()
+            try await Accounts.addMember(email: ownerEmail, password: ownerPassword, role: .owner, app: made.appId, in: store)
             let server = makeServer(store: store, logger: logger)
+            let console = WaymarkConsole(server: server)
             let host = resolved.host
             let pages: (Router<WaymarkRequestContext>) -> Void = { router in
+                console.register(on: router)
                 // The demo shop's pages and videos, and its stand-in for an app's own backend: it
                 // names the user and signs the identity proof that reward claims need.
                 router.add(middleware: FileMiddleware(demoPages, urlBasePath: "/demo", searchForIndexHtml: true, logger: logger))
@@ -187,7 +195,7 @@ extension Waymark {
                 }
                 let facts = DemoFacts(
                     server: base, appId: made.appId, clientKey: made.clientKey, secretKey: made.secretKey,
-                    identitySecret: made.identitySecret, dataDir: directory
+                    identitySecret: made.identitySecret, dataDir: directory, consoleEmail: ownerEmail, consolePassword: ownerPassword
                 )
                 let encoder = JSONEncoder()
                 encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
@@ -196,6 +204,7 @@ extension Waymark {
                     Waymark demo: the demo shop's catalog is published.
 
                       shop            \(base)/demo/   (open it in a browser; ?locale=hi-IN for Hindi)
+                      console         \(base)/console/   (sign in as \(ownerEmail), password \(ownerPassword))
                       server          \(base)
                       app id          \(made.appId)
                       client key      \(made.clientKey)
@@ -251,6 +260,58 @@ extension Waymark {
         }
     }
 
+    struct Users: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Give people access to the console.", subcommands: [Add.self])
+
+        struct Add: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(
+                abstract: "Add a console user to an app with a role (the first owner is made this way).",
+                discussion: """
+                    A new user gets the password read from standard input with --password-stdin, or else a
+                    generated one, printed once. An existing user keeps their password and gets the role.
+                    """
+            )
+
+            @Argument(help: "The user's email address.")
+            var email: String
+
+            @Option(help: "The app's id.")
+            var app: String
+
+            @Option(help: "viewer (reads), editor (also edits and publishes) or owner (also manages members and keys).")
+            var role: String = "editor"
+
+            @Flag(help: "Read the new user's password from standard input instead of generating one.")
+            var passwordStdin = false
+
+            @OptionGroup var options: ServerOptions
+
+            mutating func run() async throws {
+                guard let role = Role(rawValue: role) else { throw ValidationError("role is viewer, editor or owner") }
+                let store = try openStore(dataDirectory: try options.resolve().dataDirectory)
+                var password: String?
+                var generated = false
+                if passwordStdin {
+                    password = readLine(strippingNewline: true)
+                } else if try await store.user(email: email.lowercased().trimmingCharacters(in: .whitespaces)) == nil {
+                    password = Accounts.generatePassword()
+                    generated = true
+                }
+                do {
+                    let created = try await Accounts.addMember(email: email, password: password, role: role, app: app, in: store)
+                    print("\(email) is \(role.rawValue) of \(app)\(created ? " (new user)" : "")")
+                    if created, generated, let password {
+                        print("password: \(password)")
+                        printError("Keep it now: it is not shown again.")
+                    }
+                } catch let error as Accounts.AccountError {
+                    printError("error: \(error)")
+                    throw ExitCode(1)
+                }
+            }
+        }
+    }
+
     struct Keys: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Create keys.", subcommands: [Create.self])
 
@@ -294,4 +355,6 @@ struct DemoFacts: Codable {
     var secretKey: String
     var identitySecret: String
     var dataDir: String
+    var consoleEmail: String
+    var consolePassword: String
 }

@@ -15,7 +15,7 @@ struct Waymark: AsyncParsableCommand {
             why a tip did or did not show with explain.
             """,
         subcommands: [
-            Demo.self, Serve.self, Apps.self, Keys.self, Push.self, Pull.self, Lint.self, Simulate.self, Eval.self,
+            Demo.self, Serve.self, Apps.self, Users.self, Keys.self, Push.self, Pull.self, Lint.self, Simulate.self, Eval.self,
             Explain.self,
         ]
     )

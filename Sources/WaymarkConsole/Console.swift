@@ -1,0 +1,232 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import Mustache
+import WaymarkServer
+import WaymarkStore
+
+/// The web console: pages rendered on the server for the people who write tips and tours, publish
+/// them and roll them back. It sits on ``WaymarkServer``'s authoring operations, so a change made
+/// here is checked, versioned and audited exactly as one made through the admin API.
+///
+/// ```swift
+/// let console = WaymarkConsole(server: server)
+/// let app = server.application(host: "127.0.0.1", port: 8080) { router in console.register(on: router) }
+/// ```
+///
+/// Pages work without JavaScript; the one script (`assets/console.js`, no inline script anywhere,
+/// as the Content-Security-Policy requires) only checks rules as one types.
+public struct WaymarkConsole: Sendable {
+    let server: WaymarkServer
+    let store: any Store
+    let sessions: Sessions
+    let throttle = LoginThrottle()
+    let now: @Sendable () -> Date
+
+    public init(server: WaymarkServer, now: @escaping @Sendable () -> Date = { Date() }) {
+        self.server = server
+        self.store = server.store
+        self.now = now
+        sessions = Sessions(store: server.store, now: now)
+    }
+
+    public func register(on router: Router<WaymarkRequestContext>) {
+        let console = router.group("/console").add(middleware: ConsoleHeadersMiddleware())
+        console.get("/") { _, _ in Response.redirect(to: "/console/apps", type: .normal) }
+        console.get("/assets/:file") { _, context in try Assets.response(context.parameters.get("file") ?? "") }
+        console.get("/login") { request, _ in try await self.loginPage(request) }
+        console.post("/login") { request, context in try await self.login(request, context) }
+        console.post("/logout") { request, context in try await self.logout(request, context) }
+        console.get("/apps") { request, context in try await self.appsPage(request, context) }
+        console.get("/apps/:app") { request, context in try await self.appPage(request, context) }
+        console.get("/apps/:app/new-tip") { request, context in try await self.tipPage(request, context, new: true) }
+        console.get("/apps/:app/tips/:id") { request, context in try await self.tipPage(request, context, new: false) }
+        console.post("/apps/:app/tips/:id") { request, context in try await self.saveTip(request, context) }
+        console.post("/apps/:app/tips/:id/delete") { request, context in try await self.deleteTip(request, context) }
+        console.get("/apps/:app/rules/check") { request, context in try await self.checkRule(request, context) }
+        console.get("/apps/:app/publish") { request, context in try await self.publishPage(request, context) }
+        console.post("/apps/:app/publish") { request, context in try await self.publish(request, context) }
+        console.get("/apps/:app/versions") { request, context in try await self.versionsPage(request, context) }
+        console.post("/apps/:app/versions/:number/rollback") { request, context in try await self.rollback(request, context) }
+        console.get("/apps/:app/audit") { request, context in try await self.auditPage(request, context) }
+    }
+
+    // MARK: Access
+
+    /// The signed-in user and the app of the path, if the user has at least `role` in it. A GET
+    /// without a session is sent to the login page; a state-changing request must come from this
+    /// site and carry the session's CSRF token (form field `csrf` or header `X-CSRF-Token`).
+    func access(
+        _ request: Request, _ context: WaymarkRequestContext, needs role: Role, form: Form? = nil
+    ) async throws -> (SignedIn, AppRecord) {
+        guard let signedIn = try await sessions.signedIn(request) else {
+            if request.method == .get || request.method == .head { throw ConsoleError.signIn }
+            throw ConsoleError.forbidden("your session ended: sign in again")
+        }
+        if request.method != .get && request.method != .head {
+            try Sessions.checkOrigin(request)
+            let presented = form?["csrf"] ?? request.headers[.csrfToken] ?? ""
+            guard Sessions.same(presented, signedIn.session.csrfToken) else {
+                throw ConsoleError.forbidden("the form's security token is missing or stale: reload the page and try again")
+            }
+        }
+        // Another app's id answers as if it did not exist.
+        guard let appID = context.parameters.get("app"), let held = signedIn.role(in: appID), let app = try await store.app(id: appID)
+        else { throw ConsoleError.notFound }
+        guard held >= role else { throw ConsoleError.forbidden("this needs the \(role.rawValue) role; you are \(held.rawValue) here") }
+        return (signedIn, app)
+    }
+
+    /// What every page of an app shows around its content.
+    func frame(_ title: String, _ signedIn: SignedIn, app: AppRecord? = nil) -> [String: Any] {
+        var frame: [String: Any] = ["title": title, "user": signedIn.user.email, "csrf": signedIn.session.csrfToken]
+        if let app, let role = signedIn.role(in: app.id) {
+            frame["app"] = ["id": app.id, "name": app.name, "role": role.rawValue]
+            frame["canEdit"] = role >= .editor
+        }
+        return frame
+    }
+}
+
+extension HTTPField.Name {
+    static let csrfToken = Self("X-CSRF-Token")!
+}
+
+/// A console failure as a page: a status and one sentence for the person reading it.
+struct ConsoleError: HTTPResponseError {
+    var status: HTTPResponse.Status
+    var message: String
+
+    static let notFound = ConsoleError(status: .notFound, message: "There is no such page, or it belongs to an app you are not a member of.")
+    /// Not signed in: the login page.
+    static let signIn = ConsoleError(status: .seeOther, message: "")
+    static func forbidden(_ message: String) -> ConsoleError { ConsoleError(status: .forbidden, message: message) }
+    static func badRequest(_ message: String) -> ConsoleError { ConsoleError(status: .badRequest, message: message) }
+
+    func response(from request: Request, context: some RequestContext) throws -> Response {
+        if status == .seeOther { return .redirect(to: "/console/login", type: .normal) }
+        var response = Templates.page("error", ["title": "\(status.code) \(status.reasonPhrase)", "message": message])
+        response.status = status
+        return response
+    }
+}
+
+/// Security headers on every console answer: a strict Content-Security-Policy (scripts and styles
+/// from this origin only, no inline script, no framing), no sniffing, no caching of pages that
+/// carry tokens, and no referrer leaving the site.
+struct ConsoleHeadersMiddleware<Context: RequestContext>: RouterMiddleware {
+    static var policy: String {
+        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
+            + "form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+    }
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        var response: Response
+        do {
+            response = try await next(request, context)
+        } catch let error as APIError {
+            // The authoring operations' refusals (a draft that kept changing, nothing to publish), as a page.
+            response = try ConsoleError(status: error.status, message: error.message).response(from: request, context: context)
+        } catch let error as any HTTPResponseError {
+            response = try error.response(from: request, context: context)
+        }
+        response.headers[.contentSecurityPolicy] = Self.policy
+        response.headers[.xContentTypeOptions] = "nosniff"
+        response.headers[.referrerPolicy] = "same-origin"
+        if response.headers[.cacheControl] == nil { response.headers[.cacheControl] = "no-store" }
+        return response
+    }
+}
+
+extension HTTPField.Name {
+    static let xContentTypeOptions = Self("X-Content-Type-Options")!
+    static let referrerPolicy = Self("Referrer-Policy")!
+}
+
+/// The templates (`Resources/templates/*.mustache`), read once. `{{value}}` escapes HTML, quotes
+/// included, and no template uses the unescaped `{{{value}}}`: whatever users type is shown as text.
+enum Templates {
+    static let library: MustacheLibrary = {
+        var library = MustacheLibrary()
+        guard let folder = Bundle.module.resourceURL?.appendingPathComponent("templates"),
+            let files = try? FileManager.default.contentsOfDirectory(atPath: folder.path)
+        else { return library }
+        for file in files where file.hasSuffix(".mustache") {
+            let url = folder.appendingPathComponent(file)
+            guard let text = try? String(contentsOf: url, encoding: .utf8) else { continue }
+            do {
+                try library.register(text, named: String(file.dropLast(".mustache".count)))
+            } catch {
+                preconditionFailure("console template \(file) does not parse: \(error)")
+            }
+        }
+        return library
+    }()
+
+    static func page(_ name: String, _ values: [String: Any], status: HTTPResponse.Status = .ok) -> Response {
+        let html = library.render(values, withTemplate: name) ?? "missing template \(name)"
+        return Response(
+            status: status, headers: [.contentType: "text/html; charset=utf-8"], body: ResponseBody(byteBuffer: ByteBuffer(string: html))
+        )
+    }
+}
+
+/// The console's stylesheet and script, served from this origin (the policy allows nothing else).
+enum Assets {
+    static let files: [String: (type: String, body: ByteBuffer)] = {
+        var files: [String: (String, ByteBuffer)] = [:]
+        let types = ["css": "text/css; charset=utf-8", "js": "text/javascript; charset=utf-8"]
+        guard let folder = Bundle.module.resourceURL?.appendingPathComponent("assets"),
+            let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path)
+        else { return [:] }
+        for name in names {
+            guard let type = types[(name as NSString).pathExtension], let data = FileManager.default.contents(atPath: folder.appendingPathComponent(name).path)
+            else { continue }
+            files[name] = (type, ByteBuffer(bytes: data))
+        }
+        return files
+    }()
+
+    static func response(_ name: String) throws -> Response {
+        guard let file = files[name] else { throw ConsoleError.notFound }
+        return Response(
+            status: .ok, headers: [.contentType: file.type, .cacheControl: "no-cache"], body: ResponseBody(byteBuffer: file.body)
+        )
+    }
+}
+
+/// A submitted form (`application/x-www-form-urlencoded`), at most 256 KB; a repeated field keeps its last value.
+struct Form: Sendable {
+    private(set) var fields: [String: String] = [:]
+
+    subscript(_ name: String) -> String? { fields[name] }
+
+    static func read(_ request: Request) async throws -> Form {
+        let buffer: ByteBuffer
+        do {
+            buffer = try await request.body.collect(upTo: 256 * 1024)
+        } catch {
+            throw ConsoleError(status: .contentTooLarge, message: "The form is larger than 256 KB.")
+        }
+        guard let text = String(validating: buffer.readableBytesView, as: UTF8.self) else {
+            throw ConsoleError.badRequest("The form is not UTF-8 text.")
+        }
+        return Form(encoded: text)
+    }
+
+    init(encoded text: String) {
+        for pair in text.split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            func decode(_ part: Substring) -> String? { String(part).replacingOccurrences(of: "+", with: " ").removingPercentEncoding }
+            guard let name = decode(parts[0]) else { continue }
+            fields[name] = parts.count > 1 ? decode(parts[1]) ?? "" : ""
+        }
+    }
+
+    /// The field trimmed, or nil when absent or blank.
+    func text(_ name: String) -> String? {
+        guard let value = fields[name]?.trimmingCharacters(in: .whitespacesAndNewlines), !value.isEmpty else { return nil }
+        return value
+    }
+}

@@ -1,0 +1,127 @@
+import Crypto
+import Foundation
+import Hummingbird
+import WaymarkEngine
+import WaymarkServer
+import WaymarkStore
+
+/// A signed-in console user on one request.
+struct SignedIn: Sendable {
+    let user: ConsoleUser
+    let session: ConsoleSession
+    let memberships: [Membership]
+
+    func role(in app: String) -> Role? { memberships.first { $0.app == app }?.role }
+    var actor: Actor { .user(user.email) }
+}
+
+/// Console sessions: a 256-bit random token in a `__Host-` cookie (Secure, HttpOnly,
+/// SameSite=Strict, Path=/), stored only as its SHA-256; a new token at every login; an idle limit
+/// and an absolute one. Each session has its own CSRF token, which every form and every
+/// state-changing request must carry.
+struct Sessions: Sendable {
+    static let cookie = "__Host-waymark-session"
+    /// Before login: the double-submit token of the login form.
+    static let loginCookie = "__Host-waymark-login"
+    static let idleLimit: TimeInterval = 8 * 3600
+    static let absoluteLimit: TimeInterval = 7 * 24 * 3600
+
+    let store: any Store
+    let now: @Sendable () -> Date
+
+    /// The request's session and user, or nil when there is none or it expired.
+    func signedIn(_ request: Request) async throws -> SignedIn? {
+        guard let token = request.cookies[Self.cookie]?.value, token.utf8.count == 64,
+            let session = try await store.session(id: Self.hash(token))
+        else { return nil }
+        let time = now()
+        if time.timeIntervalSince(session.lastSeenAt) > Self.idleLimit || time.timeIntervalSince(session.createdAt) > Self.absoluteLimit {
+            try await store.deleteSession(id: session.id)
+            return nil
+        }
+        guard let user = try await store.user(id: session.user) else { return nil }
+        // One write a minute at most, not one per page.
+        if time.timeIntervalSince(session.lastSeenAt) > 60 { try await store.touchSession(id: session.id, at: time) }
+        return SignedIn(user: user, session: session, memberships: try await store.memberships(user: user.id))
+    }
+
+    /// Starts a new session for the user, ending the one the browser had (no session fixation).
+    func start(for user: ConsoleUser, replacing request: Request, on response: inout Response) async throws {
+        if let old = request.cookies[Self.cookie]?.value { try await store.deleteSession(id: Self.hash(old)) }
+        let token = Secrets.randomHex(bytes: 32)
+        let time = now()
+        try await store.insertSession(
+            ConsoleSession(id: Self.hash(token), user: user.id, csrfToken: Secrets.randomHex(bytes: 32), createdAt: time, lastSeenAt: time)
+        )
+        response.setCookie(Self.cookie(Self.cookie, token))
+        response.setCookie(Self.cookie(Self.loginCookie, "", maxAge: 0))
+    }
+
+    func end(_ request: Request, on response: inout Response) async throws {
+        if let token = request.cookies[Self.cookie]?.value { try await store.deleteSession(id: Self.hash(token)) }
+        response.setCookie(Self.cookie(Self.cookie, "", maxAge: 0))
+    }
+
+    static func cookie(_ name: String, _ value: String, maxAge: Int? = nil) -> Cookie {
+        Cookie(name: name, value: value, maxAge: maxAge, path: "/", secure: true, httpOnly: true, sameSite: .strict)
+    }
+
+    static func hash(_ token: String) -> String { Secrets.hash(token) }
+
+    /// Compares two secrets in time that does not depend on where they differ.
+    static func same(_ a: String, _ b: String) -> Bool {
+        let (x, y) = (Array(a.utf8), Array(b.utf8))
+        guard x.count == y.count, !x.isEmpty else { return false }
+        var difference: UInt8 = 0
+        for index in x.indices { difference |= x[index] ^ y[index] }
+        return difference == 0
+    }
+
+    /// Refuses a state-changing request from another site: its Origin (sent by browsers on POST)
+    /// must be this server's.
+    static func checkOrigin(_ request: Request) throws {
+        guard let origin = request.headers[.origin] else { return }
+        let host = request.head.authority ?? ""
+        guard let url = URL(string: origin), let originHost = url.host else { throw ConsoleError.forbidden("cross-site request refused") }
+        let originAuthority = url.port.map { "\(originHost):\($0)" } ?? originHost
+        guard originAuthority.caseInsensitiveCompare(host) == .orderedSame else { throw ConsoleError.forbidden("cross-site request refused") }
+    }
+}
+
+/// Failed logins, counted per email and per client address over a quarter of an hour: past the
+/// limit, logins are refused (429) without checking the password, so guessing is slow.
+/// Kept in memory: each server process counts its own (several servers multiply the limit).
+final class LoginThrottle: Sendable {
+    static let window: TimeInterval = 15 * 60
+    static let perEmail = 5
+    static let perAddress = 20
+    private let failures = Locked<[String: [Date]]>([:])
+
+    /// Seconds to wait before trying again, or nil when a try is allowed now.
+    func retryAfter(email: String, address: String?, now: Date) -> Int? {
+        failures.withLock { failures in
+            var wait: TimeInterval = 0
+            for (key, limit) in Self.keys(email: email, address: address) {
+                let recent = (failures[key] ?? []).filter { now.timeIntervalSince($0) < Self.window }
+                failures[key] = recent.isEmpty ? nil : recent
+                if recent.count >= limit, let oldest = recent.first { wait = max(wait, Self.window - now.timeIntervalSince(oldest)) }
+            }
+            return wait > 0 ? Int(wait.rounded(.up)) : nil
+        }
+    }
+
+    func recordFailure(email: String, address: String?, at time: Date) {
+        failures.withLock { failures in
+            if failures.count > 100_000 { failures.removeAll() }  // a flood of made-up emails cannot fill memory
+            for (key, _) in Self.keys(email: email, address: address) { failures[key, default: []].append(time) }
+        }
+    }
+
+    func recordSuccess(email: String) {
+        failures.withLock { _ = $0.removeValue(forKey: "email:" + email) }
+    }
+
+    private static func keys(email: String, address: String?) -> [(String, Int)] {
+        [("email:" + email, perEmail)] + (address.map { [("address:" + $0, perAddress)] } ?? [])
+    }
+}

@@ -1,0 +1,274 @@
+import Foundation
+import Hummingbird
+import WaymarkCatalog
+import WaymarkEngine
+import WaymarkRules
+import WaymarkServer
+import WaymarkStore
+
+/// An app's overview and its tips, edited in a form. The form changes only the fields it shows:
+/// a tip's policy, narration and anything else it does not show are kept as they were.
+extension WaymarkConsole {
+    func appPage(_ request: Request, _ context: WaymarkRequestContext) async throws -> Response {
+        let (signedIn, app) = try await access(request, context, needs: .viewer)
+        let draft = try await server.draftCatalog(app: app.id)
+        let live = try await server.publishedCatalog(app: app.id)
+        let liveTips = Dictionary((live?.catalog.tips ?? []).map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+        let draftCatalog = draft?.catalog ?? Catalog(tips: [])
+        var tips: [[String: Any]] = draftCatalog.tips.map { tip in
+            let status = liveTips[tip.id].map { $0 == tip ? "live" : "changed, not published" } ?? "new, not published"
+            return [
+                "id": tip.id, "renderer": tip.renderer.rawValue, "container": tip.tip.container, "trigger": tip.tip.trigger.description,
+                "status": status, "title": tip.content.fallback.title,
+            ]
+        }
+        for tip in live?.catalog.tips ?? [] where !draftCatalog.tips.contains(where: { $0.id == tip.id }) {
+            tips.append([
+                "id": tip.id, "renderer": tip.renderer.rawValue, "container": tip.tip.container, "trigger": tip.tip.trigger.description,
+                "status": "removed, not published", "title": tip.content.fallback.title, "removed": true,
+            ])
+        }
+        var values = frame(app.name, signedIn, app: app)
+        values["tips"] = tips
+        values["tours"] = draftCatalog.tours.map { ["id": $0.id, "pages": $0.pages.count] as [String: Any] }
+        values["draftRevision"] = draft?.revision ?? 0
+        values["liveVersion"] = live.map { String($0.version.number) } ?? "none"
+        values["unpublished"] = draftCatalog != (live?.catalog ?? Catalog(tips: [])) && draft != nil
+        return Templates.page("app", values)
+    }
+
+    func tipPage(_ request: Request, _ context: WaymarkRequestContext, new: Bool) async throws -> Response {
+        let (signedIn, app) = try await access(request, context, needs: .viewer)
+        if new { return try await tipForm(signedIn, app, TipFields.empty, new: true) }
+        guard let id = context.parameters.get("id"), let tip = try await server.draftCatalog(app: app.id)?.catalog.tips.first(where: { $0.id == id })
+        else { throw ConsoleError.notFound }
+        return try await tipForm(signedIn, app, TipFields(tip), new: false)
+    }
+
+    func saveTip(_ request: Request, _ context: WaymarkRequestContext) async throws -> Response {
+        let form = try await Form.read(request)
+        let (signedIn, app) = try await access(request, context, needs: .editor, form: form)
+        let isNew = form["new"] == "1"
+        var fields = TipFields(form: form)
+        // A new tip takes its id from the form; an existing one keeps the id of its address.
+        if !isNew { fields.values["id"] = context.parameters.get("id") ?? "" }
+        let id = fields.values["id"] ?? ""
+        var errors = fields.ruleErrors()
+        var saved = false
+        if errors.isEmpty {
+            do {
+                try await server.editDraft(app: app.id, actor: signedIn.actor) { catalog in
+                    let existing = catalog.tips.first { $0.id == id }
+                    if isNew, existing != nil { throw FieldError(field: "id", message: "a tip \"\(id)\" exists already") }
+                    if !isNew, existing == nil { throw FieldError(field: "id", message: "the tip \"\(id)\" was deleted meanwhile") }
+                    let tip = try fields.tip(updating: existing)
+                    if let index = catalog.tips.firstIndex(where: { $0.id == id }) { catalog.tips[index] = tip } else { catalog.tips.append(tip) }
+                }
+                saved = true
+            } catch let error as FieldError {
+                errors[error.field] = ["message": error.message]
+            } catch let error as APIError {
+                errors["form"] = ["message": error.message, "details": (error.diagnostics ?? []).joined(separator: "\n\n")]
+            }
+        }
+        if saved { return .redirect(to: "/console/apps/\(app.id)?saved=\(id)", type: .normal) }
+        return try await tipForm(signedIn, app, fields, new: isNew, errors: errors, status: .unprocessableContent)
+    }
+
+    func deleteTip(_ request: Request, _ context: WaymarkRequestContext) async throws -> Response {
+        let form = try await Form.read(request)
+        let (signedIn, app) = try await access(request, context, needs: .editor, form: form)
+        let id = context.parameters.get("id") ?? ""
+        try await server.editDraft(app: app.id, actor: signedIn.actor) { catalog in
+            guard catalog.tips.contains(where: { $0.id == id }) else { throw ConsoleError.notFound }
+            catalog.tips.removeAll { $0.id == id }
+        }
+        return .redirect(to: "/console/apps/\(app.id)", type: .normal)
+    }
+
+    /// `GET rules/check?rule=...&kind=event|targeting`: the parser's verdict as one types, as JSON:
+    /// `{"ok": true}` or `{"ok": false, "message", "line", "column", "excerpt"}`.
+    func checkRule(_ request: Request, _ context: WaymarkRequestContext) async throws -> Response {
+        _ = try await access(request, context, needs: .viewer)
+        let text = request.uri.queryParameters["rule"].map(String.init) ?? ""
+        let kind = request.uri.queryParameters["kind"].map(String.init) ?? "event"
+        var body: [String: Any] = ["ok": true]
+        if let error = TipFields.check(rule: text, targeting: kind == "targeting") {
+            body = ["ok": false, "message": error["message"] ?? "", "excerpt": error["excerpt"] ?? ""]
+        }
+        let data = try JSONSerialization.data(withJSONObject: body, options: [.sortedKeys])
+        return Response(status: .ok, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    private func tipForm(
+        _ signedIn: SignedIn, _ app: AppRecord, _ fields: TipFields, new: Bool, errors: [String: [String: String]] = [:],
+        status: HTTPResponse.Status = .ok
+    ) async throws -> Response {
+        var values = frame(new ? "New tip" : "Tip \(fields.values["id"] ?? "")", signedIn, app: app)
+        for (name, value) in fields.values { values["f_" + name] = value }
+        values["new"] = new
+        values["errors"] = errors
+        values["hasErrors"] = !errors.isEmpty
+        for (name, error) in errors { values["e_" + name] = error }
+        values["renderers"] = Renderer.allCases.map { ["value": $0.rawValue, "selected": $0.rawValue == fields.values["renderer"]] as [String: Any] }
+        values["gestures"] = ([""] + Gesture.allCases.map(\.rawValue)).map {
+            ["value": $0, "label": $0.isEmpty ? "none" : $0, "selected": $0 == (fields.values["gesture"] ?? "")] as [String: Any]
+        }
+        values["locales"] = fields.locales.enumerated().map { ["index": $0.offset, "code": $0.element.code, "title": $0.element.title, "body": $0.element.body] as [String: Any] }
+        values["variants"] = fields.variants.enumerated().map {
+            ["index": $0.offset, "id": $0.element.id, "weight": $0.element.weight, "title": $0.element.title, "body": $0.element.body] as [String: Any]
+        }
+        values["eventNames"] = try await store.eventNames(app: app.id, since: now().addingTimeInterval(-30 * 86400).millisecondsSince1970, limit: 200)
+        return Templates.page("tip", values, status: status)
+    }
+}
+
+/// A problem with one form field.
+struct FieldError: Error {
+    var field: String
+    var message: String
+}
+
+/// A tip's form fields as text, to show in the form and to make the tip from.
+struct TipFields {
+    struct LocaleRow { var code = "", title = "", body = "" }
+    struct VariantRow { var id = "", weight = "1", title = "", body = "" }
+
+    var values: [String: String]
+    var locales: [LocaleRow]
+    var variants: [VariantRow]
+
+    static let empty = TipFields(
+        values: ["renderer": "tooltip", "priority": "0", "rollout": "100", "trigger": "", "format": "markdown"],
+        locales: [LocaleRow()], variants: [VariantRow()])
+
+    init(values: [String: String], locales: [LocaleRow], variants: [VariantRow]) {
+        self.values = values
+        self.locales = locales
+        self.variants = variants
+    }
+
+    init(_ tip: CatalogTip) {
+        let content = tip.content.fallback
+        values = [
+            "id": tip.id, "container": tip.tip.container, "anchor": tip.tip.anchor ?? "", "trigger": tip.tip.trigger.description,
+            "dismissal": tip.tip.dismissal?.description ?? "", "priority": String(tip.tip.priority), "renderer": tip.renderer.rawValue,
+            "gesture": tip.gesture?.rawValue ?? "", "targeting": tip.targeting.rule?.description ?? "", "rollout": String(tip.targeting.rollout),
+            "title": content.title, "body": Self.body(content), "format": content.markdown == nil && !content.html.isEmpty ? "html" : "markdown",
+        ]
+        locales = tip.content.locales.sorted { $0.key < $1.key }.map { LocaleRow(code: $0.key, title: $0.value.title, body: Self.body($0.value)) }
+            + [LocaleRow()]
+        variants = tip.variants.map {
+            VariantRow(id: $0.id, weight: String($0.weight), title: $0.content.fallback.title, body: Self.body($0.content.fallback))
+        } + [VariantRow()]
+    }
+
+    init(form: Form) {
+        values = [:]
+        for name in ["id", "container", "anchor", "trigger", "dismissal", "priority", "renderer", "gesture", "targeting", "rollout", "title", "body", "format"] {
+            values[name] = form[name] ?? ""
+        }
+        locales = (0..<50).compactMap { index in
+            guard form["locale.\(index).code"] != nil else { return nil }
+            return LocaleRow(code: form["locale.\(index).code"] ?? "", title: form["locale.\(index).title"] ?? "", body: form["locale.\(index).body"] ?? "")
+        }
+        variants = (0..<20).compactMap { index in
+            guard form["variant.\(index).id"] != nil else { return nil }
+            return VariantRow(
+                id: form["variant.\(index).id"] ?? "", weight: form["variant.\(index).weight"] ?? "1", title: form["variant.\(index).title"] ?? "",
+                body: form["variant.\(index).body"] ?? "")
+        }
+        if !locales.contains(where: { $0.code.isEmpty }) { locales.append(LocaleRow()) }
+        if !variants.contains(where: { $0.id.isEmpty }) { variants.append(VariantRow()) }
+    }
+
+    private static func body(_ content: Content) -> String { content.markdown ?? content.html }
+
+    /// The parser's errors in the three rule fields, each with its caret excerpt.
+    func ruleErrors() -> [String: [String: String]] {
+        var errors: [String: [String: String]] = [:]
+        for (field, required) in [("trigger", true), ("dismissal", false), ("targeting", false)] {
+            let text = values[field] ?? ""
+            if text.trimmingCharacters(in: .whitespaces).isEmpty {
+                if required { errors[field] = ["message": "a tip needs a trigger: the rule that shows it"] }
+                continue
+            }
+            if let error = Self.check(rule: text, targeting: field == "targeting") { errors[field] = error }
+        }
+        return errors
+    }
+
+    /// The parser's message and caret excerpt for a rule, or nil when it reads.
+    static func check(rule text: String, targeting: Bool) -> [String: String]? {
+        do {
+            let rule = try Rule(parsing: text)
+            if targeting, let problem = targetingProblem(rule) { return ["message": problem] }
+            return nil
+        } catch {
+            return ["message": error.description, "excerpt": error.excerpt(source: text, origin: "rule:\(error.line):\(error.column)")]
+        }
+    }
+
+    /// The tip these fields describe, keeping what the form does not show from `existing`.
+    func tip(updating existing: CatalogTip?) throws -> CatalogTip {
+        func field(_ name: String) -> String? {
+            let value = values[name]?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+            return value.isEmpty ? nil : value
+        }
+        func rule(_ name: String) throws -> Rule? {
+            guard let text = field(name) else { return nil }
+            do { return try Rule(parsing: text) } catch { throw FieldError(field: name, message: error.description) }
+        }
+        func number(_ name: String, default value: Int, in range: ClosedRange<Int>) throws -> Int {
+            guard let text = field(name) else { return value }
+            guard let number = Int(text), range.contains(number) else {
+                throw FieldError(field: name, message: "a whole number from \(range.lowerBound) to \(range.upperBound)")
+            }
+            return number
+        }
+        guard let id = field("id") else { throw FieldError(field: "id", message: "a tip needs an id") }
+        guard let container = field("container") else { throw FieldError(field: "container", message: "a tip needs a container") }
+        guard let trigger = try rule("trigger") else { throw FieldError(field: "trigger", message: "a tip needs a trigger") }
+        guard let renderer = Renderer(rawValue: field("renderer") ?? "tooltip") else { throw FieldError(field: "renderer", message: "no such renderer") }
+        let gesture = try field("gesture").map { name in
+            guard let gesture = Gesture(rawValue: name) else { throw FieldError(field: "gesture", message: "no such gesture") }
+            return gesture
+        }
+        guard let title = field("title") else { throw FieldError(field: "title", message: "a tip needs a title") }
+        let html = values["format"] == "html"
+        func content(_ title: String, _ body: String, keeping old: Content?) -> Content {
+            html ? Content(title: title, html: body, audio: old?.audio) : Content(title: title, markdown: body, audio: old?.audio)
+        }
+        var tip = existing ?? CatalogTip(tip: Tip(id: id, container: container, trigger: trigger), content: Localized(Content(title: title)))
+        tip.tip.id = id
+        tip.tip.container = container
+        tip.tip.anchor = field("anchor")
+        tip.tip.trigger = trigger
+        tip.tip.dismissal = try rule("dismissal")
+        tip.tip.priority = try number("priority", default: 0, in: -1000...1000)
+        tip.renderer = renderer
+        tip.gesture = gesture
+        tip.targeting = Targeting(rule: try rule("targeting"), rollout: try number("rollout", default: 100, in: 0...100))
+        var locales: [String: Content] = [:]
+        for row in self.locales where !row.code.trimmingCharacters(in: .whitespaces).isEmpty {
+            let code = row.code.trimmingCharacters(in: .whitespaces)
+            guard !row.title.trimmingCharacters(in: .whitespaces).isEmpty else {
+                throw FieldError(field: "locales", message: "the \(code) translation needs a title")
+            }
+            locales[code] = content(row.title, row.body, keeping: existing?.content.locales[code])
+        }
+        tip.content = Localized(content(title, values["body"] ?? "", keeping: existing?.content.fallback), locales: locales)
+        tip.variants = try variants.filter { !$0.id.trimmingCharacters(in: .whitespaces).isEmpty }.map { row in
+            let variantID = row.id.trimmingCharacters(in: .whitespaces)
+            guard let weight = Int(row.weight.trimmingCharacters(in: .whitespaces)), (1...1000).contains(weight) else {
+                throw FieldError(field: "variants", message: "variant \(variantID): the weight is a whole number from 1 to 1000")
+            }
+            guard !row.title.trimmingCharacters(in: .whitespaces).isEmpty else {
+                throw FieldError(field: "variants", message: "variant \(variantID) needs a title")
+            }
+            let old = existing?.variants.first { $0.id == variantID }
+            return Variant(id: variantID, weight: weight, content: Localized(content(row.title, row.body, keeping: old?.content.fallback), locales: old?.content.locales ?? [:]))
+        }
+        return tip
+    }
+}

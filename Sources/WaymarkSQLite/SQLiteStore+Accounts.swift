@@ -1,0 +1,149 @@
+import Foundation
+import GRDB
+import WaymarkStore
+
+/// The console's tables. The audit log refuses UPDATE and DELETE in the database itself, so no
+/// code path, present or future, can rewrite history.
+let accountsSchema = """
+    CREATE TABLE users (
+        id TEXT PRIMARY KEY NOT NULL,
+        email TEXT NOT NULL UNIQUE,
+        password_hash TEXT NOT NULL,
+        created_at INTEGER NOT NULL
+    );
+    CREATE TABLE memberships (
+        user TEXT NOT NULL REFERENCES users(id),
+        app TEXT NOT NULL REFERENCES apps(id),
+        role TEXT NOT NULL,
+        PRIMARY KEY (user, app)
+    ) WITHOUT ROWID;
+    CREATE TABLE sessions (
+        id TEXT PRIMARY KEY NOT NULL,
+        user TEXT NOT NULL REFERENCES users(id),
+        csrf_token TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        last_seen_at INTEGER NOT NULL
+    );
+    CREATE INDEX sessions_by_user ON sessions(user);
+    CREATE TABLE audit (
+        sequence INTEGER PRIMARY KEY AUTOINCREMENT,
+        app TEXT NOT NULL,
+        actor TEXT NOT NULL,
+        at INTEGER NOT NULL,
+        action TEXT NOT NULL,
+        object TEXT NOT NULL,
+        before TEXT,
+        after TEXT
+    );
+    CREATE INDEX audit_by_app ON audit(app, sequence);
+    CREATE TRIGGER audit_is_append_only_update BEFORE UPDATE ON audit
+        BEGIN SELECT RAISE(ABORT, 'the audit log cannot be changed'); END;
+    CREATE TRIGGER audit_is_append_only_delete BEFORE DELETE ON audit
+        BEGIN SELECT RAISE(ABORT, 'the audit log cannot be changed'); END;
+    """
+
+extension SQLiteStore {
+    // MARK: Users and roles
+
+    public func createUser(_ user: ConsoleUser) async throws(StoreError) {
+        try await write { db in
+            try db.execute(
+                sql: "INSERT INTO users (id, email, password_hash, created_at) VALUES (?, ?, ?, ?)",
+                arguments: [user.id, user.email, user.passwordHash, user.createdAt.millisecondsSince1970]
+            )
+        }
+    }
+
+    public func user(email: String) async throws(StoreError) -> ConsoleUser? {
+        try await read { db in try Row.fetchOne(db, sql: "SELECT * FROM users WHERE email = ?", arguments: [email]).map(Self.user(from:)) }
+    }
+
+    public func user(id: String) async throws(StoreError) -> ConsoleUser? {
+        try await read { db in try Row.fetchOne(db, sql: "SELECT * FROM users WHERE id = ?", arguments: [id]).map(Self.user(from:)) }
+    }
+
+    public func setRole(_ role: Role, user: String, app: String) async throws(StoreError) {
+        try await write { db in
+            try db.execute(
+                sql: "INSERT INTO memberships (user, app, role) VALUES (?, ?, ?) ON CONFLICT (user, app) DO UPDATE SET role = excluded.role",
+                arguments: [user, app, role.rawValue]
+            )
+        }
+    }
+
+    public func memberships(user: String) async throws(StoreError) -> [Membership] {
+        try await read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM memberships WHERE user = ? ORDER BY app", arguments: [user]).compactMap { row in
+                Role(rawValue: row["role"]).map { Membership(user: row["user"], app: row["app"], role: $0) }
+            }
+        }
+    }
+
+    // MARK: Sessions
+
+    public func insertSession(_ session: ConsoleSession) async throws(StoreError) {
+        try await write { db in
+            try db.execute(
+                sql: "INSERT INTO sessions (id, user, csrf_token, created_at, last_seen_at) VALUES (?, ?, ?, ?, ?)",
+                arguments: [
+                    session.id, session.user, session.csrfToken, session.createdAt.millisecondsSince1970,
+                    session.lastSeenAt.millisecondsSince1970,
+                ]
+            )
+        }
+    }
+
+    public func session(id: String) async throws(StoreError) -> ConsoleSession? {
+        try await read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM sessions WHERE id = ?", arguments: [id]).map { row in
+                ConsoleSession(
+                    id: row["id"], user: row["user"], csrfToken: row["csrf_token"], createdAt: Date(millisecondsSince1970: row["created_at"]),
+                    lastSeenAt: Date(millisecondsSince1970: row["last_seen_at"])
+                )
+            }
+        }
+    }
+
+    public func touchSession(id: String, at time: Date) async throws(StoreError) {
+        try await write { db in
+            try db.execute(sql: "UPDATE sessions SET last_seen_at = ? WHERE id = ?", arguments: [time.millisecondsSince1970, id])
+        }
+    }
+
+    public func deleteSession(id: String) async throws(StoreError) {
+        try await write { db in try db.execute(sql: "DELETE FROM sessions WHERE id = ?", arguments: [id]) }
+    }
+
+    // MARK: Audit log
+
+    @discardableResult
+    public func appendAudit(_ entry: AuditEntry) async throws(StoreError) -> AuditEntry {
+        try await write { db in try Self.insertAudit(entry, db) }
+    }
+
+    @discardableResult
+    static func insertAudit(_ entry: AuditEntry, _ db: Database) throws -> AuditEntry {
+        try db.execute(
+            sql: "INSERT INTO audit (app, actor, at, action, object, before, after) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            arguments: [entry.app, entry.actor, entry.at.millisecondsSince1970, entry.action, entry.object, entry.before, entry.after]
+        )
+        var saved = entry
+        saved.sequence = db.lastInsertedRowID
+        return saved
+    }
+
+    public func auditLog(app: String, limit: Int) async throws(StoreError) -> [AuditEntry] {
+        try await read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM audit WHERE app = ? ORDER BY sequence DESC LIMIT ?", arguments: [app, limit]).map { row in
+                AuditEntry(
+                    sequence: row["sequence"], app: row["app"], actor: row["actor"], at: Date(millisecondsSince1970: row["at"]),
+                    action: row["action"], object: row["object"], before: row["before"], after: row["after"]
+                )
+            }
+        }
+    }
+
+    private static func user(from row: Row) -> ConsoleUser {
+        ConsoleUser(id: row["id"], email: row["email"], passwordHash: row["password_hash"], createdAt: Date(millisecondsSince1970: row["created_at"]))
+    }
+}

@@ -1,0 +1,86 @@
+import Foundation
+import WaymarkCatalog
+import WaymarkStore
+
+/// Who changes an app, as the audit log names them.
+public struct Actor: Hashable, Sendable, CustomStringConvertible {
+    public let description: String
+
+    /// A console user, by email.
+    public static func user(_ email: String) -> Actor { Actor(description: "user:\(email)") }
+    /// The admin API, by the secret key's public id.
+    public static func key(_ id: String) -> Actor { Actor(description: "key:\(id)") }
+    /// The command line on the server's machine.
+    public static let cli = Actor(description: "cli")
+}
+
+extension AuditEntry {
+    /// The entry for one object's change: `tip.added`, `tour.changed`, `media.removed`, `settings.changed`.
+    public init(change: CatalogChange, app: String, actor: Actor, at time: Date) {
+        self.init(
+            app: app, actor: actor.description, at: time, action: "\(change.kind.rawValue).\(change.verb)",
+            object: "\(change.kind.rawValue) \(change.id)", before: change.before, after: change.after
+        )
+    }
+}
+
+/// Changing an app's catalog, for the admin API and the console alike: every change is checked
+/// whole, saved as a new draft revision, and written to the audit log in the same transaction.
+extension WaymarkServer {
+    /// The app's draft, read and checked, with its revision; nil when nothing was saved yet.
+    public func draftCatalog(app: String) async throws -> (catalog: Catalog, revision: Int)? {
+        guard let draft = try await store.draft(app: app) else { return nil }
+        return (try check(draft.document, file: "draft"), draft.revision)
+    }
+
+    /// Applies `change` to the draft (an empty catalog if there is none), checks the whole result
+    /// and saves it; when another save came first, applies the change again to that one.
+    @discardableResult
+    public func editDraft(
+        app: String, actor: Actor, _ change: (inout Catalog) throws -> Void
+    ) async throws -> (catalog: Catalog, revision: Int) {
+        for attempt in 0..<20 {
+            if attempt > 0 { try await Task.sleep(for: .milliseconds(Int.random(in: 1...(5 * attempt)))) }
+            let current = try await draftCatalog(app: app)
+            let before = current?.catalog ?? Catalog(tips: [])
+            var catalog = before
+            try change(&catalog)
+            let document = CatalogDocument.yaml(catalog)
+            // The parts were checked alone; this checks how they fit (ids, group orders, media used by tours).
+            let checked = try check(document, file: "draft")
+            let time = now()
+            let audit = CatalogChange.changes(from: before, to: checked).map { AuditEntry(change: $0, app: app, actor: actor, at: time) }
+            if let saved = try await store.saveDraft(app: app, document: document, at: time, expected: current?.revision ?? 0, audit: audit) {
+                return (checked, saved.revision)
+            }
+        }
+        throw APIError(.conflict, "draft_busy", "the draft kept changing while this change was saved: try again")
+    }
+
+    /// Freezes the draft as the next version and makes it live at once on this server.
+    public func publishDraft(app: String, actor: Actor) async throws -> CatalogVersion {
+        guard let draft = try await store.draft(app: app) else {
+            throw APIError(.conflict, "no_draft", "nothing to publish: save a draft first")
+        }
+        _ = try check(draft.document, file: "draft")
+        let version = try await store.publish(app: app, document: draft.document, at: now(), note: nil, actor: actor.description)
+        try cacheLive(version)
+        return version
+    }
+
+    /// Publishes an earlier version again, as a new version noted "rollback to N". The draft is
+    /// left as it is.
+    public func rollback(app: String, to number: Int, actor: Actor) async throws -> CatalogVersion {
+        guard let old = try await store.version(app: app, number: number) else { throw APIError.notFound }
+        let version = try await store.publish(app: app, document: old.document, at: now(), note: "rollback to \(number)", actor: actor.description)
+        try cacheLive(version)
+        return version
+    }
+
+    /// The catalog of a published version; nil when there is no such version.
+    public func publishedCatalog(app: String, number: Int? = nil) async throws -> (catalog: Catalog, version: CatalogVersion)? {
+        let found = if let number { try await store.version(app: app, number: number) } else { try await store.liveVersion(app: app) }
+        guard let version = found else { return nil }
+        return (try check(version.document, file: "version \(version.number)"), version)
+    }
+}

@@ -1,0 +1,128 @@
+import Foundation
+
+/// The console's people and their traces: users, their role in each app, login sessions, and the
+/// audit log of every change. Part of every ``Store``.
+///
+/// Secrets never reach the store in clear: passwords arrive as slow hashes, session tokens as
+/// SHA-256 hashes. The audit log only grows: no method changes or removes an entry, and the
+/// databases refuse such changes too.
+public protocol AccountStore: Sendable {
+    // MARK: Users and roles
+
+    /// Adds a user; `.conflict` when the email is taken.
+    func createUser(_ user: ConsoleUser) async throws(StoreError)
+    /// The user with this email (compared as given: callers normalize it first).
+    func user(email: String) async throws(StoreError) -> ConsoleUser?
+    func user(id: String) async throws(StoreError) -> ConsoleUser?
+    /// Gives a user a role in an app, replacing the one they had there.
+    func setRole(_ role: Role, user: String, app: String) async throws(StoreError)
+    /// The user's role in each app they belong to.
+    func memberships(user: String) async throws(StoreError) -> [Membership]
+
+    // MARK: Sessions
+
+    func insertSession(_ session: ConsoleSession) async throws(StoreError)
+    /// The session with this token hash, expired or not.
+    func session(id: String) async throws(StoreError) -> ConsoleSession?
+    /// Records activity: the session stays alive until `lastSeenAt` plus the idle limit.
+    func touchSession(id: String, at time: Date) async throws(StoreError)
+    func deleteSession(id: String) async throws(StoreError)
+
+    // MARK: Audit log
+
+    /// Appends an entry and returns it with its sequence number (increasing, never reused).
+    @discardableResult
+    func appendAudit(_ entry: AuditEntry) async throws(StoreError) -> AuditEntry
+    /// The app's entries, newest first, at most `limit`.
+    func auditLog(app: String, limit: Int) async throws(StoreError) -> [AuditEntry]
+}
+
+/// What a console user may do in one app; each role can do what the ones before it can.
+public enum Role: String, Hashable, Sendable, CaseIterable, Comparable {
+    /// Reads the catalog, versions, analytics and the audit log.
+    case viewer
+    /// Also edits the draft, publishes and rolls back.
+    case editor
+    /// Also manages the app's members and keys.
+    case owner
+
+    public static func < (lhs: Role, rhs: Role) -> Bool {
+        allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
+    }
+}
+
+public struct ConsoleUser: Hashable, Sendable {
+    public var id: String
+    /// Lowercased, trimmed.
+    public var email: String
+    /// A bcrypt hash (see the console's `Passwords`); never the password.
+    public var passwordHash: String
+    public var createdAt: Date
+
+    public init(id: String, email: String, passwordHash: String, createdAt: Date) {
+        self.id = id
+        self.email = email
+        self.passwordHash = passwordHash
+        self.createdAt = createdAt
+    }
+}
+
+public struct Membership: Hashable, Sendable {
+    public var user: String
+    public var app: String
+    public var role: Role
+
+    public init(user: String, app: String, role: Role) {
+        self.user = user
+        self.app = app
+        self.role = role
+    }
+}
+
+public struct ConsoleSession: Hashable, Sendable {
+    /// SHA-256 of the token in the cookie, lowercase hex: a stolen database opens no session.
+    public var id: String
+    public var user: String
+    /// The token every form and state-changing request of this session must carry.
+    public var csrfToken: String
+    public var createdAt: Date
+    public var lastSeenAt: Date
+
+    public init(id: String, user: String, csrfToken: String, createdAt: Date, lastSeenAt: Date) {
+        self.id = id
+        self.user = user
+        self.csrfToken = csrfToken
+        self.createdAt = createdAt
+        self.lastSeenAt = lastSeenAt
+    }
+}
+
+/// One change: who made it, when, to what, and the object before and after (as YAML text, or nil
+/// when it did not exist).
+public struct AuditEntry: Hashable, Sendable {
+    /// Assigned by the store; 0 before.
+    public var sequence: Int64
+    public var app: String
+    /// `user:EMAIL` for the console, `key:KEY_ID` for the admin API, `cli` for the command line.
+    public var actor: String
+    public var at: Date
+    /// `tip.save`, `tip.delete`, `draft.replace`, `publish`, `rollback`, `role.set`, `key.create`...
+    public var action: String
+    /// What it applied to: `tip search-tip`, `version 4`, `user ada@example.com`.
+    public var object: String
+    public var before: String?
+    public var after: String?
+
+    public init(
+        sequence: Int64 = 0, app: String, actor: String, at: Date, action: String, object: String, before: String?, after: String?
+    ) {
+        self.sequence = sequence
+        self.app = app
+        self.actor = actor
+        self.at = at
+        self.action = action
+        self.object = object
+        self.before = before
+        self.after = after
+    }
+}

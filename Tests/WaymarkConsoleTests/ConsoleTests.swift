@@ -1,0 +1,386 @@
+import Foundation
+import GRDB
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import Testing
+import WaymarkCatalog
+import WaymarkConsole
+import WaymarkSQLite
+import WaymarkServer
+import WaymarkStore
+
+/// The console over HTTP on a real port and a real SQLite database: sign-in, sessions, CSRF,
+/// roles, the tip form, publishing, rollback and the audit log.
+@Suite struct ConsoleTests {
+    static let password = "correct horse battery staple"
+
+    /// A clock the tests move.
+    final class Clock: @unchecked Sendable {
+        private let lock = NSLock()
+        private var time = Date()
+        var now: Date { lock.withLock { time } }
+        func advance(_ seconds: TimeInterval) { lock.withLock { time += seconds } }
+    }
+
+    struct Setup {
+        let client: any TestClientProtocol
+        let shop: Provisioning.NewApp
+        let other: Provisioning.NewApp
+        let store: SQLiteStore
+        let databasePath: String
+        let clock: Clock
+    }
+
+    /// A server with the console, two apps, and users: ada owns the shop, vic views it, oscar owns the other app.
+    func withConsole(_ body: @Sendable (Setup) async throws -> Void) async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("waymark-console-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("waymark.sqlite").path
+        let store = try SQLiteStore(path: path)
+        let shop = try await Provisioning.createApp(name: "Shop <b>", in: store)
+        let other = try await Provisioning.createApp(name: "Other", in: store)
+        try await Accounts.addMember(email: "Ada@Example.com", password: Self.password, role: .owner, app: shop.appId, in: store, cost: 4)
+        try await Accounts.addMember(email: "vic@example.com", password: Self.password, role: .viewer, app: shop.appId, in: store, cost: 4)
+        try await Accounts.addMember(email: "oscar@example.com", password: Self.password, role: .owner, app: other.appId, in: store, cost: 4)
+        var logger = Logger(label: "test")
+        logger.logLevel = .warning
+        let clock = Clock()
+        let server = WaymarkServer(store: store, logger: logger)
+        let console = WaymarkConsole(server: server, now: { clock.now })
+        let router = server.router()
+        console.register(on: router)
+        let application = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: logger)
+        try await application.test(.live) { client in
+            try await body(Setup(client: client, shop: shop, other: other, store: store, databasePath: path, clock: clock))
+        }
+    }
+
+    /// Cookies as a browser keeps them, and the page's CSRF token.
+    struct Browser {
+        let client: any TestClientProtocol
+        var cookies: [String: String] = [:]
+        var csrf = ""
+
+        init(_ client: any TestClientProtocol) { self.client = client }
+
+        @discardableResult
+        mutating func get(_ uri: String) async throws -> TestResponse {
+            let response = try await client.execute(uri: uri, method: .get, headers: headers())
+            absorb(response)
+            return response
+        }
+
+        @discardableResult
+        mutating func post(_ uri: String, _ fields: [(String, String)], csrf: Bool = true, extra: HTTPFields = [:]) async throws -> TestResponse {
+            var headers = headers()
+            headers[.contentType] = "application/x-www-form-urlencoded"
+            for field in extra { headers.append(field) }
+            let all = (csrf ? [("csrf", self.csrf)] : []) + fields
+            let body = all.map { "\(Self.encode($0.0))=\(Self.encode($0.1))" }.joined(separator: "&")
+            let response = try await client.execute(uri: uri, method: .post, headers: headers, body: ByteBuffer(string: body))
+            absorb(response)
+            return response
+        }
+
+        mutating func signIn(_ email: String, _ password: String = ConsoleTests.password) async throws -> TestResponse {
+            try await get("/console/login")
+            return try await post("/console/login", [("email", email), ("password", password)])
+        }
+
+        func headers() -> HTTPFields {
+            var headers: HTTPFields = [:]
+            if !cookies.isEmpty { headers[.cookie] = cookies.map { "\($0.key)=\($0.value)" }.joined(separator: "; ") }
+            return headers
+        }
+
+        mutating func absorb(_ response: TestResponse) {
+            for header in response.headers[values: .setCookie] {
+                let pair = header.split(separator: ";")[0].split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                let value = pair.count > 1 ? String(pair[1]) : ""
+                if value.isEmpty || header.contains("Max-Age=0") { cookies[String(pair[0])] = nil } else { cookies[String(pair[0])] = value }
+            }
+            let page = String(buffer: response.body)
+            if let range = page.range(of: #"name="csrf" value=""#) {
+                csrf = String(page[range.upperBound...].prefix { $0 != "\"" })
+            }
+        }
+
+        static func encode(_ text: String) -> String {
+            var allowed = CharacterSet.alphanumerics
+            allowed.insert(charactersIn: "-._~")
+            return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? ""
+        }
+    }
+
+    /// A browser signed in as the shop's owner, on a page that carries the session's CSRF token.
+    static func owner(_ setup: Setup) async throws -> Browser {
+        var browser = Browser(setup.client)
+        _ = try await browser.signIn("ada@example.com")
+        try await browser.get("/console/apps")
+        return browser
+    }
+
+    static func tipFields(id: String, trigger: String = "tap:search", title: String = "Find anything") -> [(String, String)] {
+        [
+            ("new", "1"), ("id", id), ("container", "home"), ("anchor", "search-button"), ("trigger", trigger), ("dismissal", "tap:search-done"),
+            ("priority", "3"), ("renderer", "pointer"), ("gesture", "tap"), ("targeting", ""), ("rollout", "100"), ("title", title),
+            ("body", "Tap **here**."), ("format", "markdown"), ("locale.0.code", "hi"), ("locale.0.title", "खोजें"), ("locale.0.body", "यहाँ"),
+            ("variant.0.id", ""), ("variant.0.weight", "1"), ("variant.0.title", ""), ("variant.0.body", ""),
+        ]
+    }
+
+    // MARK: Sign-in and sessions
+
+    @Test func signingInSetsAHostOnlySessionCookieAndANewTokenEachTime() async throws {
+        try await withConsole { setup in
+            var browser = Browser(setup.client)
+            let page = try await browser.get("/console/apps")
+            #expect(page.status == .seeOther)
+            #expect(page.headers[.location] == "/console/login")
+            let wrong = try await browser.signIn("ada@example.com", "not the password")
+            #expect(wrong.status == .unauthorized)
+            #expect(String(buffer: wrong.body).contains("Wrong email or password."))
+            let unknown = try await browser.signIn("nobody@example.com")
+            #expect(unknown.status == .unauthorized)
+            #expect(String(buffer: unknown.body) .contains("Wrong email or password."), "the same answer for an unknown email")
+
+            let right = try await browser.signIn(" ADA@example.com ")
+            #expect(right.status == .seeOther)
+            #expect(right.headers[.location] == "/console/apps")
+            let cookie = try #require(right.headers[values: .setCookie].first { $0.hasPrefix("__Host-waymark-session=") })
+            for attribute in ["Secure", "HttpOnly", "SameSite=Strict", "Path=/"] { #expect(cookie.contains(attribute), "\(cookie)") }
+            #expect(!cookie.contains("Domain"))
+            let token = try #require(browser.cookies["__Host-waymark-session"])
+            #expect(token.count == 64 && token.allSatisfy(\.isHexDigit), "256 random bits")
+            let apps = try await browser.get("/console/apps")
+            #expect(apps.status == .ok)
+            #expect(String(buffer: apps.body).contains("Shop &lt;b&gt;"), "names are escaped")
+
+            // Signing in again replaces the session: the old token opens nothing.
+            let old = browser.cookies
+            _ = try await browser.signIn("ada@example.com")
+            #expect(browser.cookies["__Host-waymark-session"] != token)
+            var stale = Browser(setup.client)
+            stale.cookies = old
+            #expect(try await stale.get("/console/apps").status == .seeOther)
+            // The database has only the token's hash.
+            let stored = try await setup.store.session(id: Secrets.hash(try #require(browser.cookies["__Host-waymark-session"])))
+            #expect(stored != nil)
+
+            // Signing out ends it.
+            try await browser.get("/console/apps")
+            #expect(try await browser.post("/console/logout", []).status == .seeOther)
+            #expect(try await browser.get("/console/apps").status == .seeOther)
+        }
+    }
+
+    @Test func sessionsEndAfterEightIdleHours() async throws {
+        try await withConsole { setup in
+            var browser = try await Self.owner(setup)
+            setup.clock.advance(7 * 3600)
+            #expect(try await browser.get("/console/apps").status == .ok, "activity keeps it alive")
+            setup.clock.advance(7 * 3600)
+            #expect(try await browser.get("/console/apps").status == .ok)
+            setup.clock.advance(8 * 3600 + 1)
+            #expect(try await browser.get("/console/apps").status == .seeOther)
+        }
+    }
+
+    @Test func loginsAreThrottledAfterFiveFailures() async throws {
+        try await withConsole { setup in
+            var browser = Browser(setup.client)
+            for _ in 0..<5 { #expect(try await browser.signIn("vic@example.com", "guess guess guess").status == .unauthorized) }
+            let refused = try await browser.signIn("vic@example.com")
+            #expect(refused.status == .tooManyRequests, "even the right password waits")
+            #expect(Int(refused.headers[.retryAfter] ?? "") ?? 0 > 800)
+            #expect(try await browser.signIn("ada@example.com").status == .seeOther, "another account is not locked")
+            setup.clock.advance(15 * 60 + 1)
+            #expect(try await browser.signIn("vic@example.com").status == .seeOther)
+        }
+    }
+
+    @Test func theLoginFormNeedsItsOwnToken() async throws {
+        try await withConsole { setup in
+            var browser = Browser(setup.client)
+            try await browser.get("/console/login")
+            browser.csrf = "forged"
+            let forged = try await browser.post("/console/login", [("email", "ada@example.com"), ("password", Self.password)])
+            #expect(forged.status == .forbidden)
+            #expect(browser.cookies["__Host-waymark-session"] == nil)
+        }
+    }
+
+    // MARK: CSRF, roles and other apps
+
+    @Test func stateChangingRequestsNeedTheSessionsTokenAndThisOrigin() async throws {
+        try await withConsole { setup in
+            var browser = try await Self.owner(setup)
+            let app = setup.shop.appId
+            let withoutToken = try await browser.post("/console/apps/\(app)/tips/new", Self.tipFields(id: "t1"), csrf: false)
+            #expect(withoutToken.status == .forbidden)
+            #expect(String(buffer: withoutToken.body).contains("security token"))
+            let crossSite = try await browser.post("/console/apps/\(app)/tips/new", Self.tipFields(id: "t1"), extra: [.origin: "https://evil.example"])
+            #expect(crossSite.status == .forbidden)
+            #expect(try await setup.store.draft(app: app) == nil, "nothing was saved")
+            let saved = try await browser.post("/console/apps/\(app)/tips/new", Self.tipFields(id: "t1"))
+            #expect(saved.status == .seeOther)
+            let draft = try #require(try await setup.store.draft(app: app))
+            #expect(draft.document.contains("id: t1"))
+        }
+    }
+
+    @Test func rolesLimitWhatAUserMayDoAndOtherAppsDoNotExist() async throws {
+        try await withConsole { setup in
+            var viewer = Browser(setup.client)
+            _ = try await viewer.signIn("vic@example.com")
+            let app = setup.shop.appId
+            #expect(try await viewer.get("/console/apps/\(app)").status == .ok)
+            try await viewer.get("/console/apps/\(app)/new-tip")
+            let refused = try await viewer.post("/console/apps/\(app)/tips/new", Self.tipFields(id: "t1"))
+            #expect(refused.status == .forbidden)
+            #expect(try await setup.store.draft(app: app) == nil)
+
+            var outsider = Browser(setup.client)
+            _ = try await outsider.signIn("oscar@example.com")
+            for path in ["", "/publish", "/versions", "/audit", "/new-tip"] {
+                #expect(try await outsider.get("/console/apps/\(app)\(path)").status == .notFound, "\(path)")
+            }
+            try await outsider.get("/console/apps/\(setup.other.appId)")
+            #expect(try await outsider.post("/console/apps/\(app)/publish", []).status == .notFound)
+        }
+    }
+
+    // MARK: The tip form
+
+    @Test func aBadRuleIsShownWithItsCaretAndNothingIsSaved() async throws {
+        try await withConsole { setup in
+            var browser = try await Self.owner(setup)
+            let app = setup.shop.appId
+            let bad = try await browser.post("/console/apps/\(app)/tips/new", Self.tipFields(id: "t1", trigger: "tap:search AND"))
+            #expect(bad.status == .unprocessableContent)
+            let page = String(buffer: bad.body)
+            #expect(page.contains("rule:1:15"), "the position")
+            #expect(page.contains("tap:search AND\n"), "the line")
+            #expect(page.contains("              ^"), "the caret under the place")
+            #expect(page.contains("value=\"Find anything\""), "what was typed is kept")
+            #expect(try await setup.store.draft(app: app) == nil)
+
+            let check = try await browser.get("/console/apps/\(app)/rules/check?rule=tap%3Asearch%20AND&kind=event")
+            let verdict = try #require(JSONSerialization.jsonObject(with: Data(buffer: check.body)) as? [String: Any])
+            #expect(verdict["ok"] as? Bool == false)
+            #expect((verdict["excerpt"] as? String)?.contains("^") == true)
+            let good = try await browser.get("/console/apps/\(app)/rules/check?rule=tap%3Asearch&kind=event")
+            #expect(String(buffer: good.body) == #"{"ok":true}"#)
+            let targeting = try await browser.get("/console/apps/\(app)/rules/check?rule=tap%3Asearch&kind=targeting")
+            #expect(String(buffer: targeting.body).contains("targeting reads the client context"))
+        }
+    }
+
+    @Test func editingATipKeepsWhatTheFormDoesNotShow() async throws {
+        try await withConsole { setup in
+            let app = setup.shop.appId
+            // A tip with a display policy and narration, which the form does not show.
+            let catalog = try CatalogDocument.parse("""
+                tips:
+                  - id: welcome
+                    container: banner
+                    trigger: activation
+                    policy: { maxDisplayDuration: 20s }
+                    content:
+                      title: Welcome
+                      body: Hello
+                      audio: https://cdn.example.com/welcome.ogg
+                """, file: "test")
+            try await Provisioning.publish(catalog, app: app, note: "seed", in: setup.store)
+            var browser = try await Self.owner(setup)
+            let form = try await browser.get("/console/apps/\(app)/tips/welcome")
+            #expect(String(buffer: form.body).contains("value=\"Welcome\""))
+            var fields = Self.tipFields(id: "welcome", trigger: "activation AND screen:home", title: "Welcome back")
+            fields[0] = ("new", "0")
+            fields = fields.filter { $0.0 != "anchor" && $0.0 != "gesture" && $0.0 != "dismissal" } + [("renderer", "banner")]
+            #expect(try await browser.post("/console/apps/\(app)/tips/welcome", fields).status == .seeOther)
+            let tip = try #require(try await setup.store.draft(app: app).map { try CatalogDocument.parse($0.document, file: "draft") }?.tips.first)
+            #expect(tip.tip.trigger.description == "activation AND screen:home")
+            #expect(tip.content.fallback.title == "Welcome back")
+            #expect(tip.tip.policy.maxDisplayDuration == 20)
+            #expect(tip.content.fallback.audio == "https://cdn.example.com/welcome.ogg")
+            #expect(tip.content.locales["hi"]?.title == "खोजें")
+        }
+    }
+
+    // MARK: Publishing, rollback, audit
+
+    @Test func publishShowsTheDifferenceAndRollbackIsOneStep() async throws {
+        try await withConsole { setup in
+            var browser = try await Self.owner(setup)
+            let app = setup.shop.appId
+            #expect(try await browser.post("/console/apps/\(app)/tips/new", Self.tipFields(id: "t1")).status == .seeOther)
+            let review = String(buffer: try await browser.get("/console/apps/\(app)/publish").body)
+            #expect(review.contains("tip t1"))
+            #expect(review.contains("<span class=\"line-added\">+ trigger: tap:search</span>"))
+            #expect(try await browser.post("/console/apps/\(app)/publish", []).status == .seeOther)
+            #expect(try await setup.store.liveVersion(app: app)?.number == 1)
+            // Version 2 without the tip, then a rollback to 1 brings it back as version 3.
+            try await browser.get("/console/apps/\(app)/tips/t1")
+            #expect(try await browser.post("/console/apps/\(app)/tips/t1/delete", []).status == .seeOther)
+            let removal = String(buffer: try await browser.get("/console/apps/\(app)/publish").body)
+            #expect(removal.contains("removed"))
+            #expect(try await browser.post("/console/apps/\(app)/publish", []).status == .seeOther)
+            let versions = String(buffer: try await browser.get("/console/apps/\(app)/versions").body)
+            #expect(versions.contains("Roll back to 1"))
+            #expect(try await browser.post("/console/apps/\(app)/versions/1/rollback", []).status == .seeOther)
+            let live = try #require(try await setup.store.liveVersion(app: app))
+            #expect(live.number == 3)
+            #expect(live.note == "rollback to 1")
+            #expect(live.document.contains("id: t1"))
+            #expect(try await browser.post("/console/apps/\(app)/versions/99/rollback", []).status == .notFound)
+        }
+    }
+
+    @Test func theAuditLogRecordsEveryChangeAndCannotBeEdited() async throws {
+        try await withConsole { setup in
+            var browser = try await Self.owner(setup)
+            let app = setup.shop.appId
+            _ = try await browser.post("/console/apps/\(app)/tips/new", Self.tipFields(id: "t1", title: "<img src=x onerror=alert(1)>"))
+            _ = try await browser.post("/console/apps/\(app)/publish", [])
+            // The admin API is audited too, by its key.
+            let put = try await setup.client.execute(
+                uri: "/v1/admin/catalog/draft/tips/t2", method: .put, headers: [.authorization: "Bearer \(setup.shop.secretKey)"],
+                body: ByteBuffer(string: "{\"id\": \"t2\", \"container\": \"c\", \"trigger\": \"scroll\", \"content\": {\"title\": \"T\"}}"))
+            #expect(put.status == .created)
+            let entries = try await setup.store.auditLog(app: app, limit: 50)
+            #expect(entries.map(\.action) == ["tip.added", "publish", "tip.added", "role.set", "role.set"])
+            #expect(entries[0].actor.hasPrefix("key:key_"))
+            #expect(entries[1].actor == "user:ada@example.com" && entries[1].object == "version 1")
+            #expect(entries[2].before == nil && entries[2].after?.contains("id: t1") == true)
+            let page = String(buffer: try await browser.get("/console/apps/\(app)/audit").body)
+            #expect(page.contains("&lt;img src=x onerror=alert(1)&gt;"))
+            #expect(!page.contains("<img"))
+            // The database itself refuses to rewrite history.
+            let database = try DatabaseQueue(path: setup.databasePath)
+            #expect(throws: DatabaseError.self) { try database.write { try $0.execute(sql: "UPDATE audit SET actor = 'someone else'") } }
+            #expect(throws: DatabaseError.self) { try database.write { try $0.execute(sql: "DELETE FROM audit") } }
+        }
+    }
+
+    @Test func everyPageHasAStrictPolicyAndNoInlineScript() async throws {
+        try await withConsole { setup in
+            var browser = try await Self.owner(setup)
+            let app = setup.shop.appId
+            _ = try await browser.post("/console/apps/\(app)/tips/new", Self.tipFields(id: "t1", title: "\"><script>alert(1)</script>"))
+            for path in ["/console/login", "/console/apps", "/console/apps/\(app)", "/console/apps/\(app)/tips/t1", "/console/apps/\(app)/publish",
+                "/console/apps/\(app)/versions", "/console/apps/\(app)/audit", "/console/apps/nope"]
+            {
+                let response = try await browser.get(path)
+                let policy = try #require(response.headers[.contentSecurityPolicy], "\(path)")
+                #expect(policy.contains("script-src 'self'") && !policy.contains("unsafe-inline") && policy.contains("frame-ancestors 'none'"))
+                #expect(response.headers[.cacheControl] == "no-store")
+                let page = String(buffer: response.body)
+                #expect(page.components(separatedBy: "<script").count - 1 == page.components(separatedBy: "<script type=\"module\" src=").count - 1, "\(path)")
+                #expect(!page.contains("<script>alert"), "\(path)")
+            }
+        }
+    }
+}

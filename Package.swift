@@ -76,7 +76,7 @@ let package = Package(
         .target(
             name: "WaymarkConsole",
             dependencies: [
-                "WaymarkServer", "WaymarkStore", "WaymarkCatalog", "WaymarkRules", "WaymarkEngine",
+                "WaymarkServer", "WaymarkStore", "WaymarkCatalog", "WaymarkRules", "WaymarkEngine", "WaymarkDelivery", "WaymarkAPI",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

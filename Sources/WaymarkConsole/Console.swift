@@ -44,6 +44,7 @@ public struct WaymarkConsole: Sendable {
         console.get("/apps/:app/tips/:id") { request, context in try await self.tipPage(request, context, new: false) }
         console.post("/apps/:app/tips/:id") { request, context in try await self.saveTip(request, context) }
         console.post("/apps/:app/tips/:id/delete") { request, context in try await self.deleteTip(request, context) }
+        console.get("/apps/:app/tips/:id/preview") { request, context in try await self.previewPage(request, context) }
         console.get("/apps/:app/rules/check") { request, context in try await self.checkRule(request, context) }
         console.get("/apps/:app/publish") { request, context in try await self.publishPage(request, context) }
         console.post("/apps/:app/publish") { request, context in try await self.publish(request, context) }
@@ -117,7 +118,7 @@ struct ConsoleError: HTTPResponseError {
 /// carry tokens, and no referrer leaving the site.
 struct ConsoleHeadersMiddleware<Context: RequestContext>: RouterMiddleware {
     static var policy: String {
-        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
+        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: https:; media-src 'self' https:; connect-src 'self'; "
             + "form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
     }
 

@@ -1,6 +1,8 @@
 import Foundation
 import Hummingbird
+import WaymarkAPI
 import WaymarkCatalog
+import WaymarkDelivery
 import WaymarkEngine
 import WaymarkRules
 import WaymarkServer
@@ -98,6 +100,43 @@ extension WaymarkConsole {
         }
         let data = try JSONSerialization.data(withJSONObject: body, options: [.sortedKeys])
         return Response(status: .ok, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    /// The draft tip as the server would deliver it to one client (platform, model, app version,
+    /// locale, user: the same resolution as `GET /v1/catalog`), drawn by waymark.js itself.
+    func previewPage(_ request: Request, _ context: WaymarkRequestContext) async throws -> Response {
+        let (signedIn, app) = try await access(request, context, needs: .viewer)
+        guard let id = context.parameters.get("id"), let draft = try await server.draftCatalog(app: app.id),
+            let authored = draft.catalog.tips.first(where: { $0.id == id })
+        else { throw ConsoleError.notFound }
+        let query = request.uri.queryParameters
+        func parameter(_ name: String, _ fallback: String) -> String {
+            let value = query[Substring(name)].map { String($0.prefix(256)) }?.trimmingCharacters(in: .whitespaces) ?? ""
+            return value.isEmpty ? fallback : value
+        }
+        let client = ClientContext(
+            platform: parameter("platform", "web"), model: parameter("model", "desktop-browser"),
+            appVersion: parameter("appVersion", "1.0.0"), locale: parameter("locale", "en"), user: parameter("user", "preview-user")
+        )
+        let delivered = Resolver(catalog: draft.catalog, version: 0).resolve(for: client).tips.first { $0.id == id }
+        var values = frame("Preview of \(id)", signedIn, app: app)
+        values["previewScript"] = true
+        values["tipId"] = id
+        values["platforms"] = ["ios", "android", "web"].map { ["value": $0, "selected": $0 == client.platform] as [String: Any] }
+        for (name, value) in [("model", client.model), ("appVersion", client.appVersion), ("locale", client.locale), ("user", client.user)] {
+            values["q_" + name] = value ?? ""
+        }
+        values["anchor"] = authored.tip.anchor
+        if let delivered {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            values["tipJSON"] = String(decoding: try encoder.encode(delivered), as: UTF8.self)
+            values["message"] = "As \(client.platform ?? "") \(client.model ?? "") \(client.appVersion ?? "") in \(delivered.content.locale)"
+                + (delivered.variant.map { ", variant \($0)" } ?? "") + ": the draft's tip, drawn by waymark.js."
+        } else {
+            values["message"] = "This client does not get the tip: its targeting or rollout leaves it out."
+        }
+        return Templates.page("preview", values)
     }
 
     private func tipForm(

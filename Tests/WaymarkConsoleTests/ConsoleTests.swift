@@ -310,6 +310,24 @@ import WaymarkStore
         }
     }
 
+    @Test func thePreviewResolvesTheDraftTipForTheChosenClient() async throws {
+        try await withConsole { setup in
+            var browser = try await Self.owner(setup)
+            let app = setup.shop.appId
+            var fields = Self.tipFields(id: "t1")
+            fields = fields.filter { $0.0 != "targeting" } + [("targeting", "device.platform == \"ios\"")]
+            #expect(try await browser.post("/console/apps/\(app)/tips/new", fields).status == .seeOther)
+            let hindi = String(buffer: try await browser.get("/console/apps/\(app)/tips/t1/preview?platform=ios&locale=hi-IN").body)
+            #expect(hindi.contains("data-tip=\"{&quot;"), "the delivered tip as JSON in an attribute, escaped")
+            #expect(hindi.contains("&quot;locale&quot;:&quot;hi&quot;"))
+            #expect(hindi.contains("<script type=\"module\" src=\"/console/assets/preview.js\">"))
+            let web = String(buffer: try await browser.get("/console/apps/\(app)/tips/t1/preview?platform=web").body)
+            #expect(web.contains("does not get the tip"))
+            #expect(!web.contains("data-tip="))
+            #expect(try await browser.get("/console/apps/\(app)/tips/nope/preview").status == .notFound)
+        }
+    }
+
     // MARK: Publishing, rollback, audit
 
     @Test func publishShowsTheDifferenceAndRollbackIsOneStep() async throws {

@@ -171,6 +171,32 @@ class ConsoleTests(unittest.TestCase):
             self.assertIn(expected, log)
         self.assert_nothing_ran()
 
+    def test_the_preview_draws_the_tip_with_waymark_js_for_the_chosen_client_under_the_consoles_policy(self):
+        self.sign_in()
+        self.fill_tip("preview-tip", "activation", title="Find anything", body="Tap **here**.", targeting='device.platform == "ios"')
+        self.save()
+        self.wait_for(lambda: self.driver.find_elements(By.CSS_SELECTOR, '[data-tip="preview-tip"]'), "the tip in the list")
+        # An iPhone in Hindi gets the Hindi title, drawn by the SDK's modal renderer with its styles.
+        self.driver.get(self.app_url("/tips/preview-tip/preview?platform=ios&model=iPhone15,2&appVersion=1.4&locale=hi-IN"))
+        tip = self.wait_for(lambda: self.visible_tip("preview-tip"), "the preview")
+        self.assertEqual(tip.find_element(By.TAG_NAME, "h2").text, "नमस्ते " + HOSTILE_TITLE)
+        self.assertEqual(tip.get_attribute("lang"), "hi")
+        self.assertEqual(self.driver.execute_script("return getComputedStyle(arguments[0]).position", tip), "fixed",
+                         "the SDK's style sheet applies under a policy without 'unsafe-inline'")
+        self.assertEqual(tip.get_attribute("role"), "dialog")
+        self.assert_nothing_ran()
+        violations = [e["message"] for e in self.driver.get_log("browser") if "Content Security Policy" in e["message"]]
+        self.assertEqual(violations, [])
+        self.screenshot("console-preview")
+        # Closing it in the preview only removes it.
+        tip.find_element(By.CSS_SELECTOR, "button.wm-close").click()
+        self.wait_for(lambda: self.visible_tip("preview-tip") is None, "the preview to close")
+        # The web platform is not targeted: the page says so and draws nothing.
+        self.driver.get(self.app_url("/tips/preview-tip/preview?platform=web"))
+        self.assertIn("does not get the tip", self.driver.find_element(By.ID, "preview-status").text)
+        time.sleep(0.5)
+        self.assertIsNone(self.visible_tip("preview-tip"))
+
     def visible_tip(self, tip_id):
         return self.driver.execute_script("""
             const e = document.querySelector(`[data-waymark-tip="${arguments[0]}"]`);

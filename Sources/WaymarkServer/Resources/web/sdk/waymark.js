@@ -1087,11 +1087,28 @@ export class WaymarkClient {
     this.pending.clear();
   }
 
-  async start() {
+  /** The renderers' styles: a constructed style sheet where the browser has them, which a page's
+   *  Content-Security-Policy without 'unsafe-inline' still allows; else a <style> element. */
+  installStyle() {
+    const win = this.window;
+    if (win.CSSStyleSheet && "adoptedStyleSheets" in this.document) {
+      this.sheet = new win.CSSStyleSheet();
+      this.sheet.replaceSync(STYLE);
+      this.document.adoptedStyleSheets = [...this.document.adoptedStyleSheets, this.sheet];
+      return;
+    }
     const style = this.document.createElement("style");
     style.textContent = STYLE;
     style.dataset.waymark = "style";
     this.document.head.appendChild(style);
+  }
+  removeStyle() {
+    if (this.sheet) this.document.adoptedStyleSheets = this.document.adoptedStyleSheets.filter((sheet) => sheet !== this.sheet);
+    this.document.querySelector("style[data-waymark=style]")?.remove();
+  }
+
+  async start() {
+    this.installStyle();
     this.queue = this.load("queue", []);
     this.claimed = new Set(this.load("claimed", []));
     this.finishedTours = new Set(this.load("finishedTours", []));
@@ -1785,7 +1802,7 @@ export class WaymarkClient {
     this.writePending();
     for (const id of [...this.rendered.keys()]) this.erase(id);
     this.closeTour(false);
-    this.document.querySelector("style[data-waymark=style]")?.remove();
+    this.removeStyle();
   }
 }
 
@@ -1798,6 +1815,17 @@ function isShown(element) {
 const isTyping = (element) => element && (/^(INPUT|TEXTAREA|SELECT)$/.test(element.tagName) || element.isContentEditable);
 
 /** The SDK's entry point for pages: one client per page. */
+/** Draws one tip, as delivered by the server, exactly as the SDK would show it, with no engine,
+ *  storage or events: the console's preview. Closing it only removes it. */
+export function previewTip(tip, { window: win = globalThis.window, server } = {}) {
+  const client = new WaymarkClient({ key: "preview", user: "preview", server, window: win });
+  client.installStyle();
+  client.catalog = { tips: [tip], tours: [] };
+  client.close = (id) => client.erase(id);
+  client.draw(tip);
+  return client;
+}
+
 export const Waymark = {
   client: null,
   async start(options) {

@@ -1,0 +1,13 @@
+// The console's preview: the tip the server resolved for the chosen client, drawn by the SDK's own
+// renderers (waymark.js from this server), so it looks exactly as users will see it.
+import { previewTip } from "/sdk/waymark.js";
+
+const stage = document.getElementById("preview-stage");
+if (stage?.dataset.tip) {
+  try {
+    previewTip(JSON.parse(stage.dataset.tip), { server: location.origin });
+    stage.dataset.drawn = "true";
+  } catch (error) {
+    document.getElementById("preview-status").textContent = `The preview failed: ${error.message}`;
+  }
+}

@@ -82,8 +82,6 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
                 .product(name: "Mustache", package: "swift-mustache"),
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "Logging", package: "swift-log"),
             ],
             resources: [.copy("Resources/templates"), .copy("Resources/assets")]
         ),

@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import HummingbirdBcrypt
 import NIOPosix
@@ -13,12 +12,12 @@ public enum Passwords {
     public static let maximumLength = 512
 
     public static func hash(_ password: String, cost: UInt8 = 12) async throws -> String {
-        let prepared = prepare(password)
+        let prepared = Secrets.hash(password)
         return try await NIOThreadPool.singleton.runIfActive { Bcrypt.hash(prepared, cost: cost) }
     }
 
     public static func verify(_ password: String, hash: String) async throws -> Bool {
-        let prepared = prepare(password)
+        let prepared = Secrets.hash(password)
         return try await NIOThreadPool.singleton.runIfActive { Bcrypt.verify(prepared, hash: hash) }
     }
 
@@ -27,10 +26,6 @@ public enum Passwords {
         if password.count < minimumLength { return "a password needs at least \(minimumLength) characters" }
         if password.utf8.count > maximumLength { return "a password has at most \(maximumLength) bytes" }
         return nil
-    }
-
-    private static func prepare(_ password: String) -> String {
-        SHA256.hash(data: Data(password.utf8)).map { String(format: "%02x", $0) }.joined()
     }
 }
 

@@ -1,7 +1,6 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
-import Logging
 import Mustache
 import WaymarkServer
 import WaymarkStore
@@ -68,7 +67,7 @@ public struct WaymarkConsole: Sendable {
         if request.method != .get && request.method != .head {
             try Sessions.checkOrigin(request)
             let presented = form?["csrf"] ?? request.headers[.csrfToken] ?? ""
-            guard Sessions.same(presented, signedIn.session.csrfToken) else {
+            guard Secrets.constantTimeEqual(presented, signedIn.session.csrfToken) else {
                 throw ConsoleError.forbidden("the form's security token is missing or stale: reload the page and try again")
             }
         }
@@ -99,14 +98,17 @@ struct ConsoleError: HTTPResponseError {
     var status: HTTPResponse.Status
     var message: String
 
+    /// Where to send the browser instead of showing a page.
+    var location: String?
+
     static let notFound = ConsoleError(status: .notFound, message: "There is no such page, or it belongs to an app you are not a member of.")
     /// Not signed in: the login page.
-    static let signIn = ConsoleError(status: .seeOther, message: "")
+    static let signIn = ConsoleError(status: .seeOther, message: "", location: "/console/login")
     static func forbidden(_ message: String) -> ConsoleError { ConsoleError(status: .forbidden, message: message) }
     static func badRequest(_ message: String) -> ConsoleError { ConsoleError(status: .badRequest, message: message) }
 
     func response(from request: Request, context: some RequestContext) throws -> Response {
-        if status == .seeOther { return .redirect(to: "/console/login", type: .normal) }
+        if let location { return .redirect(to: location, type: .normal) }
         var response = Templates.page("error", ["title": "\(status.code) \(status.reasonPhrase)", "message": message])
         response.status = status
         return response
@@ -150,14 +152,9 @@ extension HTTPField.Name {
 enum Templates {
     static let library: MustacheLibrary = {
         var library = MustacheLibrary()
-        guard let folder = Bundle.module.resourceURL?.appendingPathComponent("templates"),
-            let files = try? FileManager.default.contentsOfDirectory(atPath: folder.path)
-        else { return library }
-        for file in files where file.hasSuffix(".mustache") {
-            let url = folder.appendingPathComponent(file)
-            guard let text = try? String(contentsOf: url, encoding: .utf8) else { continue }
+        for (file, data) in resourceFiles("templates") where file.hasSuffix(".mustache") {
             do {
-                try library.register(text, named: String(file.dropLast(".mustache".count)))
+                try library.register(String(decoding: data, as: UTF8.self), named: String(file.dropLast(".mustache".count)))
             } catch {
                 preconditionFailure("console template \(file) does not parse: \(error)")
             }
@@ -176,15 +173,10 @@ enum Templates {
 /// The console's stylesheet and script, served from this origin (the policy allows nothing else).
 enum Assets {
     static let files: [String: (type: String, body: ByteBuffer)] = {
-        var files: [String: (String, ByteBuffer)] = [:]
         let types = ["css": "text/css; charset=utf-8", "js": "text/javascript; charset=utf-8"]
-        guard let folder = Bundle.module.resourceURL?.appendingPathComponent("assets"),
-            let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path)
-        else { return [:] }
-        for name in names {
-            guard let type = types[(name as NSString).pathExtension], let data = FileManager.default.contents(atPath: folder.appendingPathComponent(name).path)
-            else { continue }
-            files[name] = (type, ByteBuffer(bytes: data))
+        var files: [String: (String, ByteBuffer)] = [:]
+        for (name, data) in resourceFiles("assets") {
+            if let type = types[(name as NSString).pathExtension] { files[name] = (type, ByteBuffer(bytes: data)) }
         }
         return files
     }()
@@ -195,6 +187,14 @@ enum Assets {
             status: .ok, headers: [.contentType: file.type, .cacheControl: "no-cache"], body: ResponseBody(byteBuffer: file.body)
         )
     }
+}
+
+/// The files of one of the console's resource folders, by name.
+private func resourceFiles(_ folder: String) -> [(name: String, data: Data)] {
+    guard let url = Bundle.module.resourceURL?.appendingPathComponent(folder),
+        let names = try? FileManager.default.contentsOfDirectory(atPath: url.path)
+    else { return [] }
+    return names.compactMap { name in FileManager.default.contents(atPath: url.appendingPathComponent(name).path).map { (name, $0) } }
 }
 
 /// A submitted form (`application/x-www-form-urlencoded`), at most 256 KB; a repeated field keeps its last value.

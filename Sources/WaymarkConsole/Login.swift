@@ -21,7 +21,7 @@ extension WaymarkConsole {
     func login(_ request: Request, _ context: WaymarkRequestContext) async throws -> Response {
         let form = try await Form.read(request)
         try Sessions.checkOrigin(request)
-        guard let cookie = request.cookies[Sessions.loginCookie]?.value, Sessions.same(cookie, form["csrf"] ?? "") else {
+        guard let cookie = request.cookies[Sessions.loginCookie]?.value, Secrets.constantTimeEqual(cookie, form["csrf"] ?? "") else {
             throw ConsoleError.forbidden("the login form's security token is missing or stale: reload the page and try again")
         }
         let email = Accounts.normalize(email: form["email"] ?? "")
@@ -49,7 +49,7 @@ extension WaymarkConsole {
     func logout(_ request: Request, _ context: WaymarkRequestContext) async throws -> Response {
         let form = try await Form.read(request)
         try Sessions.checkOrigin(request)
-        if let signedIn = try await sessions.signedIn(request), !Sessions.same(form["csrf"] ?? "", signedIn.session.csrfToken) {
+        if let signedIn = try await sessions.signedIn(request), !Secrets.constantTimeEqual(form["csrf"] ?? "", signedIn.session.csrfToken) {
             throw ConsoleError.forbidden("the form's security token is missing or stale")
         }
         var response = Response.redirect(to: "/console/login", type: .normal)

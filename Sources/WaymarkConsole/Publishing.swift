@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import WaymarkCatalog
+import WaymarkEngine
 import WaymarkServer
 import WaymarkStore
 
@@ -75,7 +76,5 @@ extension WaymarkConsole {
         ["text": line.text, "change": line.change.rawValue, "sign": line.change == .added ? "+" : line.change == .removed ? "-" : " "]
     }
 
-    static func format(_ date: Date) -> String {
-        date.formatted(.iso8601.year().month().day().dateSeparator(.dash).time(includingFractionalSeconds: false).timeSeparator(.colon)) + " UTC"
-    }
+    static func format(_ date: Date) -> String { Timestamp.format(date) }
 }

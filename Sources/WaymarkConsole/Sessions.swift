@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import Hummingbird
 import WaymarkEngine
@@ -67,15 +66,6 @@ struct Sessions: Sendable {
     }
 
     static func hash(_ token: String) -> String { Secrets.hash(token) }
-
-    /// Compares two secrets in time that does not depend on where they differ.
-    static func same(_ a: String, _ b: String) -> Bool {
-        let (x, y) = (Array(a.utf8), Array(b.utf8))
-        guard x.count == y.count, !x.isEmpty else { return false }
-        var difference: UInt8 = 0
-        for index in x.indices { difference |= x[index] ^ y[index] }
-        return difference == 0
-    }
 
     /// Refuses a state-changing request from another site: its Origin (sent by browsers on POST)
     /// must be this server's.

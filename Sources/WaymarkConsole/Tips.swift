@@ -17,19 +17,15 @@ extension WaymarkConsole {
         let live = try await server.publishedCatalog(app: app.id)
         let liveTips = Dictionary((live?.catalog.tips ?? []).map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
         let draftCatalog = draft?.catalog ?? Catalog(tips: [])
-        var tips: [[String: Any]] = draftCatalog.tips.map { tip in
-            let status = liveTips[tip.id].map { $0 == tip ? "live" : "changed, not published" } ?? "new, not published"
-            return [
+        func row(_ tip: CatalogTip, _ status: String) -> [String: Any] {
+            [
                 "id": tip.id, "renderer": tip.renderer.rawValue, "container": tip.tip.container, "trigger": tip.tip.trigger.description,
-                "status": status, "title": tip.content.fallback.title,
+                "status": status, "title": tip.content.fallback.title, "removed": status.hasPrefix("removed"),
             ]
         }
-        for tip in live?.catalog.tips ?? [] where !draftCatalog.tips.contains(where: { $0.id == tip.id }) {
-            tips.append([
-                "id": tip.id, "renderer": tip.renderer.rawValue, "container": tip.tip.container, "trigger": tip.tip.trigger.description,
-                "status": "removed, not published", "title": tip.content.fallback.title, "removed": true,
-            ])
-        }
+        let draftIDs = Set(draftCatalog.tips.map(\.id))
+        let tips = draftCatalog.tips.map { tip in row(tip, liveTips[tip.id].map { $0 == tip ? "live" : "changed, not published" } ?? "new, not published") }
+            + (live?.catalog.tips ?? []).filter { !draftIDs.contains($0.id) }.map { row($0, "removed, not published") }
         var values = frame(app.name, signedIn, app: app)
         values["tips"] = tips
         values["tours"] = draftCatalog.tours.map { ["id": $0.id, "pages": $0.pages.count] as [String: Any] }

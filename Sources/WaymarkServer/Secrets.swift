@@ -29,11 +29,16 @@ public enum Secrets {
 
     /// Whether a proof is right, compared in constant time.
     public static func verify(userHash: String, user: String, identitySecret: String) -> Bool {
-        let expected = Array(self.userHash(user: user, identitySecret: identitySecret).utf8)
-        let given = Array(userHash.lowercased().utf8)
-        guard expected.count == given.count else { return false }
+        constantTimeEqual(self.userHash(user: user, identitySecret: identitySecret), userHash.lowercased())
+    }
+
+    /// Whether two secrets are equal, in time that does not depend on where they differ. An empty
+    /// secret equals nothing, so a missing token never matches a missing token.
+    public static func constantTimeEqual(_ a: String, _ b: String) -> Bool {
+        let (x, y) = (Array(a.utf8), Array(b.utf8))
+        guard x.count == y.count, !x.isEmpty else { return false }
         var difference: UInt8 = 0
-        for index in expected.indices { difference |= expected[index] ^ given[index] }
+        for index in x.indices { difference |= x[index] ^ y[index] }
         return difference == 0
     }
 

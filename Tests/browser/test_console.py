@@ -4,22 +4,21 @@ rolled back; hostile text typed into the fields runs nowhere.
 
 Run by scripts/test with the other browser tests (see test_demo_shop.py for the set-up).
 """
+import os
 import time
 import unittest
 
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
 
-from test_demo_shop import Demo, chrome, SCREENSHOTS
-import os
+from test_demo_shop import SCREENSHOTS, chrome, start_demo
 
 demo = None
 
 
 def setUpModule():
     global demo
-    os.makedirs(SCREENSHOTS, exist_ok=True)
-    demo = Demo()
+    demo = start_demo()
 
 
 def tearDownModule():

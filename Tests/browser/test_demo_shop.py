@@ -79,13 +79,18 @@ def chrome(width=1200, height=900):
     return driver
 
 
+def start_demo():
+    """A demo server for one test module, with the screenshot folder ready."""
+    os.makedirs(SCREENSHOTS, exist_ok=True)
+    return Demo()
+
+
 demo = None
 
 
 def setUpModule():
     global demo
-    os.makedirs(SCREENSHOTS, exist_ok=True)
-    demo = Demo()
+    demo = start_demo()
 
 
 def tearDownModule():

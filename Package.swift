@@ -58,6 +58,10 @@ let package = Package(
         ),
         .target(name: "WaymarkStore"),
         .target(
+            name: "WaymarkAnalytics",
+            dependencies: ["WaymarkStore", "WaymarkCatalog", "WaymarkDelivery", "WaymarkEngine", "WaymarkRules", "WaymarkAPI"]
+        ),
+        .target(
             name: "WaymarkSQLite",
             dependencies: ["WaymarkStore", .product(name: "GRDB", package: "GRDB.swift")]
         ),
@@ -77,6 +81,7 @@ let package = Package(
             name: "WaymarkConsole",
             dependencies: [
                 "WaymarkServer", "WaymarkStore", "WaymarkCatalog", "WaymarkRules", "WaymarkEngine", "WaymarkDelivery", "WaymarkAPI",
+                "WaymarkAnalytics",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -104,6 +109,7 @@ let package = Package(
         .testTarget(name: "WaymarkHTMLTests", dependencies: ["WaymarkHTML"]),
         .testTarget(name: "WaymarkCatalogTests", dependencies: ["WaymarkCatalog", "waymark"]),
         .testTarget(name: "WaymarkDeliveryTests", dependencies: ["WaymarkDelivery"]),
+        .testTarget(name: "WaymarkAnalyticsTests", dependencies: ["WaymarkAnalytics", "WaymarkSQLite", "WaymarkCatalog"]),
         .testTarget(
             name: "WaymarkConsoleTests",
             dependencies: [

@@ -26,9 +26,19 @@ public struct EventScript: Hashable, Sendable {
         public var number: Int
         public var time: Date
         public var input: Input
+
+        public init(number: Int, time: Date, input: Input) {
+            self.number = number
+            self.time = time
+            self.input = input
+        }
     }
 
     public var lines: [Line]
+
+    public init(lines: [Line]) {
+        self.lines = lines
+    }
 
     /// Parses a script; throws ``DiagnosticsError`` naming each bad line.
     public static func parse(_ text: String, file: String) throws(DiagnosticsError) -> EventScript {

@@ -11,16 +11,20 @@ public enum Replay {
         var engine = Engine(tips: catalog.engineTips, configuration: .init(frequency: catalog.frequency))
         var output: [String] = []
         for line in script.lines {
-            let commands: [RenderCommand] = switch line.input {
-            case .event(let name, let target): engine.record(name, target: target, at: line.time)
-            case .tick: engine.advance(to: line.time)
-            case .context(let values): engine.setContext(values, at: line.time)
-            case .container(let container, let visible): engine.setContainer(container, visible: visible, at: line.time)
-            case .close(let tip): engine.close(tip: tip, at: line.time)
-            }
-            output += commands.map(jsonLine)
+            output += play(line, on: &engine).map(jsonLine)
         }
         return (engine, output)
+    }
+
+    /// Gives one line of a script to an engine; returns what the engine then asks renderers to do.
+    public static func play(_ line: EventScript.Line, on engine: inout Engine) -> [RenderCommand] {
+        switch line.input {
+        case .event(let name, let target): engine.record(name, target: target, at: line.time)
+        case .tick: engine.advance(to: line.time)
+        case .context(let values): engine.setContext(values, at: line.time)
+        case .container(let container, let visible): engine.setContainer(container, visible: visible, at: line.time)
+        case .close(let tip): engine.close(tip: tip, at: line.time)
+        }
     }
 
     /// Plays a script through one rule: one line per input, `{"t":"...","value":true}`.

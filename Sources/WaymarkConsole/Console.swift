@@ -50,6 +50,10 @@ public struct WaymarkConsole: Sendable {
         console.get("/apps/:app/versions") { request, context in try await self.versionsPage(request, context) }
         console.post("/apps/:app/versions/:number/rollback") { request, context in try await self.rollback(request, context) }
         console.get("/apps/:app/audit") { request, context in try await self.auditPage(request, context) }
+        console.get("/apps/:app/analytics") { request, context in try await self.analyticsPage(request, context) }
+        console.get("/apps/:app/analytics/tips/:id") { request, context in try await self.tipAnalyticsPage(request, context) }
+        console.get("/apps/:app/analytics/export/:table") { request, context in try await self.analyticsExport(request, context) }
+        console.get("/apps/:app/tips/:id/backtest") { request, context in try await self.backtestPage(request, context) }
     }
 
     // MARK: Access

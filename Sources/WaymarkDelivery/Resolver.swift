@@ -105,7 +105,7 @@ public struct Resolver: Sendable {
 
     /// Whether a client gets a tip or tour: its targeting rule holds for the context, and the user
     /// falls inside the rollout. Without a user id only a full rollout includes the client.
-    static func admits(_ targeting: Targeting, id: String, context: [String: ContextValue], user: String?) -> Bool {
+    public static func admits(_ targeting: Targeting, id: String, context: [String: ContextValue], user: String?) -> Bool {
         if let rule = targeting.rule, !holds(rule, context) { return false }
         if targeting.rollout >= 100 { return true }
         guard let user, targeting.rollout > 0 else { return false }

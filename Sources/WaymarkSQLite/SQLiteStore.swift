@@ -87,6 +87,9 @@ public final class SQLiteStore: Store {
         migrator.registerMigration("v3: console accounts and audit log") { db in
             try db.execute(sql: accountsSchema)
         }
+        migrator.registerMigration("v4: analytics columns and indexes") { db in
+            try db.execute(sql: analyticsSchema)
+        }
         return migrator
     }
 
@@ -222,8 +225,9 @@ public final class SQLiteStore: Store {
         guard !events.isEmpty else { return [] }
         return try await write { db in
             let statement = try db.cachedStatement(sql: """
-                INSERT INTO events (app, id, user, name, target, timestamp, received_at, clamped, properties)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING
+                INSERT INTO events (app, id, user, name, target, timestamp, received_at, clamped, properties, platform, app_version)
+                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, json_extract(?9, '$.platform'), json_extract(?9, '$.appVersion'))
+                ON CONFLICT DO NOTHING
                 """)
             var inserted: [Bool] = []
             inserted.reserveCapacity(events.count)

@@ -6,8 +6,8 @@ import Foundation
 /// Every method is one transaction: it either happens entirely or not at all. Objects belong to
 /// one app, and every method that reads or changes them takes the app's id, so a caller cannot
 /// reach another app's objects by naming their ids. The console's users, sessions and audit log
-/// are in ``AccountStore``.
-public protocol Store: AccountStore {
+/// are in ``AccountStore``, the reads of analytics in ``AnalyticsStore``.
+public protocol Store: AccountStore, AnalyticsStore {
     // MARK: Apps and keys
 
     func createApp(_ app: AppRecord) async throws(StoreError)

@@ -185,10 +185,13 @@ extension Waymark {
             }
             let app = server.application(host: host, port: resolved.port, onServerRunning: { port in
                 let base = "http://\(host):\(port)"
+                var sampleCount = 0
                 do {
                     // The tour's videos are served by this demo under /demo/media.
                     let text = shopText.replacingOccurrences(of: "https://media.example.com/", with: "\(base)/demo/media/")
-                    try await Provisioning.publish(try CatalogDocument.parse(text, file: "shop.yaml"), app: made.appId, note: "demo", in: store)
+                    let catalog = try CatalogDocument.parse(text, file: "shop.yaml")
+                    try await Provisioning.publish(catalog, app: made.appId, note: "demo", in: store)
+                    sampleCount = try await DemoTraffic.seed(catalog: catalog, app: made.appId, store: store, directory: directory)
                 } catch {
                     printError("error: the demo catalog cannot be published: \(error)")
                     Foundation.exit(1)
@@ -211,6 +214,7 @@ extension Waymark {
                       secret key      \(made.secretKey)
                       identity secret \(made.identitySecret)
                       data            \(directory)  (facts also in demo.json)
+                      sample traffic  \(sampleCount) events of \(DemoTraffic.days) days before today (sample-events.jsonl), in the console's analytics
 
                     Try:
                       curl -H 'Authorization: Bearer \(made.clientKey)' '\(base)/v1/catalog?platform=ios&model=iPhone15,2&appVersion=1.4&locale=hi-IN&user=u1'

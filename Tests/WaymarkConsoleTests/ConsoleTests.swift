@@ -389,7 +389,8 @@ import WaymarkStore
             let app = setup.shop.appId
             _ = try await browser.post("/console/apps/\(app)/tips/new", Self.tipFields(id: "t1", title: "\"><script>alert(1)</script>"))
             for path in ["/console/login", "/console/apps", "/console/apps/\(app)", "/console/apps/\(app)/tips/t1", "/console/apps/\(app)/publish",
-                "/console/apps/\(app)/versions", "/console/apps/\(app)/audit", "/console/apps/nope"]
+                "/console/apps/\(app)/versions", "/console/apps/\(app)/audit", "/console/apps/\(app)/analytics",
+                "/console/apps/\(app)/tips/t1/backtest", "/console/apps/nope"]
             {
                 let response = try await browser.get(path)
                 let policy = try #require(response.headers[.contentSecurityPolicy], "\(path)")
@@ -399,6 +400,77 @@ import WaymarkStore
                 #expect(page.components(separatedBy: "<script").count - 1 == page.components(separatedBy: "<script type=\"module\" src=").count - 1, "\(path)")
                 #expect(!page.contains("<script>alert"), "\(path)")
             }
+        }
+    }
+
+    /// Analytics for a period: viewers may read them, other apps' do not exist, a period that is
+    /// not one is refused, and the CSV export is the table with spreadsheet formulas defused.
+    @Test func analyticsPagesAndTheirExport() async throws {
+        try await withConsole { setup in
+            let app = setup.shop.appId
+            let today = Date().millisecondsSince1970 - Date().millisecondsSince1970 % Period.day
+            func event(_ id: String, _ user: String, _ name: String, _ platform: String, target: String? = nil) -> StoredEvent {
+                StoredEvent(
+                    app: app, id: id, user: user, name: name, target: target, timestamp: today + 3_600_000, receivedAt: today, clamped: false,
+                    properties: "{\"platform\":\"\(platform)\",\"appVersion\":\"=1+1\"}"
+                )
+            }
+            _ = try await setup.store.insertEvents([
+                event("e1", "u1", "activation", "ios"), event("e2", "u1", "tap", "ios", target: "search"),
+                event("e3", "u2", "activation", "android"), event("e4", "u2", "tip_shown", "android", target: "t1"),
+            ])
+            var viewer = Browser(setup.client)
+            _ = try await viewer.signIn("vic@example.com")
+            let page = String(buffer: try await viewer.get("/console/apps/\(app)/analytics?days=2").body)
+            #expect(page.contains(#"<tr data-key="ios"><td>ios</td><td>1</td><td>1</td><td>2</td>"#))
+            #expect(page.contains(#"<tr data-key="android"><td>android</td><td>1</td><td>1</td><td>2</td>"#))
+            #expect(page.contains("<svg viewBox="))
+            let csv = try await viewer.get("/console/apps/\(app)/analytics/export/engagement.csv?days=2")
+            #expect(csv.status == .ok)
+            #expect(csv.headers[.contentType] == "text/csv; charset=utf-8")
+            #expect(String(buffer: csv.body).hasPrefix("Platform,Active users,Sessions,Events,Sessions per user,Events per user,Relative engagement\r\n"))
+            #expect(String(buffer: csv.body).contains("ios,1,1,2,1.00,2.00,100.0%\r\n"))
+            // The tip t1 is not live: its events still count, under its id.
+            let tips = String(buffer: try await viewer.get("/console/apps/\(app)/analytics/export/tips.csv?days=2").body)
+            #expect(tips.contains("t1,—,1,0,0,0.0%,"))
+            // A version that a spreadsheet would run as a formula is exported as text.
+            let segments = try await viewer.get("/console/apps/\(app)/analytics/export/segments.csv?days=2&tip=t1")
+            #expect(String(buffer: segments.body).contains("android,'=1+1,"))
+            #expect(try await viewer.get("/console/apps/\(app)/analytics?from=2026-13-01").status == .badRequest)
+            #expect(try await viewer.get("/console/apps/\(app)/analytics?from=2026-11-02&to=2026-11-01").status == .badRequest)
+            #expect(try await viewer.get("/console/apps/\(app)/analytics/export/nothing.csv").status == .notFound)
+            #expect(try await viewer.get("/console/apps/\(setup.other.appId)/analytics").status == .notFound)
+            #expect(try await viewer.get("/console/apps/\(setup.other.appId)/analytics/export/engagement.csv").status == .notFound)
+            var stranger = Browser(setup.client)
+            #expect(try await stranger.get("/console/apps/\(app)/analytics/export/engagement.csv").status == .seeOther)
+        }
+    }
+
+    /// The backtest runs the draft tip's rules over the recorded events; the debugger explains one user.
+    @Test func backtestAndEligibilityDebugger() async throws {
+        try await withConsole { setup in
+            var browser = try await Self.owner(setup)
+            let app = setup.shop.appId
+            #expect(try await browser.post("/console/apps/\(app)/tips/new", Self.tipFields(id: "t1", trigger: "tap:search")).status == .seeOther)
+            let now = Date().millisecondsSince1970
+            _ = try await setup.store.insertEvents([
+                StoredEvent(app: app, id: "e1", user: "u1", name: "tap", target: "search", timestamp: now - 60_000, receivedAt: now, clamped: false,
+                            properties: #"{"platform":"web"}"#),
+                StoredEvent(app: app, id: "e2", user: "u1", name: "tap", target: "search-done", timestamp: now - 30_000, receivedAt: now, clamped: false,
+                            properties: #"{"platform":"web"}"#),
+                StoredEvent(app: app, id: "e3", user: "u2", name: "tap", target: "other", timestamp: now - 30_000, receivedAt: now, clamped: false,
+                            properties: #"{"platform":"ios"}"#),
+            ])
+            let backtest = String(buffer: try await browser.get("/console/apps/\(app)/tips/t1/backtest?days=1").body)
+            #expect(backtest.contains(#"<tr data-key="Active users in the period"><td>Active users in the period</td><td>2</td></tr>"#))
+            #expect(backtest.contains(#"<tr data-key="Would have seen it"><td>Would have seen it</td><td>1</td></tr>"#))
+            #expect(backtest.contains(#"<tr data-key="Then did what it teaches"><td>Then did what it teaches</td><td>1</td></tr>"#))
+            #expect(try await browser.get("/console/apps/\(app)/tips/nope/backtest").status == .notFound)
+            // The debugger explains with the live catalog.
+            _ = try await browser.post("/console/apps/\(app)/publish", [])
+            let trace = String(buffer: try await browser.get("/console/apps/\(app)/analytics/tips/t1?days=1&user=u1").body)
+            #expect(trace.contains("tip t1: finished:dismissed"))
+            #expect(trace.contains("<code>tap:search-done</code></td><td>hide in home (dismissed)</td>"))
         }
     }
 }

@@ -4,9 +4,13 @@ rolled back; hostile text typed into the fields runs nowhere.
 
 Run by scripts/test with the other browser tests (see test_demo_shop.py for the set-up).
 """
+import collections
+import datetime
+import json
 import os
 import time
 import unittest
+import uuid
 
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
@@ -195,6 +199,120 @@ class ConsoleTests(unittest.TestCase):
         self.assertIn("does not get the tip", self.driver.find_element(By.ID, "preview-status").text)
         time.sleep(0.5)
         self.assertIsNone(self.visible_tip("preview-tip"))
+
+    # Analytics
+
+    def seeded_events(self):
+        with open(os.path.join(demo.facts["dataDir"], "sample-events.jsonl")) as file:
+            return [json.loads(line) for line in file if line.strip()]
+
+    def seeded_period(self):
+        today = datetime.datetime.now(datetime.timezone.utc).date()
+        return (today - datetime.timedelta(days=14)).isoformat(), (today - datetime.timedelta(days=1)).isoformat()
+
+    def table(self, caption):
+        """The rows of a figures table as {first cell: [cells...]}."""
+        return self.driver.execute_script("""
+            const table = [...document.querySelectorAll("table.figures")].find((t) => t.dataset.table === arguments[0]);
+            if (!table) return null;
+            const rows = {};
+            for (const row of table.tBodies[0].rows) rows[row.dataset.key] = [...row.cells].map((c) => c.textContent.trim());
+            return rows;""", caption)
+
+    def test_the_analytics_pages_show_the_numbers_of_the_seeded_events(self):
+        events = self.seeded_events()
+        self.assertGreater(len(events), 1000)
+        first, last = self.seeded_period()
+        self.assertTrue(all(first <= e["timestamp"][:10] <= last for e in events))
+        self.sign_in()
+        self.driver.get(self.app_url(f"/analytics?from={first}&to={last}"))
+        self.wait_for(lambda: self.table("Engagement by platform"), "the engagement table")
+
+        # Engagement by platform, counted here from the file the demo seeded.
+        users, sessions, counts = collections.defaultdict(set), collections.Counter(), collections.Counter()
+        for event in events:
+            platform = event["properties"]["platform"]
+            users[platform].add(event["user"])
+            counts[platform] += 1
+            if event["name"] == "activation":
+                sessions[platform] += 1
+        shown = self.table("Engagement by platform")
+        self.assertEqual(set(shown), set(users))
+        for platform in users:
+            self.assertEqual(shown[platform][1:4], [str(len(users[platform])), str(sessions[platform]), str(counts[platform])], platform)
+            self.assertEqual(shown[platform][5], f"{counts[platform] / len(users[platform]):.2f}")
+
+        # Tips: shown, acted on and closed are distinct users per tip.
+        per_tip = collections.defaultdict(lambda: collections.defaultdict(set))
+        for event in events:
+            if event["name"] in ("tip_shown", "tip_dismissed", "tip_closed"):
+                per_tip[event["target"]][event["name"]].add(event["user"])
+        tips = self.table("Tips")
+        self.assertGreaterEqual(len(per_tip), 3)
+        for tip, names in per_tip.items():
+            expected = [str(len(names["tip_shown"])), str(len(names["tip_dismissed"])), str(len(names["tip_closed"]))]
+            self.assertEqual(tips[tip][2:5], expected, tip)
+
+        # The tour's funnel: users who viewed and read each page.
+        viewed, read = collections.defaultdict(set), collections.defaultdict(set)
+        for event in events:
+            if event["name"] == "page_viewed":
+                viewed[event["properties"]["page"]].add(event["user"])
+            if event["name"] == "page_read_to_bottom":
+                read[event["properties"]["page"]].add(event["user"])
+        tour = self.table("Tour shop-tour")
+        for page in ("browse", "search", "checkout"):
+            self.assertEqual([tour[page][1], tour[page][3]], [str(len(viewed[page])), str(len(read[page]))], page)
+
+        # Charts are SVG drawn by the server, with a point per platform and day.
+        points = self.driver.execute_script("return document.querySelectorAll('figure.chart svg circle.dot').length")
+        self.assertEqual(points, 2 * 14 * len(users))
+
+        # The CSV export has the very same rows.
+        csv = self.driver.execute_async_script("""
+            const done = arguments[arguments.length - 1];
+            fetch(arguments[0]).then((r) => r.text()).then(done, (e) => done(String(e)));""",
+            self.app_url(f"/analytics/export/engagement.csv?from={first}&to={last}"))
+        lines = csv.strip().split("\r\n")
+        self.assertEqual(lines[0], "Platform,Active users,Sessions,Events,Sessions per user,Events per user,Relative engagement")
+        for line in lines[1:]:
+            cells = line.split(",")
+            self.assertEqual(cells, shown[cells[0]])
+
+        # One tip by platform and version, and the debugger for one seeded user.
+        tip, names = max(per_tip.items(), key=lambda item: len(item[1]["tip_shown"]))
+        user = sorted(names["tip_shown"])[0]
+        self.driver.find_element(By.LINK_TEXT, tip).click()
+        self.wait_for(lambda: self.table("By platform and app version"), "the tip's breakdown")
+        self.driver.find_element(By.ID, "user").send_keys(user)
+        self.driver.find_element(By.CSS_SELECTOR, "#user ~ button").click()
+        explanation = self.wait_for(lambda: self.driver.find_element(By.CSS_SELECTOR, "#trace pre.explanation").text, "the explanation")
+        self.assertTrue(explanation.startswith(f"tip {tip}: "), explanation)
+        self.assertIn("trigger:", explanation)
+        self.screenshot("console-analytics")
+
+    def test_hostile_event_values_are_shown_as_text_in_analytics(self):
+        hostile = '<img src=x onerror="window.__xss=5">'
+        now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+        batch = [{"id": str(uuid.uuid4()), "user": "mallory", "name": name, "target": "search-tip", "timestamp": now,
+                  "properties": {"platform": hostile, "appVersion": "=cmd|' /C calc'!A0", "variant": hostile}}
+                 for name in ("activation", "tip_shown")]
+        result = demo.request("/v1/events", key=demo.facts["clientKey"], body={"events": batch})
+        self.assertEqual([r["status"] for r in result["results"]], ["accepted", "accepted"])
+        self.sign_in()
+        self.driver.get(self.app_url("/analytics?days=1"))
+        engagement = self.wait_for(lambda: self.table("Engagement by platform"), "the engagement table")
+        self.assertIn(hostile, engagement)
+        self.driver.get(self.app_url("/analytics/tips/search-tip?days=1"))
+        segments = self.wait_for(lambda: self.table("By platform and app version"), "the breakdown")
+        self.assertEqual(segments[hostile][1], "=cmd|' /C calc'!A0")
+        self.assert_nothing_ran()
+        # A spreadsheet opening the export does not run the version as a formula.
+        csv = self.driver.execute_async_script("""
+            const done = arguments[arguments.length - 1];
+            fetch(arguments[0]).then((r) => r.text()).then(done, (e) => done(String(e)));""",
+            self.app_url("/analytics/export/segments.csv?days=1&tip=search-tip"))
+        self.assertIn(",'=cmd|' /C calc'!A0,", csv)
 
     def visible_tip(self, tip_id):
         return self.driver.execute_script("""

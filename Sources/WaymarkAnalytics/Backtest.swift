@@ -1,0 +1,139 @@
+import Foundation
+import WaymarkAPI
+import WaymarkCatalog
+import WaymarkDelivery
+import WaymarkEngine
+import WaymarkRules
+import WaymarkStore
+
+/// Plays the recorded events of a period through tips' rules, user by user, as each user's device
+/// would have: who would have seen each tip (its targeting admits the user and its trigger held
+/// before its dismissal), when, and who then did what it teaches (its dismissal became true).
+///
+/// This is both the console's backtest of a draft tip and the "eligible" count of a live one. It
+/// reads the events once, in time order, a page at a time, with one small ``Evaluator`` per user,
+/// so memory grows with users, not events. Each user's rules start empty at the period's start:
+/// history from before it is not replayed. The scheduler's own limits (one tip per container, the
+/// display frequency) are not applied: this counts who could have seen a tip, not who was shown it.
+public struct Backtest: Sendable {
+    public struct Outcome: Hashable, Sendable {
+        /// Users with at least one event in the period.
+        public var activeUsers = 0
+        /// Users who would have seen the tip.
+        public var users = 0
+        /// Of them, per platform and app version at that moment.
+        public var bySegment: [Segment: Int] = [:]
+        /// Of them, per UTC day (ms since 1970) of the first moment they could have seen it.
+        public var byDay: [Int64: Int] = [:]
+        /// Of them, those who then did what the tip teaches.
+        public var acted = 0
+        /// Users who did it before the tip would have shown: it would never have shown to them.
+        public var alreadyDid = 0
+        /// Median time from seeing the tip to doing it, in seconds.
+        public var medianSecondsToAct: Double?
+
+        public init() {}
+    }
+
+    let tips: [CatalogTip]
+    let rules: [Rule]
+
+    public init(tips: [CatalogTip]) {
+        self.tips = tips
+        rules = tips.flatMap { [$0.tip.trigger, $0.tip.dismissal ?? .constant(false)] }
+    }
+
+    private struct UserState {
+        var evaluator: Evaluator
+        var user: String
+        var properties: String?
+        var context: [String: ContextValue] = [:]
+        var segment = Segment(platform: nil, appVersion: nil)
+        /// Per tip: when it would have shown, and whether its dismissal held.
+        var seenAt: [Int64?]
+        var segmentAtSeen: [Segment?]
+        var done: [Bool]
+        var actedAt: [Int64?]
+    }
+
+    public static let pageSize = 10_000
+
+    public func run(store: any AnalyticsStore, app: String, period: Period, user: String? = nil) async throws -> [Outcome] {
+        var users: [String: UserState] = [:]
+        var cursor: EventCursor?
+        while true {
+            let page = try await store.events(app: app, period: period, user: user, after: cursor, limit: Self.pageSize)
+            for event in page {
+                var state = users[event.user] ?? UserState(
+                    evaluator: Evaluator(rules: rules), user: event.user, context: ["user.id": .string(event.user)],
+                    seenAt: Array(repeating: nil, count: tips.count), segmentAtSeen: Array(repeating: nil, count: tips.count), done: Array(repeating: false, count: tips.count),
+                    actedAt: Array(repeating: nil, count: tips.count)
+                )
+                play(event, &state)
+                users[event.user] = state
+            }
+            guard page.count == Self.pageSize, let last = page.last else { break }
+            cursor = EventCursor(after: last)
+        }
+        return tips.indices.map { tip in
+            var outcome = Outcome()
+            outcome.activeUsers = users.count
+            var delays: [Double] = []
+            for state in users.values {
+                if let seen = state.seenAt[tip] {
+                    outcome.users += 1
+                    outcome.bySegment[state.segmentAtSeen[tip] ?? state.segment, default: 0] += 1
+                    outcome.byDay[seen - seen % Period.day, default: 0] += 1
+                    if let acted = state.actedAt[tip] {
+                        outcome.acted += 1
+                        delays.append(Double(acted - seen) / 1000)
+                    }
+                } else if state.done[tip] {
+                    outcome.alreadyDid += 1
+                }
+            }
+            delays.sort()
+            if !delays.isEmpty { outcome.medianSecondsToAct = delays[delays.count / 2] }
+            return outcome
+        }
+    }
+
+    private func play(_ event: StoredEvent, _ state: inout UserState) {
+        // Rules that time alone makes true (`NOT tap within 1h`) count at the moment they flip.
+        while let next = state.evaluator.nextChange, next.millisecondsSince1970 <= event.timestamp {
+            state.evaluator.advance(to: next)
+            check(&state, at: next.millisecondsSince1970)
+        }
+        if event.properties != state.properties {
+            state.properties = event.properties
+            updateContext(&state)
+        }
+        state.evaluator.record(event.name, target: event.target, at: Date(millisecondsSince1970: event.timestamp))
+        check(&state, at: event.timestamp)
+    }
+
+    private func check(_ state: inout UserState, at time: Int64) {
+        for tip in tips.indices where !state.done[tip] {
+            let dismissed = state.evaluator.value(ofRule: tip * 2 + 1)
+            if state.seenAt[tip] == nil {
+                if dismissed {
+                    state.done[tip] = true
+                } else if state.evaluator.value(ofRule: tip * 2),
+                    Resolver.admits(tips[tip].targeting, id: tips[tip].id, context: state.context, user: state.user)
+                {
+                    state.seenAt[tip] = time
+                    state.segmentAtSeen[tip] = state.segment
+                }
+            } else if dismissed {
+                state.done[tip] = true
+                state.actedAt[tip] = time
+            }
+        }
+    }
+
+    private func updateContext(_ state: inout UserState) {
+        let reported = ReportedContext(properties: state.properties)
+        state.context = reported.values(user: state.user)
+        state.segment = reported.segment
+    }
+}

@@ -1,0 +1,206 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import WaymarkAnalytics
+import WaymarkCatalog
+import WaymarkEngine
+import WaymarkServer
+import WaymarkStore
+
+/// Engagement, tips, tours and A/B tests for a chosen period; one tip by platform and version with
+/// the eligibility debugger; the backtest of a draft tip. Every figure is in a table (and so in the
+/// CSV export) as well as in the charts.
+extension WaymarkConsole {
+    var analytics: Analytics { Analytics(store: store) }
+
+    func analyticsPage(_ request: Request, _ context: WaymarkRequestContext) async throws -> Response {
+        let (signedIn, app) = try await access(request, context, needs: .viewer)
+        let choice = try PeriodChoice(request, now: now())
+        let catalog = try await server.publishedCatalog(app: app.id)?.catalog ?? Catalog(tips: [])
+        async let engagement = analytics.engagement(app: app.id, period: choice.period)
+        async let tips = analytics.tips(app: app.id, catalog: catalog, period: choice.period)
+        async let tours = analytics.tours(app: app.id, catalog: catalog, period: choice.period)
+        async let experiments = analytics.experiments(app: app.id, catalog: catalog, period: choice.period)
+        let report = try await engagement
+        var values = frame("Analytics", signedIn, app: app)
+        values["period"] = choice.values
+        values["engagementTable"] = ReportTable.engagement(report).values
+        values["dailyTable"] = ReportTable.daily(report).values
+        let days = choice.days
+        let platforms = report.platforms.map(\.platform)
+        func daily(_ measure: (Engagement) -> Double) -> [(String, [Double?])] {
+            platforms.map { platform in
+                let byDay = Dictionary(report.days.filter { $0.platform == platform }.map { ($0.day ?? 0, measure($0)) }, uniquingKeysWith: +)
+                return (platform ?? "unknown", days.map { byDay[$0] ?? 0 })
+            }
+        }
+        let labels = days.map { String(Timestamp.format($0).prefix(10)) }
+        values["eventsChart"] = Chart.line(title: "Events per active user, per day and platform", labels: labels, series: daily(\.eventsPerUser)) {
+            String(format: "%.1f", $0)
+        }
+        values["usersChart"] = Chart.line(title: "Active users, per day and platform", labels: labels, series: daily { Double($0.users) }) {
+            String(Int($0))
+        }
+        values["tipsTable"] = ReportTable.tips(try await tips, link: "/console/apps/\(app.id)/analytics/tips/", query: choice.query).values
+        values["tours"] = try await tours.map { tour in
+            [
+                "id": tour.tour, "table": ReportTable.tour(tour).values,
+                "chart": Chart.bars(
+                    title: "Tour \(tour.tour): users who saw each page",
+                    rows: tour.pages.map { ($0.page, Double($0.viewed), String($0.viewed)) }
+                ),
+            ] as [String: Any]
+        }
+        values["experiments"] = try await experiments.map { experiment in
+            ["tip": experiment.tip, "enoughData": experiment.enoughData, "table": ReportTable.experiment(experiment).values] as [String: Any]
+        }
+        return Templates.page("analytics", values)
+    }
+
+    /// One tip by platform and version, and why it did or did not show to one user.
+    func tipAnalyticsPage(_ request: Request, _ context: WaymarkRequestContext) async throws -> Response {
+        let (signedIn, app) = try await access(request, context, needs: .viewer)
+        let choice = try PeriodChoice(request, now: now())
+        let id = context.parameters.get("id") ?? ""
+        let catalog = try await server.publishedCatalog(app: app.id)?.catalog ?? Catalog(tips: [])
+        let reports = try await analytics.tips(app: app.id, catalog: catalog, period: choice.period)
+        guard let report = reports.first(where: { $0.tip == id }) else { throw ConsoleError.notFound }
+        var values = frame("Tip \(id)", signedIn, app: app)
+        values["tip"] = id
+        values["period"] = choice.values
+        values["totalTable"] = ReportTable.tips([report], link: nil, query: "").values
+        values["segmentsTable"] = ReportTable.segments(report).values
+        values["live"] = catalog.tips.contains { $0.id == id }
+        if let user = request.uri.queryParameters["user"].map(String.init)?.trimmingCharacters(in: .whitespaces), !user.isEmpty {
+            values["user"] = user
+            if let trace = try await analytics.explain(app: app.id, catalog: catalog, user: user, tip: id, period: choice.period) {
+                values["trace"] = Self.traceValues(trace)
+            }
+        }
+        return Templates.page("tip-analytics", values)
+    }
+
+    /// The draft tip's trigger and dismissal over the last N days of recorded events.
+    func backtestPage(_ request: Request, _ context: WaymarkRequestContext) async throws -> Response {
+        let (signedIn, app) = try await access(request, context, needs: .viewer)
+        let id = context.parameters.get("id") ?? ""
+        guard let tip = try await server.draftCatalog(app: app.id)?.catalog.tips.first(where: { $0.id == id }) else { throw ConsoleError.notFound }
+        let days = min(365, max(1, request.uri.queryParameters["days"].flatMap { Int(String($0)) } ?? 14))
+        let end = now().millisecondsSince1970
+        let period = Period(from: end - Int64(days) * Period.day, to: end + 1)
+        let started = ContinuousClock.now
+        let outcome = try await Backtest(tips: [tip]).run(store: store, app: app.id, period: period)[0]
+        let elapsed = ContinuousClock.now - started
+        var values = frame("Backtest of \(id)", signedIn, app: app)
+        values["tip"] = id
+        values["days"] = days
+        values["trigger"] = tip.tip.trigger.description
+        values["dismissal"] = tip.tip.dismissal?.description ?? ""
+        values["hasDismissal"] = tip.tip.dismissal != nil
+        values["summaryTable"] = ReportTable.backtest(outcome, teaches: tip.tip.dismissal != nil).values
+        values["segmentsTable"] = ReportTable.backtestSegments(outcome).values
+        var rows: [(label: String, value: Double, text: String)] = []
+        for day in Period.days(period) {
+            let users = outcome.byDay[day] ?? 0
+            rows.append((String(Timestamp.format(day).prefix(10)), Double(users), String(users)))
+        }
+        values["dayChart"] = Chart.bars(title: "Users who would first have seen it, per day", rows: rows)
+        values["elapsed"] = String(format: "%.2f s", Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+        return Templates.page("backtest", values)
+    }
+
+    /// A table of the analytics page as CSV: `engagement`, `daily`, `tips`, `segments?tip=`,
+    /// `tour?tour=`, `experiments`.
+    func analyticsExport(_ request: Request, _ context: WaymarkRequestContext) async throws -> Response {
+        let (_, app) = try await access(request, context, needs: .viewer)
+        let choice = try PeriodChoice(request, now: now())
+        let catalog = try await server.publishedCatalog(app: app.id)?.catalog ?? Catalog(tips: [])
+        let name = context.parameters.get("table") ?? ""
+        let parameter = { (key: String) in request.uri.queryParameters[Substring(key)].map(String.init) ?? "" }
+        let table: ReportTable
+        switch name {
+        case "engagement.csv": table = ReportTable.engagement(try await analytics.engagement(app: app.id, period: choice.period))
+        case "daily.csv": table = ReportTable.daily(try await analytics.engagement(app: app.id, period: choice.period))
+        case "tips.csv": table = ReportTable.tips(try await analytics.tips(app: app.id, catalog: catalog, period: choice.period), link: nil, query: "")
+        case "segments.csv":
+            guard let report = try await analytics.tips(app: app.id, catalog: catalog, period: choice.period).first(where: { $0.tip == parameter("tip") })
+            else { throw ConsoleError.notFound }
+            table = ReportTable.segments(report)
+        case "tour.csv":
+            guard let tour = try await analytics.tours(app: app.id, catalog: catalog, period: choice.period).first(where: { $0.tour == parameter("tour") })
+            else { throw ConsoleError.notFound }
+            table = ReportTable.tour(tour)
+        case "experiments.csv":
+            table = ReportTable.experiments(try await analytics.experiments(app: app.id, catalog: catalog, period: choice.period))
+        default: throw ConsoleError.notFound
+        }
+        let file = "\(app.id)-\(name.dropLast(4))-\(choice.fromText)-\(choice.toText).csv"
+        return Response(
+            status: .ok,
+            headers: [.contentType: "text/csv; charset=utf-8", .contentDisposition: "attachment; filename=\"\(file)\""],
+            body: ResponseBody(byteBuffer: ByteBuffer(string: table.csv))
+        )
+    }
+
+    static func traceValues(_ trace: EligibilityTrace) -> [String: Any] {
+        [
+            "targeted": trace.targeted, "events": trace.events,
+            "context": trace.context.sorted { $0.key < $1.key }.map { "\($0.key) = \($0.value)" }.joined(separator: ", "),
+            "explanation": trace.explanation.description,
+            "steps": trace.steps.map { ["time": Timestamp.format($0.time), "input": $0.input, "outcome": $0.outcome ?? ""] },
+            "truncated": trace.steps.count == EligibilityTrace.maximumSteps,
+        ]
+    }
+}
+
+/// The period of an analytics page: `from` and `to` as days (`2026-11-01`, both included), or the
+/// last `days` days; the last 30 days by default.
+struct PeriodChoice {
+    var period: Period
+    var fromText: String
+    var toText: String
+
+    init(_ request: Request, now: Date) throws {
+        let parameters = request.uri.queryParameters
+        let today = now.millisecondsSince1970 - now.millisecondsSince1970 % Period.day
+        func day(_ key: String) throws -> Int64? {
+            guard let text = parameters[Substring(key)].map(String.init), !text.isEmpty else { return nil }
+            guard text.count == 10, let millis = Timestamp.parse(text + "T00:00:00Z") else {
+                throw ConsoleError.badRequest("\(key) must be a day such as 2026-11-01.")
+            }
+            return millis
+        }
+        let days = parameters["days"].flatMap { Int(String($0)) }.map { min(3650, max(1, $0)) } ?? 30
+        let last = try day("to") ?? today
+        let first = try day("from") ?? last - Int64(days - 1) * Period.day
+        guard first <= last else { throw ConsoleError.badRequest("The period starts after it ends.") }
+        guard last - first <= 3650 * Period.day else { throw ConsoleError.badRequest("The period is longer than ten years.") }
+        period = Period(from: first, to: last + Period.day)
+        fromText = String(Timestamp.format(first).prefix(10))
+        toText = String(Timestamp.format(last).prefix(10))
+    }
+
+    /// Midnight of each day of the period.
+    var days: [Int64] { Period.days(period) }
+
+    var query: String { "from=\(fromText)&to=\(toText)" }
+
+    var values: [String: Any] { ["from": fromText, "to": toText, "query": query] }
+}
+
+extension Period {
+    /// Midnight (UTC) of each day the period touches.
+    static func days(_ period: Period) -> [Int64] {
+        var days: [Int64] = []
+        var day = period.from - period.from % Period.day
+        while day < period.to {
+            days.append(day)
+            day += Period.day
+        }
+        return days
+    }
+}
+
+extension HTTPField.Name {
+    static let contentDisposition = Self("Content-Disposition")!
+}

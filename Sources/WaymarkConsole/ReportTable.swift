@@ -1,0 +1,159 @@
+import Foundation
+import WaymarkAnalytics
+import WaymarkEngine
+import WaymarkStore
+
+/// One table of figures, drawn by the `table` template and exported as CSV from the same rows, so
+/// the page and the file cannot disagree.
+struct ReportTable {
+    struct Cell {
+        var text: String
+        var link: String?
+    }
+
+    var caption: String
+    var columns: [String]
+    var rows: [[Cell]]
+
+    init(_ caption: String, _ columns: [String], _ rows: [[Cell]]) {
+        self.caption = caption
+        self.columns = columns
+        self.rows = rows
+    }
+
+    var values: [String: Any] {
+        [
+            "caption": caption, "columns": columns, "empty": rows.isEmpty, "span": columns.count,
+            "rows": rows.map { row in
+                ["key": row.first?.text ?? "", "cells": row.map { cell -> [String: Any] in
+                    var values: [String: Any] = ["text": cell.text]
+                    if let link = cell.link { values["link"] = link }
+                    return values
+                }] as [String: Any]
+            },
+        ]
+    }
+
+    /// RFC 4180 CSV. A cell that a spreadsheet would run as a formula (`=`, `+`, `-`, `@`, tab or
+    /// carriage return first: platform names and versions come from clients) is prefixed with `'`.
+    var csv: String {
+        func field(_ text: String) -> String {
+            var text = text
+            if let first = text.unicodeScalars.first, "=+-@\t\r".unicodeScalars.contains(first), Double(text) == nil { text = "'" + text }
+            guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return text }
+            return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        }
+        return ([columns] + rows.map { $0.map(\.text) }).map { $0.map(field).joined(separator: ",") }.joined(separator: "\r\n") + "\r\n"
+    }
+}
+
+extension ReportTable.Cell: ExpressibleByStringLiteral, ExpressibleByStringInterpolation {
+    init(stringLiteral value: String) { self.init(text: value, link: nil) }
+}
+
+extension ReportTable {
+    static func number(_ value: Int) -> Cell { Cell(text: String(value)) }
+    static func number(_ value: Int?) -> Cell { Cell(text: value.map(String.init) ?? "—") }
+    static func decimal(_ value: Double) -> Cell { Cell(text: String(format: "%.2f", value)) }
+    static func percent(_ value: Double?) -> Cell { Cell(text: value.map { String(format: "%.1f%%", $0 * 100) } ?? "—") }
+    static func interval(_ proportion: Proportion) -> Cell {
+        Cell(text: proportion.interval.map { String(format: "%.1f%% – %.1f%%", $0.lowerBound * 100, $0.upperBound * 100) } ?? "—")
+    }
+    static func day(_ millis: Int64?) -> Cell { Cell(text: millis.map { String(Timestamp.format($0).prefix(10)) } ?? "") }
+    static func name(_ value: String?) -> Cell { Cell(text: value ?? "unknown") }
+
+    static func engagement(_ report: EngagementReport) -> ReportTable {
+        ReportTable(
+            "Engagement by platform", ["Platform", "Active users", "Sessions", "Events", "Sessions per user", "Events per user", "Relative engagement"],
+            report.platforms.map {
+                [name($0.platform), number($0.users), number($0.sessions), number($0.events), decimal($0.sessionsPerUser), decimal($0.eventsPerUser),
+                 percent(report.ratio($0))]
+            }
+        )
+    }
+
+    static func daily(_ report: EngagementReport) -> ReportTable {
+        ReportTable(
+            "Engagement per day", ["Day", "Platform", "Active users", "Sessions", "Events", "Events per user"],
+            report.days.map { [day($0.day), name($0.platform), number($0.users), number($0.sessions), number($0.events), decimal($0.eventsPerUser)] }
+        )
+    }
+
+    static let funnelColumns = ["Eligible", "Shown", "Acted on", "Closed", "Conversion", "95% interval"]
+
+    static func funnel(_ funnel: TipFunnel) -> [Cell] {
+        [number(funnel.eligible), number(funnel.shown), number(funnel.acted), number(funnel.closed), percent(funnel.conversion.rate),
+         interval(funnel.conversion)]
+    }
+
+    static func tips(_ reports: [TipReport], link: String?, query: String) -> ReportTable {
+        ReportTable(
+            "Tips", ["Tip"] + funnelColumns,
+            reports.map { [Cell(text: $0.tip, link: link.map { [tip = $0.tip] in "\($0)\(tip)?\(query)" })] + funnel($0.total) }
+        )
+    }
+
+    static func segments(_ report: TipReport) -> ReportTable {
+        ReportTable(
+            "By platform and app version", ["Platform", "App version"] + funnelColumns,
+            report.segments.map { [name($0.segment.platform), name($0.segment.appVersion)] + funnel($0.funnel) }
+        )
+    }
+
+    static func tour(_ tour: TourReport) -> ReportTable {
+        ReportTable(
+            "Tour \(tour.tour)", ["Page", "Viewed", "Reached", "Read to bottom", "Read rate", "Video plays", "Credits granted"],
+            tour.pages.enumerated().map { index, page in
+                [Cell(text: page.page), number(page.viewed), percent(tour.reached(index).rate), number(page.readToBottom),
+                 percent(page.readRate.rate), number(page.videoPlays), number(page.credits)]
+            }
+        )
+    }
+
+    static let experimentColumns = ["Variant", "Shown", "Acted on", "Conversion", "95% interval", "p-value against the first"]
+
+    static func arm(_ arm: Experiment.Arm) -> [Cell] {
+        [Cell(text: arm.variant), number(arm.conversion.trials), number(arm.conversion.successes), percent(arm.conversion.rate),
+         interval(arm.conversion), Cell(text: arm.pValue.map { String(format: "%.4f", $0) } ?? "—")]
+    }
+
+    static func experiment(_ experiment: Experiment) -> ReportTable {
+        ReportTable("Variants of \(experiment.tip)", experimentColumns, experiment.arms.map(arm))
+    }
+
+    static func experiments(_ experiments: [Experiment]) -> ReportTable {
+        ReportTable("A/B tests", ["Tip"] + experimentColumns, experiments.flatMap { experiment in
+            experiment.arms.map { [Cell(text: experiment.tip)] + arm($0) }
+        })
+    }
+
+    static func backtest(_ outcome: Backtest.Outcome, teaches: Bool) -> ReportTable {
+        var rows: [[Cell]] = [
+            ["Active users in the period", number(outcome.activeUsers)],
+            ["Would have seen it", number(outcome.users)],
+        ]
+        if teaches {
+            rows += [
+                ["Then did what it teaches", number(outcome.acted)],
+                ["Conversion", percent(Proportion(outcome.acted, of: outcome.users).rate)],
+                ["Median time from seeing to doing", Cell(text: outcome.medianSecondsToAct.map(Self.duration) ?? "—")],
+                ["Did it before it would have shown", number(outcome.alreadyDid)],
+            ]
+        }
+        return ReportTable("Backtest", ["Measure", "Users"], rows)
+    }
+
+    static func backtestSegments(_ outcome: Backtest.Outcome) -> ReportTable {
+        ReportTable(
+            "Would have seen it, by platform and app version", ["Platform", "App version", "Users"],
+            outcome.bySegment.sorted { $0.key < $1.key }.map { [name($0.key.platform), name($0.key.appVersion), number($0.value)] }
+        )
+    }
+
+    static func duration(_ seconds: Double) -> String {
+        if seconds < 120 { return String(format: "%.0f s", seconds) }
+        if seconds < 7200 { return String(format: "%.0f min", seconds / 60) }
+        if seconds < 172_800 { return String(format: "%.1f h", seconds / 3600) }
+        return String(format: "%.1f days", seconds / 86400)
+    }
+}

@@ -1,0 +1,100 @@
+import Foundation
+import GRDB
+import WaymarkStore
+
+/// The platform and app version every SDK puts in an event's properties become columns, filled on
+/// insert, so that engagement by platform reads one covering index instead of parsing a million
+/// JSON objects. Three indexes serve the three shapes of analytics reads: a period of everything
+/// (`events_by_time`, covering engagement), a period of a few names (`events_by_name`: tips, tours,
+/// surveys), and one user's events (`events_by_user`: the eligibility debugger).
+let analyticsSchema = """
+    ALTER TABLE events ADD COLUMN platform TEXT;
+    ALTER TABLE events ADD COLUMN app_version TEXT;
+    UPDATE events SET platform = json_extract(properties, '$.platform'), app_version = json_extract(properties, '$.appVersion')
+        WHERE properties IS NOT NULL;
+    CREATE INDEX events_by_time ON events(app, timestamp, platform, user, name);
+    CREATE INDEX events_by_name ON events(app, name, timestamp);
+    CREATE INDEX events_by_user ON events(app, user, timestamp);
+    """
+
+extension SQLiteStore {
+    public func tally(app: String, _ query: TallyQuery) async throws(StoreError) -> [TallyRow] {
+        var columns: [String] = []
+        for dimension in query.dimensions {
+            switch dimension {
+            case .day: columns.append("CAST(timestamp - timestamp % \(Period.day) AS TEXT)")
+            case .platform: columns.append("platform")
+            case .appVersion: columns.append("app_version")
+            case .target: columns.append("target")
+            case .property(let name):
+                guard TallyDimension.isPropertyName(name) else { throw StoreError(.failed, "not a property name: \(name)") }
+                columns.append("json_extract(properties, '$.\(name)')")
+            }
+        }
+        var arguments: StatementArguments = [app, query.period.from, query.period.to]
+        var filter = ""
+        if let names = query.names {
+            if names.isEmpty { return [] }
+            filter = " AND name IN (\(Array(repeating: "?", count: names.count).joined(separator: ", ")))"
+            arguments += StatementArguments(names)
+        }
+        let name = query.byName ? "name" : "NULL"
+        let keys = [name + " AS name"] + columns.enumerated().map { "\($1) AS k\($0)" }
+        let groups = (query.byName ? ["name"] : []) + columns.indices.map { "k\($0)" }
+        var sql = """
+            SELECT \(keys.joined(separator: ", ")), COUNT(*) AS events, COUNT(DISTINCT user) AS users
+            FROM events WHERE app = ? AND timestamp >= ? AND timestamp < ?\(filter)
+            """
+        if !groups.isEmpty { sql += " GROUP BY \(groups.joined(separator: ", "))" }
+        let dimensions = columns.count
+        return try await read { [sql, arguments] db in
+            try Row.fetchAll(db, sql: sql, arguments: arguments).filter { $0["events"] as Int > 0 }.map { row in
+                TallyRow(
+                    name: row["name"], keys: (0..<dimensions).map { row["k\($0)"] as String? }, events: row["events"], users: row["users"]
+                )
+            }
+        }
+    }
+
+    public func events(app: String, period: Period, user: String?, after cursor: EventCursor?, limit: Int) async throws(StoreError)
+        -> [StoredEvent]
+    {
+        var sql = "SELECT * FROM events WHERE app = ? AND timestamp < ?"
+        var arguments: StatementArguments = [app, period.to]
+        if let user {
+            sql += " AND user = ?"
+            arguments += [user]
+        }
+        if let cursor {
+            // The range starts at the cursor's time; ids break ties within one millisecond.
+            sql += " AND timestamp >= ? AND (timestamp > ? OR id > ?)"
+            arguments += [max(cursor.timestamp, period.from), cursor.timestamp, cursor.id]
+        } else {
+            sql += " AND timestamp >= ?"
+            arguments += [period.from]
+        }
+        sql += " ORDER BY timestamp, id LIMIT ?"
+        arguments += [limit]
+        return try await read { [sql, arguments] db in
+            try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
+                StoredEvent(
+                    app: row["app"], id: row["id"], user: row["user"], name: row["name"], target: row["target"], timestamp: row["timestamp"],
+                    receivedAt: row["received_at"], clamped: row["clamped"], properties: row["properties"]
+                )
+            }
+        }
+    }
+
+    public func grantTotals(app: String, period: Period) async throws(StoreError) -> [GrantTotal] {
+        try await read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT tour, page, COUNT(*) AS grants, SUM(credits) AS credits FROM grants
+                    WHERE app = ? AND granted_at >= ? AND granted_at < ? GROUP BY tour, page ORDER BY tour, page
+                    """,
+                arguments: [app, period.from, period.to]
+            ).map { GrantTotal(tour: $0["tour"], page: $0["page"], grants: $0["grants"], credits: $0["credits"]) }
+        }
+    }
+}

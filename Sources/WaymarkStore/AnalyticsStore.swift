@@ -1,0 +1,116 @@
+import Foundation
+
+/// The reads that analytics make over the stored events: counts grouped by what the console
+/// breaks them down by, and the events themselves for replays. Part of every ``Store``.
+///
+/// Every read is bounded by a period and uses the events' indexes (by time, by name and time, by
+/// user and time), so it stays fast as the table grows past a million events.
+public protocol AnalyticsStore: Sendable {
+    /// The events of the period with one of the names (all names when `names` is nil), counted per
+    /// name (unless `byName` is false) and per value of each dimension: how many events and how
+    /// many distinct users.
+    func tally(app: String, _ query: TallyQuery) async throws(StoreError) -> [TallyRow]
+    /// The events of the period, in (timestamp, id) order, a page of at most `limit` after `cursor`;
+    /// only one user's when `user` is set.
+    func events(app: String, period: Period, user: String?, after cursor: EventCursor?, limit: Int) async throws(StoreError)
+        -> [StoredEvent]
+    /// The credits granted in the period, per tour and page.
+    func grantTotals(app: String, period: Period) async throws(StoreError) -> [GrantTotal]
+}
+
+/// A half-open span of time, `from <= t < to`, in ms since 1970.
+public struct Period: Hashable, Sendable {
+    public var from: Int64
+    public var to: Int64
+
+    public init(from: Int64, to: Int64) {
+        self.from = from
+        self.to = max(from, to)
+    }
+
+    public init(from: Date, to: Date) {
+        self.init(from: from.millisecondsSince1970, to: to.millisecondsSince1970)
+    }
+
+    public static let day: Int64 = 86_400_000
+}
+
+/// What a ``TallyRow`` is grouped by besides the event's name.
+public enum TallyDimension: Hashable, Sendable {
+    /// The UTC day, as ms since 1970 at midnight.
+    case day
+    /// The `platform` property every SDK sends.
+    case platform
+    /// The `appVersion` property.
+    case appVersion
+    /// The event's target.
+    case target
+    /// Any other property (`tip`, `tour`, `page`, `variant`, `score`): letters, digits and `_` only.
+    case property(String)
+}
+
+public struct TallyQuery: Hashable, Sendable {
+    public var period: Period
+    public var names: [String]?
+    /// Whether rows are per name; without, a user counts once across all the names.
+    public var byName: Bool
+    public var dimensions: [TallyDimension]
+
+    public init(period: Period, names: [String]? = nil, byName: Bool = true, by dimensions: [TallyDimension] = []) {
+        self.period = period
+        self.names = names
+        self.byName = byName
+        self.dimensions = dimensions
+    }
+}
+
+public struct TallyRow: Hashable, Sendable {
+    /// nil when the query was not by name.
+    public var name: String?
+    /// One value per dimension of the query, in its order; nil where the event has none.
+    public var keys: [String?]
+    public var events: Int
+    /// Distinct users.
+    public var users: Int
+
+    public init(name: String?, keys: [String?], events: Int, users: Int) {
+        self.name = name
+        self.keys = keys
+        self.events = events
+        self.users = users
+    }
+}
+
+/// Where a page of ``AnalyticsStore/events(app:period:user:after:limit:)`` ended.
+public struct EventCursor: Hashable, Sendable {
+    public var timestamp: Int64
+    public var id: String
+
+    public init(timestamp: Int64, id: String) {
+        self.timestamp = timestamp
+        self.id = id
+    }
+
+    public init(after event: StoredEvent) { self.init(timestamp: event.timestamp, id: event.id) }
+}
+
+public struct GrantTotal: Hashable, Sendable {
+    public var tour: String
+    public var page: String
+    public var grants: Int
+    public var credits: Int
+
+    public init(tour: String, page: String, grants: Int, credits: Int) {
+        self.tour = tour
+        self.page = page
+        self.grants = grants
+        self.credits = credits
+    }
+}
+
+extension TallyDimension {
+    /// Whether a property name can be used: it goes into a query as a JSON path.
+    public static func isPropertyName(_ name: String) -> Bool {
+        !name.isEmpty && name.count <= 64 && name.unicodeScalars.allSatisfy { $0.isASCII && ($0 == "_" || CharacterSet.alphanumerics.contains($0)) }
+    }
+}

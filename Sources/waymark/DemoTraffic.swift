@@ -1,0 +1,203 @@
+import Foundation
+import WaymarkAPI
+import WaymarkCatalog
+import WaymarkDelivery
+import WaymarkEngine
+import WaymarkServer
+import WaymarkStore
+
+/// Two weeks of made-up shoppers for the demo, so the console's analytics have something to show.
+///
+/// Nothing is faked after the fact: each shopper gets the catalog resolved for their platform,
+/// version and id (targeting, rollout and A/B variant as delivery decides them), and their taps and
+/// screens go through the same ``Engine`` an SDK runs; the events are the ones an SDK would then
+/// send (`tip_shown` when the engine shows a tip, `tip_dismissed` when its rule dismisses it,
+/// `tip_closed` when the shopper closes it). The shoppers are drawn from a seeded generator, so
+/// every demo has the same history, ending at the moment it starts.
+struct DemoTraffic {
+    struct Shopper {
+        var id: String
+        var platform: String
+        var model: String
+        var appVersion: String
+        var locale: String
+        /// Chance of opening the app on a given day.
+        var activity: Double
+    }
+
+    let catalog: Catalog
+    let resolver: Resolver
+    let app: String
+    let end: Date
+    var random = SplitMix64(seed: 2026)
+
+    init(catalog: Catalog, app: String, end: Date) {
+        self.catalog = catalog
+        self.app = app
+        self.end = end
+        resolver = Resolver(catalog: catalog, version: 1)
+    }
+
+    static let days = 14
+
+    /// The shoppers: Android users open the app less often than iOS and web users, which the
+    /// engagement chart then shows.
+    mutating func shoppers() -> [Shopper] {
+        var shoppers: [Shopper] = []
+        let kinds: [(platform: String, count: Int, models: [String], versions: [String], activity: Double)] = [
+            ("ios", 60, ["iPhone15,2", "iPhone14,5", "iPad13,1"], ["1.2", "1.3", "1.4"], 0.6),
+            ("android", 80, ["Pixel 8", "SM-A515F"], ["1.2", "1.3"], 0.3),
+            ("web", 40, ["web"], ["1.4"], 0.5),
+        ]
+        for kind in kinds {
+            for number in 1...kind.count {
+                shoppers.append(Shopper(
+                    id: "\(kind.platform)-\(number)", platform: kind.platform, model: pick(kind.models), appVersion: pick(kind.versions),
+                    locale: pick(["en", "en", "en", "hi-IN", "ta"]), activity: kind.activity
+                ))
+            }
+        }
+        return shoppers
+    }
+
+    /// Every shopper's events, in time order per shopper, and the reward claims of the tour.
+    mutating func events() -> (events: [IncomingEvent], grants: [(user: String, page: String, at: Date)]) {
+        var events: [IncomingEvent] = []
+        var grants: [(String, String, Date)] = []
+        let start = end.addingTimeInterval(-Double(Self.days) * 86_400)
+        for shopper in shoppers() {
+            let client = ClientContext(
+                platform: shopper.platform, model: shopper.model, appVersion: shopper.appVersion, locale: shopper.locale, user: shopper.id
+            )
+            let delivered = resolver.resolve(for: client)
+            let variants = Dictionary(delivered.tips.map { ($0.id, $0.variant) }, uniquingKeysWith: { a, _ in a })
+            var engine = Engine(
+                tips: catalog.tips.filter { variants.keys.contains($0.id) }.map(\.tip), configuration: .init(frequency: catalog.frequency)
+            )
+            let base = ["platform": shopper.platform, "appVersion": shopper.appVersion, "locale": shopper.locale, "model": shopper.model]
+            var sequence = 0
+            func add(_ name: String, _ target: String?, _ time: Date, _ extra: [String: String] = [:]) {
+                sequence += 1
+                events.append(IncomingEvent(
+                    id: String(format: "demo-%@-%05d", shopper.id, sequence), user: shopper.id, name: name, target: target,
+                    timestamp: Timestamp.format(time), properties: base.merging(extra) { $1 }
+                ))
+            }
+            func perform(_ commands: [RenderCommand]) {
+                for command in commands {
+                    var properties = ["tip": command.tip, "container": command.container]
+                    if let variant = variants[command.tip] ?? nil { properties["variant"] = variant }
+                    switch (command.action, command.reason) {
+                    case (.show, _): add("tip_shown", command.tip, command.time, properties)
+                    case (.hide, .closed?): add("tip_closed", command.tip, command.time, properties)
+                    case (.hide, .dismissed?): add("tip_dismissed", command.tip, command.time, properties)
+                    default: break
+                    }
+                }
+            }
+            var tourDone = false
+            for day in 0..<Self.days where chance(shopper.activity) {
+                var time = start.addingTimeInterval(Double(day) * 86_400 + Double(8 * 3600 + next(12 * 3600)))
+                for _ in 0..<(1 + next(2)) {
+                    func act(_ name: String, _ target: String? = nil) {
+                        time += Double(2 + next(40))
+                        add(name, target, time)
+                        perform(engine.record(name, target: target, at: time))
+                        // Some shoppers close a tip that has just appeared rather than follow it.
+                        for tip in catalog.tips.map(\.id) where engine.phase(of: tip) == .active && chance(0.06) {
+                            time += 1
+                            perform(engine.close(tip: tip, at: time))
+                        }
+                    }
+                    act("activation")
+                    act("screen", "home")
+                    if chance(0.5) {
+                        act("scroll")
+                        if chance(0.3) { act("pan", "product-carousel") }
+                    }
+                    if chance(0.3) { act("tap", "search-hint") }
+                    if chance(0.4) { act("tap", "search"); act("screen", "search") }
+                    for _ in 0..<next(4) {
+                        act("screen", "product")
+                        if chance(0.35) { act("tap", "add-to-cart") }
+                        if chance(0.2) { act("tap", "reviews") }
+                    }
+                    if chance(0.25) {
+                        act("screen", "cart")
+                        if chance(0.2) { act("tap", "checkout") }
+                    }
+                    if !tourDone && chance(0.08) {
+                        tourDone = true
+                        act("tap", "tour-start")
+                        for page in catalog.tours.first?.pages ?? [] {
+                            time += Double(5 + next(30))
+                            add("page_viewed", page.id, time, ["tour": "shop-tour", "page": page.id])
+                            if let media = page.media, chance(0.6) { add("video_played", media, time + 2, ["tour": "shop-tour", "page": page.id]) }
+                            guard chance(0.7) else { break }
+                            time += Double(10 + next(60))
+                            add("page_read_to_bottom", page.id, time, ["tour": "shop-tour", "page": page.id])
+                            if page.reward != nil { grants.append((shopper.id, page.id, time)) }
+                        }
+                    }
+                    time += Double(600 + next(7200))
+                }
+            }
+        }
+        return (events, grants)
+    }
+
+    /// Stores the history of the days before today (UTC) and writes it, as the SDKs would send it,
+    /// to `sample-events.jsonl` in the data directory; returns how many events it stored.
+    static func seed(catalog: Catalog, app: String, store: any Store, directory: String) async throws -> Int {
+        let now = Date().millisecondsSince1970
+        var traffic = DemoTraffic(catalog: catalog, app: app, end: Date(millisecondsSince1970: now - now % Period.day))
+        let (events, grants) = traffic.events()
+        let stored = events.map { event in
+            let time = Timestamp.parse(event.timestamp) ?? now
+            let properties = (try? JSONSerialization.data(withJSONObject: event.properties ?? [:], options: .sortedKeys)).map { String(decoding: $0, as: UTF8.self) }
+            return StoredEvent(
+                app: app, id: event.id, user: event.user, name: event.name, target: event.target, timestamp: time, receivedAt: time,
+                clamped: false, properties: properties
+            )
+        }
+        for start in stride(from: 0, to: stored.count, by: 5_000) {
+            _ = try await store.insertEvents(Array(stored[start..<min(start + 5_000, stored.count)]))
+        }
+        for (number, grant) in grants.enumerated() {
+            let credits = catalog.tours.first?.pages.first { $0.id == grant.page }?.reward ?? 0
+            _ = try await store.claim(
+                Grant(id: "demo-grant-\(number)", app: app, user: grant.user, tour: "shop-tour", page: grant.page, credits: credits, grantedAt: grant.at),
+                cap: catalog.rewards.maxCreditsPerUser
+            )
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        var lines = Data()
+        for event in events {
+            lines += try encoder.encode(event)
+            lines += Data("\n".utf8)
+        }
+        try lines.write(to: URL(fileURLWithPath: (directory as NSString).appendingPathComponent("sample-events.jsonl")))
+        return stored.count
+    }
+
+    private mutating func next(_ bound: Int) -> Int { bound > 0 ? Int(random.next() % UInt64(bound)) : 0 }
+    private mutating func chance(_ probability: Double) -> Bool { Double(random.next() % 1_000_000) / 1_000_000 < probability }
+    private mutating func pick<T>(_ values: [T]) -> T { values[next(values.count)] }
+}
+
+/// A small, fast, seeded generator (Steele, Lea and Flood's SplitMix64): the same seed gives the
+/// same demo history on every machine.
+struct SplitMix64 {
+    var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9e37_79b9_7f4a_7c15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
+        z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
+        return z ^ (z >> 31)
+    }
+}

@@ -1,0 +1,196 @@
+import Foundation
+import Testing
+import WaymarkAnalytics
+import WaymarkCatalog
+import WaymarkSQLite
+import WaymarkStore
+
+/// Every report over a real SQLite database holding a small, hand-counted history.
+@Suite struct AnalyticsTests {
+    static let catalog = """
+        tips:
+          - id: search-tip
+            container: home
+            trigger: count(screen) >= 2
+            dismissal: tap:search
+            content: { title: Search }
+            variants:
+              - id: short
+                content: { title: Search }
+              - id: long
+                content: { title: Looking for something? }
+          - id: ios-tip
+            container: cart
+            trigger: tap:cart
+            targeting: device.platform == "ios"
+            content: { title: Checkout }
+          - id: quiet-tip
+            container: banner
+            trigger: NOT tap within 1h
+            content: { title: Still there? }
+        tours:
+          - id: welcome
+            pages:
+              - id: one
+                content: { title: One }
+              - id: two
+                content: { title: Two }
+                reward: 5
+        """
+
+    static let day0: Int64 = 1_790_000_000_000 - 1_790_000_000_000 % Period.day
+
+    struct History {
+        var events: [StoredEvent] = []
+        mutating func add(_ user: String, _ minute: Int64, _ name: String, _ target: String? = nil, platform: String, version: String,
+                          _ extra: [String: String] = [:]) {
+            var properties = ["platform": platform, "appVersion": version]
+            properties.merge(extra) { $1 }
+            let json = String(decoding: try! JSONSerialization.data(withJSONObject: properties, options: .sortedKeys), as: UTF8.self)
+            let time = AnalyticsTests.day0 + minute * 60_000
+            events.append(StoredEvent(
+                app: "shop", id: String(format: "%@-%05d", user, events.count), user: user, name: name, target: target,
+                timestamp: time, receivedAt: time, clamped: false, properties: json
+            ))
+        }
+    }
+
+    /// u1 on iOS sees search-tip (variant short) and then searches; u2 on Android searched before
+    /// it could show; u3 on the web is shown it (variant long) and closes it; u1 also opens the cart
+    /// (ios-tip) and reads the tour; on day 1, u2 comes back.
+    static func history() -> [StoredEvent] {
+        var h = History()
+        h.add("u1", 0, "activation", platform: "ios", version: "1.2")
+        h.add("u1", 1, "screen", "home", platform: "ios", version: "1.2")
+        h.add("u1", 2, "screen", "list", platform: "ios", version: "1.2")
+        h.add("u1", 2, "tip_shown", "search-tip", platform: "ios", version: "1.2", ["variant": "short"])
+        h.add("u1", 3, "tap", "search", platform: "ios", version: "1.2")
+        h.add("u1", 3, "tip_dismissed", "search-tip", platform: "ios", version: "1.2", ["variant": "short"])
+        h.add("u1", 4, "tap", "cart", platform: "ios", version: "1.2")
+        h.add("u1", 5, "page_viewed", "one", platform: "ios", version: "1.2", ["tour": "welcome", "page": "one"])
+        h.add("u1", 6, "page_read_to_bottom", "one", platform: "ios", version: "1.2", ["tour": "welcome", "page": "one"])
+        h.add("u1", 6, "page_viewed", "two", platform: "ios", version: "1.2", ["tour": "welcome", "page": "two"])
+        h.add("u1", 6, "video_played", "intro", platform: "ios", version: "1.2", ["tour": "welcome", "page": "two"])
+        h.add("u1", 7, "video_played", "intro", platform: "ios", version: "1.2", ["tour": "welcome", "page": "two"])
+        h.add("u2", 0, "activation", platform: "android", version: "1.10")
+        h.add("u2", 1, "screen", "home", platform: "android", version: "1.10")
+        h.add("u2", 2, "tap", "search", platform: "android", version: "1.10")
+        h.add("u2", 3, "screen", "list", platform: "android", version: "1.10")
+        h.add("u2", 4, "tap", "cart", platform: "android", version: "1.10")
+        h.add("u2", 5, "page_viewed", "one", platform: "android", version: "1.10", ["tour": "welcome", "page": "one"])
+        h.add("u3", 10, "activation", platform: "web", version: "1.2")
+        h.add("u3", 11, "screen", "home", platform: "web", version: "1.2")
+        h.add("u3", 12, "screen", "list", platform: "web", version: "1.2")
+        h.add("u3", 12, "tip_shown", "search-tip", platform: "web", version: "1.2", ["variant": "long"])
+        h.add("u3", 13, "tip_closed", "search-tip", platform: "web", version: "1.2", ["variant": "long"])
+        h.add("u3", 14, "tap", "logo", platform: "web", version: "1.2")
+        h.add("u2", 1440 + 5, "activation", platform: "android", version: "1.10")
+        h.add("u2", 1440 + 6, "activation", platform: "android", version: "1.10")
+        return h.events
+    }
+
+    func withStore(_ body: (SQLiteStore, Catalog, Period) async throws -> Void) async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("waymark-analytics-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = try SQLiteStore(path: directory.appendingPathComponent("waymark.sqlite").path)
+        var events = Self.history()
+        // Another app's events and events outside the period count nowhere.
+        events.append(StoredEvent(app: "other", id: "x1", user: "u9", name: "tip_shown", target: "search-tip", timestamp: Self.day0,
+                                  receivedAt: Self.day0, clamped: false, properties: #"{"platform":"ios"}"#))
+        events.append(StoredEvent(app: "shop", id: "x2", user: "u9", name: "tip_shown", target: "search-tip", timestamp: Self.day0 - 1,
+                                  receivedAt: Self.day0, clamped: false, properties: #"{"platform":"ios"}"#))
+        _ = try await store.insertEvents(events)
+        let grant = Grant(id: "g1", app: "shop", user: "u1", tour: "welcome", page: "two", credits: 5,
+                          grantedAt: Date(millisecondsSince1970: Self.day0 + 7 * 60_000))
+        _ = try await store.claim(grant, cap: nil)
+        let catalog = try CatalogDocument.parse(Self.catalog, file: "test.yaml")
+        try await body(store, catalog, Period(from: Self.day0, to: Self.day0 + 2 * Period.day))
+    }
+
+    @Test func tipFunnelsByPlatformAndVersion() async throws {
+        try await withStore { store, catalog, period in
+            let reports = try await Analytics(store: store).tips(app: "shop", catalog: catalog, period: period)
+            #expect(reports.map(\.tip) == ["search-tip", "ios-tip", "quiet-tip"])
+            let search = reports[0]
+            // u1 and u3 could see it, u2 searched first.
+            #expect(search.total == TipFunnel(eligible: 2, shown: 2, acted: 1, closed: 1))
+            #expect(search.total.conversion == Proportion(1, of: 2))
+            #expect(search.segments.map(\.segment) == [Segment(platform: "ios", appVersion: "1.2"), Segment(platform: "web", appVersion: "1.2")])
+            #expect(search.segments.map(\.funnel) == [TipFunnel(eligible: 1, shown: 1, acted: 1), TipFunnel(eligible: 1, shown: 1, closed: 1)])
+            // Only iOS is targeted, though u2 also tapped the cart on Android.
+            #expect(reports[1].total == TipFunnel(eligible: 1))
+            // A rule made true by time alone: every user sat an hour without tapping at the end.
+            #expect(reports[2].total.eligible == 3)
+        }
+    }
+
+    @Test func backtestCountsWhoWouldHaveSeenItAndThenActed() async throws {
+        try await withStore { store, catalog, period in
+            let outcome = try await Backtest(tips: [catalog.tips[0]]).run(store: store, app: "shop", period: period)[0]
+            #expect(outcome.activeUsers == 3)
+            #expect(outcome.users == 2)
+            #expect(outcome.acted == 1)
+            #expect(outcome.alreadyDid == 1)
+            #expect(outcome.byDay == [Self.day0: 2])
+            #expect(outcome.medianSecondsToAct == 60)
+            #expect(outcome.bySegment == [Segment(platform: "ios", appVersion: "1.2"): 1, Segment(platform: "web", appVersion: "1.2"): 1])
+        }
+    }
+
+    @Test func toursPageByPage() async throws {
+        try await withStore { store, catalog, period in
+            let tours = try await Analytics(store: store).tours(app: "shop", catalog: catalog, period: period)
+            #expect(tours.count == 1)
+            let pages = tours[0].pages
+            #expect(pages.map(\.page) == ["one", "two"])
+            #expect(pages.map(\.viewed) == [2, 1])
+            #expect(pages.map(\.readToBottom) == [1, 0])
+            #expect(pages.map(\.videoPlays) == [0, 2])
+            #expect(pages.map(\.credits) == [0, 5])
+            #expect(tours[0].reached(1) == Proportion(1, of: 2))
+        }
+    }
+
+    @Test func engagementByPlatformAndDay() async throws {
+        try await withStore { store, _, period in
+            let report = try await Analytics(store: store).engagement(app: "shop", period: period)
+            #expect(report.platforms.map(\.platform) == ["android", "ios", "web"])
+            #expect(report.platforms.map(\.users) == [1, 1, 1])
+            #expect(report.platforms.map(\.sessions) == [3, 1, 1])
+            #expect(report.platforms.map(\.events) == [8, 12, 6])
+            #expect(report.ratio(report.platforms[1]) == 1)
+            #expect(report.days.map(\.day) == [Self.day0, Self.day0, Self.day0, Self.day0 + Period.day])
+            #expect(report.days.last == Engagement(platform: "android", day: Self.day0 + Period.day, users: 1, sessions: 2, events: 2))
+        }
+    }
+
+    @Test func experimentsPerVariant() async throws {
+        try await withStore { store, catalog, period in
+            let experiments = try await Analytics(store: store).experiments(app: "shop", catalog: catalog, period: period)
+            #expect(experiments.map(\.tip) == ["search-tip"])
+            #expect(experiments[0].arms.map(\.variant) == ["short", "long"])
+            #expect(experiments[0].arms.map(\.conversion) == [Proportion(1, of: 1), Proportion(0, of: 1)])
+            #expect(!experiments[0].enoughData)
+            #expect(experiments[0].arms.allSatisfy { $0.pValue == nil })
+        }
+    }
+
+    @Test func eligibilityTraceExplainsOneUser() async throws {
+        try await withStore { store, catalog, period in
+            let analytics = Analytics(store: store)
+            let u2 = try #require(try await analytics.explain(app: "shop", catalog: catalog, user: "u2", tip: "search-tip", period: period))
+            #expect(u2.targeted)
+            #expect(u2.explanation.phase == .finished(.dismissed))
+            #expect(u2.steps.contains { $0.input == "tap:search" && $0.outcome == nil })
+            let u1 = try #require(try await analytics.explain(app: "shop", catalog: catalog, user: "u1", tip: "search-tip", period: period))
+            #expect(u1.steps.map(\.outcome).compactMap { $0 } == ["show in home", "hide in home (dismissed)"])
+            #expect(u1.context == ["platform": "ios", "appVersion": "1.2"])
+            #expect(u1.explanation.conditions.first { $0.label == "dismissal" }?.satisfied == false)
+            #expect(u1.steps.first?.input == "context app.version=1.2 device.platform=ios user.id=u1")
+            let android = try #require(try await analytics.explain(app: "shop", catalog: catalog, user: "u2", tip: "ios-tip", period: period))
+            #expect(!android.targeted)
+            #expect(try await analytics.explain(app: "shop", catalog: catalog, user: "u2", tip: "nope", period: period) == nil)
+        }
+    }
+}

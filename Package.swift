@@ -25,6 +25,9 @@ let package = Package(
         .library(name: "WaymarkHTML", targets: ["WaymarkHTML"]),
         .library(name: "WaymarkCatalog", targets: ["WaymarkCatalog"]),
         .library(name: "WaymarkDelivery", targets: ["WaymarkDelivery"]),
+        .library(name: "WaymarkStore", targets: ["WaymarkStore"]),
+        .library(name: "WaymarkSQLite", targets: ["WaymarkSQLite"]),
+        .library(name: "WaymarkAnalytics", targets: ["WaymarkAnalytics"]),
         .executable(name: "waymark", targets: ["waymark"]),
     ],
     dependencies: [

@@ -32,6 +32,18 @@ let package = Package(
             path: "Benchmarks/DeliveryBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
+        .executableTarget(
+            name: "AnalyticsBenchmarks",
+            dependencies: [
+                .product(name: "WaymarkAnalytics", package: "Waymark"),
+                .product(name: "WaymarkSQLite", package: "Waymark"),
+                .product(name: "WaymarkStore", package: "Waymark"),
+                .product(name: "WaymarkCatalog", package: "Waymark"),
+                .product(name: "Benchmark", package: "benchmark"),
+            ],
+            path: "Benchmarks/AnalyticsBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
         // Not a package-benchmark suite: a yardstick the server benchmark (wrk/run) runs beside wrk.
         .executableTarget(
             name: "SQLiteBaseline",

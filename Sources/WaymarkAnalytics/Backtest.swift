@@ -60,17 +60,13 @@ public struct Backtest: Sendable {
 
     public func run(store: any AnalyticsStore, app: String, period: Period, user: String? = nil) async throws -> [Outcome] {
         var users: [String: UserState] = [:]
+        var contexts = ContextCache()
         var cursor: EventCursor?
         while true {
             let page = try await store.events(app: app, period: period, user: user, after: cursor, limit: Self.pageSize)
             for event in page {
-                var state = users[event.user] ?? UserState(
-                    evaluator: Evaluator(rules: rules), user: event.user, context: ["user.id": .string(event.user)],
-                    seenAt: Array(repeating: nil, count: tips.count), segmentAtSeen: Array(repeating: nil, count: tips.count), done: Array(repeating: false, count: tips.count),
-                    actedAt: Array(repeating: nil, count: tips.count)
-                )
-                play(event, &state)
-                users[event.user] = state
+                // Mutated in place: a copy out of the dictionary would copy the evaluator's storage.
+                play(event, &users[event.user, default: newState(event.user)], &contexts)
             }
             guard page.count == Self.pageSize, let last = page.last else { break }
             cursor = EventCursor(after: last)
@@ -98,7 +94,15 @@ public struct Backtest: Sendable {
         }
     }
 
-    private func play(_ event: StoredEvent, _ state: inout UserState) {
+    private func newState(_ user: String) -> UserState {
+        UserState(
+            evaluator: Evaluator(rules: rules), user: user, context: ["user.id": .string(user)],
+            seenAt: Array(repeating: nil, count: tips.count), segmentAtSeen: Array(repeating: nil, count: tips.count),
+            done: Array(repeating: false, count: tips.count), actedAt: Array(repeating: nil, count: tips.count)
+        )
+    }
+
+    private func play(_ event: StoredEvent, _ state: inout UserState, _ contexts: inout ContextCache) {
         // Rules that time alone makes true (`NOT tap within 1h`) count at the moment they flip.
         while let next = state.evaluator.nextChange, next.millisecondsSince1970 <= event.timestamp {
             state.evaluator.advance(to: next)
@@ -106,7 +110,9 @@ public struct Backtest: Sendable {
         }
         if event.properties != state.properties {
             state.properties = event.properties
-            updateContext(&state)
+            let reported = contexts.context(event.properties)
+            state.context = reported.values(user: state.user)
+            state.segment = reported.segment
         }
         state.evaluator.record(event.name, target: event.target, at: Date(millisecondsSince1970: event.timestamp))
         check(&state, at: event.timestamp)
@@ -131,9 +137,4 @@ public struct Backtest: Sendable {
         }
     }
 
-    private func updateContext(_ state: inout UserState) {
-        let reported = ReportedContext(properties: state.properties)
-        state.context = reported.values(user: state.user)
-        state.segment = reported.segment
-    }
 }

@@ -33,6 +33,21 @@ struct ReportedContext {
     var segment: Segment { Segment(platform: properties["platform"], appVersion: properties["appVersion"]) }
 }
 
+/// Parsed properties by their text: the same few texts (platform, version, locale, and a tip's id)
+/// come back in most events, and parsing JSON costs more than looking it up.
+struct ContextCache {
+    private var parsed: [String: ReportedContext] = [:]
+
+    mutating func context(_ properties: String?) -> ReportedContext {
+        guard let properties else { return ReportedContext(properties: nil) }
+        if let known = parsed[properties] { return known }
+        let context = ReportedContext(properties: properties)
+        if parsed.count >= 10_000 { parsed.removeAll(keepingCapacity: true) }
+        parsed[properties] = context
+        return context
+    }
+}
+
 /// Why a tip was or was not shown to one user: their recorded events replayed through the engine
 /// with the catalog's tips, as their device ran them, then the same term-by-term explanation as
 /// `waymark explain`.

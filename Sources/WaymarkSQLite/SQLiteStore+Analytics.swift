@@ -4,9 +4,11 @@ import WaymarkStore
 
 /// The platform and app version every SDK puts in an event's properties become columns, filled on
 /// insert, so that engagement by platform reads one covering index instead of parsing a million
-/// JSON objects. Three indexes serve the three shapes of analytics reads: a period of everything
-/// (`events_by_time`, covering engagement), a period of a few names (`events_by_name`: tips, tours,
-/// surveys), and one user's events (`events_by_user`: the eligibility debugger).
+/// JSON objects. Two indexes serve the shapes of analytics reads: a period of everything
+/// (`events_by_time`, covering engagement, and holding the user for the eligibility debugger) and
+/// a period of a few names (`events_by_name`: tips, tours). An index by user first would serve the
+/// debugger better, but its inserts land all over the tree: it cut plain SQLite's insert rate in
+/// this table from 131,000 to 30,000 rows/s.
 let analyticsSchema = """
     ALTER TABLE events ADD COLUMN platform TEXT;
     ALTER TABLE events ADD COLUMN app_version TEXT;
@@ -14,7 +16,6 @@ let analyticsSchema = """
         WHERE properties IS NOT NULL;
     CREATE INDEX events_by_time ON events(app, timestamp, platform, user, name);
     CREATE INDEX events_by_name ON events(app, name, timestamp);
-    CREATE INDEX events_by_user ON events(app, user, timestamp);
     """
 
 extension SQLiteStore {

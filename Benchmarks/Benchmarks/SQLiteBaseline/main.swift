@@ -3,7 +3,8 @@ import GRDB
 import WaymarkClient
 
 /// The yardstick for event ingestion: plain SQLite inserts into a table shaped like Waymark's
-/// events table (same schema, WAL, synchronous=NORMAL, as `SQLiteStore` opens it), 100 rows per
+/// events table (same schema and indexes, the analytics columns filled the same way, WAL,
+/// synchronous=NORMAL, as `SQLiteStore` opens it), 100 rows per
 /// transaction, with no HTTP, JSON or validation. Prints rows per second for time-ordered ids
 /// (UUIDv7, as the SDKs make them) and for random ones (UUIDv4), to show why ids are time-ordered.
 ///
@@ -22,8 +23,11 @@ func measure(_ label: String, ids: () -> String) throws -> Double {
             CREATE TABLE events (
                 app TEXT NOT NULL, id TEXT NOT NULL, user TEXT NOT NULL, name TEXT NOT NULL, target TEXT,
                 timestamp INTEGER NOT NULL, received_at INTEGER NOT NULL, clamped INTEGER NOT NULL, properties TEXT,
+                platform TEXT, app_version TEXT,
                 PRIMARY KEY (app, id)
-            ) WITHOUT ROWID
+            ) WITHOUT ROWID;
+            CREATE INDEX events_by_time ON events(app, timestamp, platform, user, name);
+            CREATE INDEX events_by_name ON events(app, name, timestamp);
             """)
     }
     let keys = (0..<rows).map { _ in ids() }
@@ -31,8 +35,9 @@ func measure(_ label: String, ids: () -> String) throws -> Double {
     for batch in stride(from: 0, to: rows, by: 100) {
         try pool.write { db in
             let statement = try db.cachedStatement(sql: """
-                INSERT INTO events (app, id, user, name, target, timestamp, received_at, clamped, properties)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING
+                INSERT INTO events (app, id, user, name, target, timestamp, received_at, clamped, properties, platform, app_version)
+                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, json_extract(?9, '$.platform'), json_extract(?9, '$.appVersion'))
+                ON CONFLICT DO NOTHING
                 """)
             for index in batch..<min(batch + 100, rows) {
                 try statement.execute(arguments: [

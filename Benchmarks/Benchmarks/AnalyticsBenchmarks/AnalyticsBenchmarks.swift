@@ -1,0 +1,131 @@
+import Benchmark
+import Foundation
+import WaymarkAnalytics
+import WaymarkCatalog
+import WaymarkSQLite
+import WaymarkStore
+
+/// The console's analytics over a SQLite database of one million events: 20,000 users on three
+/// platforms over 30 days, a tenth of the events from tips. Each benchmark is one page's reads.
+/// Target (issue 5): fast with a million events; the README states the times.
+let benchmarks: @Sendable () -> Void = {
+    Benchmark.defaultConfiguration = .init(
+        metrics: [.wallClock],
+        timeUnits: .milliseconds,
+        maxDuration: .seconds(30),
+        maxIterations: 10
+    )
+
+    let catalog = try! CatalogDocument.parse("""
+        tips:
+          - id: search-tip
+            container: home
+            trigger: count(screen:home) >= 2 within 1d
+            dismissal: tap:search
+            content: { title: Search }
+            variants:
+              - { id: a, content: { title: Search } }
+              - { id: b, content: { title: Find } }
+          - id: cart-tip
+            container: product
+            trigger: screen:product THEN screen:product within 10m
+            dismissal: tap:add-to-cart
+            targeting: device.platform in ["ios", "android"]
+            content: { title: Cart }
+          - id: checkout-tip
+            container: cart
+            trigger: count(tap:add-to-cart) >= 3 within 7d
+            dismissal: tap:checkout
+            content: { title: Checkout }
+        tours:
+          - id: tour
+            pages:
+              - { id: one, content: { title: One } }
+              - { id: two, content: { title: Two } }
+        """, file: "bench")
+    let (store, period) = try! makeDatabase(events: 1_000_000)
+    let analytics = Analytics(store: store)
+
+    Benchmark("Engagement by platform and day, 30 days, 1M events") { benchmark in
+        for _ in benchmark.scaledIterations { blackHole(try await analytics.engagement(app: "bench", period: period)) }
+    }
+    Benchmark("Tip funnels by platform and version with the eligible replay, 30 days, 1M events") { benchmark in
+        for _ in benchmark.scaledIterations { blackHole(try await analytics.tips(app: "bench", catalog: catalog, period: period)) }
+    }
+    Benchmark("Tip event counts only (no replay), 30 days, 1M events") { benchmark in
+        for _ in benchmark.scaledIterations {
+            blackHole(try await store.tally(app: "bench", TallyQuery(period: period, names: ["tip_shown", "tip_dismissed", "tip_closed"], by: [.target, .platform, .appVersion])))
+        }
+    }
+    Benchmark("Tour funnel and A/B tests, 30 days, 1M events") { benchmark in
+        for _ in benchmark.scaledIterations {
+            blackHole(try await analytics.tours(app: "bench", catalog: catalog, period: period))
+            blackHole(try await analytics.experiments(app: "bench", catalog: catalog, period: period))
+        }
+    }
+    Benchmark("Backtest of one tip over 7 days of a 1M-event database") { benchmark in
+        let week = Period(from: period.to - 7 * Period.day, to: period.to)
+        for _ in benchmark.scaledIterations {
+            blackHole(try await Backtest(tips: [catalog.tips[0]]).run(store: store, app: "bench", period: week))
+        }
+    }
+    Benchmark("Eligibility debugger for one user, 1M events") { benchmark in
+        for _ in benchmark.scaledIterations {
+            blackHole(try await analytics.explain(app: "bench", catalog: catalog, user: "user-77", tip: "search-tip", period: period))
+        }
+    }
+}
+
+/// A fresh database in a temporary directory with `events` events spread over 30 days.
+func makeDatabase(events count: Int) throws -> (SQLiteStore, Period) {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("waymark-analytics-bench-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    let store = try SQLiteStore(path: directory.appendingPathComponent("waymark.sqlite").path)
+    let end: Int64 = 1_790_000_000_000 - 1_790_000_000_000 % Period.day
+    let start = end - 30 * Period.day
+    let names: [(String, String?)] = [
+        ("activation", nil), ("screen", "home"), ("screen", "product"), ("screen", "cart"), ("tap", "search"), ("tap", "add-to-cart"),
+        ("tap", "checkout"), ("scroll", nil), ("tap", "reviews"), ("screen", "search"),
+    ]
+    let tipNames = ["tip_shown", "tip_dismissed", "tip_closed"]
+    let tips = ["search-tip", "cart-tip", "checkout-tip"]
+    var state: UInt64 = 42
+    func next(_ bound: Int) -> Int {
+        state = state &* 6364136223846793005 &+ 1442695040888963407
+        return Int((state >> 33) % UInt64(bound))
+    }
+    let semaphore = DispatchSemaphore(value: 0)
+    let batches = count / 10_000
+    Task {
+        for batch in 0..<batches {
+            var events: [StoredEvent] = []
+            events.reserveCapacity(10_000)
+            for index in 0..<10_000 {
+                let number = batch * 10_000 + index
+                // Time grows with the id, as UUIDv7 ids do.
+                let time = start + Int64(number) * (30 * Period.day) / Int64(count)
+                let user = next(20_000)
+                let platform = ["ios", "android", "web"][user % 3]
+                let version = ["1.2", "1.3", "1.4"][user % 5 % 3]
+                var properties = #""appVersion":"\#(version)","platform":"\#(platform)""#
+                let name: String
+                let target: String?
+                if next(10) == 0 {
+                    name = tipNames[next(3)]
+                    target = tips[next(3)]
+                    properties += #","tip":"\#(target!)","variant":"\#(["a", "b"][user % 2])""#
+                } else {
+                    (name, target) = names[next(names.count)]
+                }
+                events.append(StoredEvent(
+                    app: "bench", id: String(format: "%012d", number), user: "user-\(user)", name: name, target: target, timestamp: time,
+                    receivedAt: time, clamped: false, properties: "{\(properties)}"
+                ))
+            }
+            _ = try await store.insertEvents(events)
+        }
+        semaphore.signal()
+    }
+    semaphore.wait()
+    return (store, Period(from: start, to: end))
+}

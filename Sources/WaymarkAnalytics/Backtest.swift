@@ -49,40 +49,32 @@ public struct Backtest: Sendable {
         var properties: String?
         var context: [String: ContextValue] = [:]
         var segment = Segment(platform: nil, appVersion: nil)
-        /// Per tip: when it would have shown, and whether its dismissal held.
-        var seenAt: [Int64?]
-        var segmentAtSeen: [Segment?]
+        /// Per tip: when it would have shown and where the user was then, whether it is decided
+        /// (its dismissal held), and when the user did what it teaches.
+        var seen: [(at: Int64, segment: Segment)?]
         var done: [Bool]
         var actedAt: [Int64?]
     }
 
-    public static let pageSize = 10_000
-
-    public func run(store: any AnalyticsStore, app: String, period: Period, user: String? = nil) async throws -> [Outcome] {
+    public func run(store: any AnalyticsStore, app: String, period: Period) async throws -> [Outcome] {
         var users: [String: UserState] = [:]
         var contexts = ContextCache()
-        var cursor: EventCursor?
-        while true {
-            let page = try await store.events(app: app, period: period, user: user, after: cursor, limit: Self.pageSize)
-            for event in page {
-                // Mutated in place: a copy out of the dictionary would copy the evaluator's storage.
-                play(event, &users[event.user, default: newState(event.user)], &contexts)
-            }
-            guard page.count == Self.pageSize, let last = page.last else { break }
-            cursor = EventCursor(after: last)
+        try await store.forEachEvent(app: app, period: period) { event in
+            // Mutated in place: a copy out of the dictionary would copy the evaluator's storage.
+            play(event, &users[event.user, default: newState(event.user)], &contexts)
         }
         return tips.indices.map { tip in
             var outcome = Outcome()
             outcome.activeUsers = users.count
             var delays: [Double] = []
             for state in users.values {
-                if let seen = state.seenAt[tip] {
+                if let seen = state.seen[tip] {
                     outcome.users += 1
-                    outcome.bySegment[state.segmentAtSeen[tip] ?? state.segment, default: 0] += 1
-                    outcome.byDay[seen - seen % Period.day, default: 0] += 1
+                    outcome.bySegment[seen.segment, default: 0] += 1
+                    outcome.byDay[Period.startOfDay(seen.at), default: 0] += 1
                     if let acted = state.actedAt[tip] {
                         outcome.acted += 1
-                        delays.append(Double(acted - seen) / 1000)
+                        delays.append(Double(acted - seen.at) / 1000)
                     }
                 } else if state.done[tip] {
                     outcome.alreadyDid += 1
@@ -97,8 +89,7 @@ public struct Backtest: Sendable {
     private func newState(_ user: String) -> UserState {
         UserState(
             evaluator: Evaluator(rules: rules), user: user, context: ["user.id": .string(user)],
-            seenAt: Array(repeating: nil, count: tips.count), segmentAtSeen: Array(repeating: nil, count: tips.count),
-            done: Array(repeating: false, count: tips.count), actedAt: Array(repeating: nil, count: tips.count)
+            seen: Array(repeating: nil, count: tips.count), done: Array(repeating: false, count: tips.count), actedAt: Array(repeating: nil, count: tips.count)
         )
     }
 
@@ -121,14 +112,13 @@ public struct Backtest: Sendable {
     private func check(_ state: inout UserState, at time: Int64) {
         for tip in tips.indices where !state.done[tip] {
             let dismissed = state.evaluator.value(ofRule: tip * 2 + 1)
-            if state.seenAt[tip] == nil {
+            if state.seen[tip] == nil {
                 if dismissed {
                     state.done[tip] = true
                 } else if state.evaluator.value(ofRule: tip * 2),
                     Resolver.admits(tips[tip].targeting, id: tips[tip].id, context: state.context, user: state.user)
                 {
-                    state.seenAt[tip] = time
-                    state.segmentAtSeen[tip] = state.segment
+                    state.seen[tip] = (time, state.segment)
                 }
             } else if dismissed {
                 state.done[tip] = true
@@ -136,5 +126,4 @@ public struct Backtest: Sendable {
             }
         }
     }
-
 }

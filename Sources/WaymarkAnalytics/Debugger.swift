@@ -5,49 +5,6 @@ import WaymarkEngine
 import WaymarkRules
 import WaymarkStore
 
-/// The context an event's properties report (every SDK sends `platform`, `appVersion`, `locale`,
-/// and the web SDK `model`), as targeting rules and breakdowns read it.
-struct ReportedContext {
-    var properties: [String: String] = [:]
-
-    init(properties json: String?) {
-        guard let json, let object = try? JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any] else { return }
-        for (key, value) in object {
-            if let text = value as? String { properties[key] = text }
-        }
-    }
-
-    static let paths = [("device.platform", "platform"), ("device.model", "model"), ("app.version", "appVersion"), ("user.locale", "locale")]
-
-    func values(user: String) -> [String: ContextValue] {
-        var values: [String: ContextValue] = ["user.id": .string(user)]
-        for (path, key) in Self.paths {
-            values[path] = properties[key].map(ContextValue.string)
-        }
-        return values
-    }
-
-    /// Every path reported, unset: a context line clears what the new properties no longer report.
-    static let cleared = Dictionary(uniqueKeysWithValues: paths.map { ($0.0, ContextValue?.none) })
-
-    var segment: Segment { Segment(platform: properties["platform"], appVersion: properties["appVersion"]) }
-}
-
-/// Parsed properties by their text: the same few texts (platform, version, locale, and a tip's id)
-/// come back in most events, and parsing JSON costs more than looking it up.
-struct ContextCache {
-    private var parsed: [String: ReportedContext] = [:]
-
-    mutating func context(_ properties: String?) -> ReportedContext {
-        guard let properties else { return ReportedContext(properties: nil) }
-        if let known = parsed[properties] { return known }
-        let context = ReportedContext(properties: properties)
-        if parsed.count >= 10_000 { parsed.removeAll(keepingCapacity: true) }
-        parsed[properties] = context
-        return context
-    }
-}
-
 /// Why a tip was or was not shown to one user: their recorded events replayed through the engine
 /// with the catalog's tips, as their device ran them, then the same term-by-term explanation as
 /// `waymark explain`.
@@ -80,33 +37,25 @@ extension Analytics {
     public func explain(app: String, catalog: Catalog, user: String, tip id: String, period: Period) async throws -> EligibilityTrace? {
         guard let tip = catalog.tips.first(where: { $0.id == id }) else { return nil }
         var script: [EventScript.Line] = []
-        var lastProperties: String??
         var reported = ReportedContext(properties: nil)
-        var cursor: EventCursor?
-        while true {
-            let page = try await store.events(app: app, period: period, user: user, after: cursor, limit: Backtest.pageSize)
-            for event in page {
-                let time = Date(millisecondsSince1970: event.timestamp)
-                if lastProperties != .some(event.properties) {
-                    lastProperties = .some(event.properties)
-                    let next = ReportedContext(properties: event.properties)
-                    if next.values(user: user) != reported.values(user: user) || script.isEmpty {
-                        reported = next
-                        script.append(.init(number: script.count + 1, time: time, input: .context(next.values(user: user).mapValues { $0 }.merging(ReportedContext.cleared) { set, _ in set })))
-                    }
-                }
-                switch event.name {
-                case "tip_closed":
-                    if let target = event.target { script.append(.init(number: script.count + 1, time: time, input: .close(tip: target))) }
-                case "tip_shown", "tip_dismissed", "tip_action":
-                    // What the engine itself reported, not input to it.
-                    continue
-                default:
-                    script.append(.init(number: script.count + 1, time: time, input: .event(name: event.name, target: event.target)))
-                }
+        var contexts = ContextCache()
+        func add(_ time: Date, _ input: EventScript.Input) { script.append(.init(number: script.count + 1, time: time, input: input)) }
+        try await store.forEachEvent(app: app, period: period, user: user) { event in
+            let time = Date(millisecondsSince1970: event.timestamp)
+            let next = contexts.context(event.properties)
+            if script.isEmpty || next.values(user: user) != reported.values(user: user) {
+                reported = next
+                add(time, .context(next.values(user: user).mapValues { $0 }.merging(ReportedContext.cleared) { set, _ in set }))
             }
-            guard page.count == Backtest.pageSize, let last = page.last else { break }
-            cursor = EventCursor(after: last)
+            switch event.name {
+            case "tip_closed":
+                if let target = event.target { add(time, .close(tip: target)) }
+            case "tip_shown", "tip_dismissed", "tip_action":
+                // What the engine itself reported, not input to it.
+                break
+            default:
+                add(time, .event(name: event.name, target: event.target))
+            }
         }
         let context = reported.values(user: user)
         // The device had the tips its context was targeted with; the traced one is kept to explain it.

@@ -1,5 +1,6 @@
 import Foundation
 import WaymarkCatalog
+import WaymarkRules
 import WaymarkStore
 
 /// How many users reached each step of a tip: could have seen it, saw it, did what it teaches
@@ -33,38 +34,29 @@ public struct Segment: Hashable, Sendable, Comparable {
         self.appVersion = appVersion
     }
 
+    /// By platform, then app version in numeric order (1.10 after 1.9), text that is not a version
+    /// after the versions.
     public static func < (a: Segment, b: Segment) -> Bool {
-        ((a.platform ?? ""), VersionOrder(a.appVersion)) < ((b.platform ?? ""), VersionOrder(b.appVersion))
-    }
-}
-
-/// App versions in numeric order (1.10 after 1.9); text that is not a version after the versions.
-struct VersionOrder: Comparable {
-    var parts: [Int]
-    var text: String
-
-    init(_ text: String?) {
-        self.text = text ?? ""
-        let numbers = self.text.split(separator: ".").map { Int($0) }
-        parts = numbers.contains(nil) || numbers.isEmpty ? [Int.max] : numbers.map { $0! }
-    }
-
-    static func < (a: VersionOrder, b: VersionOrder) -> Bool {
-        a.parts.lexicographicallyPrecedes(b.parts) || (a.parts == b.parts && a.text < b.text)
+        if a.platform != b.platform { return (a.platform ?? "") < (b.platform ?? "") }
+        switch (a.appVersion.flatMap(Version.init(reading:)), b.appVersion.flatMap(Version.init(reading:))) {
+        case (let x?, let y?) where x != y: return x < y
+        case (.some, nil): return true
+        case (nil, .some): return false
+        default: return (a.appVersion ?? "") < (b.appVersion ?? "")
+        }
     }
 }
 
 public struct TipReport: Hashable, Sendable {
-    public var tip: String
-    public var total: TipFunnel
-    public var segments: [(segment: Segment, funnel: TipFunnel)]
-
-    public static func == (a: TipReport, b: TipReport) -> Bool {
-        a.tip == b.tip && a.total == b.total && a.segments.map(\.segment) == b.segments.map(\.segment)
-            && a.segments.map(\.funnel) == b.segments.map(\.funnel)
+    public struct Part: Hashable, Sendable {
+        public var segment: Segment
+        public var funnel: TipFunnel
     }
 
-    public func hash(into hasher: inout Hasher) { hasher.combine(tip) }
+    public var tip: String
+    public var total: TipFunnel
+    /// By platform and app version, in ``Segment`` order.
+    public var segments: [Part]
 }
 
 /// One page of a tour's funnel.
@@ -176,7 +168,7 @@ public struct Analytics: Sendable {
         let order = Dictionary(catalog.tips.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { a, _ in a })
         return reports.values.map { report in
             var report = report
-            report.segments = (segments[report.tip] ?? [:]).sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+            report.segments = (segments[report.tip] ?? [:]).sorted { $0.key < $1.key }.map { TipReport.Part(segment: $0.key, funnel: $0.value) }
             if order[report.tip] != nil {
                 for index in report.segments.indices where report.segments[index].funnel.eligible == nil {
                     report.segments[index].funnel.eligible = 0

@@ -63,8 +63,7 @@ extension WaymarkConsole {
         let choice = try PeriodChoice(request, now: now())
         let id = context.parameters.get("id") ?? ""
         let catalog = try await server.publishedCatalog(app: app.id)?.catalog ?? Catalog(tips: [])
-        let reports = try await analytics.tips(app: app.id, catalog: catalog, period: choice.period)
-        guard let report = reports.first(where: { $0.tip == id }) else { throw ConsoleError.notFound }
+        guard let report = try await tipReport(app: app.id, catalog: catalog, tip: id, period: choice.period) else { throw ConsoleError.notFound }
         var values = frame("Tip \(id)", signedIn, app: app)
         values["tip"] = id
         values["period"] = choice.values
@@ -100,12 +99,12 @@ extension WaymarkConsole {
         values["summaryTable"] = ReportTable.backtest(outcome, teaches: tip.tip.dismissal != nil).values
         values["segmentsTable"] = ReportTable.backtestSegments(outcome).values
         var rows: [(label: String, value: Double, text: String)] = []
-        for day in Period.days(period) {
+        for day in period.days {
             let users = outcome.byDay[day] ?? 0
             rows.append((String(Timestamp.format(day).prefix(10)), Double(users), String(users)))
         }
         values["dayChart"] = Chart.bars(title: "Users who would first have seen it, per day", rows: rows)
-        values["elapsed"] = String(format: "%.2f s", Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+        values["elapsed"] = String(format: "%.2f s", elapsed / .seconds(1))
         return Templates.page("backtest", values)
     }
 
@@ -123,8 +122,9 @@ extension WaymarkConsole {
         case "daily.csv": table = ReportTable.daily(try await analytics.engagement(app: app.id, period: choice.period))
         case "tips.csv": table = ReportTable.tips(try await analytics.tips(app: app.id, catalog: catalog, period: choice.period), link: nil, query: "")
         case "segments.csv":
-            guard let report = try await analytics.tips(app: app.id, catalog: catalog, period: choice.period).first(where: { $0.tip == parameter("tip") })
-            else { throw ConsoleError.notFound }
+            guard let report = try await tipReport(app: app.id, catalog: catalog, tip: parameter("tip"), period: choice.period) else {
+                throw ConsoleError.notFound
+            }
             table = ReportTable.segments(report)
         case "tour.csv":
             guard let tour = try await analytics.tours(app: app.id, catalog: catalog, period: choice.period).first(where: { $0.tour == parameter("tour") })
@@ -140,6 +140,12 @@ extension WaymarkConsole {
             headers: [.contentType: "text/csv; charset=utf-8", .contentDisposition: "attachment; filename=\"\(file)\""],
             body: ResponseBody(byteBuffer: ByteBuffer(string: table.csv))
         )
+    }
+
+    /// One tip's report: only its rules are replayed for the eligible count.
+    func tipReport(app: String, catalog: Catalog, tip id: String, period: Period) async throws -> TipReport? {
+        let only = Catalog(tips: catalog.tips.filter { $0.id == id })
+        return try await analytics.tips(app: app, catalog: only, period: period).first { $0.tip == id }
     }
 
     static func traceValues(_ trace: EligibilityTrace) -> [String: Any] {
@@ -162,7 +168,7 @@ struct PeriodChoice {
 
     init(_ request: Request, now: Date) throws {
         let parameters = request.uri.queryParameters
-        let today = now.millisecondsSince1970 - now.millisecondsSince1970 % Period.day
+        let today = Period.startOfDay(now.millisecondsSince1970)
         func day(_ key: String) throws -> Int64? {
             guard let text = parameters[Substring(key)].map(String.init), !text.isEmpty else { return nil }
             guard text.count == 10, let millis = Timestamp.parse(text + "T00:00:00Z") else {
@@ -181,24 +187,11 @@ struct PeriodChoice {
     }
 
     /// Midnight of each day of the period.
-    var days: [Int64] { Period.days(period) }
+    var days: [Int64] { period.days }
 
     var query: String { "from=\(fromText)&to=\(toText)" }
 
     var values: [String: Any] { ["from": fromText, "to": toText, "query": query] }
-}
-
-extension Period {
-    /// Midnight (UTC) of each day the period touches.
-    static func days(_ period: Period) -> [Int64] {
-        var days: [Int64] = []
-        var day = period.from - period.from % Period.day
-        while day < period.to {
-            days.append(day)
-            day += Period.day
-        }
-        return days
-    }
 }
 
 extension HTTPField.Name {

@@ -18,3 +18,9 @@ public func jsonString(_ text: String) -> String {
     }
     return output + "\""
 }
+
+/// An object of strings as JSON text, keys sorted: how the server stores each event's properties,
+/// written by hand where an encoder would cost too much per request.
+public func jsonText(_ values: [String: String]) -> String {
+    "{" + values.sorted { $0.key < $1.key }.map { jsonString($0.key) + ":" + jsonString($0.value) }.joined(separator: ",") + "}"
+}

@@ -61,9 +61,3 @@ func jsonObject(_ data: Data) throws -> [String: Any] {
     guard let object = value as? [String: Any] else { throw APIError.badRequest("the body must be a JSON object") }
     return object
 }
-
-/// An object of strings as JSON text, keys sorted: written by hand where an encoder would cost too
-/// much per request (each event's properties).
-func jsonText(_ values: [String: String]) -> String {
-    "{" + values.sorted { $0.key < $1.key }.map { jsonString($0.key) + ":" + jsonString($0.value) }.joined(separator: ",") + "}"
-}

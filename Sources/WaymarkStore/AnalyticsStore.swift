@@ -3,8 +3,8 @@ import Foundation
 /// The reads that analytics make over the stored events: counts grouped by what the console
 /// breaks them down by, and the events themselves for replays. Part of every ``Store``.
 ///
-/// Every read is bounded by a period and uses the events' indexes (by time, by name and time, by
-/// user and time), so it stays fast as the table grows past a million events.
+/// Every read is bounded by a period and uses the events' indexes (by time, by name and time), so
+/// it stays fast as the table grows past a million events.
 public protocol AnalyticsStore: Sendable {
     /// The events of the period with one of the names (all names when `names` is nil), counted per
     /// name (unless `byName` is false) and per value of each dimension: how many events and how
@@ -33,6 +33,20 @@ public struct Period: Hashable, Sendable {
     }
 
     public static let day: Int64 = 86_400_000
+
+    /// Midnight (UTC) of the day of a time, in ms since 1970.
+    public static func startOfDay(_ millis: Int64) -> Int64 { millis - millis % day }
+
+    /// Midnight (UTC) of each day the period touches.
+    public var days: [Int64] {
+        var days: [Int64] = []
+        var day = Self.startOfDay(from)
+        while day < to {
+            days.append(day)
+            day += Self.day
+        }
+        return days
+    }
 }
 
 /// What a ``TallyRow`` is grouped by besides the event's name.

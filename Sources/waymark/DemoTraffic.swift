@@ -3,6 +3,7 @@ import WaymarkAPI
 import WaymarkCatalog
 import WaymarkDelivery
 import WaymarkEngine
+import WaymarkRules
 import WaymarkServer
 import WaymarkStore
 
@@ -27,13 +28,11 @@ struct DemoTraffic {
 
     let catalog: Catalog
     let resolver: Resolver
-    let app: String
     let end: Date
     var random = SplitMix64(seed: 2026)
 
-    init(catalog: Catalog, app: String, end: Date) {
+    init(catalog: Catalog, end: Date) {
         self.catalog = catalog
-        self.app = app
         self.end = end
         resolver = Resolver(catalog: catalog, version: 1)
     }
@@ -150,14 +149,14 @@ struct DemoTraffic {
     /// to `sample-events.jsonl` in the data directory; returns how many events it stored.
     static func seed(catalog: Catalog, app: String, store: any Store, directory: String) async throws -> Int {
         let now = Date().millisecondsSince1970
-        var traffic = DemoTraffic(catalog: catalog, app: app, end: Date(millisecondsSince1970: now - now % Period.day))
+        var traffic = DemoTraffic(catalog: catalog, end: Date(millisecondsSince1970: Period.startOfDay(now)))
         let (events, grants) = traffic.events()
         let stored = events.map { event in
             let time = Timestamp.parse(event.timestamp) ?? now
-            let properties = (try? JSONSerialization.data(withJSONObject: event.properties ?? [:], options: .sortedKeys)).map { String(decoding: $0, as: UTF8.self) }
+            // Stored as the server stores an upload.
             return StoredEvent(
                 app: app, id: event.id, user: event.user, name: event.name, target: event.target, timestamp: time, receivedAt: time,
-                clamped: false, properties: properties
+                clamped: false, properties: event.properties.map(jsonText)
             )
         }
         for start in stride(from: 0, to: stored.count, by: 5_000) {

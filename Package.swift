@@ -59,7 +59,7 @@ let package = Package(
             name: "WaymarkDelivery",
             dependencies: ["WaymarkCatalog", "WaymarkAPI"]
         ),
-        .target(name: "WaymarkStore"),
+        .target(name: "WaymarkStore", dependencies: ["WaymarkRules"]),
         .target(
             name: "WaymarkAnalytics",
             dependencies: ["WaymarkStore", "WaymarkCatalog", "WaymarkDelivery", "WaymarkEngine", "WaymarkRules", "WaymarkAPI"]

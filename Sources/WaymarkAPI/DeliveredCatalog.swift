@@ -38,11 +38,13 @@ public struct DeliveredTip: Codable, Hashable, Sendable {
     /// The A/B variant this client was assigned, if the tip has variants.
     public var variant: String?
     public var content: DeliveredContent
+    /// The question, when the tip is a survey: the content's title asks it.
+    public var survey: DeliveredSurvey?
 
     public init(
         id: String, container: String, anchor: String?, trigger: Rule, dismissal: Rule?, priority: Int,
         group: String?, order: Int, policy: DeliveredPolicy, renderer: String, gesture: String?, variant: String?,
-        content: DeliveredContent
+        content: DeliveredContent, survey: DeliveredSurvey? = nil
     ) {
         self.id = id
         self.container = container
@@ -57,6 +59,25 @@ public struct DeliveredTip: Codable, Hashable, Sendable {
         self.gesture = gesture
         self.variant = variant
         self.content = content
+        self.survey = survey
+    }
+}
+
+/// A survey on the wire: the scores a renderer offers and whether it asks for a comment. An
+/// answer is sent as the event `survey_answered` with the tip as target and the properties
+/// `score` (the number as text) and `comment`.
+public struct DeliveredSurvey: Codable, Hashable, Sendable {
+    /// csat or nps.
+    public var scale: String
+    public var min: Int
+    public var max: Int
+    public var comment: Bool
+
+    public init(scale: String, min: Int, max: Int, comment: Bool) {
+        self.scale = scale
+        self.min = min
+        self.max = max
+        self.comment = comment
     }
 }
 

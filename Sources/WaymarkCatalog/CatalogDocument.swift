@@ -33,6 +33,12 @@ import Yams
 ///         hi: { title: खोजें, body: किसी भी उत्पाद को खोजने के लिए आवर्धक पर टैप करें। }
 ///     variants:                 # A/B: each variant its own content
 ///       - { id: short, weight: 1, content: { title: Search, body: Tap here. } }
+///   - id: checkout-survey       # a survey: the title is the question
+///     container: home
+///     trigger: tap:pay
+///     survey: { scale: csat, comment: true }   # csat (1-5) or nps (0-10); comment: offer one
+///     content: { title: How easy was paying? }
+///     # dismissal defaults to survey_answered:checkout-survey: once answered, it is done
 /// tours:
 ///   - id: welcome
 ///     trigger: screen:home
@@ -97,7 +103,7 @@ public enum CatalogDocument {
 
 private let tipKeys = [
     "id", "container", "anchor", "trigger", "dismissal", "priority", "group", "order", "policy", "renderer", "gesture",
-    "content", "targeting", "rollout", "variants",
+    "content", "targeting", "rollout", "variants", "survey",
 ]
 private let textKeys = ["title", "body", "html", "audio"]
 private let contentKeys = textKeys + ["locales"]
@@ -214,7 +220,9 @@ fileprivate struct CatalogReader {
         let trigger: Rule? = if let triggerNode = mapping["trigger"] { rule(triggerNode) } else {
             missing("trigger", in: node)
         }
-        let dismissal = mapping["dismissal"].flatMap { rule($0) }
+        let survey = mapping["survey"].flatMap { readSurvey($0, tip: id) }
+        var dismissal = mapping["dismissal"].flatMap { rule($0) }
+        if let id, survey != nil, mapping["dismissal"] == nil { dismissal = Survey.answered(tip: id) }
         let priority = mapping["priority"].flatMap { integer($0, "priority") } ?? 0
         let group = mapping["group"].flatMap { string($0, "group") }
         let order = mapping["order"].flatMap { integer($0, "order") } ?? 0
@@ -237,8 +245,29 @@ fileprivate struct CatalogReader {
             group: group, order: order, policy: policy
         )
         return CatalogTip(
-            tip: tip, renderer: renderer, gesture: gesture, content: content, targeting: targeting, variants: variants
+            tip: tip, renderer: renderer, gesture: gesture, content: content, targeting: targeting, variants: variants,
+            survey: survey
         )
+    }
+
+    mutating func readSurvey(_ node: Node, tip id: String?) -> Survey? {
+        guard let mapping = mapping(node, "survey", keys: ["scale", "comment"]) else { return nil }
+        let scale: Survey.Scale? = if let scaleNode = mapping["scale"] { oneOf(scaleNode, "scale", Survey.Scale.allCases) } else {
+            missing("scale", in: node)
+        }
+        var comment = false
+        if let commentNode = mapping["comment"] {
+            switch commentNode.scalar?.string {
+            case "true": comment = true
+            case "false": comment = false
+            default: fail(at: commentNode, "comment must be true or false")
+            }
+        }
+        // Answers are events whose target is the tip, and a target is a name of the rule language.
+        if let id, id.contains(".") {
+            fail(at: node, "a survey's tip id is the target of its answers, so it may not contain \".\"", expected: "letters, digits, - and _")
+        }
+        return scale.map { Survey(scale: $0, comment: comment) }
     }
 
     /// The `content` of a tip, variant or page, which each must have.

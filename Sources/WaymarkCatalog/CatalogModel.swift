@@ -38,10 +38,12 @@ public struct CatalogTip: Hashable, Sendable {
     public var targeting: Targeting
     /// A/B variants, each with its own content; empty when the tip has one content.
     public var variants: [Variant]
+    /// The question the tip asks, when it is a survey: its title is the question.
+    public var survey: Survey?
 
     public init(
         tip: Tip, renderer: Renderer = .tooltip, gesture: Gesture? = nil, content: Localized<Content>,
-        targeting: Targeting = Targeting(), variants: [Variant] = []
+        targeting: Targeting = Targeting(), variants: [Variant] = [], survey: Survey? = nil
     ) {
         self.tip = tip
         self.renderer = renderer
@@ -49,9 +51,41 @@ public struct CatalogTip: Hashable, Sendable {
         self.content = content
         self.targeting = targeting
         self.variants = variants
+        self.survey = survey
     }
 
     public var id: String { tip.id }
+}
+
+/// A satisfaction survey: a score on the scale's range, and a comment if the tip asks for one.
+/// The SDKs send each answer as a `survey_answered` event whose target is the tip and whose
+/// properties hold `score` and `comment`.
+public struct Survey: Hashable, Sendable {
+    public enum Scale: String, CaseIterable, Hashable, Sendable {
+        /// Customer satisfaction: 1 (very unsatisfied) to 5 (very satisfied).
+        case csat
+        /// Net promoter: how likely the user recommends the app, 0 to 10.
+        case nps
+
+        public var scores: ClosedRange<Int> { self == .csat ? 1...5 : 0...10 }
+    }
+
+    /// The event an answer is sent as.
+    public static let answerEvent = "survey_answered"
+
+    public var scale: Scale
+    /// Whether the survey offers a free-text comment (always optional for the user).
+    public var comment: Bool
+
+    public init(scale: Scale, comment: Bool = false) {
+        self.scale = scale
+        self.comment = comment
+    }
+
+    /// The dismissal a survey tip gets when its author wrote none: answered, it is done.
+    public static func answered(tip id: String) -> Rule {
+        .sequence([EventPattern(name: answerEvent, target: id)], within: nil)
+    }
 }
 
 public enum Renderer: String, CaseIterable, Hashable, Sendable {

@@ -55,6 +55,12 @@ extension CatalogDocument {
         pairs["gesture"] = entry.gesture.map { text($0.rawValue) }
         addTargeting(entry.targeting, to: &pairs)
         pairs["content"] = node(entry.content)
+        if let survey = entry.survey {
+            var surveyPairs = Pairs()
+            surveyPairs["scale"] = text(survey.scale.rawValue)
+            if survey.comment { surveyPairs["comment"] = Node("true", .init(.bool)) }
+            pairs["survey"] = surveyPairs.node
+        }
         if !entry.variants.isEmpty {
             pairs["variants"] = Node(entry.variants.map { variant in
                 var pairs = Pairs()

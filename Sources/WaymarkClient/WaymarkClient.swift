@@ -191,6 +191,37 @@ public final class WaymarkClient: Sendable {
         engine.close(tip: id)
     }
 
+    /// The user answered a survey tip: a score in its range and an optional comment, cut to the
+    /// 512 bytes an event property holds. Sent as `survey_answered`; a survey tip's default
+    /// dismissal is that event, so the answer also hides it.
+    @discardableResult
+    public func answer(survey id: String, score: Int, comment: String? = nil) throws(WaymarkClientError) -> [RenderCommand] {
+        guard let tip = tip(id), let survey = tip.survey else {
+            throw WaymarkClientError(status: nil, code: "not_a_survey", message: "the catalog has no survey tip \"\(id)\"")
+        }
+        guard (survey.min...survey.max).contains(score) else {
+            throw WaymarkClientError(status: nil, code: "bad_score", message: "a score of this survey is from \(survey.min) to \(survey.max)")
+        }
+        var properties = ["tip": id, "score": String(score)]
+        properties["variant"] = tip.variant
+        if let text = comment?.trimmingCharacters(in: .whitespacesAndNewlines), !text.isEmpty {
+            properties["comment"] = Self.prefix(text, bytes: 512)
+        }
+        return record("survey_answered", target: id, properties: properties)
+    }
+
+    /// The longest start of `text` that fits in `bytes` of UTF-8 without splitting a character.
+    static func prefix(_ text: String, bytes: Int) -> String {
+        var count = 0
+        var end = text.startIndex
+        for character in text {
+            count += character.utf8.count
+            if count > bytes { break }
+            end = text.index(after: end)
+        }
+        return String(text[..<end])
+    }
+
     /// The user took a tip's action (its button or link).
     public func action(tip id: String) {
         enqueue("tip_action", target: id, properties: ["tip": id])

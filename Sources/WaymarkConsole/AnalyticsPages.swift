@@ -21,6 +21,7 @@ extension WaymarkConsole {
         async let tips = analytics.tips(app: app.id, catalog: catalog, period: choice.period)
         async let tours = analytics.tours(app: app.id, catalog: catalog, period: choice.period)
         async let experiments = analytics.experiments(app: app.id, catalog: catalog, period: choice.period)
+        async let surveys = analytics.surveys(app: app.id, catalog: catalog, period: choice.period)
         let report = try await engagement
         var values = frame("Analytics", signedIn, app: app)
         values["period"] = choice.values
@@ -54,6 +55,10 @@ extension WaymarkConsole {
         values["experiments"] = try await experiments.map { experiment in
             ["tip": experiment.tip, "enoughData": experiment.enoughData, "table": ReportTable.experiment(experiment).values] as [String: Any]
         }
+        let surveyReports = try await surveys
+        if !surveyReports.isEmpty {
+            values["surveysTable"] = ReportTable.surveys(surveyReports, link: "/console/apps/\(app.id)/analytics/tips/", query: choice.query).values
+        }
         return Templates.page("analytics", values)
     }
 
@@ -70,6 +75,20 @@ extension WaymarkConsole {
         values["totalTable"] = ReportTable.tips([report], link: nil, query: "").values
         values["segmentsTable"] = ReportTable.segments(report).values
         values["live"] = catalog.tips.contains { $0.id == id }
+        if let survey = try await surveyReport(app: app.id, catalog: catalog, tip: id, period: choice.period) {
+            values["survey"] = [
+                "summary": ReportTable.surveys([survey], link: nil, query: "").values,
+                "segments": ReportTable.surveySegments(survey).values,
+                "comments": ReportTable.surveyComments(survey).values,
+                "discarded": survey.discarded,
+                "chart": Chart.bars(
+                    title: "Answers per score",
+                    rows: survey.total.counts.enumerated().map { offset, count in
+                        (String(offset + survey.total.scale.scores.lowerBound), Double(count), String(count))
+                    }
+                ),
+            ] as [String: Any]
+        }
         if let user = request.uri.queryParameters["user"].map(String.init)?.trimmingCharacters(in: .whitespaces), !user.isEmpty {
             values["user"] = user
             if let trace = try await analytics.explain(app: app.id, catalog: catalog, user: user, tip: id, period: choice.period) {
@@ -109,7 +128,7 @@ extension WaymarkConsole {
     }
 
     /// A table of the analytics page as CSV: `engagement`, `daily`, `tips`, `segments?tip=`,
-    /// `tour?tour=`, `experiments`.
+    /// `tour?tour=`, `experiments`, `surveys`, `survey?tip=`, `comments?tip=`.
     func analyticsExport(_ request: Request, _ context: WaymarkRequestContext) async throws -> Response {
         let (_, app) = try await access(request, context, needs: .viewer)
         let choice = try PeriodChoice(request, now: now())
@@ -132,6 +151,12 @@ extension WaymarkConsole {
             table = ReportTable.tour(tour)
         case "experiments.csv":
             table = ReportTable.experiments(try await analytics.experiments(app: app.id, catalog: catalog, period: choice.period))
+        case "surveys.csv": table = ReportTable.surveys(try await analytics.surveys(app: app.id, catalog: catalog, period: choice.period), link: nil, query: "")
+        case "survey.csv", "comments.csv":
+            guard let report = try await surveyReport(app: app.id, catalog: catalog, tip: parameter("tip"), period: choice.period) else {
+                throw ConsoleError.notFound
+            }
+            table = name == "survey.csv" ? ReportTable.surveySegments(report) : ReportTable.surveyComments(report)
         default: throw ConsoleError.notFound
         }
         let file = "\(app.id)-\(name.dropLast(4))-\(choice.fromText)-\(choice.toText).csv"
@@ -146,6 +171,12 @@ extension WaymarkConsole {
     func tipReport(app: String, catalog: Catalog, tip id: String, period: Period) async throws -> TipReport? {
         let only = Catalog(tips: catalog.tips.filter { $0.id == id })
         return try await analytics.tips(app: app, catalog: only, period: period).first { $0.tip == id }
+    }
+
+    /// One survey tip's answers, or nil when the live catalog has no such survey.
+    func surveyReport(app: String, catalog: Catalog, tip id: String, period: Period) async throws -> SurveyReport? {
+        let only = Catalog(tips: catalog.tips.filter { $0.id == id && $0.survey != nil })
+        return try await analytics.surveys(app: app, catalog: only, period: period).first
     }
 
     static func traceValues(_ trace: EligibilityTrace) -> [String: Any] {

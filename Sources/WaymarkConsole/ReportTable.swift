@@ -127,6 +127,42 @@ extension ReportTable {
         })
     }
 
+    static let surveyColumns = ["Answers", "Mean", "Score", "Satisfied or promoters", "Detractors"]
+
+    /// Answers, mean, CSAT (% satisfied) or NPS (promoters minus detractors), and the shares.
+    static func survey(_ score: SurveyScore) -> [Cell] {
+        [number(score.answers), Cell(text: score.mean.map { String(format: "%.2f", $0) } ?? "—"),
+         Cell(text: score.score.map { String(format: score.scale == .csat ? "%.1f%%" : "%+.0f", $0) } ?? "—"),
+         percent(score.satisfied.rate), percent(score.detractors?.rate)]
+    }
+
+    static func surveys(_ reports: [SurveyReport], link: String?, query: String) -> ReportTable {
+        ReportTable(
+            "Surveys",
+            ["Tip", "Scale"] + surveyColumns,
+            reports.map { report in
+                [Cell(text: report.tip, link: link.map { "\($0)\(report.tip)?\(query)" }), Cell(text: report.total.scale.rawValue.uppercased())]
+                    + survey(report.total)
+            }
+        )
+    }
+
+    static func surveySegments(_ report: SurveyReport) -> ReportTable {
+        ReportTable(
+            "Answers by platform and app version", ["Platform", "App version"] + surveyColumns,
+            report.segments.map { [name($0.segment.platform), name($0.segment.appVersion)] + survey($0.score) }
+        )
+    }
+
+    static func surveyComments(_ report: SurveyReport) -> ReportTable {
+        ReportTable(
+            "Comments, newest first", ["Day", "Platform", "App version", "Score", "Comment", "Times"],
+            report.comments.map {
+                [day($0.day), name($0.segment.platform), name($0.segment.appVersion), number($0.score), Cell(text: $0.text), number($0.times)]
+            }
+        )
+    }
+
     static func backtest(_ outcome: Backtest.Outcome, teaches: Bool) -> ReportTable {
         var rows: [[Cell]] = [
             ["Active users in the period", number(outcome.activeUsers)],

@@ -149,6 +149,10 @@ extension WaymarkConsole {
         values["gestures"] = ([""] + Gesture.allCases.map(\.rawValue)).map {
             ["value": $0, "label": $0.isEmpty ? "none" : $0, "selected": $0 == (fields.values["gesture"] ?? "")] as [String: Any]
         }
+        values["surveys"] = [("", "No: a tip"), ("csat", "Satisfaction, 1 to 5 (CSAT)"), ("nps", "Would recommend, 0 to 10 (NPS)")].map {
+            ["value": $0.0, "label": $0.1, "selected": $0.0 == (fields.values["survey"] ?? "")] as [String: Any]
+        }
+        values["surveyComment"] = fields.values["surveyComment"] == "1"
         values["locales"] = fields.locales.enumerated().map { ["index": $0.offset, "code": $0.element.code, "title": $0.element.title, "body": $0.element.body] as [String: Any] }
         values["variants"] = fields.variants.enumerated().map {
             ["index": $0.offset, "id": $0.element.id, "weight": $0.element.weight, "title": $0.element.title, "body": $0.element.body] as [String: Any]
@@ -190,6 +194,7 @@ struct TipFields {
             "dismissal": tip.tip.dismissal?.description ?? "", "priority": String(tip.tip.priority), "renderer": tip.renderer.rawValue,
             "gesture": tip.gesture?.rawValue ?? "", "targeting": tip.targeting.rule?.description ?? "", "rollout": String(tip.targeting.rollout),
             "title": content.title, "body": Self.body(content), "format": content.markdown == nil && !content.html.isEmpty ? "html" : "markdown",
+            "survey": tip.survey?.scale.rawValue ?? "", "surveyComment": tip.survey?.comment == true ? "1" : "",
         ]
         locales = tip.content.locales.sorted { $0.key < $1.key }.map { LocaleRow(code: $0.key, title: $0.value.title, body: Self.body($0.value)) }
             + [LocaleRow()]
@@ -200,7 +205,10 @@ struct TipFields {
 
     init(form: Form) {
         values = [:]
-        for name in ["id", "container", "anchor", "trigger", "dismissal", "priority", "renderer", "gesture", "targeting", "rollout", "title", "body", "format"] {
+        for name in [
+            "id", "container", "anchor", "trigger", "dismissal", "priority", "renderer", "gesture", "targeting", "rollout", "title", "body", "format",
+            "survey", "surveyComment",
+        ] {
             values[name] = form[name] ?? ""
         }
         locales = (0..<50).compactMap { index in
@@ -280,6 +288,17 @@ struct TipFields {
         tip.tip.anchor = field("anchor")
         tip.tip.trigger = trigger
         tip.tip.dismissal = try rule("dismissal")
+        if let scale = field("survey") {
+            guard let scale = Survey.Scale(rawValue: scale) else { throw FieldError(field: "survey", message: "no such survey") }
+            guard !id.contains(".") else {
+                throw FieldError(field: "survey", message: "a survey's id is the target of its answers: letters, digits, - and _ only, no \".\"")
+            }
+            tip.survey = Survey(scale: scale, comment: values["surveyComment"] == "1")
+            // Answered, a survey is done, unless the author said otherwise.
+            if tip.tip.dismissal == nil { tip.tip.dismissal = Survey.answered(tip: id) }
+        } else {
+            tip.survey = nil
+        }
         tip.tip.priority = try number("priority", default: 0, in: -1000...1000)
         tip.renderer = renderer
         tip.gesture = gesture

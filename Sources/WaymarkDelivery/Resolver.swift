@@ -87,7 +87,13 @@ public struct Resolver: Sendable {
                 maxDisplayCount: tip.policy.maxDisplayCount, maxDisplayDuration: tip.policy.maxDisplayDuration,
                 expiresAt: tip.policy.expiresAt.map { Timestamp.format($0) }
             ),
-            renderer: entry.renderer.rawValue, gesture: entry.gesture?.rawValue, variant: variant?.id, content: content
+            renderer: entry.renderer.rawValue, gesture: entry.gesture?.rawValue, variant: variant?.id, content: content,
+            survey: entry.survey.map { survey in
+                DeliveredSurvey(
+                    scale: survey.scale.rawValue, min: survey.scale.scores.lowerBound, max: survey.scale.scores.upperBound,
+                    comment: survey.comment
+                )
+            }
         )
     }
 

@@ -2,8 +2,8 @@ import Foundation
 import GRDB
 import WaymarkStore
 
-/// The platform and app version every SDK puts in an event's properties become columns, filled on
-/// insert, so that engagement by platform reads one covering index instead of parsing a million
+/// The platform and app version every SDK puts in an event's properties become columns, bound on
+/// insert from the values the server already read (not parsed again from the JSON), so that engagement by platform reads one covering index instead of parsing a million
 /// JSON objects. Two indexes serve the shapes of analytics reads: a period of everything
 /// (`events_by_time`, covering engagement, and holding the user for the eligibility debugger) and
 /// a period of a few names (`events_by_name`: tips, tours). An index by user first would serve the
@@ -80,7 +80,8 @@ extension SQLiteStore {
             try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
                 StoredEvent(
                     app: row["app"], id: row["id"], user: row["user"], name: row["name"], target: row["target"], timestamp: row["timestamp"],
-                    receivedAt: row["received_at"], clamped: row["clamped"], properties: row["properties"]
+                    receivedAt: row["received_at"], clamped: row["clamped"], propertiesJSON: row["properties"],
+                    platform: row["platform"], appVersion: row["app_version"]
                 )
             }
         }

@@ -226,7 +226,7 @@ public final class SQLiteStore: Store {
         return try await write { db in
             let statement = try db.cachedStatement(sql: """
                 INSERT INTO events (app, id, user, name, target, timestamp, received_at, clamped, properties, platform, app_version)
-                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, json_extract(?9, '$.platform'), json_extract(?9, '$.appVersion'))
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT DO NOTHING
                 """)
             var inserted: [Bool] = []
@@ -234,7 +234,7 @@ public final class SQLiteStore: Store {
             for event in events {
                 try statement.execute(arguments: [
                     event.app, event.id, event.user, event.name, event.target, event.timestamp, event.receivedAt,
-                    event.clamped, event.properties,
+                    event.clamped, event.properties, event.platform, event.appVersion,
                 ])
                 inserted.append(db.changesCount > 0)
             }

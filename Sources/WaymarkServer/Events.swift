@@ -91,13 +91,13 @@ extension WaymarkServer {
             timestamp = receivedAt
             clamped = true
         }
-        var properties: String?
+        var properties: [String: String]?
         if fields.badProperties { return reject(propertiesRule) }
         if let object = fields.properties {
             guard object.count <= 32, object.allSatisfy({ $0.key.utf8.count <= 64 && $0.value.utf8.count <= 512 }) else {
                 return reject(propertiesRule)
             }
-            properties = jsonText(object)
+            properties = object
         }
         return .success(
             StoredEvent(

@@ -1,4 +1,5 @@
 import Foundation
+import WaymarkRules
 
 /// Everything the server keeps, behind one protocol so that SQLite (the default) and PostgreSQL
 /// (for several servers) are interchangeable without touching the handlers.
@@ -149,12 +150,30 @@ public struct StoredEvent: Hashable, Sendable {
     public var receivedAt: Int64
     /// Whether the timestamp was in the future and replaced by the receive time.
     public var clamped: Bool
-    /// The properties as a JSON object, or `nil`.
+    /// The properties as a JSON object of strings, keys sorted, or `nil`.
     public var properties: String?
+    /// The `platform` property every SDK sends, kept apart so analytics group by it without
+    /// reading JSON.
+    public var platform: String?
+    /// The `appVersion` property, kept apart like the platform.
+    public var appVersion: String?
 
+    /// An event as received: the properties become JSON text, and the platform and app version
+    /// are taken from them.
     public init(
         app: String, id: String, user: String, name: String, target: String?, timestamp: Int64, receivedAt: Int64,
-        clamped: Bool, properties: String?
+        clamped: Bool, properties: [String: String]?
+    ) {
+        self.init(
+            app: app, id: id, user: user, name: name, target: target, timestamp: timestamp, receivedAt: receivedAt, clamped: clamped,
+            propertiesJSON: properties.map(jsonText), platform: properties?["platform"], appVersion: properties?["appVersion"]
+        )
+    }
+
+    /// An event as a store holds it.
+    public init(
+        app: String, id: String, user: String, name: String, target: String?, timestamp: Int64, receivedAt: Int64,
+        clamped: Bool, propertiesJSON: String?, platform: String?, appVersion: String?
     ) {
         self.app = app
         self.id = id
@@ -164,7 +183,9 @@ public struct StoredEvent: Hashable, Sendable {
         self.timestamp = timestamp
         self.receivedAt = receivedAt
         self.clamped = clamped
-        self.properties = properties
+        self.properties = propertiesJSON
+        self.platform = platform
+        self.appVersion = appVersion
     }
 }
 

@@ -107,6 +107,13 @@ struct DemoTraffic {
                             time += 1
                             perform(engine.close(tip: tip, at: time))
                         }
+                        for tip in catalog.tips where tip.survey != nil && engine.phase(of: tip.id) == .active && chance(0.7) {
+                            time += Double(3 + next(20))
+                            var answer = answer(shopper.platform)
+                            answer["tip"] = tip.id
+                            add(Survey.answerEvent, tip.id, time, answer)
+                            perform(engine.record(Survey.answerEvent, target: tip.id, at: time))
+                        }
                     }
                     act("activation")
                     act("screen", "home")
@@ -156,7 +163,7 @@ struct DemoTraffic {
             // Stored as the server stores an upload.
             return StoredEvent(
                 app: app, id: event.id, user: event.user, name: event.name, target: event.target, timestamp: time, receivedAt: time,
-                clamped: false, properties: event.properties.map(jsonText)
+                clamped: false, properties: event.properties
             )
         }
         for start in stride(from: 0, to: stored.count, by: 5_000) {
@@ -178,6 +185,26 @@ struct DemoTraffic {
         }
         try lines.write(to: URL(fileURLWithPath: (directory as NSString).appendingPathComponent("sample-events.jsonl")))
         return stored.count
+    }
+
+    /// A survey answer: web shoppers find checking out a little harder than app users; some leave
+    /// a comment.
+    private mutating func answer(_ platform: String) -> [String: String] {
+        let weights = platform == "web" ? [1, 2, 4, 6, 3] : [0, 1, 2, 6, 7]
+        var draw = next(weights.reduce(0, +))
+        var score = 1
+        for weight in weights {
+            if draw < weight { break }
+            draw -= weight
+            score += 1
+        }
+        var answer = ["score": String(score)]
+        if chance(0.3) {
+            answer["comment"] = pick(
+                score >= 4 ? ["Quick and clear.", "Saved address made it easy.", "Fine."] : ["The address form is long.", "Card page was slow.", "Hard to find the button."]
+            )
+        }
+        return answer
     }
 
     private mutating func next(_ bound: Int) -> Int { bound > 0 ? Int(random.next() % UInt64(bound)) : 0 }

@@ -46,11 +46,10 @@ import WaymarkStore
                           _ extra: [String: String] = [:]) {
             var properties = ["platform": platform, "appVersion": version]
             properties.merge(extra) { $1 }
-            let json = String(decoding: try! JSONSerialization.data(withJSONObject: properties, options: .sortedKeys), as: UTF8.self)
             let time = AnalyticsTests.day0 + minute * 60_000
             events.append(StoredEvent(
                 app: "shop", id: String(format: "%@-%05d", user, events.count), user: user, name: name, target: target,
-                timestamp: time, receivedAt: time, clamped: false, properties: json
+                timestamp: time, receivedAt: time, clamped: false, properties: properties
             ))
         }
     }
@@ -97,9 +96,9 @@ import WaymarkStore
         var events = Self.history()
         // Another app's events and events outside the period count nowhere.
         events.append(StoredEvent(app: "other", id: "x1", user: "u9", name: "tip_shown", target: "search-tip", timestamp: Self.day0,
-                                  receivedAt: Self.day0, clamped: false, properties: #"{"platform":"ios"}"#))
+                                  receivedAt: Self.day0, clamped: false, properties: ["platform": "ios"]))
         events.append(StoredEvent(app: "shop", id: "x2", user: "u9", name: "tip_shown", target: "search-tip", timestamp: Self.day0 - 1,
-                                  receivedAt: Self.day0, clamped: false, properties: #"{"platform":"ios"}"#))
+                                  receivedAt: Self.day0, clamped: false, properties: ["platform": "ios"]))
         _ = try await store.insertEvents(events)
         let grant = Grant(id: "g1", app: "shop", user: "u1", tour: "welcome", page: "two", credits: 5,
                           grantedAt: Date(millisecondsSince1970: Self.day0 + 7 * 60_000))
@@ -191,6 +190,63 @@ import WaymarkStore
             let android = try #require(try await analytics.explain(app: "shop", catalog: catalog, user: "u2", tip: "ios-tip", period: period))
             #expect(!android.targeted)
             #expect(try await analytics.explain(app: "shop", catalog: catalog, user: "u2", tip: "nope", period: period) == nil)
+        }
+    }
+
+    /// NPS answers by platform and version, comments newest first, and answers off the scale
+    /// counted apart; CSAT's figure is the share of 4 and 5.
+    @Test func surveyAnswersAndComments() async throws {
+        try await withStore { store, catalog, period in
+            var catalog = catalog
+            catalog.tips += try CatalogDocument.parse("""
+                tips:
+                  - { id: nps, container: c, trigger: tap, survey: { scale: nps, comment: true }, content: { title: Recommend us? } }
+                  - { id: csat, container: d, trigger: tap, survey: { scale: csat }, content: { title: Happy? } }
+                """, file: "surveys.yaml").tips
+            #expect(catalog.tips[3].tip.dismissal?.description == "survey_answered:nps")
+            var h = History()  // users s1...: event ids are made from the user, and u1's exist already
+            func answer(_ user: String, _ minute: Int64, _ score: String, _ platform: String, _ version: String, _ comment: String? = nil,
+                        tip: String = "nps") {
+                var properties = ["tip": tip, "score": score]
+                properties["comment"] = comment
+                h.add(user, minute, "survey_answered", tip, platform: platform, version: version, properties)
+            }
+            answer("s1", 20, "10", "ios", "1.2", "Great")
+            answer("s2", 21, "9", "android", "1.10")
+            answer("s3", 22, "3", "web", "1.2", "Too slow")
+            answer("s4", 23, "7", "web", "1.2", "  ")
+            answer("s5", 24, "11", "web", "1.2")
+            answer("s6", 25, "abc", "web", "1.2")
+            answer("s7", 26, "5", "web", "1.2", tip: "gone")
+            answer("s1", 1440 + 20, "6", "ios", "1.2", "Worse today")
+            _ = try await store.insertEvents(h.events)
+
+            let reports = try await Analytics(store: store).surveys(app: "shop", catalog: catalog, period: period)
+            #expect(reports.map(\.tip) == ["nps", "csat"])
+            let nps = reports[0]
+            #expect(nps.total.counts == [0, 0, 0, 1, 0, 0, 1, 1, 0, 1, 1])
+            #expect(nps.total.answers == 5)
+            #expect(nps.total.mean == 7)
+            #expect(nps.total.satisfied == Proportion(2, of: 5))
+            #expect(nps.total.detractors == Proportion(2, of: 5))
+            #expect(nps.total.score == 0)
+            #expect(nps.discarded == 2)
+            #expect(nps.segments.map(\.segment) == [
+                Segment(platform: "android", appVersion: "1.10"), Segment(platform: "ios", appVersion: "1.2"), Segment(platform: "web", appVersion: "1.2"),
+            ])
+            #expect(nps.segments.map(\.score.score) == [100, 0, -50])
+            #expect(nps.comments.map(\.text) == ["Worse today", "Great", "Too slow"])
+            #expect(nps.comments[0] == SurveyComment(
+                day: Self.day0 + Period.day, segment: Segment(platform: "ios", appVersion: "1.2"), score: 6, text: "Worse today", times: 1))
+            #expect(reports[1].total.answers == 0)
+            #expect(reports[1].total.score == nil)
+            #expect(reports[1].segments.isEmpty)
+
+            var csat = SurveyScore(scale: .csat)
+            csat.counts = [0, 1, 0, 2, 1]
+            #expect(csat.score == 75)
+            #expect(csat.mean == 3.75)
+            #expect(csat.detractors == nil)
         }
     }
 }

@@ -412,7 +412,7 @@ import WaymarkStore
             func event(_ id: String, _ user: String, _ name: String, _ platform: String, target: String? = nil) -> StoredEvent {
                 StoredEvent(
                     app: app, id: id, user: user, name: name, target: target, timestamp: today + 3_600_000, receivedAt: today, clamped: false,
-                    properties: "{\"platform\":\"\(platform)\",\"appVersion\":\"=1+1\"}"
+                    properties: ["platform": platform, "appVersion": "=1+1"]
                 )
             }
             _ = try await setup.store.insertEvents([
@@ -446,6 +446,53 @@ import WaymarkStore
         }
     }
 
+    /// A survey is a tip with a scale: saved from the form with answering as its dismissal, and its
+    /// answers shown by platform and version with the comments, which export defused.
+    @Test func surveysFromTheFormToTheirAnswers() async throws {
+        try await withConsole { setup in
+            var browser = try await Self.owner(setup)
+            let app = setup.shop.appId
+            func fields(_ id: String) -> [(String, String)] {
+                Self.tipFields(id: id, title: "How was it?").map { $0.0 == "dismissal" ? ($0.0, "") : $0 } + [("survey", "nps"), ("surveyComment", "1")]
+            }
+            let refused = try await browser.post("/console/apps/\(app)/tips/new", fields("rate.it"))
+            #expect(refused.status == .unprocessableContent)
+            #expect(String(buffer: refused.body).contains("no &quot;.&quot;"))
+            #expect(try await browser.post("/console/apps/\(app)/tips/new", fields("rate")).status == .seeOther)
+            let document = try #require(try await setup.store.draft(app: app)?.document)
+            let saved = try #require(try CatalogDocument.parse(document, file: "draft").tips.first { $0.id == "rate" })
+            #expect(saved.survey == Survey(scale: .nps, comment: true))
+            #expect(saved.tip.dismissal?.description == "survey_answered:rate")
+            let form = String(buffer: try await browser.get("/console/apps/\(app)/tips/rate").body)
+            #expect(form.contains(#"<option value="nps" selected>"#))
+            #expect(form.contains(#"name="surveyComment" value="1" checked"#))
+            _ = try await browser.post("/console/apps/\(app)/publish", [])
+
+            let today = Date().millisecondsSince1970 - Date().millisecondsSince1970 % Period.day
+            func answer(_ id: String, _ score: String, _ platform: String, _ comment: String?) -> StoredEvent {
+                var properties = ["platform": platform, "appVersion": "2.0", "tip": "rate", "score": score]
+                properties["comment"] = comment
+                return StoredEvent(
+                    app: app, id: id, user: "u-\(id)", name: "survey_answered", target: "rate", timestamp: today + 3_600_000, receivedAt: today,
+                    clamped: false, properties: properties
+                )
+            }
+            _ = try await setup.store.insertEvents([
+                answer("a1", "10", "ios", "Love it"), answer("a2", "2", "web", "=cmd|' /C calc'!A0"), answer("a3", "12", "web", nil),
+            ])
+            let overview = String(buffer: try await browser.get("/console/apps/\(app)/analytics?days=2").body)
+            #expect(overview.contains(#"<td>NPS</td><td>2</td><td>6.00</td><td>+0</td><td>50.0%</td><td>50.0%</td>"#))
+            let page = String(buffer: try await browser.get("/console/apps/\(app)/analytics/tips/rate?days=2").body)
+            #expect(page.contains("Answers to the survey"))
+            #expect(page.contains(#"<td>web</td><td>2.0</td><td>1</td><td>2.00</td><td>-100</td>"#))
+            #expect(page.contains("<td>=cmd|&#39; /C calc&#39;!A0</td>") || page.contains("<td>=cmd|' /C calc'!A0</td>"))
+            #expect(page.contains("1 answers had a score outside the scale"))
+            let comments = String(buffer: try await browser.get("/console/apps/\(app)/analytics/export/comments.csv?days=2&tip=rate").body)
+            #expect(comments.contains(",web,2.0,2,'=cmd|' /C calc'!A0,1\r\n"))
+            #expect(try await browser.get("/console/apps/\(app)/analytics/export/survey.csv?days=2&tip=welcome").status == .notFound)
+        }
+    }
+
     /// The backtest runs the draft tip's rules over the recorded events; the debugger explains one user.
     @Test func backtestAndEligibilityDebugger() async throws {
         try await withConsole { setup in
@@ -455,11 +502,11 @@ import WaymarkStore
             let now = Date().millisecondsSince1970
             _ = try await setup.store.insertEvents([
                 StoredEvent(app: app, id: "e1", user: "u1", name: "tap", target: "search", timestamp: now - 60_000, receivedAt: now, clamped: false,
-                            properties: #"{"platform":"web"}"#),
+                            properties: ["platform": "web"]),
                 StoredEvent(app: app, id: "e2", user: "u1", name: "tap", target: "search-done", timestamp: now - 30_000, receivedAt: now, clamped: false,
-                            properties: #"{"platform":"web"}"#),
+                            properties: ["platform": "web"]),
                 StoredEvent(app: app, id: "e3", user: "u2", name: "tap", target: "other", timestamp: now - 30_000, receivedAt: now, clamped: false,
-                            properties: #"{"platform":"ios"}"#),
+                            properties: ["platform": "ios"]),
             ])
             let backtest = String(buffer: try await browser.get("/console/apps/\(app)/tips/t1/backtest?days=1").body)
             #expect(backtest.contains(#"<tr data-key="Active users in the period"><td>Active users in the period</td><td>2</td></tr>"#))

@@ -117,6 +117,34 @@ final class LiveServer: Sendable {
         try await server.finish()
     }
 
+    /// A survey's answer goes up as `survey_answered` with its score and comment, and hides the
+    /// survey (its default dismissal); scores off the scale and tips that ask nothing are refused.
+    @Test func aSurveyAnswerIsAnEventAndEndsTheSurvey() async throws {
+        let server = try await LiveServer.start()
+        let client = await Self.start(server, server.directory.appendingPathComponent("phone"))
+        let survey = try #require(client.tip("checkout-survey")?.survey)
+        #expect(survey == DeliveredSurvey(scale: "csat", min: 1, max: 5, comment: true))
+        client.record("activation")
+        #expect(client.record("tap", target: "checkout").contains { $0.tip == "checkout-survey" && $0.action == .show })
+        #expect(throws: WaymarkClientError.self) { try client.answer(survey: "checkout-survey", score: 6) }
+        #expect(throws: WaymarkClientError.self) { try client.answer(survey: "welcome", score: 3) }
+        let long = String(repeating: "é", count: 300)
+        let hidden = try client.answer(survey: "checkout-survey", score: 4, comment: "  " + long + "  ")
+        #expect(hidden.map(\.action) == [.hide])
+        #expect(hidden.first?.reason == .dismissed)
+        _ = try await client.flush()
+        let events = try await server.store.events(
+            app: server.shop.appId, period: Period(from: 0, to: Int64.max), user: "u1", after: nil, limit: 100)
+        let answer = try #require(events.first { $0.name == "survey_answered" })
+        #expect(answer.target == "checkout-survey")
+        let properties = try JSONDecoder().decode([String: String].self, from: Data((answer.properties ?? "{}").utf8))
+        #expect(properties["score"] == "4")
+        #expect(properties["comment"] == String(repeating: "é", count: 256))
+        #expect(events.contains { $0.name == "tip_dismissed" && $0.target == "checkout-survey" })
+        await client.stop()
+        try await server.finish()
+    }
+
     @Test func startsOfflineFromTheLastCatalogAndUploadsWhenTheServerIsBack() async throws {
         let server = try await LiveServer.start()
         let phone = server.directory.appendingPathComponent("phone")

@@ -264,6 +264,14 @@ class ConsoleTests(unittest.TestCase):
         for page in ("browse", "search", "checkout"):
             self.assertEqual([tour[page][1], tour[page][3]], [str(len(viewed[page])), str(len(read[page]))], page)
 
+        # Satisfaction: the survey's answers and mean score.
+        scores = [int(e["properties"]["score"]) for e in events if e["name"] == "survey_answered"]
+        self.assertGreater(len(scores), 10)
+        surveys = self.table("Surveys")
+        self.assertEqual(surveys["checkout-survey"][1:4], ["CSAT", str(len(scores)), f"{sum(scores) / len(scores):.2f}"])
+        satisfied = sum(1 for s in scores if s >= 4)
+        self.assertEqual(surveys["checkout-survey"][4], f"{100 * satisfied / len(scores):.1f}%")
+
         # Charts are SVG drawn by the server, with a point per platform and day.
         points = self.driver.execute_script("return document.querySelectorAll('figure.chart svg circle.dot').length")
         self.assertEqual(points, 2 * 14 * len(users))

@@ -18,6 +18,7 @@ import urllib.request
 
 from selenium import webdriver
 from selenium.common.exceptions import StaleElementReferenceException, TimeoutException
+from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
@@ -179,6 +180,44 @@ class TipsTests(BrowserTest):
             "the queue to drain")
         with sqlite3.connect(os.path.join(demo.directory, "data", "waymark.sqlite")) as database:
             return [row[0] for row in database.execute("SELECT name FROM events WHERE user = ? ORDER BY id", (user,))]
+
+    def test_a_survey_asks_for_a_score_and_sends_the_answer(self):
+        self.open_shop("sofia")
+        self.driver.execute_script("location.hash = '#/cart'")
+        self.wait_for(lambda d: self.visible("#checkout"), "the cart")
+        self.driver.find_element(By.ID, "checkout").click()
+        survey = self.wait_tip("checkout-survey")
+        self.assertIn("How easy was checking out?", survey.text)
+        send = survey.find_element(By.CSS_SELECTOR, ".wm-survey button[type=submit]")
+        self.assertFalse(send.is_enabled(), "nothing to send before a score")
+        radios = survey.find_elements(By.CSS_SELECTOR, ".wm-scale input[type=radio]")
+        self.assertEqual([r.get_attribute("value") for r in radios], ["1", "2", "3", "4", "5"])
+        survey.find_elements(By.CSS_SELECTOR, ".wm-scale span")[4].click()
+        # The scores are one radio group: the arrow keys move the choice.
+        self.driver.execute_script("arguments[0].focus()", radios[4])
+        ActionChains(self.driver).send_keys(Keys.ARROW_LEFT).perform()
+        self.assertEqual(self.driver.execute_script("return document.querySelector('.wm-scale input:checked').value"), "4")
+        self.assertTrue(send.is_enabled())
+        comment = '<img src=x onerror="window.__xss=7"> é' * 40
+        survey.find_element(By.CSS_SELECTOR, "textarea.wm-comment").send_keys(comment)
+        self.screenshot("survey")
+        send.click()
+        self.wait_tip("checkout-survey", shown=False)
+        names = self.stored_names("sofia")
+        self.assertIn("survey_answered", names)
+        with sqlite3.connect(os.path.join(demo.directory, "data", "waymark.sqlite")) as database:
+            (properties,) = database.execute(
+                "SELECT properties FROM events WHERE user = 'sofia' AND name = 'survey_answered'").fetchone()
+            dismissed = database.execute(
+                "SELECT COUNT(*) FROM events WHERE user = 'sofia' AND name = 'tip_dismissed' AND target = 'checkout-survey'").fetchone()[0]
+        answer = json.loads(properties)
+        self.assertEqual((answer["score"], answer["tip"], answer["platform"]), ("4", "checkout-survey", "web"))
+        # The textarea keeps 500 characters; the SDK cuts them to the 512 bytes a property holds.
+        self.assertLessEqual(len(answer["comment"].encode()), 512)
+        self.assertTrue(comment.startswith(answer["comment"]))
+        self.assertGreater(len(answer["comment"]), 400)
+        self.assertEqual(dismissed, 1, "answering is the survey's dismissal")
+        self.assertIsNone(self.driver.execute_script("return window.__xss ?? null"))
 
     def test_priority_and_one_tip_per_container(self):
         self.open_shop("bob")
@@ -395,10 +434,6 @@ class SecurityTests(BrowserTest):
             self.assertNotIn(forbidden, html)
 
 
-if __name__ == "__main__":
-    unittest.main()
-
-
 class TourTests(BrowserTest):
     def claim_directly(self, user, page="checkout"):
         """The same claim the SDK makes, straight to the server: the ledger's answer for this user."""
@@ -579,3 +614,7 @@ class ConformanceInTheBrowserTests(BrowserTest):
             done({ cases, failures });""", groups)
         self.assertGreater(result["cases"], 300)
         self.assertEqual(result["failures"], [])
+
+
+if __name__ == "__main__":
+    unittest.main()

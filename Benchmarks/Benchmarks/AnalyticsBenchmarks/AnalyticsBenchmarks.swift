@@ -107,19 +107,20 @@ func makeDatabase(events count: Int) throws -> (SQLiteStore, Period) {
                 let user = next(20_000)
                 let platform = ["ios", "android", "web"][user % 3]
                 let version = ["1.2", "1.3", "1.4"][user % 5 % 3]
-                var properties = #""appVersion":"\#(version)","platform":"\#(platform)""#
+                var properties = ["appVersion": version, "platform": platform]
                 let name: String
                 let target: String?
                 if next(10) == 0 {
                     name = tipNames[next(3)]
                     target = tips[next(3)]
-                    properties += #","tip":"\#(target!)","variant":"\#(["a", "b"][user % 2])""#
+                    properties["tip"] = target
+                    properties["variant"] = ["a", "b"][user % 2]
                 } else {
                     (name, target) = names[next(names.count)]
                 }
                 events.append(StoredEvent(
                     app: "bench", id: String(format: "%012d", number), user: "user-\(user)", name: name, target: target, timestamp: time,
-                    receivedAt: time, clamped: false, properties: "{\(properties)}"
+                    receivedAt: time, clamped: false, properties: properties
                 ))
             }
             _ = try await store.insertEvents(events)

@@ -3,7 +3,7 @@ import GRDB
 import WaymarkClient
 
 /// The yardstick for event ingestion: plain SQLite inserts into a table shaped like Waymark's
-/// events table (same schema and indexes, the analytics columns filled the same way, WAL,
+/// events table (same schema and indexes, the analytics columns bound the same way, WAL,
 /// synchronous=NORMAL, as `SQLiteStore` opens it), 100 rows per
 /// transaction, with no HTTP, JSON or validation. Prints rows per second for time-ordered ids
 /// (UUIDv7, as the SDKs make them) and for random ones (UUIDv4), to show why ids are time-ordered.
@@ -36,13 +36,13 @@ func measure(_ label: String, ids: () -> String) throws -> Double {
         try pool.write { db in
             let statement = try db.cachedStatement(sql: """
                 INSERT INTO events (app, id, user, name, target, timestamp, received_at, clamped, properties, platform, app_version)
-                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, json_extract(?9, '$.platform'), json_extract(?9, '$.appVersion'))
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT DO NOTHING
                 """)
             for index in batch..<min(batch + 100, rows) {
                 try statement.execute(arguments: [
                     "app_benchmark", keys[index], "user-\(index % 1000)", "tap", "search", 1_795_000_000_000 + index,
-                    1_795_000_000_000 + index, false, #"{"platform":"ios"}"#,
+                    1_795_000_000_000 + index, false, #"{"appVersion":"1.4","platform":"ios"}"#, "ios", "1.4",
                 ])
             }
         }

@@ -1025,6 +1025,16 @@ const STYLE = `
 .wm-tour footer button:disabled{opacity:.4;cursor:default}
 .wm-tour .wm-actions button{border:1px solid #1d2a44}
 .wm-credit{background:#e6f6e6;color:#135e13;border-radius:6px;padding:6px 10px;margin-top:10px}
+.wm-survey fieldset{border:0;margin:6px 0;padding:0;display:flex;flex-wrap:wrap;gap:4px}
+.wm-scale label{position:relative;margin:0}
+.wm-scale input{position:absolute;opacity:0;width:1px;height:1px;margin:0}
+.wm-scale span{display:inline-block;min-width:30px;padding:5px 4px;text-align:center;border:1px solid currentColor;border-radius:6px;cursor:pointer}
+.wm-scale input:checked+span{background:#ffbf47;color:#1d2a44;border-color:#ffbf47}
+.wm-scale input:focus-visible+span{outline:3px solid #ffbf47;outline-offset:2px}
+.wm-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
+.wm-comment{display:block;width:100%;margin:4px 0;font:inherit;border-radius:6px;padding:4px 6px}
+.wm-survey button{background:#fff;color:#1d2a44;border:0;border-radius:6px;padding:6px 12px;font:inherit;cursor:pointer}
+.wm-survey button:disabled{opacity:.5;cursor:default}
 .wm-paused{visibility:hidden!important}
 @media (prefers-reduced-motion: reduce){.wm-pointer,.wm-spot{animation:none!important;transition:none!important}}
 `;
@@ -1276,6 +1286,8 @@ export class WaymarkClient {
       const field = event.target;
       if (event.key === "Escape") return this.closeTopmost(event);
       if (!field || !/^(INPUT|TEXTAREA)$/.test(field.tagName ?? "") && !field.isContentEditable) return;
+      // Typing a survey's comment is not the app being used.
+      if (field.closest?.("[data-waymark-ui]")) return;
       const target = field.getAttribute("data-waymark") ?? field.id ?? undefined;
       const now = Date.now();
       if (now - (lastKey.get(target) ?? 0) < 1000) return;
@@ -1465,7 +1477,9 @@ export class WaymarkClient {
     const actions = doc.createElement("div");
     actions.className = "wm-actions";
     actions.appendChild(this.narrationControl(tip.content, root));
-    root.append(close, title, body, actions);
+    root.append(close, title, body);
+    if (tip.survey) root.append(this.surveyForm(tip));
+    root.append(actions);
     const extras = [];
     if (kind === "modal") {
       const backdrop = doc.createElement("div");
@@ -1513,6 +1527,71 @@ export class WaymarkClient {
     this.rendered.set(tip.id, { root, extras, place, previousFocus });
     place();
     if (!root.hidden && !isTyping(previousFocus)) root.focus({ preventScroll: true });
+  }
+
+  /** A survey's scores as a radio group (arrow keys move between them), an optional comment,
+   *  and a send button that waits for a score. */
+  surveyForm(tip) {
+    const doc = this.document;
+    const survey = tip.survey;
+    const form = doc.createElement("form");
+    form.className = "wm-survey";
+    const scale = doc.createElement("fieldset");
+    scale.className = "wm-scale";
+    const legend = doc.createElement("legend");
+    legend.className = "wm-hidden";
+    legend.textContent = tip.content.title;
+    scale.append(legend);
+    for (let score = survey.min; score <= survey.max; score += 1) {
+      const label = doc.createElement("label");
+      const input = doc.createElement("input");
+      input.type = "radio";
+      input.name = `wm-score-${asName(tip.id)}`;
+      input.value = String(score);
+      const text = doc.createElement("span");
+      text.textContent = String(score);
+      label.append(input, text);
+      scale.append(label);
+    }
+    form.append(scale);
+    let comment = null;
+    if (survey.comment) {
+      comment = doc.createElement("textarea");
+      comment.className = "wm-comment";
+      comment.rows = 2;
+      comment.maxLength = 500;
+      comment.placeholder = "Comment (optional)";
+      comment.setAttribute("aria-label", "Comment (optional)");
+      form.append(comment);
+    }
+    const send = doc.createElement("button");
+    send.type = "submit";
+    send.textContent = "Send";
+    send.disabled = true;
+    form.append(send);
+    form.addEventListener("change", () => { send.disabled = !form.querySelector("input:checked"); });
+    form.addEventListener("submit", (event) => {
+      event.preventDefault();
+      const chosen = form.querySelector("input:checked");
+      if (chosen) this.answer(tip.id, Number(chosen.value), comment?.value ?? "");
+    });
+    return form;
+  }
+
+  /** Sends a survey's answer as `survey_answered` (the comment cut to the 512 bytes an event
+   *  property holds). A survey's default dismissal is that event, which hides it; a survey whose
+   *  author chose another dismissal is closed. */
+  answer(id, score, comment = "") {
+    const tip = (this.catalog?.tips ?? []).find((t) => t.id === id);
+    const survey = tip?.survey;
+    if (!survey || !Number.isInteger(score) || score < survey.min || score > survey.max) return false;
+    const properties = { tip: id, score: String(score) };
+    if (tip.variant) properties.variant = tip.variant;
+    const text = utf8Prefix(String(comment).trim(), 512);
+    if (text) properties.comment = text;
+    this.record("survey_answered", id, properties);
+    if (this.rendered.has(id)) this.close(id);
+    return true;
   }
 
   findAnchor(anchor) {
@@ -1812,9 +1891,22 @@ function isShown(element) {
   return box.width > 0 || box.height > 0;
 }
 
+/** The longest start of `text` that is at most `bytes` long in UTF-8, whole code points only. */
+export function utf8Prefix(text, bytes) {
+  const encoder = new TextEncoder();
+  if (encoder.encode(text).length <= bytes) return text;
+  let used = 0;
+  let end = 0;
+  for (const char of text) {
+    used += encoder.encode(char).length;
+    if (used > bytes) break;
+    end += char.length;
+  }
+  return text.slice(0, end);
+}
+
 const isTyping = (element) => element && (/^(INPUT|TEXTAREA|SELECT)$/.test(element.tagName) || element.isContentEditable);
 
-/** The SDK's entry point for pages: one client per page. */
 /** Draws one tip, as delivered by the server, exactly as the SDK would show it, with no engine,
  *  storage or events: the console's preview. Closing it only removes it. */
 export function previewTip(tip, { window: win = globalThis.window, server } = {}) {
@@ -1822,10 +1914,12 @@ export function previewTip(tip, { window: win = globalThis.window, server } = {}
   client.installStyle();
   client.catalog = { tips: [tip], tours: [] };
   client.close = (id) => client.erase(id);
+  client.answer = (id) => { client.erase(id); return true; };
   client.draw(tip);
   return client;
 }
 
+/** The SDK's entry point for pages: one client per page. */
 export const Waymark = {
   client: null,
   async start(options) {
@@ -1838,6 +1932,8 @@ export const Waymark = {
   setContext(values) { this.client?.setContextValues(values); },
   startTour(id, page = 0) { return this.client?.openTour(id, page) ?? false; },
   close(tip) { this.client?.close(tip); },
+  /** Answers a survey tip for the user, as its own form does: `Waymark.answer("nps", 9, "Fast")`. */
+  answer(tip, score, comment) { return this.client?.answer(tip, score, comment) ?? false; },
   flush() { return this.client?.flush(); },
   stop() { this.client?.stop(); this.client = null; },
 };

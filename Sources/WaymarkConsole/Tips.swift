@@ -91,7 +91,7 @@ extension WaymarkConsole {
         let text = request.uri.queryParameters["rule"].map(String.init) ?? ""
         let kind = request.uri.queryParameters["kind"].map(String.init) ?? "event"
         var body: [String: Any] = ["ok": true]
-        if let error = TipFields.check(rule: text, targeting: kind == "targeting") {
+        if let error = RuleCheck.check(text, targeting: kind == "targeting") {
             body = ["ok": false, "message": error["message"] ?? "", "excerpt": error["excerpt"] ?? ""]
         }
         let data = try JSONSerialization.data(withJSONObject: body, options: [.sortedKeys])
@@ -153,7 +153,7 @@ extension WaymarkConsole {
             ["value": $0.0, "label": $0.1, "selected": $0.0 == (fields.values["survey"] ?? "")] as [String: Any]
         }
         values["surveyComment"] = fields.values["surveyComment"] == "1"
-        values["locales"] = fields.locales.enumerated().map { ["index": $0.offset, "code": $0.element.code, "title": $0.element.title, "body": $0.element.body] as [String: Any] }
+        values["locales"] = LocaleRow.values(fields.locales)
         values["variants"] = fields.variants.enumerated().map {
             ["index": $0.offset, "id": $0.element.id, "weight": $0.element.weight, "title": $0.element.title, "body": $0.element.body] as [String: Any]
         }
@@ -162,15 +162,8 @@ extension WaymarkConsole {
     }
 }
 
-/// A problem with one form field.
-struct FieldError: Error {
-    var field: String
-    var message: String
-}
-
 /// A tip's form fields as text, to show in the form and to make the tip from.
 struct TipFields {
-    struct LocaleRow { var code = "", title = "", body = "" }
     struct VariantRow { var id = "", weight = "1", title = "", body = "" }
 
     var values: [String: String]
@@ -193,13 +186,12 @@ struct TipFields {
             "id": tip.id, "container": tip.tip.container, "anchor": tip.tip.anchor ?? "", "trigger": tip.tip.trigger.description,
             "dismissal": tip.tip.dismissal?.description ?? "", "priority": String(tip.tip.priority), "renderer": tip.renderer.rawValue,
             "gesture": tip.gesture?.rawValue ?? "", "targeting": tip.targeting.rule?.description ?? "", "rollout": String(tip.targeting.rollout),
-            "title": content.title, "body": Self.body(content), "format": content.markdown == nil && !content.html.isEmpty ? "html" : "markdown",
+            "title": content.title, "body": Content.editable(content), "format": Content.format(content),
             "survey": tip.survey?.scale.rawValue ?? "", "surveyComment": tip.survey?.comment == true ? "1" : "",
         ]
-        locales = tip.content.locales.sorted { $0.key < $1.key }.map { LocaleRow(code: $0.key, title: $0.value.title, body: Self.body($0.value)) }
-            + [LocaleRow()]
+        locales = LocaleRow.rows(tip.content)
         variants = tip.variants.map {
-            VariantRow(id: $0.id, weight: String($0.weight), title: $0.content.fallback.title, body: Self.body($0.content.fallback))
+            VariantRow(id: $0.id, weight: String($0.weight), title: $0.content.fallback.title, body: Content.editable($0.content.fallback))
         } + [VariantRow()]
     }
 
@@ -211,84 +203,45 @@ struct TipFields {
         ] {
             values[name] = form[name] ?? ""
         }
-        locales = (0..<50).compactMap { index in
-            guard form["locale.\(index).code"] != nil else { return nil }
-            return LocaleRow(code: form["locale.\(index).code"] ?? "", title: form["locale.\(index).title"] ?? "", body: form["locale.\(index).body"] ?? "")
-        }
+        locales = LocaleRow.read(form, prefix: "locale")
         variants = (0..<20).compactMap { index in
             guard form["variant.\(index).id"] != nil else { return nil }
             return VariantRow(
                 id: form["variant.\(index).id"] ?? "", weight: form["variant.\(index).weight"] ?? "1", title: form["variant.\(index).title"] ?? "",
                 body: form["variant.\(index).body"] ?? "")
         }
-        if !locales.contains(where: { $0.code.isEmpty }) { locales.append(LocaleRow()) }
         if !variants.contains(where: { $0.id.isEmpty }) { variants.append(VariantRow()) }
     }
 
-    private static func body(_ content: Content) -> String { content.markdown ?? content.html }
-
     /// The parser's errors in the three rule fields, each with its caret excerpt.
     func ruleErrors() -> [String: [String: String]] {
-        var errors: [String: [String: String]] = [:]
-        for (field, required) in [("trigger", true), ("dismissal", false), ("targeting", false)] {
-            let text = values[field] ?? ""
-            if text.trimmingCharacters(in: .whitespaces).isEmpty {
-                if required { errors[field] = ["message": "a tip needs a trigger: the rule that shows it"] }
-                continue
-            }
-            if let error = Self.check(rule: text, targeting: field == "targeting") { errors[field] = error }
-        }
-        return errors
-    }
-
-    /// The parser's message and caret excerpt for a rule, or nil when it reads.
-    static func check(rule text: String, targeting: Bool) -> [String: String]? {
-        do {
-            let rule = try Rule(parsing: text)
-            if targeting, let problem = targetingProblem(rule) { return ["message": problem] }
-            return nil
-        } catch {
-            return ["message": error.description, "excerpt": error.excerpt(source: text, origin: "rule:\(error.line):\(error.column)")]
-        }
+        RuleCheck.errors(values, [
+            ("trigger", required: "a tip needs a trigger: the rule that shows it", targeting: false),
+            ("dismissal", required: nil, targeting: false), ("targeting", required: nil, targeting: true),
+        ])
     }
 
     /// The tip these fields describe, keeping what the form does not show from `existing`.
     func tip(updating existing: CatalogTip?) throws -> CatalogTip {
-        func field(_ name: String) -> String? {
-            let value = values[name]?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
-            return value.isEmpty ? nil : value
+        guard let id = values.text("id") else { throw FieldError(field: "id", message: "a tip needs an id") }
+        guard let container = values.text("container") else { throw FieldError(field: "container", message: "a tip needs a container") }
+        guard let trigger = try values.rule("trigger") else { throw FieldError(field: "trigger", message: "a tip needs a trigger") }
+        guard let renderer = Renderer(rawValue: values.text("renderer") ?? "tooltip") else {
+            throw FieldError(field: "renderer", message: "no such renderer")
         }
-        func rule(_ name: String) throws -> Rule? {
-            guard let text = field(name) else { return nil }
-            do { return try Rule(parsing: text) } catch { throw FieldError(field: name, message: error.description) }
-        }
-        func number(_ name: String, default value: Int, in range: ClosedRange<Int>) throws -> Int {
-            guard let text = field(name) else { return value }
-            guard let number = Int(text), range.contains(number) else {
-                throw FieldError(field: name, message: "a whole number from \(range.lowerBound) to \(range.upperBound)")
-            }
-            return number
-        }
-        guard let id = field("id") else { throw FieldError(field: "id", message: "a tip needs an id") }
-        guard let container = field("container") else { throw FieldError(field: "container", message: "a tip needs a container") }
-        guard let trigger = try rule("trigger") else { throw FieldError(field: "trigger", message: "a tip needs a trigger") }
-        guard let renderer = Renderer(rawValue: field("renderer") ?? "tooltip") else { throw FieldError(field: "renderer", message: "no such renderer") }
-        let gesture = try field("gesture").map { name in
+        let gesture = try values.text("gesture").map { name in
             guard let gesture = Gesture(rawValue: name) else { throw FieldError(field: "gesture", message: "no such gesture") }
             return gesture
         }
-        guard let title = field("title") else { throw FieldError(field: "title", message: "a tip needs a title") }
+        guard let title = values.text("title") else { throw FieldError(field: "title", message: "a tip needs a title") }
         let html = values["format"] == "html"
-        func content(_ title: String, _ body: String, keeping old: Content?) -> Content {
-            html ? Content(title: title, html: body, audio: old?.audio) : Content(title: title, markdown: body, audio: old?.audio)
-        }
         var tip = existing ?? CatalogTip(tip: Tip(id: id, container: container, trigger: trigger), content: Localized(Content(title: title)))
         tip.tip.id = id
         tip.tip.container = container
-        tip.tip.anchor = field("anchor")
+        tip.tip.anchor = values.text("anchor")
         tip.tip.trigger = trigger
-        tip.tip.dismissal = try rule("dismissal")
-        if let scale = field("survey") {
+        tip.tip.dismissal = try values.rule("dismissal")
+        if let scale = values.text("survey") {
             guard let scale = Survey.Scale(rawValue: scale) else { throw FieldError(field: "survey", message: "no such survey") }
             guard !id.contains(".") else {
                 throw FieldError(field: "survey", message: "a survey's id is the target of its answers: letters, digits, - and _ only, no \".\"")
@@ -299,19 +252,14 @@ struct TipFields {
         } else {
             tip.survey = nil
         }
-        tip.tip.priority = try number("priority", default: 0, in: -1000...1000)
+        tip.tip.priority = try values.wholeNumber("priority", default: 0, in: -1000...1000)
         tip.renderer = renderer
         tip.gesture = gesture
-        tip.targeting = Targeting(rule: try rule("targeting"), rollout: try number("rollout", default: 100, in: 0...100))
-        var locales: [String: Content] = [:]
-        for row in self.locales where !row.code.trimmingCharacters(in: .whitespaces).isEmpty {
-            let code = row.code.trimmingCharacters(in: .whitespaces)
-            guard !row.title.trimmingCharacters(in: .whitespaces).isEmpty else {
-                throw FieldError(field: "locales", message: "the \(code) translation needs a title")
-            }
-            locales[code] = content(row.title, row.body, keeping: existing?.content.locales[code])
-        }
-        tip.content = Localized(content(title, values["body"] ?? "", keeping: existing?.content.fallback), locales: locales)
+        tip.targeting = Targeting(rule: try values.targetingRule("targeting"), rollout: try values.wholeNumber("rollout", default: 100, in: 0...100))
+        let locales = try LocaleRow.contents(self.locales, html: html, keeping: existing?.content.locales ?? [:], field: "locales")
+        tip.content = Localized(
+            Content.written(title: title, body: values["body"] ?? "", html: html, keeping: existing?.content.fallback), locales: locales
+        )
         tip.variants = try variants.filter { !$0.id.trimmingCharacters(in: .whitespaces).isEmpty }.map { row in
             let variantID = row.id.trimmingCharacters(in: .whitespaces)
             guard let weight = Int(row.weight.trimmingCharacters(in: .whitespaces)), (1...1000).contains(weight) else {
@@ -321,7 +269,12 @@ struct TipFields {
                 throw FieldError(field: "variants", message: "variant \(variantID) needs a title")
             }
             let old = existing?.variants.first { $0.id == variantID }
-            return Variant(id: variantID, weight: weight, content: Localized(content(row.title, row.body, keeping: old?.content.fallback), locales: old?.content.locales ?? [:]))
+            return Variant(
+                id: variantID, weight: weight,
+                content: Localized(
+                    Content.written(title: row.title, body: row.body, html: html, keeping: old?.content.fallback), locales: old?.content.locales ?? [:]
+                )
+            )
         }
         return tip
     }

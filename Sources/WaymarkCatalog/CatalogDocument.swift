@@ -65,6 +65,12 @@ public enum CatalogDocument {
         throw DiagnosticsError(reader.diagnostics)
     }
 
+    /// Whether a catalog may link to this: an http or https URL with a host.
+    public static func isWebURL(_ text: String) -> Bool {
+        guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased() else { return false }
+        return (scheme == "https" || scheme == "http") && components.host?.isEmpty == false
+    }
+
     /// One tip, as the admin API's per-object endpoints take it: the YAML or JSON of one entry of
     /// `tips`.
     public static func parseTip(_ text: String, file: String) throws(DiagnosticsError) -> CatalogTip {
@@ -421,9 +427,7 @@ fileprivate struct CatalogReader {
     /// An http(s) URL.
     mutating func url(_ node: Node, _ key: String) -> String? {
         guard let text = string(node, key) else { return nil }
-        guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased(),
-            scheme == "https" || scheme == "http", components.host?.isEmpty == false
-        else {
+        guard CatalogDocument.isWebURL(text) else {
             fail(at: node, "\(key) must be an http or https URL")
             return nil
         }

@@ -44,6 +44,16 @@ public struct WaymarkConsole: Sendable {
         console.post("/apps/:app/tips/:id") { request, context in try await self.saveTip(request, context) }
         console.post("/apps/:app/tips/:id/delete") { request, context in try await self.deleteTip(request, context) }
         console.get("/apps/:app/tips/:id/preview") { request, context in try await self.previewPage(request, context) }
+        console.get("/apps/:app/new-tour") { request, context in try await self.tourPage(request, context, new: true) }
+        console.get("/apps/:app/tours/:id") { request, context in try await self.tourPage(request, context, new: false) }
+        console.post("/apps/:app/tours/:id") { request, context in try await self.saveTour(request, context) }
+        console.post("/apps/:app/tours/:id/delete") { request, context in try await self.deleteTour(request, context) }
+        console.get("/apps/:app/tours/:id/preview") { request, context in try await self.tourPreviewPage(request, context) }
+        console.get("/apps/:app/new-media") { request, context in try await self.mediaPage(request, context, new: true) }
+        console.get("/apps/:app/media/:id") { request, context in try await self.mediaPage(request, context, new: false) }
+        console.post("/apps/:app/media/:id") { request, context in try await self.saveMedia(request, context) }
+        console.post("/apps/:app/media/:id/delete") { request, context in try await self.deleteMedia(request, context) }
+        console.post("/apps/:app/rewards") { request, context in try await self.saveRewards(request, context) }
         console.get("/apps/:app/rules/check") { request, context in try await self.checkRule(request, context) }
         console.get("/apps/:app/publish") { request, context in try await self.publishPage(request, context) }
         console.post("/apps/:app/publish") { request, context in try await self.publish(request, context) }

@@ -28,7 +28,17 @@ extension WaymarkConsole {
             + (live?.catalog.tips ?? []).filter { !draftIDs.contains($0.id) }.map { row($0, "removed, not published") }
         var values = frame(app.name, signedIn, app: app)
         values["tips"] = tips
-        values["tours"] = draftCatalog.tours.map { ["id": $0.id, "pages": $0.pages.count] as [String: Any] }
+        values["tours"] = draftCatalog.tours.map { tour in
+            [
+                "id": tour.id, "pages": tour.pages.count, "trigger": tour.trigger?.description ?? "opened by the app",
+                "credits": tour.pages.compactMap(\.reward).reduce(0, +),
+            ] as [String: Any]
+        }
+        values["media"] = draftCatalog.media.map { media in
+            let users = draftCatalog.tours.filter { $0.pages.contains { $0.media == media.id } }.map(\.id)
+            return ["id": media.id, "variants": media.variants.count, "usedBy": users.joined(separator: ", ")] as [String: Any]
+        }
+        values["maxCredits"] = draftCatalog.rewards.maxCreditsPerUser.map(String.init) ?? ""
         values["draftRevision"] = draft?.revision ?? 0
         values["liveVersion"] = live.map { String($0.version.number) } ?? "none"
         values["unpublished"] = draftCatalog != (live?.catalog ?? Catalog(tips: [])) && draft != nil
@@ -52,35 +62,47 @@ extension WaymarkConsole {
         if !isNew { fields.values["id"] = context.parameters.get("id") ?? "" }
         let id = fields.values["id"] ?? ""
         var errors = fields.ruleErrors()
-        var saved = false
         if errors.isEmpty {
-            do {
-                try await server.editDraft(app: app.id, actor: signedIn.actor) { catalog in
-                    let existing = catalog.tips.first { $0.id == id }
-                    if isNew, existing != nil { throw FieldError(field: "id", message: "a tip \"\(id)\" exists already") }
-                    if !isNew, existing == nil { throw FieldError(field: "id", message: "the tip \"\(id)\" was deleted meanwhile") }
-                    let tip = try fields.tip(updating: existing)
-                    if let index = catalog.tips.firstIndex(where: { $0.id == id }) { catalog.tips[index] = tip } else { catalog.tips.append(tip) }
-                }
-                saved = true
-            } catch let error as FieldError {
-                errors[error.field] = ["message": error.message]
-            } catch let error as APIError {
-                errors["form"] = ["message": error.message, "details": (error.diagnostics ?? []).joined(separator: "\n\n")]
+            errors = try await saveEdit(app: app, actor: signedIn.actor) { catalog in
+                let existing = catalog.tips.first { $0.id == id }
+                if isNew, existing != nil { throw FieldError(field: "id", message: "a tip \"\(id)\" exists already") }
+                if !isNew, existing == nil { throw FieldError(field: "id", message: "the tip \"\(id)\" was deleted meanwhile") }
+                let tip = try fields.tip(updating: existing)
+                if let index = catalog.tips.firstIndex(where: { $0.id == id }) { catalog.tips[index] = tip } else { catalog.tips.append(tip) }
             }
+            if errors.isEmpty { return .redirect(to: "/console/apps/\(app.id)?saved=\(id)", type: .normal) }
         }
-        if saved { return .redirect(to: "/console/apps/\(app.id)?saved=\(id)", type: .normal) }
         return try await tipForm(signedIn, app, fields, new: isNew, errors: errors, status: .unprocessableContent)
     }
 
     func deleteTip(_ request: Request, _ context: WaymarkRequestContext) async throws -> Response {
-        let form = try await Form.read(request)
-        let (signedIn, app) = try await access(request, context, needs: .editor, form: form)
-        let id = context.parameters.get("id") ?? ""
-        try await server.editDraft(app: app.id, actor: signedIn.actor) { catalog in
+        try await deleteObject(request, context) { catalog, id in
             guard catalog.tips.contains(where: { $0.id == id }) else { throw ConsoleError.notFound }
             catalog.tips.removeAll { $0.id == id }
         }
+    }
+
+    /// Applies a form's change to the draft through the server's checked and audited edit. Returns
+    /// the form's errors: a field's, or the whole catalog check's under `form`; empty when saved.
+    func saveEdit(app: AppRecord, actor: Actor, _ change: (inout Catalog) throws -> Void) async throws -> [String: [String: String]] {
+        do {
+            try await server.editDraft(app: app.id, actor: actor, change)
+            return [:]
+        } catch let error as FieldError {
+            return [error.field: ["message": error.message]]
+        } catch let error as APIError {
+            return ["form": ["message": error.message, "details": (error.diagnostics ?? []).joined(separator: "\n\n")]]
+        }
+    }
+
+    /// `POST .../:id/delete` for any kind of object: `change` removes the object `id` from the draft.
+    func deleteObject(
+        _ request: Request, _ context: WaymarkRequestContext, _ change: @escaping (inout Catalog, String) throws -> Void
+    ) async throws -> Response {
+        let form = try await Form.read(request)
+        let (signedIn, app) = try await access(request, context, needs: .editor, form: form)
+        let id = context.parameters.get("id") ?? ""
+        try await server.editDraft(app: app.id, actor: signedIn.actor) { try change(&$0, id) }
         return .redirect(to: "/console/apps/\(app.id)", type: .normal)
     }
 
@@ -105,23 +127,14 @@ extension WaymarkConsole {
         guard let id = context.parameters.get("id"), let draft = try await server.draftCatalog(app: app.id),
             let authored = draft.catalog.tips.first(where: { $0.id == id })
         else { throw ConsoleError.notFound }
-        let query = request.uri.queryParameters
-        func parameter(_ name: String, _ fallback: String) -> String {
-            let value = query[Substring(name)].map { String($0.prefix(256)) }?.trimmingCharacters(in: .whitespaces) ?? ""
-            return value.isEmpty ? fallback : value
-        }
-        let client = ClientContext(
-            platform: parameter("platform", "web"), model: parameter("model", "desktop-browser"),
-            appVersion: parameter("appVersion", "1.0.0"), locale: parameter("locale", "en"), user: parameter("user", "preview-user")
-        )
+        let choice = PreviewClient(request)
+        let client = choice.client
         let delivered = Resolver(catalog: draft.catalog, version: 0).resolve(for: client).tips.first { $0.id == id }
         var values = frame("Preview of \(id)", signedIn, app: app)
+        values.merge(choice.values) { $1 }
         values["previewScript"] = true
-        values["tipId"] = id
-        values["platforms"] = ["ios", "android", "web"].map { ["value": $0, "selected": $0 == client.platform] as [String: Any] }
-        for (name, value) in [("model", client.model), ("appVersion", client.appVersion), ("locale", client.locale), ("user", client.user)] {
-            values["q_" + name] = value ?? ""
-        }
+        values["action"] = "/console/apps/\(app.id)/tips/\(id)/preview"
+        values["back"] = "/console/apps/\(app.id)/tips/\(id)"
         values["anchor"] = authored.tip.anchor
         if let delivered {
             let encoder = JSONEncoder()

@@ -6,6 +6,7 @@ import Logging
 import Testing
 import WaymarkCatalog
 import WaymarkConsole
+import WaymarkRules
 import WaymarkSQLite
 import WaymarkServer
 import WaymarkStore
@@ -443,6 +444,112 @@ import WaymarkStore
             #expect(try await viewer.get("/console/apps/\(setup.other.appId)/analytics/export/engagement.csv").status == .notFound)
             var stranger = Browser(setup.client)
             #expect(try await stranger.get("/console/apps/\(app)/analytics/export/engagement.csv").status == .seeOther)
+        }
+    }
+
+    /// Media, tours with ordered pages, their translations, videos and credits, and the credit cap,
+    /// all in forms; each mistake is named on its field and nothing is saved.
+    @Test func toursMediaAndRewardsInForms() async throws {
+        try await withConsole { setup in
+            var browser = try await Self.owner(setup)
+            let app = setup.shop.appId
+            func draft() async throws -> Catalog {
+                try CatalogDocument.parse(try #require(try await setup.store.draft(app: app)?.document), file: "draft")
+            }
+            let media: [(String, String)] = [
+                ("new", "1"), ("id", "intro"),
+                ("variant.0.url", "https://cdn.example/intro-ipad.mp4"), ("variant.0.family", "iPad"), ("variant.0.type", "video/mp4"),
+                ("variant.0.thumbnail", ""), ("variant.0.model", ""), ("variant.0.minAppVersion", ""), ("variant.0.locale", ""),
+                ("variant.1.url", "https://cdn.example/intro.mp4"), ("variant.1.minAppVersion", "1.2"),
+            ]
+            let badURL = try await browser.post("/console/apps/\(app)/media/new", media.map { $0.0 == "variant.1.url" ? ($0.0, "javascript:alert(1)") : $0 })
+            #expect(badURL.status == .unprocessableContent)
+            #expect(String(buffer: badURL.body).contains("variant 2: the URL must be http or https"))
+            #expect(try await browser.post("/console/apps/\(app)/media/new", media.map { $0.0 == "variant.1.minAppVersion" ? ($0.0, "new") : $0 }).status
+                == .unprocessableContent)
+            #expect(try await browser.post("/console/apps/\(app)/media/new", media).status == .seeOther)
+            #expect(try await draft().media == [Media(id: "intro", variants: [
+                MediaVariant(url: "https://cdn.example/intro-ipad.mp4", type: "video/mp4", family: "iPad"),
+                MediaVariant(url: "https://cdn.example/intro.mp4", minAppVersion: Version([1, 2])),
+            ])])
+
+            // Pages are saved in the order of their positions, not of the rows.
+            let tour: [(String, String)] = [
+                ("new", "1"), ("id", "welcome"), ("trigger", "tap:tour-start"), ("targeting", ""), ("rollout", "100"), ("format", "markdown"),
+                ("page.0.id", "second"), ("page.0.order", "2"), ("page.0.title", "Search"), ("page.0.body", "Tap **search**."),
+                ("page.0.media", ""), ("page.0.reward", ""),
+                ("page.1.id", "first"), ("page.1.order", "1"), ("page.1.title", "Welcome"), ("page.1.body", "Hello."),
+                ("page.1.media", "intro"), ("page.1.reward", "5"),
+                ("page.1.locale.0.code", "hi"), ("page.1.locale.0.title", "स्वागत"), ("page.1.locale.0.body", "नमस्ते।"),
+                ("page.2.id", ""), ("page.2.order", "3"), ("page.2.title", ""),
+            ]
+            func changed(_ name: String, _ value: String) -> [(String, String)] { tour.map { $0.0 == name ? (name, value) : $0 } }
+            for (name, value, message) in [
+                ("page.1.reward", "0", "page first: the credit reward is a whole number from 1 to 1000000"),
+                ("page.1.media", "nope", "page first: there is no media &quot;nope&quot;"),
+                ("page.0.id", "first", "page first: two pages have this id"),
+                ("page.0.title", " ", "page second: a page needs a title"),
+                ("trigger", "tap:(", "rule:1:5"),
+                ("targeting", "count(tap) > 1", "targeting"),
+            ] {
+                let refused = try await browser.post("/console/apps/\(app)/tours/new", changed(name, value))
+                #expect(refused.status == .unprocessableContent, "\(name)")
+                #expect(String(buffer: refused.body).contains(message), "\(name): \(message)")
+            }
+            #expect(try await draft().tours.isEmpty)
+            #expect(try await browser.post("/console/apps/\(app)/tours/new", tour).status == .seeOther)
+            let saved = try #require(try await draft().tours.first)
+            #expect(saved.pages.map(\.id) == ["first", "second"])
+            #expect(saved.pages[0].media == "intro")
+            #expect(saved.pages[0].reward == 5)
+            #expect(saved.pages[0].content.locales["hi"]?.title == "स्वागत")
+            #expect(saved.pages[1].content.fallback.html == "<p>Tap <strong>search</strong>.</p>")
+            #expect(saved.trigger?.description == "tap:tour-start")
+            #expect(try await browser.post("/console/apps/\(app)/tours/new", tour).status == .unprocessableContent, "the id is taken")
+
+            let form = String(buffer: try await browser.get("/console/apps/\(app)/tours/welcome").body)
+            #expect(form.contains(#"name="page.0.locale.0.title" value="स्वागत""#))
+            #expect(form.contains(#"<option value="intro" selected>intro</option>"#))
+            let overview = String(buffer: try await browser.get("/console/apps/\(app)").body)
+            #expect(overview.contains(#"<a href="/console/apps/\#(app)/tours/welcome">welcome</a></td><td>2</td><td>5</td>"#))
+            #expect(overview.contains(#"<a href="/console/apps/\#(app)/media/intro">intro</a></td><td>2</td><td>welcome</td>"#))
+
+            // Blanking a page's id removes the page; the media it played cannot go while it is used.
+            let edit = [("new", "0"), ("trigger", "tap:tour-start"), ("rollout", "100"), ("format", "markdown"),
+                        ("page.0.id", "first"), ("page.0.order", "1"), ("page.0.title", "Welcome"), ("page.0.media", "intro"),
+                        ("page.0.reward", "5"), ("page.1.id", ""), ("page.1.order", "2"), ("page.1.title", "Search")]
+            #expect(try await browser.post("/console/apps/\(app)/tours/welcome", edit).status == .seeOther)
+            #expect(try await draft().tours.first?.pages.map(\.id) == ["first"])
+            #expect(try await draft().tours.first?.pages.first?.content.locales.isEmpty == true)
+            let used = try await browser.post("/console/apps/\(app)/media/intro/delete", [])
+            #expect(used.status == .conflict)
+            #expect(String(buffer: used.body).contains("played by the tour welcome"))
+
+            // The tour's page as an iPad in Hindi would get it, drawn by waymark.js.
+            #expect(try await browser.post("/console/apps/\(app)/tours/welcome", edit + [("page.0.locale.0.code", "hi"), ("page.0.locale.0.title", "स्वागत")])
+                .status == .seeOther)
+            let preview = String(buffer: try await browser.get("/console/apps/\(app)/tours/welcome/preview?model=iPad13,1&locale=hi-IN&page=0").body)
+            #expect(preview.contains("data-tour="))
+            #expect(preview.contains("intro-ipad.mp4"))
+            #expect(preview.contains("स्वागत"))
+            #expect(preview.contains("Page 1 of 1 as web iPad13,1 1.0.0 in hi"))
+
+            #expect(try await browser.post("/console/apps/\(app)/rewards", [("maxCreditsPerUser", "50")]).status == .seeOther)
+            #expect(try await draft().rewards.maxCreditsPerUser == 50)
+            #expect(try await browser.post("/console/apps/\(app)/rewards", [("maxCreditsPerUser", "lots")]).status == .unprocessableContent)
+            #expect(try await browser.post("/console/apps/\(app)/rewards", [("maxCreditsPerUser", "")]).status == .seeOther)
+            #expect(try await draft().rewards.maxCreditsPerUser == nil)
+
+            #expect(try await browser.post("/console/apps/\(app)/tours/welcome/delete", []).status == .seeOther)
+            #expect(try await browser.post("/console/apps/\(app)/media/intro/delete", []).status == .seeOther)
+            #expect(try await draft().media.isEmpty)
+
+            var viewer = Browser(setup.client)
+            _ = try await viewer.signIn("vic@example.com")
+            #expect(try await viewer.get("/console/apps/\(app)/new-tour").status == .ok)
+            #expect(try await viewer.post("/console/apps/\(app)/tours/new", tour).status == .forbidden)
+            #expect(try await viewer.post("/console/apps/\(app)/rewards", [("maxCreditsPerUser", "1")]).status == .forbidden)
+            #expect(try await browser.get("/console/apps/\(setup.other.appId)/tours/welcome").status == .notFound)
         }
     }
 

@@ -200,6 +200,30 @@ class ConsoleTests(unittest.TestCase):
         time.sleep(0.5)
         self.assertIsNone(self.visible_tip("preview-tip"))
 
+    def test_a_tour_page_edited_in_its_form_is_previewed_with_the_devices_video(self):
+        self.sign_in()
+        self.driver.get(self.app_url())
+        self.driver.find_element(By.LINK_TEXT, "shop-tour").click()
+        title = self.wait_for(lambda: self.driver.find_element(By.NAME, "page.0.title"), "the tour form")
+        self.assertEqual(title.get_attribute("value"), "Browse")
+        self.assertEqual(Select(self.driver.find_element(By.NAME, "page.0.media")).first_selected_option.text, "browse-video")
+        title.clear()
+        title.send_keys(HOSTILE_TITLE)
+        self.driver.find_element(By.CSS_SELECTOR, "form.tour-form button[type=submit]").click()
+        self.wait_for(lambda: "/tours/" not in self.driver.current_url, "the save")
+        # An iPad gets the iPad recording of the first page, in the SDK's own tour panel.
+        self.driver.get(self.app_url("/tours/shop-tour/preview?platform=ios&model=iPad13,1&appVersion=1.4&page=0"))
+        panel = self.wait_for(lambda: self.visible_selector('[data-waymark-tour="shop-tour"]'), "the tour panel")
+        self.assertEqual(panel.find_element(By.TAG_NAME, "h2").text, HOSTILE_TITLE)
+        self.assertIn("browse-ipad.mp4", panel.find_element(By.TAG_NAME, "video").get_attribute("src"))
+        self.assertEqual(panel.find_element(By.CSS_SELECTOR, ".wm-progress").text, "Page 1 of 3")
+        panel.find_element(By.CSS_SELECTOR, "button.wm-next").click()
+        self.wait_for(lambda: panel.find_element(By.TAG_NAME, "h2").text == "Search", "the next page")
+        self.assert_nothing_ran()
+        violations = [e["message"] for e in self.driver.get_log("browser") if "Content Security Policy" in e["message"]]
+        self.assertEqual(violations, [])
+        self.screenshot("console-tour-preview")
+
     # Analytics
 
     def seeded_events(self):
@@ -322,12 +346,15 @@ class ConsoleTests(unittest.TestCase):
             self.app_url("/analytics/export/segments.csv?days=1&tip=search-tip"))
         self.assertIn(",'=cmd|' /C calc'!A0,", csv)
 
-    def visible_tip(self, tip_id):
+    def visible_selector(self, selector):
         return self.driver.execute_script("""
-            const e = document.querySelector(`[data-waymark-tip="${arguments[0]}"]`);
+            const e = document.querySelector(arguments[0]);
             if (!e || e.hidden) return null;
             const box = e.getBoundingClientRect();
-            return box.width > 0 && box.height > 0 ? e : null;""", tip_id)
+            return box.width > 0 && box.height > 0 ? e : null;""", selector)
+
+    def visible_tip(self, tip_id):
+        return self.visible_selector(f'[data-waymark-tip="{tip_id}"]')
 
     def screenshot(self, name):
         self.driver.save_screenshot(os.path.join(SCREENSHOTS, name + ".png"))

@@ -1,11 +1,12 @@
-// The console's preview: the tip the server resolved for the chosen client, drawn by the SDK's own
-// renderers (waymark.js from this server), so it looks exactly as users will see it.
-import { previewTip } from "/sdk/waymark.js";
+// The console's preview: the tip or tour the server resolved for the chosen client, drawn by the
+// SDK's own renderers (waymark.js from this server), so it looks exactly as users will see it.
+import { previewTip, previewTour } from "/sdk/waymark.js";
 
 const stage = document.getElementById("preview-stage");
-if (stage?.dataset.tip) {
+if (stage?.dataset.tip || stage?.dataset.tour) {
   try {
-    previewTip(JSON.parse(stage.dataset.tip), { server: location.origin });
+    if (stage.dataset.tip) previewTip(JSON.parse(stage.dataset.tip), { server: location.origin });
+    else previewTour(JSON.parse(stage.dataset.tour), Number(stage.dataset.page), { server: location.origin });
     stage.dataset.drawn = "true";
   } catch (error) {
     document.getElementById("preview-status").textContent = `The preview failed: ${error.message}`;

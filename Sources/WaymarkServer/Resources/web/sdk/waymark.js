@@ -1920,6 +1920,22 @@ export function previewTip(tip, { window: win = globalThis.window, server } = {}
 }
 
 /** The SDK's entry point for pages: one client per page. */
+/** Opens one tour at a page as the SDK would, with no engine, storage, events or credit claims:
+ *  the console's preview of a tour. */
+export function previewTour(tour, page = 0, { window: win = globalThis.window, server } = {}) {
+  const client = new WaymarkClient({ key: "preview", user: "preview", server, window: win });
+  client.installStyle();
+  client.catalog = { tips: [], tours: [tour] };
+  client.tours = new Map([[tour.id, tour]]);
+  client.claimed = new Set();
+  client.finishedTours = new Set();
+  client.record = () => [];
+  client.claim = async () => undefined;
+  client.save = () => undefined;
+  client.openTour(tour.id, page);
+  return client;
+}
+
 export const Waymark = {
   client: null,
   async start(options) {

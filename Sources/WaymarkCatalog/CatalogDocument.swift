@@ -269,10 +269,7 @@ fileprivate struct CatalogReader {
             default: fail(at: commentNode, "comment must be true or false")
             }
         }
-        // Answers are events whose target is the tip, and a target is a name of the rule language.
-        if let id, id.contains(".") {
-            fail(at: node, "a survey's tip id is the target of its answers, so it may not contain \".\"", expected: "letters, digits, - and _")
-        }
+        if let problem = id.flatMap(Survey.idProblem) { fail(at: node, problem) }
         return scale.map { Survey(scale: $0, comment: comment) }
     }
 

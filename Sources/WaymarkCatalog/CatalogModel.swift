@@ -82,6 +82,12 @@ public struct Survey: Hashable, Sendable {
         self.comment = comment
     }
 
+    /// Why a tip with this id cannot be a survey, or nil: answers are events whose target is the
+    /// tip, and a target is a name of the rule language (letters, digits, `-` and `_`).
+    public static func idProblem(_ id: String) -> String? {
+        id.contains(".") ? "a survey's tip id is the target of its answers: letters, digits, - and _ only, no \".\"" : nil
+    }
+
     /// The dismissal a survey tip gets when its author wrote none: answered, it is done.
     public static func answered(tip id: String) -> Rule {
         .sequence([EventPattern(name: answerEvent, target: id)], within: nil)

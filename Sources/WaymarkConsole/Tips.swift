@@ -256,9 +256,7 @@ struct TipFields {
         tip.tip.dismissal = try values.rule("dismissal")
         if let scale = values.text("survey") {
             guard let scale = Survey.Scale(rawValue: scale) else { throw FieldError(field: "survey", message: "no such survey") }
-            guard !id.contains(".") else {
-                throw FieldError(field: "survey", message: "a survey's id is the target of its answers: letters, digits, - and _ only, no \".\"")
-            }
+            if let problem = Survey.idProblem(id) { throw FieldError(field: "survey", message: problem) }
             tip.survey = Survey(scale: scale, comment: values["surveyComment"] == "1")
             // Answered, a survey is done, unless the author said otherwise.
             if tip.tip.dismissal == nil { tip.tip.dismissal = Survey.answered(tip: id) }

@@ -52,19 +52,16 @@ extension WaymarkConsole {
     func tourPreviewPage(_ request: Request, _ context: WaymarkRequestContext) async throws -> Response {
         let (signedIn, app) = try await access(request, context, needs: .viewer)
         guard let id = context.parameters.get("id"), let draft = try await server.draftCatalog(app: app.id),
-            draft.catalog.tours.contains(where: { $0.id == id })
+            let tour = draft.catalog.tours.first(where: { $0.id == id })
         else { throw ConsoleError.notFound }
         let choice = PreviewClient(request)
         // The tour itself, whatever its targeting says: the preview shows the content; the
         // message says whether this client would get it.
         var untargeted = draft.catalog
-        untargeted.tours = draft.catalog.tours.filter { $0.id == id }.map { tour in
-            var tour = tour
-            tour.targeting = Targeting()
-            return tour
-        }
+        untargeted.tours = [tour]
+        untargeted.tours[0].targeting = Targeting()
         guard let delivered = Resolver(catalog: untargeted, version: 0).resolve(for: choice.client).tours.first else { throw ConsoleError.notFound }
-        let targeted = Resolver(catalog: draft.catalog, version: 0).resolve(for: choice.client).tours.contains { $0.id == id }
+        let targeted = Resolver.admits(tour.targeting, id: id, context: choice.client.values, user: choice.client.user)
         let page = min(max(0, request.uri.queryParameters["page"].flatMap { Int(String($0)) } ?? 0), delivered.pages.count - 1)
         var values = frame("Preview of the tour \(id)", signedIn, app: app)
         values.merge(choice.values) { $1 }

@@ -29,18 +29,19 @@ public enum Passwords {
     }
 }
 
-/// Console users, for the command line (`waymark users add`): the first owner of an app is made
-/// there, since the console has no default account.
+/// Console users, for the command line (`waymark users add`, where an app's first owner is made:
+/// the console has no default account) and for owners adding members in the console.
 public enum Accounts {
     public struct AccountError: Error, CustomStringConvertible {
         public let description: String
     }
 
-    /// Adds the user if the email is new (with `password`), and gives them `role` in `app`.
-    /// Returns whether the user was created.
+    /// Adds the user if the email is new (with `password`), and gives them `role` in `app`,
+    /// recording it in the audit log. Returns whether the user was created.
     @discardableResult
     public static func addMember(
-        email rawEmail: String, password: String?, role: Role, app: String, in store: any Store, cost: UInt8 = 12, at time: Date = Date()
+        email rawEmail: String, password: String?, role: Role, app: String, actor: Actor = .cli, in store: any Store, cost: UInt8 = 12,
+        at time: Date = Date()
     ) async throws -> Bool {
         let email = normalize(email: rawEmail)
         guard isEmail(email) else { throw AccountError(description: "\"\(rawEmail)\" is not an email address") }
@@ -59,9 +60,9 @@ public enum Accounts {
             try await store.createUser(user)
             created = true
         }
-        try await store.setRole(role, user: user.id, app: app)
+        let before = try await store.changeRole(role, user: user.id, app: app)
         try await store.appendAudit(
-            AuditEntry(app: app, actor: Actor.cli.description, at: time, action: "role.set", object: "user \(email)", before: nil, after: role.rawValue)
+            AuditEntry(app: app, actor: actor.description, at: time, action: "role.set", object: "user \(email)", before: before?.rawValue, after: role.rawValue)
         )
         return created
     }

@@ -38,6 +38,8 @@ public struct WaymarkConsole: Sendable {
         console.post("/login") { request, context in try await self.login(request, context) }
         console.post("/logout") { request, context in try await self.logout(request, context) }
         console.get("/apps") { request, context in try await self.appsPage(request, context) }
+        console.get("/account") { request, context in try await self.accountPage(request, context) }
+        console.post("/account") { request, context in try await self.changePassword(request, context) }
         console.get("/apps/:app") { request, context in try await self.appPage(request, context) }
         console.get("/apps/:app/new-tip") { request, context in try await self.tipPage(request, context, new: true) }
         console.get("/apps/:app/tips/:id") { request, context in try await self.tipPage(request, context, new: false) }
@@ -59,6 +61,11 @@ public struct WaymarkConsole: Sendable {
         console.post("/apps/:app/publish") { request, context in try await self.publish(request, context) }
         console.get("/apps/:app/versions") { request, context in try await self.versionsPage(request, context) }
         console.post("/apps/:app/versions/:number/rollback") { request, context in try await self.rollback(request, context) }
+        console.get("/apps/:app/members") { request, context in try await self.membersPage(request, context) }
+        console.post("/apps/:app/members") { request, context in try await self.addMember(request, context) }
+        console.post("/apps/:app/members/:user") { request, context in try await self.changeMember(request, context) }
+        console.post("/apps/:app/keys") { request, context in try await self.createKey(request, context) }
+        console.post("/apps/:app/keys/:id/revoke") { request, context in try await self.revokeKey(request, context) }
         console.get("/apps/:app/audit") { request, context in try await self.auditPage(request, context) }
         console.get("/apps/:app/analytics") { request, context in try await self.analyticsPage(request, context) }
         console.get("/apps/:app/analytics/tips/:id") { request, context in try await self.tipAnalyticsPage(request, context) }
@@ -68,12 +75,23 @@ public struct WaymarkConsole: Sendable {
 
     // MARK: Access
 
-    /// The signed-in user and the app of the path, if the user has at least `role` in it. A GET
-    /// without a session is sent to the login page; a state-changing request must come from this
-    /// site and carry the session's CSRF token (form field `csrf` or header `X-CSRF-Token`).
+    /// The signed-in user and the app of the path, if the user has at least `role` in it; see
+    /// ``signedIn(_:form:)`` for the rest.
     func access(
         _ request: Request, _ context: WaymarkRequestContext, needs role: Role, form: Form? = nil
     ) async throws -> (SignedIn, AppRecord) {
+        let signedIn = try await signedIn(request, form: form)
+        // Another app's id answers as if it did not exist.
+        guard let appID = context.parameters.get("app"), let held = signedIn.role(in: appID), let app = try await store.app(id: appID)
+        else { throw ConsoleError.notFound }
+        guard held >= role else { throw ConsoleError.forbidden("this needs the \(role.rawValue) role; you are \(held.rawValue) here") }
+        return (signedIn, app)
+    }
+
+    /// The signed-in user. A GET without a session is sent to the login page; a state-changing
+    /// request must come from this site and carry the session's CSRF token (form field `csrf` or
+    /// header `X-CSRF-Token`).
+    func signedIn(_ request: Request, form: Form? = nil) async throws -> SignedIn {
         guard let signedIn = try await sessions.signedIn(request) else {
             if request.method == .get || request.method == .head { throw ConsoleError.signIn }
             throw ConsoleError.forbidden("your session ended: sign in again")
@@ -85,18 +103,14 @@ public struct WaymarkConsole: Sendable {
                 throw ConsoleError.forbidden("the form's security token is missing or stale: reload the page and try again")
             }
         }
-        // Another app's id answers as if it did not exist.
-        guard let appID = context.parameters.get("app"), let held = signedIn.role(in: appID), let app = try await store.app(id: appID)
-        else { throw ConsoleError.notFound }
-        guard held >= role else { throw ConsoleError.forbidden("this needs the \(role.rawValue) role; you are \(held.rawValue) here") }
-        return (signedIn, app)
+        return signedIn
     }
 
     /// What every page of an app shows around its content.
     func frame(_ title: String, _ signedIn: SignedIn, app: AppRecord? = nil) -> [String: Any] {
         var frame: [String: Any] = ["title": title, "user": signedIn.user.email, "csrf": signedIn.session.csrfToken]
         if let app, let role = signedIn.role(in: app.id) {
-            frame["app"] = ["id": app.id, "name": app.name, "role": role.rawValue]
+            frame["app"] = ["id": app.id, "name": app.name, "role": role.rawValue, "isOwner": role == .owner]
             frame["canEdit"] = role >= .editor
         }
         return frame

@@ -62,20 +62,48 @@ extension SQLiteStore {
         try await read { db in try Row.fetchOne(db, sql: "SELECT * FROM users WHERE id = ?", arguments: [id]).map(Self.user(from:)) }
     }
 
-    public func setRole(_ role: Role, user: String, app: String) async throws(StoreError) {
-        try await write { db in
-            try db.execute(
-                sql: "INSERT INTO memberships (user, app, role) VALUES (?, ?, ?) ON CONFLICT (user, app) DO UPDATE SET role = excluded.role",
-                arguments: [user, app, role.rawValue]
-            )
-        }
-    }
-
     public func memberships(user: String) async throws(StoreError) -> [Membership] {
         try await read { db in
             try Row.fetchAll(db, sql: "SELECT * FROM memberships WHERE user = ? ORDER BY app", arguments: [user]).compactMap { row in
                 Role(rawValue: row["role"]).map { Membership(user: row["user"], app: row["app"], role: $0) }
             }
+        }
+    }
+
+    public func members(app: String) async throws(StoreError) -> [Member] {
+        try await read { db in
+            try Row.fetchAll(
+                db, sql: "SELECT users.*, memberships.role FROM memberships JOIN users ON users.id = memberships.user WHERE app = ? ORDER BY email",
+                arguments: [app]
+            ).compactMap { row in Role(rawValue: row["role"]).map { Member(user: Self.user(from: row), role: $0) } }
+        }
+    }
+
+    @discardableResult
+    public func changeRole(_ role: Role?, user: String, app: String) async throws(StoreError) -> Role? {
+        try await write { db in
+            let before = try String.fetchOne(db, sql: "SELECT role FROM memberships WHERE user = ? AND app = ?", arguments: [user, app])
+                .flatMap(Role.init(rawValue:))
+            if before == .owner && role != .owner {
+                let owners = try Int.fetchOne(db, sql: "SELECT count(*) FROM memberships WHERE app = ? AND role = 'owner'", arguments: [app]) ?? 0
+                if owners <= 1 { throw StoreError(.conflict, "an app keeps at least one owner") }
+            }
+            if let role {
+                try db.execute(
+                    sql: "INSERT INTO memberships (user, app, role) VALUES (?, ?, ?) ON CONFLICT (user, app) DO UPDATE SET role = excluded.role",
+                    arguments: [user, app, role.rawValue]
+                )
+            } else {
+                try db.execute(sql: "DELETE FROM memberships WHERE user = ? AND app = ?", arguments: [user, app])
+            }
+            return before
+        }
+    }
+
+    public func setPassword(user: String, hash: String, keeping session: String?) async throws(StoreError) {
+        try await write { db in
+            try db.execute(sql: "UPDATE users SET password_hash = ? WHERE id = ?", arguments: [hash, user])
+            try db.execute(sql: "DELETE FROM sessions WHERE user = ? AND id IS NOT ?", arguments: [user, session])
         }
     }
 

@@ -342,6 +342,7 @@ public final class SQLiteStore: Store {
     }
 
     private static func storeError(_ error: any Error) -> StoreError {
+        if let error = error as? StoreError { return error }
         if let error = error as? DatabaseError, error.resultCode == .SQLITE_CONSTRAINT {
             return StoreError(.conflict, "\(error)")
         }

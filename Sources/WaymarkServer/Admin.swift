@@ -52,8 +52,7 @@ extension WaymarkServer {
         guard object.count == 1, let kind = (object["kind"] as? String).flatMap(KeyRecord.Kind.init(rawValue:)) else {
             throw APIError.badRequest("the body is {\"kind\": \"client\"} or {\"kind\": \"secret\"}")
         }
-        let (secret, record) = Secrets.makeKey(app: key.app, kind: kind, at: now())
-        try await store.insertKey(record)
+        guard let (secret, record) = try await createKey(app: key.app, kind: kind, actor: .key(key.id)) else { throw APIError.notFound }
         var summary = KeySummary(record)
         summary.key = secret
         return jsonResponse(summary, status: .created)
@@ -61,11 +60,31 @@ extension WaymarkServer {
 
     func revokeKey(_ request: Request, _ context: WaymarkRequestContext) async throws -> Response {
         let key = try await authenticate(request, allow: [.secret])
-        guard let id = context.parameters.get("id"), try await store.revokeKey(id: id, app: key.app, at: now()) else {
+        guard let id = context.parameters.get("id"), try await revokeKey(id: id, app: key.app, actor: .key(key.id)) else {
             throw APIError.notFound
         }
-        keys.drop(keyID: id)
         return Response(status: .noContent)
+    }
+
+    /// A new key for the app (shown only in what this returns), recorded in the audit log; nil
+    /// when there is no such app.
+    public func createKey(app: String, kind: KeyRecord.Kind, actor: Actor) async throws(StoreError) -> (key: String, record: KeyRecord)? {
+        try await Provisioning.createKey(app: app, kind: kind, actor: actor, in: store, at: now())
+    }
+
+    /// Revokes the app's key at once, on this server and (as they read the store) on the others;
+    /// false when the app has no such key. Revoking a revoked key changes nothing and is not logged again.
+    public func revokeKey(id: String, app: String, actor: Actor) async throws(StoreError) -> Bool {
+        let time = now()
+        guard let record = try await store.keys(app: app).first(where: { $0.id == id }) else { return false }
+        if record.revokedAt == nil {
+            _ = try await store.revokeKey(id: id, app: app, at: time)
+            try await store.appendAudit(
+                AuditEntry(app: app, actor: actor.description, at: time, action: "key.revoke", object: "key \(id)", before: record.kind.rawValue, after: "revoked")
+            )
+        }
+        keys.drop(keyID: id)
+        return true
     }
 }
 

@@ -14,10 +14,17 @@ public protocol AccountStore: Sendable {
     /// The user with this email (compared as given: callers normalize it first).
     func user(email: String) async throws(StoreError) -> ConsoleUser?
     func user(id: String) async throws(StoreError) -> ConsoleUser?
-    /// Gives a user a role in an app, replacing the one they had there.
-    func setRole(_ role: Role, user: String, app: String) async throws(StoreError)
     /// The user's role in each app they belong to.
     func memberships(user: String) async throws(StoreError) -> [Membership]
+    /// The app's members with their roles, by email.
+    func members(app: String) async throws(StoreError) -> [Member]
+    /// Gives the user `role` in the app, or with nil removes them from it, in one transaction that
+    /// refuses (`.conflict`) to leave the app without an owner. Returns the role they had.
+    @discardableResult
+    func changeRole(_ role: Role?, user: String, app: String) async throws(StoreError) -> Role?
+    /// Replaces the user's password hash and ends all their sessions but `keeping` (the one that
+    /// changed it), so a stolen session dies with the old password.
+    func setPassword(user: String, hash: String, keeping session: String?) async throws(StoreError)
 
     // MARK: Sessions
 
@@ -75,6 +82,17 @@ public struct Membership: Hashable, Sendable {
     public init(user: String, app: String, role: Role) {
         self.user = user
         self.app = app
+        self.role = role
+    }
+}
+
+/// A user as one app's member list shows them.
+public struct Member: Hashable, Sendable {
+    public var user: ConsoleUser
+    public var role: Role
+
+    public init(user: ConsoleUser, role: Role) {
+        self.user = user
         self.role = role
     }
 }

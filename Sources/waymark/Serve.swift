@@ -333,7 +333,7 @@ extension Waymark {
             mutating func run() async throws {
                 guard let kind = KeyRecord.Kind(rawValue: kind) else { throw ValidationError("kind is client or secret") }
                 let store = try openStore(dataDirectory: try options.resolve().dataDirectory)
-                guard let made = try await Provisioning.createKey(app: app, kind: kind, in: store) else {
+                guard let made = try await Provisioning.createKey(app: app, kind: kind, actor: .cli, in: store) else {
                     printError("error: no app \(app)")
                     throw ExitCode(1)
                 }

@@ -384,6 +384,100 @@ import WaymarkStore
         }
     }
 
+    // MARK: Members, keys and passwords
+
+    static func shownSecret(_ response: TestResponse) -> String? {
+        let page = String(buffer: response.body)
+        guard let range = page.range(of: #"<code id="secret">"#) else { return nil }
+        return String(page[range.upperBound...].prefix { $0 != "<" })
+    }
+
+    @Test func ownersManageMembersAndKeys() async throws {
+        try await withConsole { setup in
+            var owner = try await Self.owner(setup)
+            let app = setup.shop.appId
+            let members = "/console/apps/\(app)/members"
+            let page = String(buffer: try await owner.get(members).body)
+            #expect(page.contains("ada@example.com (you)") && page.contains("vic@example.com"))
+
+            // A viewer neither sees the link nor opens the page; another app's owner finds nothing.
+            var viewer = Browser(setup.client)
+            _ = try await viewer.signIn("vic@example.com")
+            #expect(!String(buffer: try await viewer.get("/console/apps/\(app)").body).contains("Members and keys"))
+            #expect(try await viewer.get(members).status == .forbidden)
+            var outsider = Browser(setup.client)
+            _ = try await outsider.signIn("oscar@example.com")
+            try await outsider.get("/console/apps/\(setup.other.appId)/members")
+            #expect(try await outsider.post(members, [("email", "x@example.com"), ("role", "owner")]).status == .notFound)
+
+            // A new member gets an account and a password shown once, which signs them in.
+            #expect(try await owner.post(members, [("email", "not an email"), ("role", "editor")]).status == .badRequest)
+            let added = try await owner.post(members, [("email", " Eve@Example.com "), ("role", "editor")])
+            let password = try #require(Self.shownSecret(added))
+            #expect(password.count == 20)
+            #expect(try await setup.store.members(app: app).map(\.user.email) == ["ada@example.com", "eve@example.com", "vic@example.com"])
+            var eve = Browser(setup.client)
+            #expect(try await eve.signIn("eve@example.com", password).status == .seeOther)
+            #expect(String(buffer: try await eve.get("/console/apps/\(app)").body).contains("editor"))
+            // Someone who already has an account (oscar, elsewhere) just joins: no password is made.
+            let joined = try await owner.post(members, [("email", "oscar@example.com"), ("role", "viewer")])
+            #expect(Self.shownSecret(joined) == nil && joined.status == .ok)
+            #expect(try await outsider.get("/console/apps/\(app)").status == .ok)
+
+            // An app keeps one owner; removing a member takes the app away from them at once.
+            let ada = try #require(try await setup.store.user(email: "ada@example.com"))
+            let vic = try #require(try await setup.store.user(email: "vic@example.com"))
+            #expect(try await owner.post("\(members)/\(ada.id)", [("role", "editor")]).status == .conflict)
+            #expect(try await owner.post("\(members)/\(ada.id)", [("role", "remove")]).status == .conflict)
+            #expect(try await owner.post("\(members)/\(vic.id)", [("role", "admin")]).status == .badRequest)
+            #expect(try await owner.post("\(members)/\(vic.id)", [("role", "remove")]).status == .ok)
+            #expect(try await viewer.get("/console/apps/\(app)").status == .notFound)
+            #expect(try await owner.post("\(members)/usr_nobody", [("role", "viewer")]).status == .notFound)
+
+            // A key made here is shown once and works; revoked, it is refused at once.
+            let created = try await owner.post("/console/apps/\(app)/keys", [("kind", "client")])
+            #expect(created.status == .created)
+            let key = try #require(Self.shownSecret(created))
+            #expect(key.hasPrefix("wm_pk_"))
+            let record = try #require(try await setup.store.keys(app: app).first { $0.hash == Secrets.hash(key) })
+            func catalog() async throws -> HTTPResponse.Status {
+                try await setup.client.execute(uri: "/v1/catalog?platform=web", method: .get, headers: [.authorization: "Bearer \(key)"]).status
+            }
+            #expect(try await catalog() != .unauthorized)
+            // Another app's owner cannot revoke it through their own app.
+            #expect(try await outsider.post("/console/apps/\(setup.other.appId)/keys/\(record.id)/revoke", []).status == .notFound)
+            #expect(try await catalog() != .unauthorized)
+            #expect(try await owner.post("/console/apps/\(app)/keys/\(record.id)/revoke", []).status == .ok)
+            #expect(try await catalog() == .unauthorized)
+            #expect(!String(buffer: try await owner.get(members).body).contains(key))
+
+            let entries = try await setup.store.auditLog(app: app, limit: 50).prefix(5)
+            #expect(entries.map(\.action) == ["key.revoke", "key.create", "role.remove", "role.set", "role.set"])
+            #expect(entries.allSatisfy { $0.actor == "user:ada@example.com" })
+            #expect(entries[2].object == "user vic@example.com" && entries[2].before == "viewer" && entries[2].after == nil)
+        }
+    }
+
+    @Test func changingOnesPasswordEndsOnesOtherSessions() async throws {
+        try await withConsole { setup in
+            var here = try await Self.owner(setup)
+            var elsewhere = try await Self.owner(setup)
+            try await here.get("/console/account")
+            let new = "a much longer passphrase"
+            #expect(try await here.post("/console/account", [("current", "wrong"), ("new", new), ("repeat", new)]).status == .unauthorized)
+            #expect(try await here.post("/console/account", [("current", Self.password), ("new", "short"), ("repeat", "short")]).status == .badRequest)
+            #expect(try await here.post("/console/account", [("current", Self.password), ("new", new), ("repeat", new + "!")]).status == .badRequest)
+            #expect(try await here.post("/console/account", [("current", Self.password), ("new", new), ("repeat", new)], csrf: false).status == .forbidden)
+            let changed = try await here.post("/console/account", [("current", Self.password), ("new", new), ("repeat", new)])
+            #expect(changed.status == .ok && String(buffer: changed.body).contains("Your password is changed"))
+            #expect(try await here.get("/console/apps/\(setup.shop.appId)").status == .ok)
+            #expect(try await elsewhere.get("/console/apps/\(setup.shop.appId)").status == .seeOther)
+            var again = Browser(setup.client)
+            #expect(try await again.signIn("ada@example.com").status == .unauthorized)
+            #expect(try await again.signIn("ada@example.com", new).status == .seeOther)
+        }
+    }
+
     @Test func everyPageHasAStrictPolicyAndNoInlineScript() async throws {
         try await withConsole { setup in
             var browser = try await Self.owner(setup)
@@ -391,7 +485,7 @@ import WaymarkStore
             _ = try await browser.post("/console/apps/\(app)/tips/new", Self.tipFields(id: "t1", title: "\"><script>alert(1)</script>"))
             for path in ["/console/login", "/console/apps", "/console/apps/\(app)", "/console/apps/\(app)/tips/t1", "/console/apps/\(app)/publish",
                 "/console/apps/\(app)/versions", "/console/apps/\(app)/audit", "/console/apps/\(app)/analytics",
-                "/console/apps/\(app)/tips/t1/backtest", "/console/apps/nope"]
+                "/console/apps/\(app)/tips/t1/backtest", "/console/apps/\(app)/members", "/console/account", "/console/apps/nope"]
             {
                 let response = try await browser.get(path)
                 let policy = try #require(response.headers[.contentSecurityPolicy], "\(path)")

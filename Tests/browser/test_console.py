@@ -8,6 +8,7 @@ import collections
 import datetime
 import json
 import os
+import re
 import time
 import unittest
 import uuid
@@ -225,6 +226,43 @@ class ConsoleTests(unittest.TestCase):
         self.screenshot("console-tour-preview")
 
     # Analytics
+
+    def test_an_owner_adds_a_member_who_signs_in_with_the_password_shown_once_and_makes_and_revokes_a_key(self):
+        self.sign_in()
+        self.driver.get(self.app_url())
+        self.driver.find_element(By.LINK_TEXT, "Members and keys").click()
+        self.wait_for(lambda: self.driver.current_url.endswith("/members"), "the members page")
+        email = f"x'onmouseover=window.__xss=5'{uuid.uuid4().hex[:6]}@example.com"
+        self.driver.find_element(By.ID, "email").send_keys(email)
+        Select(self.driver.find_element(By.ID, "role")).select_by_value("viewer")
+        self.driver.find_element(By.ID, "email").submit()
+        password = self.wait_for(lambda: self.driver.find_element(By.ID, "secret").text, "the new member's password")
+        self.assertIn(email.lower(), self.driver.find_element(By.TAG_NAME, "table").text)
+        self.assert_nothing_ran()
+
+        Select(self.driver.find_element(By.ID, "kind")).select_by_value("client")
+        self.driver.find_element(By.ID, "kind").submit()
+        key = self.wait_for(lambda: self.driver.find_element(By.ID, "secret").text, "the new key")
+        self.assertTrue(key.startswith("wm_pk_"))
+        fetch_status = """return fetch('/v1/catalog?platform=web', {cache: 'no-store', headers: {Authorization: 'Bearer ' + arguments[0]}}).then(r => r.status)"""
+        self.assertEqual(self.driver.execute_script(fetch_status, key), 200)
+        key_id = re.search(r"New client key (key_[0-9a-f]+)", self.driver.find_element(By.CSS_SELECTOR, ".notice").text).group(1)
+        self.driver.find_element(By.CSS_SELECTOR, f"tr[data-key={key_id}] button.danger").click()
+        self.wait_for(lambda: f"Key {key_id} is revoked" in self.driver.find_element(By.TAG_NAME, "body").text, "the revocation")
+        self.assertEqual(self.driver.execute_script(fetch_status, key), 401)
+        self.assertNotIn(key, self.driver.page_source, "a key is shown once")
+
+        # The new member signs in with the password they were given, and sees the app as a viewer.
+        self.driver.find_element(By.CSS_SELECTOR, ".signout button").click()
+        self.wait_for(lambda: self.driver.current_url.endswith("/console/login"), "the login page")
+        self.driver.find_element(By.ID, "email").send_keys(email)
+        self.driver.find_element(By.ID, "password").send_keys(password)
+        self.driver.find_element(By.CSS_SELECTOR, "form button[type=submit]").click()
+        self.wait_for(lambda: self.driver.current_url.endswith("/console/apps"), "the apps page")
+        self.driver.get(self.app_url())
+        self.assertIn("viewer", self.driver.find_element(By.CSS_SELECTOR, "header").text)
+        self.assertEqual(self.driver.find_elements(By.LINK_TEXT, "Members and keys"), [])
+        self.assert_nothing_ran()
 
     def seeded_events(self):
         with open(os.path.join(demo.facts["dataDir"], "sample-events.jsonl")) as file:

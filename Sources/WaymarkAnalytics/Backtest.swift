@@ -36,18 +36,21 @@ public struct Backtest: Sendable {
     }
 
     let tips: [CatalogTip]
-    let rules: [Rule]
+    /// The tips' rules compiled once: each user's evaluator is a copy, sharing the compiled graph
+    /// and copying only the state it changes.
+    let compiled: Evaluator
 
     public init(tips: [CatalogTip]) {
         self.tips = tips
-        rules = tips.flatMap { [$0.tip.trigger, $0.tip.dismissal ?? .constant(false)] }
+        compiled = Evaluator(rules: tips.flatMap { [$0.tip.trigger, $0.tip.dismissal ?? .constant(false)] })
     }
 
     private struct UserState {
         var evaluator: Evaluator
         var user: String
+        /// The properties of the user's latest event, parsed only when a tip's targeting needs
+        /// them (most events change no tip), and where the user was then (the stored columns).
         var properties: String?
-        var context: [String: ContextValue] = [:]
         var segment = Segment(platform: nil, appVersion: nil)
         /// Per tip: when it would have shown and where the user was then, whether it is decided
         /// (its dismissal held), and when the user did what it teaches.
@@ -59,9 +62,16 @@ public struct Backtest: Sendable {
     public func run(store: any AnalyticsStore, app: String, period: Period) async throws -> [Outcome] {
         var users: [String: UserState] = [:]
         var contexts = ContextCache()
-        try await store.forEachEvent(app: app, period: period) { event in
-            // Mutated in place: a copy out of the dictionary would copy the evaluator's storage.
-            play(event, &users[event.user, default: newState(event.user)], &contexts)
+        try await store.forEachPage(app: app, period: period) { page in
+            // Users are independent: each user's events are played together, in their order, so
+            // that one user's state stays in the cache instead of every event touching another's.
+            var byUser: [String: [Int]] = [:]
+            byUser.reserveCapacity(min(page.count, users.count + page.count / 4))
+            for index in page.indices { byUser[page[index].user, default: []].append(index) }
+            for (user, indices) in byUser {
+                // Mutated in place: a copy out of the dictionary would copy the evaluator's storage.
+                play(indices.lazy.map { page[$0] }, &users[user, default: newState(user)], &contexts)
+            }
         }
         return tips.indices.map { tip in
             var outcome = Outcome()
@@ -88,36 +98,32 @@ public struct Backtest: Sendable {
 
     private func newState(_ user: String) -> UserState {
         UserState(
-            evaluator: Evaluator(rules: rules), user: user, context: ["user.id": .string(user)],
+            evaluator: compiled, user: user,
             seen: Array(repeating: nil, count: tips.count), done: Array(repeating: false, count: tips.count), actedAt: Array(repeating: nil, count: tips.count)
         )
     }
 
-    private func play(_ event: StoredEvent, _ state: inout UserState, _ contexts: inout ContextCache) {
-        // Rules that time alone makes true (`NOT tap within 1h`) count at the moment they flip.
-        while let next = state.evaluator.nextChange, next.millisecondsSince1970 <= event.timestamp {
-            state.evaluator.advance(to: next)
-            check(&state, at: next.millisecondsSince1970)
-        }
-        if event.properties != state.properties {
+    private func play(_ events: some Sequence<StoredEvent>, _ state: inout UserState, _ contexts: inout ContextCache) {
+        for event in events {
+            // Rules that time alone makes true (`NOT tap within 1h`) count at the moment they flip.
+            while let next = state.evaluator.nextChange, next.millisecondsSince1970 <= event.timestamp {
+                state.evaluator.advance(to: next)
+                check(&state, at: next.millisecondsSince1970, &contexts)
+            }
             state.properties = event.properties
-            let reported = contexts.context(event.properties)
-            state.context = reported.values(user: state.user)
-            state.segment = reported.segment
+            state.segment = Segment(platform: event.platform, appVersion: event.appVersion)
+            state.evaluator.record(event.name, target: event.target, at: Date(millisecondsSince1970: event.timestamp))
+            check(&state, at: event.timestamp, &contexts)
         }
-        state.evaluator.record(event.name, target: event.target, at: Date(millisecondsSince1970: event.timestamp))
-        check(&state, at: event.timestamp)
     }
 
-    private func check(_ state: inout UserState, at time: Int64) {
+    private func check(_ state: inout UserState, at time: Int64, _ contexts: inout ContextCache) {
         for tip in tips.indices where !state.done[tip] {
             let dismissed = state.evaluator.value(ofRule: tip * 2 + 1)
             if state.seen[tip] == nil {
                 if dismissed {
                     state.done[tip] = true
-                } else if state.evaluator.value(ofRule: tip * 2),
-                    Resolver.admits(tips[tip].targeting, id: tips[tip].id, context: state.context, user: state.user)
-                {
+                } else if state.evaluator.value(ofRule: tip * 2), admits(tips[tip], state, &contexts) {
                     state.seen[tip] = (time, state.segment)
                 }
             } else if dismissed {
@@ -125,5 +131,11 @@ public struct Backtest: Sendable {
                 state.actedAt[tip] = time
             }
         }
+    }
+
+    private func admits(_ tip: CatalogTip, _ state: UserState, _ contexts: inout ContextCache) -> Bool {
+        // Only a targeting rule reads the context; a rollout needs the user alone.
+        let context = tip.targeting.rule == nil ? [:] : contexts.context(state.properties).values(user: state.user)
+        return Resolver.admits(tip.targeting, id: tip.id, context: context, user: state.user)
     }
 }

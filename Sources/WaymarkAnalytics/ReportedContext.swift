@@ -48,16 +48,36 @@ struct ContextCache {
 extension AnalyticsStore {
     /// Every event of the period (one user's when `user` is set), in time order, read a page at a
     /// time so that memory does not grow with the period.
-    func forEachEvent(app: String, period: Period, user: String? = nil, _ body: (StoredEvent) throws -> Void) async throws {
-        var cursor: EventCursor?
-        while true {
-            let page = try await events(app: app, period: period, user: user, after: cursor, limit: eventPageSize)
+    public func forEachEvent(app: String, period: Period, user: String? = nil, _ body: (StoredEvent) throws -> Void) async throws {
+        try await forEachPage(app: app, period: period, user: user) { page in
             for event in page { try body(event) }
-            guard page.count == eventPageSize, let last = page.last else { return }
-            cursor = EventCursor(after: last)
+        }
+    }
+
+    /// The events of the period in time order, a page at a time; the next page is read while
+    /// `body` works on this one, so a replay costs about the larger of reading and replaying.
+    public func forEachPage(
+        app: String, period: Period, user: String? = nil, pageSize: Int = eventPageSize, _ body: ([StoredEvent]) throws -> Void
+    ) async throws {
+        let store = self
+        func read(after cursor: EventCursor?) -> Task<[StoredEvent], any Error> {
+            Task { try await store.events(app: app, period: period, user: user, after: cursor, limit: pageSize) }
+        }
+        var next = read(after: nil)
+        while true {
+            let page = try await next.value
+            let full = page.count == pageSize
+            if full, let last = page.last { next = read(after: EventCursor(after: last)) }
+            do {
+                try body(page)
+            } catch {
+                next.cancel()
+                throw error
+            }
+            guard full else { return }
         }
     }
 }
 
 /// How many events a replay reads per query.
-let eventPageSize = 10_000
+public let eventPageSize = 20_000

@@ -18,6 +18,14 @@ let analyticsSchema = """
     CREATE INDEX events_by_name ON events(app, name, timestamp);
     """
 
+/// Replays read events in (timestamp, id) order: with the id right after the time in the index,
+/// SQLite walks the index in that order instead of sorting each millisecond's events in a
+/// temporary tree (a million-event replay read: 1.24 s, then 0.64 s in the sqlite3 shell).
+let eventsByTimeThenID = """
+    DROP INDEX events_by_time;
+    CREATE INDEX events_by_time ON events(app, timestamp, id, platform, user, name);
+    """
+
 extension SQLiteStore {
     public func tally(app: String, _ query: TallyQuery) async throws(StoreError) -> [TallyRow] {
         var columns: [String] = []
@@ -60,7 +68,12 @@ extension SQLiteStore {
     public func events(app: String, period: Period, user: String?, after cursor: EventCursor?, limit: Int) async throws(StoreError)
         -> [StoredEvent]
     {
-        var sql = "SELECT * FROM events WHERE app = ? AND timestamp < ?"
+        // Columns by position: GRDB's lookup by name compares names case-insensitively on every
+        // read, which cost more than the query itself on a million-event replay.
+        var sql = """
+            SELECT app, id, user, name, target, timestamp, received_at, clamped, properties, platform, app_version
+            FROM events WHERE app = ? AND timestamp < ?
+            """
         var arguments: StatementArguments = [app, period.to]
         if let user {
             sql += " AND user = ?"
@@ -77,13 +90,18 @@ extension SQLiteStore {
         sql += " ORDER BY timestamp, id LIMIT ?"
         arguments += [limit]
         return try await read { [sql, arguments] db in
-            try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
-                StoredEvent(
-                    app: row["app"], id: row["id"], user: row["user"], name: row["name"], target: row["target"], timestamp: row["timestamp"],
-                    receivedAt: row["received_at"], clamped: row["clamped"], propertiesJSON: row["properties"],
-                    platform: row["platform"], appVersion: row["app_version"]
+            var events: [StoredEvent] = []
+            events.reserveCapacity(limit)
+            let rows = try Row.fetchCursor(db, sql: sql, arguments: arguments)
+            while let row = try rows.next() {
+                events.append(
+                    StoredEvent(
+                        app: row[0], id: row[1], user: row[2], name: row[3], target: row[4], timestamp: row[5], receivedAt: row[6],
+                        clamped: row[7], propertiesJSON: row[8], platform: row[9], appVersion: row[10]
+                    )
                 )
             }
+            return events
         }
     }
 

@@ -90,6 +90,9 @@ public final class SQLiteStore: Store {
         migrator.registerMigration("v4: analytics columns and indexes") { db in
             try db.execute(sql: analyticsSchema)
         }
+        migrator.registerMigration("v5: events by time, then id") { db in
+            try db.execute(sql: eventsByTimeThenID)
+        }
         return migrator
     }
 

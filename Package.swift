@@ -112,6 +112,7 @@ let package = Package(
         .testTarget(name: "WaymarkHTMLTests", dependencies: ["WaymarkHTML"]),
         .testTarget(name: "WaymarkCatalogTests", dependencies: ["WaymarkCatalog", "waymark"]),
         .testTarget(name: "WaymarkDeliveryTests", dependencies: ["WaymarkDelivery"]),
+        .testTarget(name: "WaymarkStoreTests", dependencies: ["WaymarkStore", "WaymarkSQLite"]),
         .testTarget(name: "WaymarkAnalyticsTests", dependencies: ["WaymarkAnalytics", "WaymarkSQLite", "WaymarkCatalog"]),
         .testTarget(
             name: "WaymarkConsoleTests",

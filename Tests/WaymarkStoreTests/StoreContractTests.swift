@@ -1,0 +1,340 @@
+import Foundation
+import Testing
+import WaymarkSQLite
+import WaymarkStore
+
+/// The storage contract: what every ``Store`` must do, whatever the database. Each test runs
+/// against every store in ``StoreUnderTest`` on a fresh database, through the protocol only, so
+/// that the server's handlers may rely on exactly this and nothing more.
+@Suite struct StoreContractTests {
+    /// The stores the contract is checked against.
+    enum StoreUnderTest: String, CaseIterable, CustomTestStringConvertible {
+        case sqlite
+
+        var testDescription: String { rawValue }
+
+        /// A store on a fresh, empty database, removed after `body`.
+        func with(_ body: (any Store) async throws -> Void) async throws {
+            switch self {
+            case .sqlite:
+                let directory = FileManager.default.temporaryDirectory.appendingPathComponent("waymark-contract-\(UUID().uuidString)")
+                try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+                defer { try? FileManager.default.removeItem(at: directory) }
+                try await body(try SQLiteStore(path: directory.appendingPathComponent("waymark.sqlite").path))
+            }
+        }
+    }
+
+    static let t0 = Date(millisecondsSince1970: 1_790_000_000_000)
+
+    static func makeApp(_ id: String, in store: any Store) async throws {
+        try await store.createApp(AppRecord(id: id, name: "App \(id)", identitySecret: "secret-\(id)", createdAt: t0))
+    }
+
+    static func event(
+        _ app: String, _ id: String, user: String = "u1", _ name: String = "tap", target: String? = nil, at offset: Int64 = 0,
+        properties: [String: String]? = nil
+    ) -> StoredEvent {
+        let time = t0.millisecondsSince1970 + offset
+        return StoredEvent(
+            app: app, id: id, user: user, name: name, target: target, timestamp: time, receivedAt: time, clamped: false, properties: properties
+        )
+    }
+
+    // MARK: Apps and keys
+
+    @Test(arguments: StoreUnderTest.allCases)
+    func appsAndKeysBelongToOneApp(_ kind: StoreUnderTest) async throws {
+        try await kind.with { store in
+            try await Self.makeApp("a", in: store)
+            try await Self.makeApp("b", in: store)
+            await #expect(throws: StoreError.self) { try await Self.makeApp("a", in: store) }
+            #expect(try await store.app(id: "a")?.identitySecret == "secret-a")
+            #expect(try await store.app(id: "nope") == nil)
+            #expect(Set(try await store.apps().map(\.id)) == ["a", "b"])
+
+            let first = KeyRecord(id: "key_1", app: "a", kind: .client, hash: "h1", createdAt: Self.t0)
+            let second = KeyRecord(id: "key_2", app: "a", kind: .secret, hash: "h2", createdAt: Self.t0 + 1)
+            try await store.insertKey(second)
+            try await store.insertKey(first)
+            await #expect(throws: StoreError.self) {
+                try await store.insertKey(KeyRecord(id: "key_3", app: "b", kind: .client, hash: "h1", createdAt: Self.t0))
+            }
+            #expect(try await store.keys(app: "a").map(\.id) == ["key_1", "key_2"], "oldest first")
+            #expect(try await store.keys(app: "b").isEmpty)
+            #expect(try await store.key(hash: "h2") == second)
+            #expect(try await store.key(hash: "nope") == nil)
+
+            #expect(try await store.revokeKey(id: "key_1", app: "b", at: Self.t0) == false, "another app's key")
+            #expect(try await store.key(hash: "h1")?.revokedAt == nil)
+            #expect(try await store.revokeKey(id: "key_1", app: "a", at: Self.t0 + 10))
+            #expect(try await store.revokeKey(id: "key_1", app: "a", at: Self.t0 + 20))
+            #expect(try await store.key(hash: "h1")?.revokedAt == Self.t0 + 10, "the first revocation stands")
+        }
+    }
+
+    // MARK: Catalog
+
+    @Test(arguments: StoreUnderTest.allCases)
+    func draftsAreRevisionedAndAuditedInTheSameChange(_ kind: StoreUnderTest) async throws {
+        try await kind.with { store in
+            try await Self.makeApp("a", in: store)
+            try await Self.makeApp("b", in: store)
+            func audit(_ object: String) -> [AuditEntry] {
+                [AuditEntry(app: "a", actor: "cli", at: Self.t0, action: "tip.added", object: object, before: nil, after: "x")]
+            }
+            #expect(try await store.draft(app: "a") == nil)
+            let first = try #require(try await store.saveDraft(app: "a", document: "one", at: Self.t0, expected: 0, audit: audit("tip one")))
+            #expect(first.revision == 1 && first.document == "one")
+            #expect(try await store.saveDraft(app: "a", document: "lost", at: Self.t0, expected: 0, audit: audit("tip lost")) == nil)
+            let second = try #require(try await store.saveDraft(app: "a", document: "two", at: Self.t0 + 5, expected: 1, audit: audit("tip two")))
+            #expect(second.revision == 2)
+            let forced = try #require(try await store.saveDraft(app: "a", document: "three", at: Self.t0 + 6, expected: nil, audit: []))
+            #expect(forced.revision == 3)
+            #expect(try await store.draft(app: "a")?.document == "three")
+            #expect(try await store.draft(app: "b") == nil)
+            // The refused save left no audit entry behind.
+            #expect(try await store.auditLog(app: "a", limit: 10).map(\.object) == ["tip two", "tip one"])
+        }
+    }
+
+    @Test(arguments: StoreUnderTest.allCases)
+    func versionsAreNumberedPerAppAndTheLatestIsLive(_ kind: StoreUnderTest) async throws {
+        try await kind.with { store in
+            try await Self.makeApp("a", in: store)
+            try await Self.makeApp("b", in: store)
+            #expect(try await store.liveVersion(app: "a") == nil)
+            let one = try await store.publish(app: "a", document: "doc 1", at: Self.t0, note: "first", actor: "user:ada@example.com")
+            let two = try await store.publish(app: "a", document: "doc 2", at: Self.t0 + 1, note: nil, actor: "cli")
+            let other = try await store.publish(app: "b", document: "b 1", at: Self.t0, note: nil, actor: "cli")
+            #expect((one.number, two.number, other.number) == (1, 2, 1))
+            #expect(try await store.liveVersion(app: "a")?.document == "doc 2")
+            #expect(try await store.version(app: "a", number: 1) == one)
+            #expect(try await store.version(app: "b", number: 2) == nil, "another app's version")
+            let listed = try await store.versions(app: "a")
+            #expect(listed.map(\.number) == [2, 1] && listed.map(\.note) == [nil, "first"])
+            let entries = try await store.auditLog(app: "a", limit: 10)
+            #expect(entries.map(\.action) == ["publish", "publish"])
+            #expect(entries.last?.object == "version 1" && entries.last?.actor == "user:ada@example.com")
+        }
+    }
+
+    // MARK: Events
+
+    @Test(arguments: StoreUnderTest.allCases)
+    func eventsAreStoredOncePerAppAndID(_ kind: StoreUnderTest) async throws {
+        try await kind.with { store in
+            try await Self.makeApp("a", in: store)
+            try await Self.makeApp("b", in: store)
+            let batch = [Self.event("a", "e1"), Self.event("a", "e2"), Self.event("a", "e1")]
+            #expect(try await store.insertEvents(batch) == [true, true, false])
+            #expect(try await store.insertEvents([Self.event("a", "e2"), Self.event("a", "e3"), Self.event("b", "e1")]) == [false, true, true])
+            #expect(try await store.insertEvents([]) == [])
+            #expect(try await store.eventCount(app: "a") == 3)
+            #expect(try await store.eventCount(app: "b") == 1)
+        }
+    }
+
+    @Test(arguments: StoreUnderTest.allCases)
+    func eventNamesAreOfferedMostFrequentFirst(_ kind: StoreUnderTest) async throws {
+        try await kind.with { store in
+            try await Self.makeApp("a", in: store)
+            try await Self.makeApp("b", in: store)
+            var events: [StoredEvent] = []
+            for index in 0..<3 { events.append(Self.event("a", "s\(index)", "tap", target: "search", at: 100)) }
+            for index in 0..<2 { events.append(Self.event("a", "c\(index)", "scroll", at: 100)) }
+            events.append(Self.event("a", "old", "activation", at: 0))
+            events.append(Self.event("b", "x", "elsewhere", at: 100))
+            _ = try await store.insertEvents(events)
+            let since = Self.t0.millisecondsSince1970 + 50
+            #expect(try await store.eventNames(app: "a", since: since, limit: 10) == ["tap:search", "scroll"])
+            #expect(try await store.eventNames(app: "a", since: since, limit: 1) == ["tap:search"])
+            #expect(try await store.eventNames(app: "a", since: 0, limit: 10) == ["tap:search", "scroll", "activation"])
+        }
+    }
+
+    // MARK: Rewards
+
+    @Test(arguments: StoreUnderTest.allCases)
+    func aClaimIsGrantedOnceEvenWhenClaimedAtOnce(_ kind: StoreUnderTest) async throws {
+        try await kind.with { store in
+            try await Self.makeApp("a", in: store)
+            func grant(_ id: String, page: String, credits: Int, user: String = "u1") -> Grant {
+                Grant(id: id, app: "a", user: user, tour: "tour", page: page, credits: credits, grantedAt: Self.t0)
+            }
+            let outcomes = try await withThrowingTaskGroup(of: ClaimOutcome.self) { group in
+                for index in 0..<20 { group.addTask { try await store.claim(grant("g\(index)", page: "one", credits: 10), cap: 25) } }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(outcomes.filter(\.created).count == 1)
+            #expect(Set(outcomes.map(\.grant.id)).count == 1, "every claim returns the one grant")
+            #expect(outcomes.allSatisfy { $0.balance == 10 })
+            let capped = try await store.claim(grant("g-two", page: "two", credits: 10), cap: 25)
+            #expect(capped.created && capped.grant.credits == 10 && capped.balance == 20)
+            let partial = try await store.claim(grant("g-three", page: "three", credits: 10), cap: 25)
+            #expect(partial.grant.credits == 5 && partial.balance == 25, "cut to the cap")
+            let none = try await store.claim(grant("g-four", page: "four", credits: 10), cap: 25)
+            #expect(none.created && none.grant.credits == 0 && none.balance == 25)
+            #expect(try await store.claim(grant("g-other", page: "one", credits: 7, user: "u2"), cap: nil).balance == 7)
+            #expect(try await store.balance(app: "a", user: "u1") == 25)
+            #expect(try await store.balance(app: "a", user: "nobody") == 0)
+        }
+    }
+
+    // MARK: Accounts
+
+    @Test(arguments: StoreUnderTest.allCases)
+    func usersRolesAndTheLastOwner(_ kind: StoreUnderTest) async throws {
+        try await kind.with { store in
+            try await Self.makeApp("a", in: store)
+            try await Self.makeApp("b", in: store)
+            let ada = ConsoleUser(id: "usr_ada", email: "ada@example.com", passwordHash: "hash-1", createdAt: Self.t0)
+            let bob = ConsoleUser(id: "usr_bob", email: "bob@example.com", passwordHash: "hash-2", createdAt: Self.t0)
+            try await store.createUser(ada)
+            try await store.createUser(bob)
+            await #expect(throws: StoreError.self) {
+                try await store.createUser(ConsoleUser(id: "usr_other", email: "ada@example.com", passwordHash: "x", createdAt: Self.t0))
+            }
+            #expect(try await store.user(email: "ada@example.com") == ada)
+            #expect(try await store.user(id: "usr_bob") == bob)
+            #expect(try await store.user(email: "nobody@example.com") == nil)
+
+            #expect(try await store.changeRole(.owner, user: ada.id, app: "a") == nil)
+            #expect(try await store.changeRole(.viewer, user: bob.id, app: "a") == nil)
+            #expect(try await store.changeRole(.owner, user: bob.id, app: "b") == nil)
+            #expect(try await store.memberships(user: bob.id) == [Membership(user: bob.id, app: "a", role: .viewer), Membership(user: bob.id, app: "b", role: .owner)])
+            #expect(try await store.members(app: "a") == [Member(user: ada, role: .owner), Member(user: bob, role: .viewer)])
+
+            // The only owner can be neither demoted nor removed; once there is another, they can.
+            await #expect(throws: StoreError.self) { try await store.changeRole(.editor, user: ada.id, app: "a") }
+            await #expect(throws: StoreError.self) { try await store.changeRole(nil, user: ada.id, app: "a") }
+            #expect(try await store.members(app: "a").first?.role == .owner)
+            #expect(try await store.changeRole(.owner, user: bob.id, app: "a") == .viewer)
+            #expect(try await store.changeRole(nil, user: ada.id, app: "a") == .owner)
+            #expect(try await store.members(app: "a").map(\.user.id) == [bob.id])
+            #expect(try await store.changeRole(nil, user: ada.id, app: "a") == nil, "removing a non-member changes nothing")
+        }
+    }
+
+    @Test(arguments: StoreUnderTest.allCases)
+    func sessionsAndAPasswordChangeThatEndsTheOthers(_ kind: StoreUnderTest) async throws {
+        try await kind.with { store in
+            let ada = ConsoleUser(id: "usr_ada", email: "ada@example.com", passwordHash: "old", createdAt: Self.t0)
+            try await store.createUser(ada)
+            for id in ["s1", "s2", "s3"] {
+                try await store.insertSession(ConsoleSession(id: id, user: ada.id, csrfToken: "csrf-\(id)", createdAt: Self.t0, lastSeenAt: Self.t0))
+            }
+            try await store.touchSession(id: "s1", at: Self.t0 + 60)
+            #expect(try await store.session(id: "s1")?.lastSeenAt == Self.t0 + 60)
+            #expect(try await store.session(id: "s1")?.csrfToken == "csrf-s1")
+            try await store.deleteSession(id: "s3")
+            #expect(try await store.session(id: "s3") == nil)
+
+            try await store.setPassword(user: ada.id, hash: "new", keeping: "s1")
+            #expect(try await store.user(id: ada.id)?.passwordHash == "new")
+            #expect(try await store.session(id: "s1") != nil)
+            #expect(try await store.session(id: "s2") == nil)
+            try await store.setPassword(user: ada.id, hash: "newer", keeping: nil)
+            #expect(try await store.session(id: "s1") == nil)
+        }
+    }
+
+    @Test(arguments: StoreUnderTest.allCases)
+    func theAuditLogNumbersEntriesAndListsThemNewestFirst(_ kind: StoreUnderTest) async throws {
+        try await kind.with { store in
+            var sequences: [Int64] = []
+            for index in 0..<5 {
+                let entry = AuditEntry(
+                    app: index % 2 == 0 ? "a" : "b", actor: "cli", at: Self.t0 + Double(index), action: "tip.changed", object: "tip t\(index)",
+                    before: index == 0 ? nil : "before \(index)", after: "after \(index)"
+                )
+                sequences.append(try await store.appendAudit(entry).sequence)
+            }
+            #expect(sequences == sequences.sorted() && Set(sequences).count == 5 && sequences[0] > 0)
+            let entries = try await store.auditLog(app: "a", limit: 10)
+            #expect(entries.map(\.object) == ["tip t4", "tip t2", "tip t0"])
+            #expect(entries.last?.before == nil && entries.first?.before == "before 4" && entries.first?.at == Self.t0 + 4)
+            #expect(try await store.auditLog(app: "a", limit: 2).map(\.object) == ["tip t4", "tip t2"])
+        }
+    }
+
+    // MARK: Analytics reads
+
+    @Test(arguments: StoreUnderTest.allCases)
+    func talliesCountEventsAndDistinctUsersPerGroup(_ kind: StoreUnderTest) async throws {
+        try await kind.with { store in
+            try await Self.makeApp("a", in: store)
+            try await Self.makeApp("b", in: store)
+            let ios = ["platform": "ios", "appVersion": "1.2", "tip": "t1"]
+            let web = ["platform": "web", "appVersion": "2.0", "tip": "t2"]
+            _ = try await store.insertEvents([
+                Self.event("a", "1", user: "u1", "tip_shown", target: "t1", at: 0, properties: ios),
+                Self.event("a", "2", user: "u1", "tip_shown", target: "t1", at: 10, properties: ios),
+                Self.event("a", "3", user: "u2", "tip_shown", target: "t1", at: 20, properties: ios),
+                Self.event("a", "4", user: "u3", "tip_shown", target: "t2", at: Period.day, properties: web),
+                Self.event("a", "5", user: "u3", "tap", target: "search", at: 30, properties: web),
+                Self.event("a", "6", user: "u4", "tip_shown", target: "t1", at: 2 * Period.day, properties: ios),
+                Self.event("b", "7", user: "u1", "tip_shown", target: "t1", at: 0, properties: ios),
+            ])
+            let from = Self.t0.millisecondsSince1970
+            let period = Period(from: from, to: from + 2 * Period.day)
+            let byTarget = try await store.tally(app: "a", TallyQuery(period: period, names: ["tip_shown"], by: [.target]))
+            #expect(Set(byTarget) == [
+                TallyRow(name: "tip_shown", keys: ["t1"], events: 3, users: 2), TallyRow(name: "tip_shown", keys: ["t2"], events: 1, users: 1),
+            ])
+            let split = try await store.tally(app: "a", TallyQuery(period: period, byName: false, by: [.platform, .appVersion, .property("tip")]))
+            #expect(Set(split) == [
+                TallyRow(name: nil, keys: ["ios", "1.2", "t1"], events: 3, users: 2), TallyRow(name: nil, keys: ["web", "2.0", "t2"], events: 2, users: 1),
+            ])
+            let days = try await store.tally(app: "a", TallyQuery(period: period, names: ["tip_shown"], byName: false, by: [.day]))
+            #expect(Set(days) == [
+                TallyRow(name: nil, keys: [String(Period.startOfDay(from))], events: 3, users: 2),
+                TallyRow(name: nil, keys: [String(Period.startOfDay(from + Period.day))], events: 1, users: 1),
+            ])
+        }
+    }
+
+    @Test(arguments: StoreUnderTest.allCases)
+    func eventPagesFollowTimeThenIDWithoutGapsOrRepeats(_ kind: StoreUnderTest) async throws {
+        try await kind.with { store in
+            try await Self.makeApp("a", in: store)
+            // Several events in one millisecond, inserted out of order, and one of another app.
+            let offsets: [(String, Int64, String)] = [("e5", 2, "u1"), ("e1", 1, "u1"), ("e3", 1, "u2"), ("e2", 1, "u1"), ("e4", 1, "u1"), ("e6", 3, "u2")]
+            _ = try await store.insertEvents(offsets.map { Self.event("a", $0.0, user: $0.2, at: $0.1, properties: ["platform": "ios"]) })
+            try await Self.makeApp("b", in: store)
+            _ = try await store.insertEvents([Self.event("b", "e0", at: 1)])
+            let from = Self.t0.millisecondsSince1970
+            let period = Period(from: from + 1, to: from + 3)
+            var seen: [String] = []
+            var cursor: EventCursor?
+            while true {
+                let page = try await store.events(app: "a", period: period, user: nil, after: cursor, limit: 2)
+                seen += page.map(\.id)
+                guard page.count == 2, let last = page.last else { break }
+                cursor = EventCursor(after: last)
+            }
+            #expect(seen == ["e1", "e2", "e3", "e4", "e5"], "e6 is at the period's end, which is outside")
+            let one = try await store.events(app: "a", period: period, user: "u2", after: nil, limit: 10)
+            #expect(one.map(\.id) == ["e3"])
+            #expect(one.first?.platform == "ios" && one.first?.properties == #"{"platform":"ios"}"#)
+        }
+    }
+
+    @Test(arguments: StoreUnderTest.allCases)
+    func grantTotalsPerTourAndPage(_ kind: StoreUnderTest) async throws {
+        try await kind.with { store in
+            try await Self.makeApp("a", in: store)
+            for (index, (user, page, credits)) in [("u1", "one", 5), ("u2", "one", 5), ("u1", "two", 3)].enumerated() {
+                _ = try await store.claim(
+                    Grant(id: "g\(index)", app: "a", user: user, tour: "tour", page: page, credits: credits, grantedAt: Self.t0 + Double(index)),
+                    cap: nil
+                )
+            }
+            let from = Self.t0.millisecondsSince1970
+            #expect(try await store.grantTotals(app: "a", period: Period(from: from, to: from + 10_000)) == [
+                GrantTotal(tour: "tour", page: "one", grants: 2, credits: 10), GrantTotal(tour: "tour", page: "two", grants: 1, credits: 3),
+            ])
+            #expect(try await store.grantTotals(app: "a", period: Period(from: from + 5_000, to: from + 10_000)).isEmpty)
+        }
+    }
+}

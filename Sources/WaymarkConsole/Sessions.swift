@@ -1,5 +1,7 @@
 import Foundation
 import Hummingbird
+import Logging
+import ServiceLifecycle
 import WaymarkEngine
 import WaymarkServer
 import WaymarkStore
@@ -113,5 +115,44 @@ final class LoginThrottle: Sendable {
 
     private static func keys(email: String, address: String?) -> [(String, Int)] {
         [("email:" + email, perEmail)] + (address.map { [("address:" + $0, perAddress)] } ?? [])
+    }
+}
+
+/// Removes expired console sessions once an hour. An expired session is refused anyway (see
+/// ``Sessions``); this keeps the table to the live ones and leaves no old token hashes behind.
+public struct SessionSweeper: Service {
+    let store: any Store
+    let logger: Logger
+    let interval: Duration
+    let now: @Sendable () -> Date
+
+    public init(store: any Store, logger: Logger, interval: Duration = .seconds(3600), now: @escaping @Sendable () -> Date = { Date() }) {
+        self.store = store
+        self.logger = logger
+        self.interval = interval
+        self.now = now
+    }
+
+    public func run() async throws {
+        try await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                do {
+                    let removed = try await sweep()
+                    if removed > 0 { logger.info("removed expired console sessions", metadata: ["count": "\(removed)"]) }
+                } catch {
+                    logger.warning("could not remove expired console sessions", metadata: ["error": "\(error)"])
+                }
+                do { try await Task.sleep(for: interval) } catch { return }
+            }
+        }
+    }
+
+    /// Removes the sessions past their idle or absolute limit now; returns how many.
+    @discardableResult
+    public func sweep() async throws(StoreError) -> Int {
+        let time = now()
+        return try await store.deleteExpiredSessions(
+            lastSeenBefore: time - Sessions.idleLimit, createdBefore: time - Sessions.absoluteLimit
+        )
     }
 }

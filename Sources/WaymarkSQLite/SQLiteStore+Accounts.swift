@@ -142,6 +142,17 @@ extension SQLiteStore {
         try await write { db in try db.execute(sql: "DELETE FROM sessions WHERE id = ?", arguments: [id]) }
     }
 
+    @discardableResult
+    public func deleteExpiredSessions(lastSeenBefore: Date, createdBefore: Date) async throws(StoreError) -> Int {
+        try await write { db in
+            try db.execute(
+                sql: "DELETE FROM sessions WHERE last_seen_at < ? OR created_at < ?",
+                arguments: [lastSeenBefore.millisecondsSince1970, createdBefore.millisecondsSince1970]
+            )
+            return db.changesCount
+        }
+    }
+
     // MARK: Audit log
 
     @discardableResult

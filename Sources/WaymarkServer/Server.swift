@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import ServiceLifecycle
 import Logging
 import WaymarkAPI
 import WaymarkCatalog
@@ -53,9 +54,11 @@ public struct WaymarkServer: Sendable {
 
     /// The HTTP application, ready to run as a service.
     ///
-    /// - Parameter configure: adds routes or middleware after the API's own (the demo's pages).
+    /// - Parameters:
+    ///   - services: background work that runs and stops with the server (the console's session sweeper).
+    ///   - configure: adds routes or middleware after the API's own (the demo's pages).
     public func application(
-        host: String, port: Int, onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in },
+        host: String, port: Int, services: [any Service] = [], onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in },
         configure: (Router<WaymarkRequestContext>) -> Void = { _ in }
     ) -> some ApplicationProtocol {
         let router = router()
@@ -63,6 +66,7 @@ public struct WaymarkServer: Sendable {
         return Application(
             router: router,
             configuration: .init(address: .hostname(host, port: port), serverName: "waymark"),
+            services: services,
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? port) },
             logger: logger
         )

@@ -34,6 +34,10 @@ public protocol AccountStore: Sendable {
     /// Records activity: the session stays alive until `lastSeenAt` plus the idle limit.
     func touchSession(id: String, at time: Date) async throws(StoreError)
     func deleteSession(id: String) async throws(StoreError)
+    /// Removes the sessions last seen before `lastSeenBefore` or created before `createdBefore`
+    /// (both past their limits); returns how many.
+    @discardableResult
+    func deleteExpiredSessions(lastSeenBefore: Date, createdBefore: Date) async throws(StoreError) -> Int
 
     // MARK: Audit log
 

@@ -127,7 +127,9 @@ extension Waymark {
             let logger = makeLogger(resolved)
             let server = makeServer(store: store, logger: logger)
             let console = WaymarkConsole(server: server)
-            let app = server.application(host: resolved.host, port: resolved.port, onServerRunning: { port in
+            let app = server.application(
+                host: resolved.host, port: resolved.port, services: [SessionSweeper(store: store, logger: logger)],
+                onServerRunning: { port in
                 logger.notice("waymark listening", metadata: ["url": "http://\(resolved.host):\(port)", "data": "\(resolved.dataDirectory)"])
             }, configure: { router in console.register(on: router) })
             try await app.runService()
@@ -183,7 +185,7 @@ extension Waymark {
                     )
                 }
             }
-            let app = server.application(host: host, port: resolved.port, onServerRunning: { port in
+            let app = server.application(host: host, port: resolved.port, services: [SessionSweeper(store: store, logger: logger)], onServerRunning: { port in
                 let base = "http://\(host):\(port)"
                 var sampleCount = 0
                 do {

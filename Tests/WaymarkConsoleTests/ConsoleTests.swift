@@ -189,6 +189,33 @@ import WaymarkStore
         }
     }
 
+    @Test func theSweeperRemovesExpiredSessionsUntilItIsStopped() async throws {
+        try await withConsole { setup in
+            var stale = Browser(setup.client)
+            _ = try await stale.signIn("vic@example.com")
+            setup.clock.advance(8 * 3600 + 60)  // past the idle limit
+            var fresh = Browser(setup.client)
+            _ = try await fresh.signIn("ada@example.com")
+            func stored(_ browser: Browser) async throws -> ConsoleSession? {
+                try await setup.store.session(id: Secrets.hash(try #require(browser.cookies["__Host-waymark-session"])))
+            }
+            #expect(try await stored(stale) != nil, "refused when used, but still stored")
+            var logger = Logger(label: "test")
+            logger.logLevel = .critical
+            let sweeper = SessionSweeper(store: setup.store, logger: logger, interval: .milliseconds(20), now: { setup.clock.now })
+            let running = Task { try await sweeper.run() }
+            var waited = 0
+            while try await stored(stale) != nil && waited < 250 {
+                try await Task.sleep(for: .milliseconds(20))
+                waited += 1
+            }
+            running.cancel()
+            try await running.value
+            #expect(try await stored(stale) == nil)
+            #expect(try await stored(fresh) != nil)
+        }
+    }
+
     @Test func loginsAreThrottledAfterFiveFailures() async throws {
         try await withConsole { setup in
             var browser = Browser(setup.client)

@@ -236,6 +236,17 @@ import WaymarkStore
             #expect(try await store.session(id: "s2") == nil)
             try await store.setPassword(user: ada.id, hash: "newer", keeping: nil)
             #expect(try await store.session(id: "s1") == nil)
+
+            // Expiry: idle since before one time, or created before another.
+            for (id, created, seen) in [("idle", 0.0, 10.0), ("old", -100.0, 90.0), ("live", 50.0, 95.0)] {
+                try await store.insertSession(
+                    ConsoleSession(id: id, user: ada.id, csrfToken: "c", createdAt: Self.t0 + created, lastSeenAt: Self.t0 + seen)
+                )
+            }
+            #expect(try await store.deleteExpiredSessions(lastSeenBefore: Self.t0 + 20, createdBefore: Self.t0 - 50) == 2)
+            #expect(try await store.session(id: "live") != nil)
+            #expect(try await store.session(id: "idle") == nil)
+            #expect(try await store.session(id: "old") == nil)
         }
     }
 

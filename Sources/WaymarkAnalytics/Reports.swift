@@ -141,11 +141,21 @@ public struct Analytics: Sendable {
 
     static let tipEvents = ["tip_shown", "tip_dismissed", "tip_closed"]
 
+    /// Where a tips report's eligible counts come from.
+    public enum EligibleCounts: Sendable {
+        /// Replay the period's events through the catalog's tips now (seconds for a million events).
+        case replay
+        /// Counted already: one outcome per tip of the catalog, in its order (``Backtest/run(store:app:period:)``).
+        case counted([Backtest.Outcome])
+        /// Not known (yet): the reports' eligible counts stay nil.
+        case unknown
+    }
+
     /// Every tip of the catalog, and every other tip with events in the period, in catalog order.
-    public func tips(app: String, catalog: Catalog, period: Period) async throws -> [TipReport] {
+    public func tips(app: String, catalog: Catalog, period: Period, eligible source: EligibleCounts = .replay) async throws -> [TipReport] {
         async let totals = store.tally(app: app, TallyQuery(period: period, names: Self.tipEvents, by: [.target]))
         async let split = store.tally(app: app, TallyQuery(period: period, names: Self.tipEvents, by: [.target, .platform, .appVersion]))
-        async let replayed = Backtest(tips: catalog.tips).run(store: store, app: app, period: period)
+        async let replayed = outcomes(source, app: app, catalog: catalog, period: period)
         let eligible = try await replayed
         var reports: [String: TipReport] = [:]
         for row in try await totals {
@@ -159,9 +169,11 @@ public struct Analytics: Sendable {
         }
         for (index, tip) in catalog.tips.enumerated() {
             var report = reports[tip.id] ?? TipReport(tip: tip.id, total: TipFunnel(), segments: [])
-            report.total.eligible = eligible[index].users
-            for (segment, users) in eligible[index].bySegment {
-                segments[tip.id, default: [:]][segment, default: TipFunnel()].eligible = users
+            if let eligible {
+                report.total.eligible = eligible[index].users
+                for (segment, users) in eligible[index].bySegment {
+                    segments[tip.id, default: [:]][segment, default: TipFunnel()].eligible = users
+                }
             }
             reports[tip.id] = report
         }
@@ -169,13 +181,21 @@ public struct Analytics: Sendable {
         return reports.values.map { report in
             var report = report
             report.segments = (segments[report.tip] ?? [:]).sorted { $0.key < $1.key }.map { TipReport.Part(segment: $0.key, funnel: $0.value) }
-            if order[report.tip] != nil {
+            if order[report.tip] != nil && eligible != nil {
                 for index in report.segments.indices where report.segments[index].funnel.eligible == nil {
                     report.segments[index].funnel.eligible = 0
                 }
             }
             return report
         }.sorted { (order[$0.tip] ?? .max, $0.tip) < (order[$1.tip] ?? .max, $1.tip) }
+    }
+
+    private func outcomes(_ source: EligibleCounts, app: String, catalog: Catalog, period: Period) async throws -> [Backtest.Outcome]? {
+        switch source {
+        case .replay: try await Backtest(tips: catalog.tips).run(store: store, app: app, period: period)
+        case .counted(let outcomes): outcomes.count == catalog.tips.count ? outcomes : nil
+        case .unknown: nil
+        }
     }
 
     static let tourEvents = ["page_viewed", "page_read_to_bottom", "video_played"]

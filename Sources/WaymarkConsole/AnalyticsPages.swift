@@ -16,9 +16,10 @@ extension WaymarkConsole {
     func analyticsPage(_ request: Request, _ context: WaymarkRequestContext) async throws -> Response {
         let (signedIn, app) = try await access(request, context, needs: .viewer)
         let choice = try PeriodChoice(request, now: now())
-        let catalog = try await server.publishedCatalog(app: app.id)?.catalog ?? Catalog(tips: [])
+        let live = try await server.publishedCatalog(app: app.id)
+        let catalog = live?.catalog ?? Catalog(tips: [])
+        async let counted = eligibleCounts(app: app.id, live: live, period: choice.period, patience: Self.eligiblePatience)
         async let engagement = analytics.engagement(app: app.id, period: choice.period)
-        async let tips = analytics.tips(app: app.id, catalog: catalog, period: choice.period)
         async let tours = analytics.tours(app: app.id, catalog: catalog, period: choice.period)
         async let experiments = analytics.experiments(app: app.id, catalog: catalog, period: choice.period)
         async let surveys = analytics.surveys(app: app.id, catalog: catalog, period: choice.period)
@@ -42,7 +43,10 @@ extension WaymarkConsole {
         values["usersChart"] = Chart.line(title: "Active users, per day and platform", labels: labels, series: daily { Double($0.users) }) {
             String(Int($0))
         }
-        values["tipsTable"] = ReportTable.tips(try await tips, link: "/console/apps/\(app.id)/analytics/tips/", query: choice.query).values
+        let eligible = try await counted
+        let tips = try await analytics.tips(app: app.id, catalog: catalog, period: choice.period, eligible: eligible.map { .counted($0) } ?? .unknown)
+        values["tipsTable"] = ReportTable.tips(tips, link: "/console/apps/\(app.id)/analytics/tips/", query: choice.query).values
+        if eligible == nil { values["refresh"] = Self.countingRefresh }
         values["tours"] = try await tours.map { tour in
             [
                 "id": tour.tour, "table": ReportTable.tour(tour).values,
@@ -67,9 +71,12 @@ extension WaymarkConsole {
         let (signedIn, app) = try await access(request, context, needs: .viewer)
         let choice = try PeriodChoice(request, now: now())
         let id = context.parameters.get("id") ?? ""
-        let catalog = try await server.publishedCatalog(app: app.id)?.catalog ?? Catalog(tips: [])
-        guard let report = try await tipReport(app: app.id, catalog: catalog, tip: id, period: choice.period) else { throw ConsoleError.notFound }
+        let live = try await server.publishedCatalog(app: app.id)
+        let catalog = live?.catalog ?? Catalog(tips: [])
+        guard let (report, counted) = try await tipReport(app: app.id, live: live, tip: id, period: choice.period, patience: Self.eligiblePatience)
+        else { throw ConsoleError.notFound }
         var values = frame("Tip \(id)", signedIn, app: app)
+        if !counted { values["refresh"] = Self.countingRefresh }
         values["tip"] = id
         values["period"] = choice.values
         values["totalTable"] = ReportTable.tips([report], link: nil, query: "").values
@@ -132,16 +139,21 @@ extension WaymarkConsole {
     func analyticsExport(_ request: Request, _ context: WaymarkRequestContext) async throws -> Response {
         let (_, app) = try await access(request, context, needs: .viewer)
         let choice = try PeriodChoice(request, now: now())
-        let catalog = try await server.publishedCatalog(app: app.id)?.catalog ?? Catalog(tips: [])
+        let live = try await server.publishedCatalog(app: app.id)
+        let catalog = live?.catalog ?? Catalog(tips: [])
         let name = context.parameters.get("table") ?? ""
         let parameter = { (key: String) in request.uri.queryParameters[Substring(key)].map(String.init) ?? "" }
         let table: ReportTable
         switch name {
         case "engagement.csv": table = ReportTable.engagement(try await analytics.engagement(app: app.id, period: choice.period))
         case "daily.csv": table = ReportTable.daily(try await analytics.engagement(app: app.id, period: choice.period))
-        case "tips.csv": table = ReportTable.tips(try await analytics.tips(app: app.id, catalog: catalog, period: choice.period), link: nil, query: "")
+        case "tips.csv":
+            // A download waits for the counts.
+            let eligible = try await eligibleCounts(app: app.id, live: live, period: choice.period, patience: nil)
+            let tips = try await analytics.tips(app: app.id, catalog: catalog, period: choice.period, eligible: eligible.map { .counted($0) } ?? .unknown)
+            table = ReportTable.tips(tips, link: nil, query: "")
         case "segments.csv":
-            guard let report = try await tipReport(app: app.id, catalog: catalog, tip: parameter("tip"), period: choice.period) else {
+            guard let (report, _) = try await tipReport(app: app.id, live: live, tip: parameter("tip"), period: choice.period, patience: nil) else {
                 throw ConsoleError.notFound
             }
             table = ReportTable.segments(report)
@@ -167,10 +179,33 @@ extension WaymarkConsole {
         )
     }
 
-    /// One tip's report: only its rules are replayed for the eligible count.
-    func tipReport(app: String, catalog: Catalog, tip id: String, period: Period) async throws -> TipReport? {
-        let only = Catalog(tips: catalog.tips.filter { $0.id == id })
-        return try await analytics.tips(app: app, catalog: only, period: period).first { $0.tip == id }
+    /// How long a page waits for eligible counts before showing the rest without them.
+    static let eligiblePatience = Duration.seconds(1)
+    /// Seconds after which a page shown without its eligible counts reloads.
+    static let countingRefresh = 5
+
+    /// The live catalog's eligible counts (one tip's with `tip`) over the period, from the cache
+    /// or counted now; nil when not ready within `patience`.
+    func eligibleCounts(
+        app: String, live: (catalog: Catalog, version: CatalogVersion)?, period: Period, tip: String? = nil, patience: Duration?
+    ) async throws -> [Backtest.Outcome]? {
+        let tips = (live?.catalog.tips ?? []).filter { tip == nil || $0.id == tip }
+        let key = EligibleCache.Key(app: app, version: live?.version.number ?? 0, period: period, tip: tip)
+        let store = self.store
+        return try await eligibleCache.counts(key, now: now(), patience: patience) {
+            try await Backtest(tips: tips).run(store: store, app: app, period: period)
+        }
+    }
+
+    /// One tip's report (only its rules are replayed for the eligible count), and whether its
+    /// eligible counts are in it; nil when there is no such tip.
+    func tipReport(
+        app: String, live: (catalog: Catalog, version: CatalogVersion)?, tip id: String, period: Period, patience: Duration?
+    ) async throws -> (report: TipReport, counted: Bool)? {
+        let only = Catalog(tips: (live?.catalog.tips ?? []).filter { $0.id == id })
+        let eligible = only.tips.isEmpty ? [] : try await eligibleCounts(app: app, live: live, period: period, tip: id, patience: patience)
+        let reports = try await analytics.tips(app: app, catalog: only, period: period, eligible: eligible.map { .counted($0) } ?? .unknown)
+        return reports.first { $0.tip == id }.map { ($0, eligible != nil) }
     }
 
     /// One survey tip's answers, or nil when the live catalog has no such survey.

@@ -21,6 +21,7 @@ public struct WaymarkConsole: Sendable {
     let store: any Store
     let sessions: Sessions
     let throttle = LoginThrottle()
+    let eligibleCache = EligibleCache()
     let now: @Sendable () -> Date
 
     public init(server: WaymarkServer, now: @escaping @Sendable () -> Date = { Date() }) {

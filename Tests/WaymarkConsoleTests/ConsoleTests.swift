@@ -5,7 +5,8 @@ import HummingbirdTesting
 import Logging
 import Testing
 import WaymarkCatalog
-import WaymarkConsole
+@testable import WaymarkConsole
+import WaymarkAnalytics
 import WaymarkRules
 import WaymarkSQLite
 import WaymarkServer
@@ -722,6 +723,40 @@ import WaymarkStore
     }
 
     /// The backtest runs the draft tip's rules over the recorded events; the debugger explains one user.
+    /// Eligible counts: counted once in the background, a page not waiting past its patience,
+    /// kept five minutes, and a failed count not kept.
+    @Test func eligibleCountsAreCountedOnceAndKeptAWhile() async throws {
+        final class Counter: @unchecked Sendable {
+            private let lock = NSLock()
+            private var count = 0
+            var value: Int { lock.withLock { count } }
+            func increment() { lock.withLock { count += 1 } }
+        }
+        struct Refused: Error {}
+        let cache = EligibleCache()
+        let counted = Counter()
+        var outcome = Backtest.Outcome()
+        outcome.users = 7
+        let result = [outcome]
+        let slow: @Sendable () async throws -> [Backtest.Outcome] = {
+            counted.increment()
+            try await Task.sleep(for: .milliseconds(300))
+            return result
+        }
+        let key = EligibleCache.Key(app: "a", version: 1, period: Period(from: 0, to: Period.day), tip: nil)
+        let start = Date()
+        #expect(try await cache.counts(key, now: start, patience: .milliseconds(10), count: slow) == nil, "not ready yet")
+        #expect(try await cache.counts(key, now: start + 1, patience: nil, count: slow) == result)
+        #expect(try await cache.counts(key, now: start + 60, patience: .seconds(5), count: slow) == result)
+        #expect(counted.value == 1, "one count for every page in the five minutes")
+        #expect(try await cache.counts(key, now: start + 301, patience: nil, count: slow) == result)
+        #expect(counted.value == 2, "counted again once stale")
+        var other = key
+        other.version = 2
+        await #expect(throws: Refused.self) { try await cache.counts(other, now: start, patience: nil) { throw Refused() } }
+        #expect(try await cache.counts(other, now: start + 1, patience: nil, count: slow) == result, "a failure is not kept")
+    }
+
     @Test func backtestAndEligibilityDebugger() async throws {
         try await withConsole { setup in
             var browser = try await Self.owner(setup)

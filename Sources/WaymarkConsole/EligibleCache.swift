@@ -1,0 +1,70 @@
+import Foundation
+import WaymarkAnalytics
+import WaymarkStore
+
+/// Eligible counts replay every event of a period through the tips' rules: seconds for a million
+/// events, too long to hold a page. So they are counted in the background, once per app, live
+/// catalog version, period and tip, and kept for five minutes; a page waits a moment for them and
+/// otherwise shows its other figures at once, says the counts are coming, and reloads.
+actor EligibleCache {
+    struct Key: Hashable {
+        var app: String
+        /// The live catalog version the tips come from (0: none).
+        var version: Int
+        var period: Period
+        /// One tip's id, or nil for every tip of the catalog.
+        var tip: String?
+    }
+
+    private struct Entry {
+        var task: Task<[Backtest.Outcome], any Error>
+        var started: Date
+    }
+
+    static let lifetime: TimeInterval = 300
+    /// Counts kept at most; the oldest go first.
+    static let capacity = 64
+
+    private var entries: [Key: Entry] = [:]
+
+    /// The counts for `key`, started with `count` unless they are being counted already or were
+    /// counted less than ``lifetime`` ago; nil when they are not ready within `patience` (nil
+    /// patience: waits until they are).
+    func counts(
+        _ key: Key, now: Date, patience: Duration?, count: @escaping @Sendable () async throws -> [Backtest.Outcome]
+    ) async throws -> [Backtest.Outcome]? {
+        let task = entry(key, now: now, count: count)
+        guard let patience else { return try await task.value }
+        return try await withThrowingTaskGroup(of: [Backtest.Outcome]?.self) { group in
+            group.addTask { try await task.value }
+            group.addTask {
+                try? await Task.sleep(for: patience)
+                return nil
+            }
+            defer { group.cancelAll() }
+            return try await group.next() ?? nil
+        }
+    }
+
+    private func entry(_ key: Key, now: Date, count: @escaping @Sendable () async throws -> [Backtest.Outcome]) -> Task<[Backtest.Outcome], any Error> {
+        if let entry = entries[key], now.timeIntervalSince(entry.started) < Self.lifetime { return entry.task }
+        if entries.count >= Self.capacity, let oldest = entries.min(by: { $0.value.started < $1.value.started })?.key {
+            entries[oldest] = nil
+        }
+        let task = Task {
+            do {
+                return try await count()
+            } catch {
+                // A failed count is not kept: the next page asks again.
+                self.forget(key, startedAt: now)
+                throw error
+            }
+        }
+        entries[key] = Entry(task: task, started: now)
+        return task
+    }
+
+    private func forget(_ key: Key, startedAt: Date) {
+        if entries[key]?.started == startedAt { entries[key] = nil }
+    }
+}

@@ -72,8 +72,9 @@ extension WaymarkServer {
         try await Provisioning.createKey(app: app, kind: kind, actor: actor, in: store, at: now())
     }
 
-    /// Revokes the app's key at once, on this server and (as they read the store) on the others;
-    /// false when the app has no such key. Revoking a revoked key changes nothing and is not logged again.
+    /// Revokes the app's key: this server refuses it from the next request (another server keeps
+    /// the key in its ``KeyCache`` until it restarts: a scale-out gap). False when the app has no
+    /// such key; revoking a revoked key changes nothing and is not logged again.
     public func revokeKey(id: String, app: String, actor: Actor) async throws(StoreError) -> Bool {
         let time = now()
         guard let record = try await store.keys(app: app).first(where: { $0.id == id }) else { return false }

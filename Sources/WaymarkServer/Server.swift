@@ -1,7 +1,7 @@
 import Foundation
 import Hummingbird
-import ServiceLifecycle
 import Logging
+import ServiceLifecycle
 import WaymarkAPI
 import WaymarkCatalog
 import WaymarkDelivery

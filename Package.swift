@@ -11,6 +11,7 @@ import PackageDescription
 //   WaymarkDelivery  resolving an authored catalog for one client: targeting, rollout, variants, media, locale
 //   WaymarkStore     the storage protocol the server is written against, and its records
 //   WaymarkSQLite    that protocol on an embedded SQLite database (GRDB)
+//   WaymarkPostgres  that protocol on PostgreSQL (PostgresNIO), for several servers on one database
 //   WaymarkServer    the HTTP server (Hummingbird): authoring, delivery, events, rewards
 //   WaymarkConsole   the web console on that server: accounts, sessions, authoring forms, publishing
 //   waymark          the command-line tool and the one place where the parts are put together
@@ -27,6 +28,7 @@ let package = Package(
         .library(name: "WaymarkDelivery", targets: ["WaymarkDelivery"]),
         .library(name: "WaymarkStore", targets: ["WaymarkStore"]),
         .library(name: "WaymarkSQLite", targets: ["WaymarkSQLite"]),
+        .library(name: "WaymarkPostgres", targets: ["WaymarkPostgres"]),
         .library(name: "WaymarkAnalytics", targets: ["WaymarkAnalytics"]),
         .executable(name: "waymark", targets: ["waymark"]),
     ],
@@ -44,6 +46,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
         .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.0"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         .target(name: "WaymarkRules"),
@@ -67,6 +70,15 @@ let package = Package(
         .target(
             name: "WaymarkSQLite",
             dependencies: ["WaymarkStore", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
+        .target(
+            name: "WaymarkPostgres",
+            dependencies: [
+                "WaymarkStore",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
         ),
         .target(
             name: "WaymarkServer",
@@ -115,7 +127,13 @@ let package = Package(
         .testTarget(name: "WaymarkHTMLTests", dependencies: ["WaymarkHTML"]),
         .testTarget(name: "WaymarkCatalogTests", dependencies: ["WaymarkCatalog", "waymark"]),
         .testTarget(name: "WaymarkDeliveryTests", dependencies: ["WaymarkDelivery"]),
-        .testTarget(name: "WaymarkStoreTests", dependencies: ["WaymarkStore", "WaymarkSQLite"]),
+        .testTarget(
+            name: "WaymarkStoreTests",
+            dependencies: [
+                "WaymarkStore", "WaymarkSQLite", "WaymarkPostgres", .product(name: "Logging", package: "swift-log"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ]
+        ),
         .testTarget(name: "WaymarkAnalyticsTests", dependencies: ["WaymarkAnalytics", "WaymarkSQLite", "WaymarkCatalog"]),
         .testTarget(
             name: "WaymarkConsoleTests",

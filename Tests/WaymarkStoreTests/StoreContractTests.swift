@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WaymarkPostgres
 import WaymarkSQLite
 import WaymarkStore
 
@@ -7,9 +8,16 @@ import WaymarkStore
 /// against every store in ``StoreUnderTest`` on a fresh database, through the protocol only, so
 /// that the server's handlers may rely on exactly this and nothing more.
 @Suite struct StoreContractTests {
-    /// The stores the contract is checked against.
+    /// The stores the contract is checked against: SQLite always, PostgreSQL where
+    /// `WAYMARK_TEST_POSTGRES` names a server (`scripts/test` starts a throwaway one; under
+    /// `CI=true` its absence fails the PostgreSQL cases instead of skipping them).
     enum StoreUnderTest: String, CaseIterable, CustomTestStringConvertible {
         case sqlite
+        case postgres
+
+        static let postgresURL = ProcessInfo.processInfo.environment["WAYMARK_TEST_POSTGRES"]
+        static let available: [StoreUnderTest] =
+            postgresURL != nil || ProcessInfo.processInfo.environment["CI"] == "true" ? allCases : [.sqlite]
 
         var testDescription: String { rawValue }
 
@@ -21,6 +29,12 @@ import WaymarkStore
                 try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
                 defer { try? FileManager.default.removeItem(at: directory) }
                 try await body(try SQLiteStore(path: directory.appendingPathComponent("waymark.sqlite").path))
+            case .postgres:
+                guard let url = Self.postgresURL else {
+                    Issue.record("WAYMARK_TEST_POSTGRES is not set: run scripts/test, which starts a throwaway PostgreSQL")
+                    return
+                }
+                try await PostgresDatabase.withFresh(url: url) { store, _ in try await body(store) }
             }
         }
     }
@@ -43,7 +57,7 @@ import WaymarkStore
 
     // MARK: Apps and keys
 
-    @Test(arguments: StoreUnderTest.allCases)
+    @Test(arguments: StoreUnderTest.available)
     func appsAndKeysBelongToOneApp(_ kind: StoreUnderTest) async throws {
         try await kind.with { store in
             try await Self.makeApp("a", in: store)
@@ -75,7 +89,7 @@ import WaymarkStore
 
     // MARK: Catalog
 
-    @Test(arguments: StoreUnderTest.allCases)
+    @Test(arguments: StoreUnderTest.available)
     func draftsAreRevisionedAndAuditedInTheSameChange(_ kind: StoreUnderTest) async throws {
         try await kind.with { store in
             try await Self.makeApp("a", in: store)
@@ -98,7 +112,7 @@ import WaymarkStore
         }
     }
 
-    @Test(arguments: StoreUnderTest.allCases)
+    @Test(arguments: StoreUnderTest.available)
     func versionsAreNumberedPerAppAndTheLatestIsLive(_ kind: StoreUnderTest) async throws {
         try await kind.with { store in
             try await Self.makeApp("a", in: store)
@@ -121,7 +135,7 @@ import WaymarkStore
 
     // MARK: Events
 
-    @Test(arguments: StoreUnderTest.allCases)
+    @Test(arguments: StoreUnderTest.available)
     func eventsAreStoredOncePerAppAndID(_ kind: StoreUnderTest) async throws {
         try await kind.with { store in
             try await Self.makeApp("a", in: store)
@@ -135,7 +149,7 @@ import WaymarkStore
         }
     }
 
-    @Test(arguments: StoreUnderTest.allCases)
+    @Test(arguments: StoreUnderTest.available)
     func eventNamesAreOfferedMostFrequentFirst(_ kind: StoreUnderTest) async throws {
         try await kind.with { store in
             try await Self.makeApp("a", in: store)
@@ -155,7 +169,7 @@ import WaymarkStore
 
     // MARK: Rewards
 
-    @Test(arguments: StoreUnderTest.allCases)
+    @Test(arguments: StoreUnderTest.available)
     func aClaimIsGrantedOnceEvenWhenClaimedAtOnce(_ kind: StoreUnderTest) async throws {
         try await kind.with { store in
             try await Self.makeApp("a", in: store)
@@ -183,7 +197,7 @@ import WaymarkStore
 
     // MARK: Accounts
 
-    @Test(arguments: StoreUnderTest.allCases)
+    @Test(arguments: StoreUnderTest.available)
     func usersRolesAndTheLastOwner(_ kind: StoreUnderTest) async throws {
         try await kind.with { store in
             try await Self.makeApp("a", in: store)
@@ -216,7 +230,7 @@ import WaymarkStore
         }
     }
 
-    @Test(arguments: StoreUnderTest.allCases)
+    @Test(arguments: StoreUnderTest.available)
     func sessionsAndAPasswordChangeThatEndsTheOthers(_ kind: StoreUnderTest) async throws {
         try await kind.with { store in
             let ada = ConsoleUser(id: "usr_ada", email: "ada@example.com", passwordHash: "old", createdAt: Self.t0)
@@ -250,7 +264,7 @@ import WaymarkStore
         }
     }
 
-    @Test(arguments: StoreUnderTest.allCases)
+    @Test(arguments: StoreUnderTest.available)
     func theAuditLogNumbersEntriesAndListsThemNewestFirst(_ kind: StoreUnderTest) async throws {
         try await kind.with { store in
             var sequences: [Int64] = []
@@ -271,7 +285,7 @@ import WaymarkStore
 
     // MARK: Analytics reads
 
-    @Test(arguments: StoreUnderTest.allCases)
+    @Test(arguments: StoreUnderTest.available)
     func talliesCountEventsAndDistinctUsersPerGroup(_ kind: StoreUnderTest) async throws {
         try await kind.with { store in
             try await Self.makeApp("a", in: store)
@@ -305,7 +319,7 @@ import WaymarkStore
         }
     }
 
-    @Test(arguments: StoreUnderTest.allCases)
+    @Test(arguments: StoreUnderTest.available)
     func eventPagesFollowTimeThenIDWithoutGapsOrRepeats(_ kind: StoreUnderTest) async throws {
         try await kind.with { store in
             try await Self.makeApp("a", in: store)
@@ -331,7 +345,7 @@ import WaymarkStore
         }
     }
 
-    @Test(arguments: StoreUnderTest.allCases)
+    @Test(arguments: StoreUnderTest.available)
     func grantTotalsPerTourAndPage(_ kind: StoreUnderTest) async throws {
         try await kind.with { store in
             try await Self.makeApp("a", in: store)

@@ -1,0 +1,89 @@
+import Foundation
+import PostgresNIO
+import WaymarkStore
+
+extension PostgresStore {
+    public func tally(app: String, _ query: TallyQuery) async throws(StoreError) -> [TallyRow] {
+        var bindings = PostgresBindings()
+        bindings.append(app)
+        bindings.append(query.period.from)
+        bindings.append(query.period.to)
+        var columns: [String] = []
+        for dimension in query.dimensions {
+            switch dimension {
+            case .day: columns.append("(timestamp - timestamp % \(Period.day))::TEXT")
+            case .platform: columns.append("platform")
+            case .appVersion: columns.append("app_version")
+            case .target: columns.append("target")
+            case .property(let name):
+                guard TallyDimension.isPropertyName(name) else { throw StoreError(.failed, "not a property name: \(name)") }
+                bindings.append(name)
+                columns.append("(properties::JSONB ->> $\(bindings.count))")
+            }
+        }
+        var filter = ""
+        if let names = query.names {
+            guard !names.isEmpty else { return [] }
+            filter = " AND name IN (" + names.map { name in
+                bindings.append(name)
+                return "$\(bindings.count)"
+            }.joined(separator: ", ") + ")"
+        }
+        let name = query.byName ? "name" : "NULL::TEXT"
+        let keys = [name] + columns
+        var sql = """
+            SELECT \(keys.joined(separator: ", ")), COUNT(*), COUNT(DISTINCT user_id)
+            FROM events WHERE app = $1 AND timestamp >= $2 AND timestamp < $3\(filter)
+            """
+        if keys.count > 1 || query.byName {
+            sql += " GROUP BY " + (1...keys.count).map(String.init).filter { query.byName || $0 != "1" }.joined(separator: ", ")
+        }
+        let dimensions = columns.count
+        return try await perform {
+            var rows: [TallyRow] = []
+            for try await row in try await client.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger) {
+                let cells = Array(row)
+                let events = try cells[keys.count].decode(Int64.self)
+                guard events > 0 else { continue }
+                rows.append(
+                    TallyRow(
+                        name: try cells[0].decode(String?.self), keys: try (0..<dimensions).map { try cells[1 + $0].decode(String?.self) },
+                        events: Int(events), users: Int(try cells[keys.count + 1].decode(Int64.self))
+                    )
+                )
+            }
+            return rows
+        }
+    }
+
+    public func events(app: String, period: Period, user: String?, after cursor: EventCursor?, limit: Int) async throws(StoreError)
+        -> [StoredEvent]
+    {
+        let from = max(cursor?.timestamp ?? period.from, period.from)
+        // Row comparison walks events_by_time in (timestamp, id) order from the cursor.
+        let query: PostgresQuery = """
+            SELECT id, user_id, name, target, timestamp, received_at, clamped, properties, platform, app_version FROM events
+            WHERE app = \(app) AND timestamp >= \(from) AND timestamp < \(period.to)
+              AND (\(cursor == nil) OR (timestamp, id) > (\(cursor?.timestamp ?? 0), \(cursor?.id ?? "")))
+              AND (\(user == nil) OR user_id = \(user ?? ""))
+            ORDER BY timestamp, id LIMIT \(Int64(limit))
+            """
+        return try await all(query, as: (String, String, String, String?, Int64, Int64, Bool, String?, String?, String?).self).map {
+            id, user, name, target, timestamp, received, clamped, properties, platform, appVersion in
+            StoredEvent(
+                app: app, id: id, user: user, name: name, target: target, timestamp: timestamp, receivedAt: received, clamped: clamped,
+                propertiesJSON: properties, platform: platform, appVersion: appVersion
+            )
+        }
+    }
+
+    public func grantTotals(app: String, period: Period) async throws(StoreError) -> [GrantTotal] {
+        try await all(
+            """
+            SELECT tour, page, COUNT(*), SUM(credits)::BIGINT FROM grants
+            WHERE app = \(app) AND granted_at >= \(period.from) AND granted_at < \(period.to) GROUP BY tour, page ORDER BY tour, page
+            """,
+            as: (String, String, Int64, Int64).self
+        ).map { GrantTotal(tour: $0.0, page: $0.1, grants: Int($0.2), credits: Int($0.3)) }
+    }
+}

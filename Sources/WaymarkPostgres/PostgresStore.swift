@@ -1,0 +1,379 @@
+import Foundation
+import Logging
+import PostgresNIO
+import ServiceLifecycle
+import WaymarkStore
+
+/// The ``Store`` on PostgreSQL, for several stateless servers on one database.
+///
+/// It runs as a `Service` (its connection pool runs with the server); ``migrate()`` brings the
+/// schema up to date under an advisory lock, so servers starting at once migrate once. Every
+/// method is one statement or one transaction; the changes that read before they write (a draft's
+/// revision, the next version number, the last owner, a user's credit balance) lock the row or
+/// key they depend on first, so concurrent servers serialize exactly where they must.
+public final class PostgresStore: Store, Service {
+    let client: PostgresClient
+    let logger: Logger
+
+    /// - Parameter url: `postgres://user[:password]@host[:port]/database` (TLS off: loopback or a private network).
+    public convenience init(url: String, logger: Logger) throws(StoreError) {
+        self.init(configuration: try Self.configuration(url: url), logger: logger)
+    }
+
+    /// The client configuration a `postgres://user[:password]@host[:port]/database` URL names.
+    public static func configuration(url: String) throws(StoreError) -> PostgresClient.Configuration {
+        guard let components = URLComponents(string: url), components.scheme == "postgres" || components.scheme == "postgresql",
+            let host = components.host, let user = components.user
+        else { throw StoreError(.unavailable, "not a postgres://user@host/database URL: \(url)") }
+        let database = components.path.hasPrefix("/") ? String(components.path.dropFirst()) : components.path
+        return PostgresClient.Configuration(
+            host: host, port: components.port ?? 5432, username: user, password: components.password,
+            database: database.isEmpty ? nil : database, tls: .disable
+        )
+    }
+
+    public init(configuration: PostgresClient.Configuration, logger: Logger) {
+        client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        self.logger = logger
+    }
+
+    /// Runs the connection pool until cancelled or shut down.
+    public func run() async {
+        await cancelWhenGracefulShutdown { await self.client.run() }
+    }
+
+    /// Applies the migrations this database lacks, holding an advisory lock meanwhile.
+    public func migrate() async throws(StoreError) {
+        try await perform {
+            try await client.withConnection { connection in
+                try await connection.query("SELECT pg_advisory_lock(\(Schema.migrationLock))", logger: self.logger)
+                do {
+                    try await connection.query(
+                        "CREATE TABLE IF NOT EXISTS migrations (name TEXT PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())",
+                        logger: self.logger
+                    )
+                    var applied: Set<String> = []
+                    for try await name in try await connection.query("SELECT name FROM migrations", logger: self.logger).decode(String.self) {
+                        applied.insert(name)
+                    }
+                    for migration in Schema.migrations where !applied.contains(migration.name) {
+                        try await connection.withTransaction(logger: self.logger) { connection in
+                            for statement in migration.sql { try await connection.query(PostgresQuery(unsafeSQL: statement), logger: self.logger) }
+                            try await connection.query("INSERT INTO migrations (name) VALUES (\(migration.name))", logger: self.logger)
+                        }
+                    }
+                } catch {
+                    _ = try? await connection.query("SELECT pg_advisory_unlock(\(Schema.migrationLock))", logger: self.logger)
+                    throw error
+                }
+                try await connection.query("SELECT pg_advisory_unlock(\(Schema.migrationLock))", logger: self.logger)
+            }
+        }
+    }
+
+    // MARK: Apps and keys
+
+    public func createApp(_ app: AppRecord) async throws(StoreError) {
+        try await execute(
+            "INSERT INTO apps (id, name, identity_secret, created_at) VALUES (\(app.id), \(app.name), \(app.identitySecret), \(app.createdAt.millisecondsSince1970))"
+        )
+    }
+
+    public func app(id: String) async throws(StoreError) -> AppRecord? {
+        try await all("SELECT id, name, identity_secret, created_at FROM apps WHERE id = \(id)", as: (String, String, String, Int64).self)
+            .first.map(Self.app)
+    }
+
+    public func apps() async throws(StoreError) -> [AppRecord] {
+        try await all("SELECT id, name, identity_secret, created_at FROM apps ORDER BY created_at, id", as: (String, String, String, Int64).self)
+            .map(Self.app)
+    }
+
+    public func insertKey(_ key: KeyRecord) async throws(StoreError) {
+        try await execute(
+            """
+            INSERT INTO keys (id, app, kind, hash, created_at, revoked_at)
+            VALUES (\(key.id), \(key.app), \(key.kind.rawValue), \(key.hash), \(key.createdAt.millisecondsSince1970), \(key.revokedAt?.millisecondsSince1970))
+            """
+        )
+    }
+
+    public func key(hash: String) async throws(StoreError) -> KeyRecord? {
+        try await all("SELECT id, app, kind, hash, created_at, revoked_at FROM keys WHERE hash = \(hash)", as: KeyRow.self).first.map(Self.key)
+    }
+
+    public func keys(app: String) async throws(StoreError) -> [KeyRecord] {
+        try await all("SELECT id, app, kind, hash, created_at, revoked_at FROM keys WHERE app = \(app) ORDER BY created_at, id", as: KeyRow.self)
+            .map(Self.key)
+    }
+
+    public func revokeKey(id: String, app: String, at time: Date) async throws(StoreError) -> Bool {
+        try await !all(
+            "UPDATE keys SET revoked_at = COALESCE(revoked_at, \(time.millisecondsSince1970)) WHERE id = \(id) AND app = \(app) RETURNING id",
+            as: String.self
+        ).isEmpty
+    }
+
+    // MARK: Catalog
+
+    public func draft(app: String) async throws(StoreError) -> CatalogDraft? {
+        try await all("SELECT document, updated_at, revision FROM drafts WHERE app = \(app)", as: (String, Int64, Int64).self).first.map {
+            CatalogDraft(app: app, document: $0.0, updatedAt: Date(millisecondsSince1970: $0.1), revision: Int($0.2))
+        }
+    }
+
+    public func saveDraft(
+        app: String, document: String, at time: Date, expected: Int?, audit: [AuditEntry]
+    ) async throws(StoreError) -> CatalogDraft? {
+        try await transaction { connection in
+            // The app's row is the lock every change of its draft takes first.
+            try await Self.lockApp(app, connection, self.logger)
+            let current = try await Self.all("SELECT revision FROM drafts WHERE app = \(app)", as: Int64.self, connection, self.logger).first ?? 0
+            if let expected, expected != Int(current) { return nil }
+            try await connection.query(
+                """
+                INSERT INTO drafts (app, document, updated_at, revision) VALUES (\(app), \(document), \(time.millisecondsSince1970), \(current + 1))
+                ON CONFLICT (app) DO UPDATE SET document = excluded.document, updated_at = excluded.updated_at, revision = excluded.revision
+                """,
+                logger: self.logger
+            )
+            for entry in audit { _ = try await Self.insertAudit(entry, connection, self.logger) }
+            return CatalogDraft(app: app, document: document, updatedAt: time, revision: Int(current) + 1)
+        }
+    }
+
+    public func publish(app: String, document: String, at time: Date, note: String?, actor: String) async throws(StoreError) -> CatalogVersion {
+        try await transaction { connection in
+            try await Self.lockApp(app, connection, self.logger)
+            let last = try await Self.all("SELECT COALESCE(MAX(number), 0) FROM versions WHERE app = \(app)", as: Int64.self, connection, self.logger)
+                .first ?? 0
+            let version = CatalogVersion(app: app, number: Int(last) + 1, document: document, publishedAt: time, note: note)
+            try await connection.query(
+                """
+                INSERT INTO versions (app, number, document, published_at, note)
+                VALUES (\(app), \(Int64(version.number)), \(document), \(time.millisecondsSince1970), \(note))
+                """,
+                logger: self.logger
+            )
+            _ = try await Self.insertAudit(
+                AuditEntry(app: app, actor: actor, at: time, action: "publish", object: "version \(version.number)", before: nil, after: note),
+                connection, self.logger
+            )
+            return version
+        }
+    }
+
+    public func liveVersion(app: String) async throws(StoreError) -> CatalogVersion? {
+        try await all(
+            "SELECT number, document, published_at, note FROM versions WHERE app = \(app) ORDER BY number DESC LIMIT 1", as: VersionRow.self
+        ).first.map { Self.version(app, $0) }
+    }
+
+    public func version(app: String, number: Int) async throws(StoreError) -> CatalogVersion? {
+        try await all(
+            "SELECT number, document, published_at, note FROM versions WHERE app = \(app) AND number = \(Int64(number))", as: VersionRow.self
+        ).first.map { Self.version(app, $0) }
+    }
+
+    public func versions(app: String) async throws(StoreError) -> [CatalogVersion] {
+        try await all("SELECT number, '', published_at, note FROM versions WHERE app = \(app) ORDER BY number DESC", as: VersionRow.self)
+            .map { Self.version(app, $0) }
+    }
+
+    // MARK: Events
+
+    /// One multi-row INSERT per batch; the ids it returns are the new events.
+    public func insertEvents(_ events: [StoredEvent]) async throws(StoreError) -> [Bool] {
+        guard !events.isEmpty else { return [] }
+        var inserted: Set<EventKey> = []
+        // At most 65,535 parameters per statement: 11 per event.
+        for chunk in stride(from: 0, to: events.count, by: 5_000).map({ events[$0..<min($0 + 5_000, events.count)] }) {
+            var bindings = PostgresBindings(capacity: chunk.count * 11)
+            var values: [String] = []
+            values.reserveCapacity(chunk.count)
+            for event in chunk {
+                let first = bindings.count + 1
+                values.append("(" + (first..<first + 11).map { "$\($0)" }.joined(separator: ", ") + ")")
+                bindings.append(event.app)
+                bindings.append(event.id)
+                bindings.append(event.user)
+                bindings.append(event.name)
+                bindings.append(event.target)
+                bindings.append(event.timestamp)
+                bindings.append(event.receivedAt)
+                bindings.append(event.clamped)
+                bindings.append(event.properties)
+                bindings.append(event.platform)
+                bindings.append(event.appVersion)
+            }
+            let query = PostgresQuery(
+                unsafeSQL: """
+                    INSERT INTO events (app, id, user_id, name, target, timestamp, received_at, clamped, properties, platform, app_version)
+                    VALUES \(values.joined(separator: ", ")) ON CONFLICT DO NOTHING RETURNING app, id
+                    """,
+                binds: bindings
+            )
+            for (app, id) in try await all(query, as: (String, String).self) { inserted.insert(EventKey(app: app, id: id)) }
+        }
+        // A repeat within the batch is a duplicate of its first occurrence.
+        return events.map { inserted.remove(EventKey(app: $0.app, id: $0.id)) != nil }
+    }
+
+    private struct EventKey: Hashable {
+        var app: String
+        var id: String
+    }
+
+    public func eventCount(app: String) async throws(StoreError) -> Int {
+        Int(try await all("SELECT COUNT(*) FROM events WHERE app = \(app)", as: Int64.self).first ?? 0)
+    }
+
+    public func eventNames(app: String, since: Int64, limit: Int) async throws(StoreError) -> [String] {
+        try await all(
+            """
+            SELECT name, target FROM events WHERE app = \(app) AND timestamp >= \(since)
+            GROUP BY name, target ORDER BY COUNT(*) DESC, name, target LIMIT \(Int64(limit))
+            """,
+            as: (String, String?).self
+        ).map { name, target in target.map { "\(name):\($0)" } ?? name }
+    }
+
+    // MARK: Rewards
+
+    public func claim(_ grant: Grant, cap: Int?) async throws(StoreError) -> ClaimOutcome {
+        try await transaction { connection in
+            // One user's claims take turns: the cap reads their balance before it grants.
+            try await connection.query("SELECT pg_advisory_xact_lock(hashtextextended(\(grant.app + "\u{1F}" + grant.user), 0))", logger: self.logger)
+            let balance = try await Self.balance(app: grant.app, user: grant.user, connection, self.logger)
+            let existing = try await Self.all(
+                """
+                SELECT id, credits, granted_at FROM grants
+                WHERE app = \(grant.app) AND user_id = \(grant.user) AND tour = \(grant.tour) AND page = \(grant.page)
+                """,
+                as: (String, Int64, Int64).self, connection, self.logger
+            )
+            if let (id, credits, at) = existing.first {
+                var found = grant
+                found.id = id
+                found.credits = Int(credits)
+                found.grantedAt = Date(millisecondsSince1970: at)
+                return ClaimOutcome(grant: found, created: false, balance: balance)
+            }
+            var granted = grant
+            if let cap { granted.credits = max(0, min(grant.credits, cap - balance)) }
+            try await connection.query(
+                """
+                INSERT INTO grants (app, user_id, tour, page, id, credits, granted_at)
+                VALUES (\(granted.app), \(granted.user), \(granted.tour), \(granted.page), \(granted.id), \(Int64(granted.credits)),
+                        \(granted.grantedAt.millisecondsSince1970))
+                """,
+                logger: self.logger
+            )
+            return ClaimOutcome(grant: granted, created: true, balance: balance + granted.credits)
+        }
+    }
+
+    public func balance(app: String, user: String) async throws(StoreError) -> Int {
+        try await perform { try await Self.balance(app: app, user: user, self.client, self.logger) }
+    }
+
+    private static func balance(app: String, user: String, _ runner: some QueryRunner, _ logger: Logger) async throws -> Int {
+        Int(try await all("SELECT COALESCE(SUM(credits), 0)::BIGINT FROM grants WHERE app = \(app) AND user_id = \(user)", as: Int64.self, runner, logger)
+            .first ?? 0)
+    }
+
+    // MARK: Rows
+
+    typealias KeyRow = (String, String, String, String, Int64, Int64?)
+    typealias VersionRow = (Int64, String, Int64, String?)
+
+    static func app(_ row: (String, String, String, Int64)) -> AppRecord {
+        AppRecord(id: row.0, name: row.1, identitySecret: row.2, createdAt: Date(millisecondsSince1970: row.3))
+    }
+
+    static func key(_ row: KeyRow) -> KeyRecord {
+        KeyRecord(
+            id: row.0, app: row.1, kind: KeyRecord.Kind(rawValue: row.2) ?? .client, hash: row.3, createdAt: Date(millisecondsSince1970: row.4),
+            revokedAt: row.5.map(Date.init(millisecondsSince1970:))
+        )
+    }
+
+    static func version(_ app: String, _ row: VersionRow) -> CatalogVersion {
+        CatalogVersion(app: app, number: Int(row.0), document: row.1, publishedAt: Date(millisecondsSince1970: row.2), note: row.3)
+    }
+
+    static func lockApp(_ app: String, _ connection: PostgresConnection, _ logger: Logger) async throws {
+        try await connection.query("SELECT id FROM apps WHERE id = \(app) FOR UPDATE", logger: logger)
+    }
+
+    // MARK: Running queries
+
+    /// Runs `body`, turning PostgreSQL's errors into ``StoreError``s: a unique or foreign key
+    /// violation is `.conflict`, a connection that cannot be made `.unavailable`.
+    func perform<T>(_ body: () async throws -> T) async throws(StoreError) -> T {
+        do {
+            return try await body()
+        } catch let error as StoreError {
+            throw error
+        } catch let error as PSQLError {
+            let state = error.serverInfo?[.sqlState]
+            if state == "23505" || state == "23503" { throw StoreError(.conflict, error.serverInfo?[.message] ?? "\(error)") }
+            if error.serverInfo == nil { throw StoreError(.unavailable, "\(error.code)") }
+            throw StoreError(.failed, error.serverInfo?[.message] ?? "\(error)")
+        } catch let error as PostgresTransactionError {
+            if let cause = error.closureError ?? error.beginError ?? error.commitError {
+                return try await perform { throw cause }
+            }
+            throw StoreError(.failed, "\(error)")
+        } catch {
+            throw StoreError(.failed, "\(error)")
+        }
+    }
+
+    func execute(_ query: PostgresQuery) async throws(StoreError) {
+        try await perform { try await client.query(query, logger: logger) }
+    }
+
+    func all<Column: PostgresDecodable>(_ query: PostgresQuery, as type: Column.Type) async throws(StoreError) -> [Column] {
+        try await perform { try await Self.all(query, as: type, client, logger) }
+    }
+
+    func all<each Column: PostgresDecodable>(_ query: PostgresQuery, as type: (repeat each Column).Type) async throws(StoreError)
+        -> [(repeat each Column)]
+    {
+        try await perform { try await Self.all(query, as: type, client, logger) }
+    }
+
+    func transaction<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws(StoreError) -> T {
+        try await perform { try await client.withTransaction(logger: logger) { connection in try await body(connection) } }
+    }
+
+    static func all<Column: PostgresDecodable>(
+        _ query: PostgresQuery, as type: Column.Type, _ runner: some QueryRunner, _ logger: Logger
+    ) async throws -> [Column] {
+        var rows: [Column] = []
+        for try await row in try await runner.run(query, logger: logger) { rows.append(try row.decode(Column.self)) }
+        return rows
+    }
+
+    static func all<each Column: PostgresDecodable>(
+        _ query: PostgresQuery, as type: (repeat each Column).Type, _ runner: some QueryRunner, _ logger: Logger
+    ) async throws -> [(repeat each Column)] {
+        var rows: [(repeat each Column)] = []
+        for try await row in try await runner.run(query, logger: logger) { rows.append(try row.decode(type)) }
+        return rows
+    }
+}
+
+/// What runs a query: the pool, or one connection inside a transaction.
+protocol QueryRunner {
+    func run(_ query: PostgresQuery, logger: Logger) async throws -> PostgresRowSequence
+}
+
+extension PostgresClient: QueryRunner {
+    func run(_ query: PostgresQuery, logger: Logger) async throws -> PostgresRowSequence { try await self.query(query, logger: logger) }
+}
+
+extension PostgresConnection: QueryRunner {
+    func run(_ query: PostgresQuery, logger: Logger) async throws -> PostgresRowSequence { try await self.query(query, logger: logger) }
+}

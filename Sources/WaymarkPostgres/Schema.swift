@@ -1,0 +1,91 @@
+/// The PostgreSQL schema, one migration per element, applied in order under an advisory lock so
+/// that several servers starting at once apply each exactly once.
+///
+/// Times are milliseconds since 1970 (BIGINT), as in the SQLite store; `user` is a reserved word
+/// here, so the columns are `user_id`.
+enum Schema {
+    /// The advisory lock key migrations hold ("waymark" in ASCII, in an Int64).
+    static let migrationLock: Int64 = 0x77_61_79_6D_61_72_6B
+
+    static let migrations: [(name: String, sql: [String])] = [
+        (
+            "v1: apps, keys, catalog, events, grants",
+            [
+                """
+                CREATE TABLE apps (
+                    id TEXT PRIMARY KEY, name TEXT NOT NULL, identity_secret TEXT NOT NULL, created_at BIGINT NOT NULL
+                )
+                """,
+                """
+                CREATE TABLE keys (
+                    id TEXT PRIMARY KEY, app TEXT NOT NULL REFERENCES apps(id), kind TEXT NOT NULL, hash TEXT NOT NULL UNIQUE,
+                    created_at BIGINT NOT NULL, revoked_at BIGINT
+                )
+                """,
+                "CREATE INDEX keys_by_app ON keys(app)",
+                """
+                CREATE TABLE drafts (
+                    app TEXT PRIMARY KEY REFERENCES apps(id), document TEXT NOT NULL, updated_at BIGINT NOT NULL, revision BIGINT NOT NULL
+                )
+                """,
+                """
+                CREATE TABLE versions (
+                    app TEXT NOT NULL REFERENCES apps(id), number BIGINT NOT NULL, document TEXT NOT NULL, published_at BIGINT NOT NULL,
+                    note TEXT, PRIMARY KEY (app, number)
+                )
+                """,
+                """
+                CREATE TABLE events (
+                    app TEXT NOT NULL, id TEXT NOT NULL, user_id TEXT NOT NULL, name TEXT NOT NULL, target TEXT, timestamp BIGINT NOT NULL,
+                    received_at BIGINT NOT NULL, clamped BOOLEAN NOT NULL, properties TEXT, platform TEXT, app_version TEXT,
+                    PRIMARY KEY (app, id)
+                )
+                """,
+                "CREATE INDEX events_by_time ON events(app, timestamp, id) INCLUDE (platform, user_id, name)",
+                "CREATE INDEX events_by_name ON events(app, name, timestamp)",
+                """
+                CREATE TABLE grants (
+                    app TEXT NOT NULL, user_id TEXT NOT NULL, tour TEXT NOT NULL, page TEXT NOT NULL, id TEXT NOT NULL UNIQUE,
+                    credits BIGINT NOT NULL, granted_at BIGINT NOT NULL, PRIMARY KEY (app, user_id, tour, page)
+                )
+                """,
+                "CREATE INDEX grants_by_time ON grants(app, granted_at)",
+            ]
+        ),
+        (
+            "v2: console accounts and the append-only audit log",
+            [
+                "CREATE TABLE users (id TEXT PRIMARY KEY, email TEXT NOT NULL UNIQUE, password_hash TEXT NOT NULL, created_at BIGINT NOT NULL)",
+                """
+                CREATE TABLE memberships (
+                    user_id TEXT NOT NULL REFERENCES users(id), app TEXT NOT NULL REFERENCES apps(id), role TEXT NOT NULL,
+                    PRIMARY KEY (user_id, app)
+                )
+                """,
+                "CREATE INDEX memberships_by_app ON memberships(app)",
+                """
+                CREATE TABLE sessions (
+                    id TEXT PRIMARY KEY, user_id TEXT NOT NULL REFERENCES users(id), csrf_token TEXT NOT NULL,
+                    created_at BIGINT NOT NULL, last_seen_at BIGINT NOT NULL
+                )
+                """,
+                "CREATE INDEX sessions_by_user ON sessions(user_id)",
+                """
+                CREATE TABLE audit (
+                    sequence BIGSERIAL PRIMARY KEY, app TEXT NOT NULL, actor TEXT NOT NULL, at BIGINT NOT NULL, action TEXT NOT NULL,
+                    object TEXT NOT NULL, before TEXT, after TEXT
+                )
+                """,
+                "CREATE INDEX audit_by_app ON audit(app, sequence)",
+                """
+                CREATE FUNCTION audit_is_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
+                BEGIN RAISE EXCEPTION 'the audit log cannot be changed'; END $$
+                """,
+                """
+                CREATE TRIGGER audit_is_append_only BEFORE UPDATE OR DELETE OR TRUNCATE ON audit
+                FOR EACH STATEMENT EXECUTE FUNCTION audit_is_append_only()
+                """,
+            ]
+        ),
+    ]
+}

@@ -1,0 +1,58 @@
+import Foundation
+import Logging
+import PostgresNIO
+import Testing
+import WaymarkPostgres
+import WaymarkStore
+
+/// Fresh PostgreSQL databases for tests, on the server `WAYMARK_TEST_POSTGRES` names: each test
+/// gets its own database, migrated, and dropped afterwards.
+enum PostgresDatabase {
+    static let logger: Logger = {
+        var logger = Logger(label: "waymark-test-postgres")
+        logger.logLevel = .critical
+        return logger
+    }()
+
+    /// Runs `body` with a store on a new database (migrated unless `migrate` is false) and that
+    /// database's URL, then drops the database.
+    static func withFresh(url: String, migrate: Bool = true, _ body: (PostgresStore, String) async throws -> Void) async throws {
+        let name = "waymark_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+        let admin = PostgresClient(configuration: try PostgresStore.configuration(url: url), backgroundLogger: logger)
+        var components = try #require(URLComponents(string: url))
+        components.path = "/" + name
+        let freshURL = try #require(components.string)
+        let store = try PostgresStore(url: freshURL, logger: logger)
+        var failure: (any Error)?
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await admin.run() }
+            defer { group.cancelAll() }
+            try await admin.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name)"), logger: logger)
+            group.addTask { await store.run() }
+            do {
+                if migrate { try await store.migrate() }
+                try await body(store, freshURL)
+            } catch {
+                failure = error
+            }
+        }
+        // The store's connections are closed now; the admin's pool is too, so drop with a new one.
+        let dropper = PostgresClient(configuration: try PostgresStore.configuration(url: url), backgroundLogger: logger)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await dropper.run() }
+            try await dropper.query(PostgresQuery(unsafeSQL: "DROP DATABASE IF EXISTS \(name) WITH (FORCE)"), logger: logger)
+            group.cancelAll()
+        }
+        if let failure { throw failure }
+    }
+
+    /// Runs `body` with a client of the database at `url`, running meanwhile.
+    static func withClient<T: Sendable>(url: String, _ body: (PostgresClient) async throws -> T) async throws -> T {
+        let client = PostgresClient(configuration: try PostgresStore.configuration(url: url), backgroundLogger: logger)
+        return try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await client.run() }
+            defer { group.cancelAll() }
+            return try await body(client)
+        }
+    }
+}

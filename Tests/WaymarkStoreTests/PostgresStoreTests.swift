@@ -1,0 +1,48 @@
+import Foundation
+import PostgresNIO
+import Testing
+import WaymarkPostgres
+import WaymarkStore
+
+/// What the PostgreSQL store promises beyond the contract: migrations that several servers may
+/// run at once, and an audit log the database itself keeps append-only.
+@Suite(.enabled(if: StoreContractTests.StoreUnderTest.available.contains(.postgres)))
+struct PostgresStoreTests {
+    static var url: String {
+        get throws { try #require(StoreContractTests.StoreUnderTest.postgresURL, "WAYMARK_TEST_POSTGRES is not set: run scripts/test") }
+    }
+
+    @Test func serversStartingAtOnceMigrateOnce() async throws {
+        try await PostgresDatabase.withFresh(url: try Self.url, migrate: false) { first, url in
+            let second = try PostgresStore(url: url, logger: PostgresDatabase.logger)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { await second.run() }
+                defer { group.cancelAll() }
+                async let one: Void = first.migrate()
+                async let two: Void = second.migrate()
+                _ = try await (one, two)
+                try await first.migrate()
+                try await first.createApp(AppRecord(id: "a", name: "A", identitySecret: "s", createdAt: Date()))
+                #expect(try await second.app(id: "a")?.name == "A")
+            }
+            let applied = try await PostgresDatabase.withClient(url: url) { client in
+                var names: [String] = []
+                for try await name in try await client.query("SELECT name FROM migrations ORDER BY name").decode(String.self) { names.append(name) }
+                return names
+            }
+            #expect(applied.count == 2 && Set(applied).count == 2)
+        }
+    }
+
+    @Test func theDatabaseRefusesToRewriteTheAuditLog() async throws {
+        try await PostgresDatabase.withFresh(url: try Self.url) { store, url in
+            try await store.appendAudit(AuditEntry(app: "a", actor: "cli", at: Date(), action: "publish", object: "version 1", before: nil, after: nil))
+            try await PostgresDatabase.withClient(url: url) { client in
+                await #expect(throws: PSQLError.self) { try await client.query("UPDATE audit SET actor = 'someone else'") }
+                await #expect(throws: PSQLError.self) { try await client.query("DELETE FROM audit") }
+                await #expect(throws: PSQLError.self) { try await client.query("TRUNCATE audit") }
+            }
+            #expect(try await store.auditLog(app: "a", limit: 10).map(\.actor) == ["cli"])
+        }
+    }
+}

@@ -368,9 +368,13 @@ public final class WaymarkClient: Sendable {
             let wait = failures == 0 ? options.flushInterval : options.retry.delay(afterFailures: failures)
             try? await Task.sleep(nanoseconds: UInt64(max(wait, 0.01) * 1_000_000_000))
             if Task.isCancelled { break }
-            if queue.count > 0 { _ = try? await flush() }
+            // Requests run in tasks of their own, which `stop()` does not cancel: cancelling an
+            // URLSession request in flight can deadlock swift-corelibs-foundation (the canceller
+            // holds the task's status lock while URLSession's queue, finishing the request, waits
+            // for it), which hung this loop's tests on Linux.
+            if queue.count > 0 { _ = await Task { try? await self.flush() }.value }
             if options.clock() >= nextRefresh {
-                await refresh()
+                await Task { await self.refresh() }.value
                 nextRefresh = options.clock().addingTimeInterval(options.refreshInterval)
             }
         }

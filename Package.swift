@@ -111,7 +111,7 @@ let package = Package(
         .executableTarget(
             name: "waymark",
             dependencies: [
-                "WaymarkCatalog", "WaymarkServer", "WaymarkConsole", "WaymarkSQLite",
+                "WaymarkCatalog", "WaymarkServer", "WaymarkConsole", "WaymarkSQLite", "WaymarkPostgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -130,7 +130,7 @@ let package = Package(
         .testTarget(
             name: "WaymarkStoreTests",
             dependencies: [
-                "WaymarkStore", "WaymarkSQLite", "WaymarkPostgres", .product(name: "Logging", package: "swift-log"),
+                "WaymarkStore", "WaymarkSQLite", "WaymarkPostgres", "waymark", .product(name: "Logging", package: "swift-log"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ]
         ),

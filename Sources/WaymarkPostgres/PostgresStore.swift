@@ -169,6 +169,12 @@ public final class PostgresStore: Store, Service {
         ).first.map { Self.version(app, $0) }
     }
 
+    public var isShared: Bool { true }
+
+    public func liveVersionNumber(app: String) async throws(StoreError) -> Int? {
+        try await all("SELECT MAX(number) FROM versions WHERE app = \(app)", as: Int64?.self).first?.map(Int.init)
+    }
+
     public func version(app: String, number: Int) async throws(StoreError) -> CatalogVersion? {
         try await all(
             "SELECT number, document, published_at, note FROM versions WHERE app = \(app) AND number = \(Int64(number))", as: VersionRow.self

@@ -205,6 +205,12 @@ public final class SQLiteStore: Store {
         }
     }
 
+    public var isShared: Bool { false }
+
+    public func liveVersionNumber(app: String) async throws(StoreError) -> Int? {
+        try await read { db in try Int.fetchOne(db, sql: "SELECT MAX(number) FROM versions WHERE app = ?", arguments: [app]) }
+    }
+
     public func version(app: String, number: Int) async throws(StoreError) -> CatalogVersion? {
         try await read { db in
             try Row.fetchOne(

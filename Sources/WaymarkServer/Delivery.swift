@@ -7,7 +7,8 @@ import WaymarkEngine
 import WaymarkStore
 
 /// The live catalog of each app, parsed once per published version: a hot catalog costs no
-/// database work. Publishing or rolling back through this server replaces the entry.
+/// database work on SQLite, one version-number read on a shared database. Publishing or rolling
+/// back through this server replaces the entry.
 final class LiveCatalogs: Sendable {
     private let resolvers = Locked<[String: Resolver]>([:])
 
@@ -57,8 +58,13 @@ extension WaymarkServer {
 
     func liveCatalog(app: String) async throws -> Resolver? {
         if let entry = live.get(app) {
-            metrics.catalogCacheHits.increment()
-            return entry
+            // Another server may have published since: on a shared database the cache holds only
+            // while its version is the live one (one indexed read, no document).
+            let current = store.isShared ? try await store.liveVersionNumber(app: app) : entry.version
+            if current == entry.version {
+                metrics.catalogCacheHits.increment()
+                return entry
+            }
         }
         metrics.catalogCacheMisses.increment()
         guard let version = try await store.liveVersion(app: app) else { return nil }

@@ -9,6 +9,11 @@ import WaymarkRules
 /// reach another app's objects by naming their ids. The console's users, sessions and audit log
 /// are in ``AccountStore``, the reads of analytics in ``AnalyticsStore``.
 public protocol Store: AccountStore, AnalyticsStore {
+    /// Whether other servers may change this database (PostgreSQL): a server then checks the live
+    /// version's number before it trusts what it cached. False for an embedded database only this
+    /// process writes (SQLite).
+    var isShared: Bool { get }
+
     // MARK: Apps and keys
 
     func createApp(_ app: AppRecord) async throws(StoreError)
@@ -36,6 +41,9 @@ public protocol Store: AccountStore, AnalyticsStore {
     func publish(app: String, document: String, at time: Date, note: String?, actor: String) async throws(StoreError) -> CatalogVersion
     /// The live version: the latest published.
     func liveVersion(app: String) async throws(StoreError) -> CatalogVersion?
+    /// The live version's number alone (nil: nothing published): a cheap read that lets a server
+    /// sharing the database with others tell whether its cached catalog is still the live one.
+    func liveVersionNumber(app: String) async throws(StoreError) -> Int?
     func version(app: String, number: Int) async throws(StoreError) -> CatalogVersion?
     /// Every version, newest first, without their documents.
     func versions(app: String) async throws(StoreError) -> [CatalogVersion]

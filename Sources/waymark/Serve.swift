@@ -7,16 +7,17 @@ import Prometheus
 import WaymarkCatalog
 import WaymarkSQLite
 import WaymarkConsole
+import WaymarkPostgres
 import WaymarkServer
 import WaymarkStore
 import Yams
 
 /// Where the server listens and keeps its data. Each option comes from the flag, else the
-/// environment (`WAYMARK_HOST`, `WAYMARK_PORT`, `WAYMARK_DATA_DIR`, `WAYMARK_LOG_LEVEL`,
-/// `WAYMARK_LOG_FORMAT`), else the config file (`--config`, YAML with the keys host, port, dataDir,
-/// logLevel, logFormat), else the default.
+/// environment (`WAYMARK_HOST`, `WAYMARK_PORT`, `WAYMARK_DATA_DIR`, `WAYMARK_DATABASE`,
+/// `WAYMARK_LOG_LEVEL`, `WAYMARK_LOG_FORMAT`), else the config file (`--config`, YAML with the keys
+/// host, port, dataDir, database, logLevel, logFormat), else the default.
 struct ServerOptions: ParsableArguments {
-    @Option(help: "A YAML file with host, port, dataDir, logLevel and logFormat.")
+    @Option(help: "A YAML file with host, port, dataDir, database, logLevel and logFormat.")
     var config: String?
 
     @Option(help: "The address to listen on (default 127.0.0.1).")
@@ -28,6 +29,9 @@ struct ServerOptions: ParsableArguments {
     @Option(name: .customLong("data-dir"), help: "The directory of the database (default ./waymark-data).")
     var dataDirectory: String?
 
+    @Option(help: "postgres://user[:password]@host[:port]/database to keep everything in PostgreSQL instead of SQLite in the data directory.")
+    var database: String?
+
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical (default info; debug logs every request).")
     var logLevel: String?
 
@@ -38,6 +42,8 @@ struct ServerOptions: ParsableArguments {
         var host: String
         var port: Int
         var dataDirectory: String
+        /// A PostgreSQL URL, or nil for SQLite in `dataDirectory`.
+        var database: String?
         var logLevel: Logger.Level
         var logFormat: LogFormat
     }
@@ -53,8 +59,8 @@ struct ServerOptions: ParsableArguments {
                 throw ValidationError("the config file \(config) must be a YAML mapping")
             }
             for (key, value) in mapping {
-                guard let name = key.string, ["host", "port", "dataDir", "logLevel", "logFormat"].contains(name), let text = value.string else {
-                    throw ValidationError("\(config): unknown key \(key.string ?? "?"); the keys are host, port, dataDir, logLevel, logFormat")
+                guard let name = key.string, ["host", "port", "dataDir", "database", "logLevel", "logFormat"].contains(name), let text = value.string else {
+                    throw ValidationError("\(config): unknown key \(key.string ?? "?"); the keys are host, port, dataDir, database, logLevel, logFormat")
                 }
                 file[name] = text
             }
@@ -75,6 +81,7 @@ struct ServerOptions: ParsableArguments {
             host: host ?? environment["WAYMARK_HOST"] ?? file["host"] ?? "127.0.0.1",
             port: resolvedPort,
             dataDirectory: dataDirectory ?? environment["WAYMARK_DATA_DIR"] ?? file["dataDir"] ?? defaultDataDirectory,
+            database: database ?? environment["WAYMARK_DATABASE"] ?? file["database"],
             logLevel: level,
             logFormat: format
         )
@@ -95,6 +102,31 @@ func openStore(dataDirectory: String) throws -> SQLiteStore {
     }
 }
 
+/// Runs `body` with the store the options name: PostgreSQL with `database` (its connection pool
+/// runs meanwhile, and its schema is migrated first, safely when several servers start at once),
+/// else SQLite in the data directory.
+func withStore<T: Sendable>(_ options: ServerOptions.Resolved, logger: Logger, _ body: (any Store) async throws -> T) async throws -> T {
+    guard let url = options.database else { return try await body(try openStore(dataDirectory: options.dataDirectory)) }
+    let store: PostgresStore
+    do {
+        store = try PostgresStore(url: url, logger: logger)
+    } catch {
+        printError("error: \(error)")
+        throw ExitCode(1)
+    }
+    return try await withThrowingTaskGroup(of: Void.self) { group in
+        group.addTask { await store.run() }
+        defer { group.cancelAll() }
+        do {
+            try await store.migrate()
+        } catch {
+            printError("error: cannot prepare the database: \(error)")
+            throw ExitCode(1)
+        }
+        return try await body(store)
+    }
+}
+
 func makeLogger(_ options: ServerOptions.Resolved) -> Logger {
     var logger =
         switch options.logFormat {
@@ -107,7 +139,7 @@ func makeLogger(_ options: ServerOptions.Resolved) -> Logger {
 
 /// The server with its metrics; the process's `MetricsSystem` reports into the same registry, so
 /// `/metrics` also shows what libraries count.
-func makeServer(store: SQLiteStore, logger: Logger) -> WaymarkServer {
+func makeServer(store: any Store, logger: Logger) -> WaymarkServer {
     let metrics = ServerMetrics()
     MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: metrics.registry))
     return WaymarkServer(store: store, logger: logger, metrics: metrics)
@@ -116,23 +148,32 @@ func makeServer(store: SQLiteStore, logger: Logger) -> WaymarkServer {
 extension Waymark {
     struct Serve: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Run the Waymark server: authoring, delivery, events and rewards, on SQLite."
+            abstract: "Run the Waymark server: authoring, delivery, events and rewards, on SQLite or PostgreSQL (--database)."
         )
 
         @OptionGroup var options: ServerOptions
 
         mutating func run() async throws {
             let resolved = try options.resolve()
-            let store = try openStore(dataDirectory: resolved.dataDirectory)
             let logger = makeLogger(resolved)
-            let server = makeServer(store: store, logger: logger)
-            let console = WaymarkConsole(server: server)
-            let app = server.application(
-                host: resolved.host, port: resolved.port, services: [SessionSweeper(store: store, logger: logger)],
-                onServerRunning: { port in
-                logger.notice("waymark listening", metadata: ["url": "http://\(resolved.host):\(port)", "data": "\(resolved.dataDirectory)"])
-            }, configure: { router in console.register(on: router) })
-            try await app.runService()
+            let data = resolved.database.map(Self.withoutPassword) ?? resolved.dataDirectory
+            try await withStore(resolved, logger: logger) { store in
+                let server = makeServer(store: store, logger: logger)
+                let console = WaymarkConsole(server: server)
+                let app = server.application(
+                    host: resolved.host, port: resolved.port, services: [SessionSweeper(store: store, logger: logger)],
+                    onServerRunning: { port in
+                        logger.notice("waymark listening", metadata: ["url": "http://\(resolved.host):\(port)", "data": "\(data)"])
+                    }, configure: { router in console.register(on: router) })
+                try await app.runService()
+            }
+        }
+
+        /// A database URL fit for a log line.
+        static func withoutPassword(_ url: String) -> String {
+            guard var components = URLComponents(string: url), components.password != nil else { return url }
+            components.password = "***"
+            return components.string ?? url
         }
     }
 
@@ -245,8 +286,10 @@ extension Waymark {
             @OptionGroup var options: ServerOptions
 
             mutating func run() async throws {
-                let store = try openStore(dataDirectory: try options.resolve().dataDirectory)
-                let made = try await Provisioning.createApp(name: name, in: store)
+                let resolved = try options.resolve()
+                let made = try await withStore(resolved, logger: makeLogger(resolved)) { [name] store in
+                    try await Provisioning.createApp(name: name, in: store)
+                }
                 let encoder = JSONEncoder()
                 encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
                 print(String(decoding: try encoder.encode(made), as: UTF8.self))
@@ -260,8 +303,8 @@ extension Waymark {
             @OptionGroup var options: ServerOptions
 
             mutating func run() async throws {
-                let store = try openStore(dataDirectory: try options.resolve().dataDirectory)
-                for app in try await store.apps() { print("\(app.id)\t\(app.name)") }
+                let resolved = try options.resolve()
+                for app in try await withStore(resolved, logger: makeLogger(resolved), { try await $0.apps() }) { print("\(app.id)\t\(app.name)") }
             }
         }
     }
@@ -294,25 +337,27 @@ extension Waymark {
 
             mutating func run() async throws {
                 guard let role = Role(rawValue: role) else { throw ValidationError("role is viewer, editor or owner") }
-                let store = try openStore(dataDirectory: try options.resolve().dataDirectory)
-                var password: String?
-                var generated = false
-                if passwordStdin {
-                    password = readLine(strippingNewline: true)
-                } else if try await store.user(email: email.lowercased().trimmingCharacters(in: .whitespaces)) == nil {
-                    password = Accounts.generatePassword()
-                    generated = true
-                }
-                do {
-                    let created = try await Accounts.addMember(email: email, password: password, role: role, app: app, in: store)
-                    print("\(email) is \(role.rawValue) of \(app)\(created ? " (new user)" : "")")
-                    if created, generated, let password {
-                        print("password: \(password)")
-                        printError("Keep it now: it is not shown again.")
+                let resolved = try options.resolve()
+                try await withStore(resolved, logger: makeLogger(resolved)) { [email, app, passwordStdin] store in
+                    var password: String?
+                    var generated = false
+                    if passwordStdin {
+                        password = readLine(strippingNewline: true)
+                    } else if try await store.user(email: email.lowercased().trimmingCharacters(in: .whitespaces)) == nil {
+                        password = Accounts.generatePassword()
+                        generated = true
                     }
-                } catch let error as Accounts.AccountError {
-                    printError("error: \(error)")
-                    throw ExitCode(1)
+                    do {
+                        let created = try await Accounts.addMember(email: email, password: password, role: role, app: app, in: store)
+                        print("\(email) is \(role.rawValue) of \(app)\(created ? " (new user)" : "")")
+                        if created, generated, let password {
+                            print("password: \(password)")
+                            printError("Keep it now: it is not shown again.")
+                        }
+                    } catch let error as Accounts.AccountError {
+                        printError("error: \(error)")
+                        throw ExitCode(1)
+                    }
                 }
             }
         }
@@ -334,8 +379,11 @@ extension Waymark {
 
             mutating func run() async throws {
                 guard let kind = KeyRecord.Kind(rawValue: kind) else { throw ValidationError("kind is client or secret") }
-                let store = try openStore(dataDirectory: try options.resolve().dataDirectory)
-                guard let made = try await Provisioning.createKey(app: app, kind: kind, actor: .cli, in: store) else {
+                let resolved = try options.resolve()
+                let made = try await withStore(resolved, logger: makeLogger(resolved)) { [app] store in
+                    try await Provisioning.createKey(app: app, kind: kind, actor: .cli, in: store)
+                }
+                guard let made else {
                     printError("error: no app \(app)")
                     throw ExitCode(1)
                 }

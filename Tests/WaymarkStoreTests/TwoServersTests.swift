@@ -1,0 +1,121 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+import WaymarkPostgres
+import WaymarkStore
+
+/// Several `waymark serve` processes on one PostgreSQL database, as behind a load balancer: what
+/// one is told, the other knows at once.
+@Suite(.enabled(if: StoreContractTests.StoreUnderTest.available.contains(.postgres)))
+struct TwoServersTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// The `waymark` binary built beside the tests.
+    static func binary() throws -> URL {
+        let directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        let candidates = [directory, directory.deletingLastPathComponent()].map { $0.appendingPathComponent("waymark") }
+        return try #require(candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) })
+    }
+
+    /// Runs `waymark` to its end; returns its standard output.
+    static func run(_ arguments: [String]) throws -> String {
+        let process = Process()
+        process.executableURL = try binary()
+        process.arguments = arguments
+        process.currentDirectoryURL = root
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "waymark \(arguments.first ?? "")")
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// A `waymark serve` on the database, on a free port; stopped by `stop()`.
+    final class Server {
+        let process = Process()
+        let log: URL
+        private(set) var url = ""
+
+        init(database: String) async throws {
+            log = FileManager.default.temporaryDirectory.appendingPathComponent("waymark-two-servers-\(UUID().uuidString).log")
+            _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+            process.executableURL = try TwoServersTests.binary()
+            process.arguments = ["serve", "--port", "0", "--database", database, "--log-format", "json"]
+            process.standardError = try FileHandle(forWritingTo: log)
+            process.standardOutput = FileHandle.nullDevice
+            try process.run()
+            for _ in 0..<300 where url.isEmpty {
+                try await Task.sleep(for: .milliseconds(50))
+                let lines = ((try? String(contentsOf: log, encoding: .utf8)) ?? "").split(separator: "\n")
+                url = lines.lazy.compactMap { (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any] }
+                    .first { $0["message"] as? String == "waymark listening" }?["url"] as? String ?? ""
+            }
+            #expect(!url.isEmpty, "the server did not start: \((try? String(contentsOf: log, encoding: .utf8)) ?? "")")
+        }
+
+        func stop() {
+            process.terminate()
+            process.waitUntilExit()
+            try? FileManager.default.removeItem(at: log)
+        }
+    }
+
+    static func request(_ method: String, _ url: String, key: String, body: String? = nil) async throws -> (Int, String) {
+        var request = URLRequest(url: try #require(URL(string: url)))
+        request.httpMethod = method
+        request.setValue("Bearer \(key)", forHTTPHeaderField: "Authorization")
+        if let body {
+            request.httpBody = Data(body.utf8)
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        }
+        let (data, response) = try await URLSession.shared.data(for: request)
+        return ((response as? HTTPURLResponse)?.statusCode ?? 0, String(decoding: data, as: UTF8.self))
+    }
+
+    @Test func aCatalogPublishedThroughOneIsDeliveredByTheOtherAndEventsAreStoredOnce() async throws {
+        try await PostgresDatabase.withFresh(url: try PostgresStoreTests.url) { store, database in
+            let made = try JSONSerialization.jsonObject(with: Data(try Self.run(["apps", "create", "Shop", "--database", database]).utf8)) as? [String: Any]
+            let app = try #require(made?["appId"] as? String)
+            let secret = try #require(made?["secretKey"] as? String)
+            let client = try #require(made?["clientKey"] as? String)
+            let first = try await Server(database: database)
+            defer { first.stop() }
+            let second = try await Server(database: database)
+            defer { second.stop() }
+
+            // Nothing is live yet; then a push through the first server is delivered by the second.
+            #expect(try await Self.request("GET", second.url + "/v1/catalog?platform=web", key: client).0 == 404)
+            _ = try Self.run(["push", "examples/shop.yaml", "--publish", "--server", first.url, "--key", secret])
+            let (status, catalog) = try await Self.request("GET", second.url + "/v1/catalog?platform=web", key: client)
+            #expect(status == 200 && catalog.contains("search-tip"), "\(status) \(catalog.prefix(200))")
+            // The second server has the catalog cached now; the next version, published through
+            // the first, still reaches it on the next request.
+            let shop = try String(contentsOf: Self.root.appendingPathComponent("examples/shop.yaml"), encoding: .utf8)
+            let changed = FileManager.default.temporaryDirectory.appendingPathComponent("waymark-two-servers-\(UUID().uuidString).yaml")
+            try shop.replacingOccurrences(of: "id: search-tip", with: "id: find-tip").write(to: changed, atomically: true, encoding: .utf8)
+            defer { try? FileManager.default.removeItem(at: changed) }
+            _ = try Self.run(["push", changed.path, "--publish", "--server", first.url, "--key", secret])
+            let (_, next) = try await Self.request("GET", second.url + "/v1/catalog?platform=web", key: client)
+            #expect(next.contains("find-tip") && !next.contains("search-tip"), "\(next.prefix(200))")
+
+            // The same batch sent to both is stored once.
+            let now = ISO8601DateFormatter().string(from: Date())
+            let ids = (0..<20).map { _ in UUID().uuidString.lowercased() }
+            let events = ids.map { #"{"id":"\#($0)","user":"u1","name":"tap","target":"search","timestamp":"\#(now)"}"# }
+            let batch = #"{"events":[\#(events.joined(separator: ","))]}"#
+            let (firstURL, secondURL) = (first.url, second.url)
+            async let one = Self.request("POST", firstURL + "/v1/events", key: client, body: batch)
+            async let two = Self.request("POST", secondURL + "/v1/events", key: client, body: batch)
+            let answers = try await [one, two]
+            #expect(answers.allSatisfy { $0.0 == 200 }, "\(answers.map(\.0))")
+            let accepted = answers.map { $0.1.components(separatedBy: #""accepted""#).count - 1 }.reduce(0, +)
+            #expect(accepted == 20, "each event accepted by exactly one server: \(answers.map { $0.1.prefix(300) })")
+            #expect(try await store.eventCount(app: app) == 20)
+        }
+    }
+}

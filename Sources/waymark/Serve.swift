@@ -102,6 +102,9 @@ func openStore(dataDirectory: String) throws -> SQLiteStore {
     }
 }
 
+/// How long a command waits for PostgreSQL to answer at start.
+let databaseTimeout = Duration.seconds(15)
+
 /// Runs `body` with the store the options name: PostgreSQL with `database` (its connection pool
 /// runs meanwhile, and its schema is migrated first, safely when several servers start at once),
 /// else SQLite in the data directory.
@@ -117,10 +120,28 @@ func withStore<T: Sendable>(_ options: ServerOptions.Resolved, logger: Logger, _
     return try await withThrowingTaskGroup(of: Void.self) { group in
         group.addTask { await store.run() }
         defer { group.cancelAll() }
-        do {
-            try await store.migrate()
-        } catch {
-            printError("error: cannot prepare the database: \(error)")
+        // An unreachable database is retried by the pool for ever: give up on it after a while.
+        let ready = try await withThrowingTaskGroup(of: Bool.self) { attempt in
+            attempt.addTask {
+                do {
+                    try await store.migrate()
+                    return true
+                } catch {
+                    // Cancelled: the timeout below speaks.
+                    if Task.isCancelled { return false }
+                    printError("error: cannot prepare the database: \(error)")
+                    throw ExitCode(1)
+                }
+            }
+            attempt.addTask {
+                try await Task.sleep(for: databaseTimeout)
+                return false
+            }
+            defer { attempt.cancelAll() }
+            return try await attempt.next() ?? false
+        }
+        guard ready else {
+            printError("error: cannot reach the database at \(Waymark.Serve.withoutPassword(url)) within \(databaseTimeout)")
             throw ExitCode(1)
         }
         return try await body(store)

@@ -49,6 +49,17 @@ struct CLITests {
         return path
     }
 
+    /// A database that is not PostgreSQL, or that does not answer, is a clear error, not a hang
+    /// (the connection pool itself retries for ever); the password is not printed.
+    @Test func aWrongOrUnreachableDatabaseIsAClearError() throws {
+        let wrong = try waymark("apps", "list", "--database", "mysql://x")
+        #expect(wrong.status == 1 && wrong.errors.contains("not a postgres://"))
+        let unreachable = try waymark("apps", "list", "--database", "postgres://nobody:hunter2@127.0.0.1:1/nothing", "--log-level", "error")
+        #expect(unreachable.status == 1)
+        #expect(unreachable.errors.contains("cannot reach the database at postgres://nobody:***@127.0.0.1:1/nothing"), "\(unreachable.errors)")
+        #expect(!unreachable.errors.contains("hunter2"))
+    }
+
     @Test func simulateReplaysTheExample() throws {
         let run = try waymark("simulate", "examples/shop.yaml", "examples/session.jsonl")
         #expect(run.status == 0, "\(run.errors)")

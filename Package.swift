@@ -130,7 +130,7 @@ let package = Package(
         .testTarget(
             name: "WaymarkStoreTests",
             dependencies: [
-                "WaymarkStore", "WaymarkSQLite", "WaymarkPostgres", "waymark", .product(name: "Logging", package: "swift-log"),
+                "WaymarkStore", "WaymarkSQLite", "WaymarkPostgres", "WaymarkServer", "waymark", .product(name: "Logging", package: "swift-log"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ]
         ),

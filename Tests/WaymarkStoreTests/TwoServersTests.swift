@@ -4,6 +4,7 @@ import FoundationNetworking
 #endif
 import Testing
 import WaymarkPostgres
+import WaymarkServer
 import WaymarkStore
 
 /// Several `waymark serve` processes on one PostgreSQL database, as behind a load balancer: what
@@ -83,6 +84,7 @@ struct TwoServersTests {
             let app = try #require(made?["appId"] as? String)
             let secret = try #require(made?["secretKey"] as? String)
             let client = try #require(made?["clientKey"] as? String)
+            let identity = try #require(made?["identitySecret"] as? String)
             let first = try await Server(database: database)
             defer { first.stop() }
             let second = try await Server(database: database)
@@ -116,6 +118,19 @@ struct TwoServersTests {
             let accepted = answers.map { $0.1.components(separatedBy: #""accepted""#).count - 1 }.reduce(0, +)
             #expect(accepted == 20, "each event accepted by exactly one server: \(answers.map { $0.1.prefix(300) })")
             #expect(try await store.eventCount(app: app) == 20)
+
+            // A reward claimed through both at the same moment is granted once.
+            let claim = #"{"user":"u1","userHash":"\#(Secrets.userHash(user: "u1", identitySecret: identity))","tour":"shop-tour","page":"checkout"}"#
+            let claims = try await withThrowingTaskGroup(of: (Int, String).self) { group in
+                for index in 0..<10 {
+                    let url = (index % 2 == 0 ? firstURL : secondURL) + "/v1/rewards/claims"
+                    group.addTask { try await Self.request("POST", url, key: client, body: claim) }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(claims.filter { $0.0 == 201 }.count == 1, "\(claims.map(\.0))")
+            #expect(claims.allSatisfy { $0.0 == 201 || $0.0 == 200 })
+            #expect(try await store.balance(app: app, user: "u1") == 5)
         }
     }
 }

@@ -66,7 +66,6 @@ public struct Backtest: Sendable {
             // Users are independent: each user's events are played together, in their order, so
             // that one user's state stays in the cache instead of every event touching another's.
             var byUser: [String: [Int]] = [:]
-            byUser.reserveCapacity(min(page.count, users.count + page.count / 4))
             for index in page.indices { byUser[page[index].user, default: []].append(index) }
             for (user, indices) in byUser {
                 // Mutated in place: a copy out of the dictionary would copy the evaluator's storage.

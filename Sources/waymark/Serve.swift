@@ -102,6 +102,13 @@ func openStore(dataDirectory: String) throws -> SQLiteStore {
     }
 }
 
+/// A database URL fit for a log line or an error: its password masked.
+func redactingPassword(_ url: String) -> String {
+    guard var components = URLComponents(string: url), components.password != nil else { return url }
+    components.password = "***"
+    return components.string ?? url
+}
+
 /// How long a command waits for PostgreSQL to answer at start.
 let databaseTimeout = Duration.seconds(15)
 
@@ -141,7 +148,7 @@ func withStore<T: Sendable>(_ options: ServerOptions.Resolved, logger: Logger, _
             return try await attempt.next() ?? false
         }
         guard ready else {
-            printError("error: cannot reach the database at \(Waymark.Serve.withoutPassword(url)) within \(databaseTimeout)")
+            printError("error: cannot reach the database at \(redactingPassword(url)) within \(databaseTimeout)")
             throw ExitCode(1)
         }
         return try await body(store)
@@ -177,7 +184,7 @@ extension Waymark {
         mutating func run() async throws {
             let resolved = try options.resolve()
             let logger = makeLogger(resolved)
-            let data = resolved.database.map(Self.withoutPassword) ?? resolved.dataDirectory
+            let data = resolved.database.map(redactingPassword) ?? resolved.dataDirectory
             try await withStore(resolved, logger: logger) { store in
                 let server = makeServer(store: store, logger: logger)
                 let console = WaymarkConsole(server: server)
@@ -188,13 +195,6 @@ extension Waymark {
                     }, configure: { router in console.register(on: router) })
                 try await app.runService()
             }
-        }
-
-        /// A database URL fit for a log line.
-        static func withoutPassword(_ url: String) -> String {
-            guard var components = URLComponents(string: url), components.password != nil else { return url }
-            components.password = "***"
-            return components.string ?? url
         }
     }
 

@@ -18,17 +18,17 @@ enum PostgresDatabase {
     /// database's URL, then drops the database.
     static func withFresh(url: String, migrate: Bool = true, _ body: (PostgresStore, String) async throws -> Void) async throws {
         let name = "waymark_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
-        let admin = PostgresClient(configuration: try PostgresStore.configuration(url: url), backgroundLogger: logger)
         var components = try #require(URLComponents(string: url))
         components.path = "/" + name
         let freshURL = try #require(components.string)
-        let store = try PostgresStore(url: freshURL, logger: logger)
-        var failure: (any Error)?
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { await admin.run() }
-            defer { group.cancelAll() }
+        try await withClient(url: url) { admin in
             try await admin.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name)"), logger: logger)
+        }
+        var failure: (any Error)?
+        let store = try PostgresStore(url: freshURL, logger: logger)
+        await withTaskGroup(of: Void.self) { group in
             group.addTask { await store.run() }
+            defer { group.cancelAll() }
             do {
                 if migrate { try await store.migrate() }
                 try await body(store, freshURL)
@@ -36,12 +36,9 @@ enum PostgresDatabase {
                 failure = error
             }
         }
-        // The store's connections are closed now; the admin's pool is too, so drop with a new one.
-        let dropper = PostgresClient(configuration: try PostgresStore.configuration(url: url), backgroundLogger: logger)
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { await dropper.run() }
-            try await dropper.query(PostgresQuery(unsafeSQL: "DROP DATABASE IF EXISTS \(name) WITH (FORCE)"), logger: logger)
-            group.cancelAll()
+        // The store's pool is closed now; FORCE ends any connection still open.
+        try await withClient(url: url) { admin in
+            try await admin.query(PostgresQuery(unsafeSQL: "DROP DATABASE IF EXISTS \(name) WITH (FORCE)"), logger: logger)
         }
         if let failure { throw failure }
     }

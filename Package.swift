@@ -125,28 +125,39 @@ let package = Package(
         .testTarget(name: "WaymarkEngineTests", dependencies: ["WaymarkEngine"]),
         .testTarget(name: "WaymarkClientTests", dependencies: ["WaymarkClient"]),
         .testTarget(name: "WaymarkHTMLTests", dependencies: ["WaymarkHTML"]),
-        .testTarget(name: "WaymarkCatalogTests", dependencies: ["WaymarkCatalog", "waymark"]),
+        .testTarget(name: "WaymarkCatalogTests", dependencies: ["WaymarkCatalog", "WaymarkTestSupport", "waymark"]),
         .testTarget(name: "WaymarkDeliveryTests", dependencies: ["WaymarkDelivery"]),
+        // Fresh databases of every store for the tests (SQLite, and PostgreSQL where scripts/test
+        // starts one), and the waymark binary they run.
+        .target(
+            name: "WaymarkTestSupport",
+            dependencies: [
+                "WaymarkStore", "WaymarkSQLite", "WaymarkPostgres",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/WaymarkTestSupport"
+        ),
         .testTarget(
             name: "WaymarkStoreTests",
             dependencies: [
-                "WaymarkStore", "WaymarkSQLite", "WaymarkPostgres", "WaymarkServer", "waymark", .product(name: "Logging", package: "swift-log"),
-                .product(name: "PostgresNIO", package: "postgres-nio"),
+                "WaymarkStore", "WaymarkSQLite", "WaymarkPostgres", "WaymarkServer", "WaymarkAPI", "WaymarkTestSupport", "waymark",
+                .product(name: "Logging", package: "swift-log"), .product(name: "PostgresNIO", package: "postgres-nio"),
             ]
         ),
         .testTarget(name: "WaymarkAnalyticsTests", dependencies: ["WaymarkAnalytics", "WaymarkSQLite", "WaymarkCatalog"]),
         .testTarget(
             name: "WaymarkConsoleTests",
             dependencies: [
-                "WaymarkConsole", "WaymarkServer", "WaymarkSQLite", "WaymarkCatalog",
+                "WaymarkConsole", "WaymarkServer", "WaymarkCatalog", "WaymarkTestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
-                .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
         .testTarget(
             name: "WaymarkServerTests",
             dependencies: [
-                "WaymarkServer", "WaymarkSQLite", "WaymarkCatalog", "WaymarkClient",
+                "WaymarkServer", "WaymarkSQLite", "WaymarkCatalog", "WaymarkClient", "WaymarkTestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Yams", package: "Yams"),

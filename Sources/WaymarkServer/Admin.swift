@@ -72,8 +72,8 @@ extension WaymarkServer {
         try await Provisioning.createKey(app: app, kind: kind, actor: actor, in: store, at: now())
     }
 
-    /// Revokes the app's key: this server refuses it from the next request (another server keeps
-    /// the key in its ``KeyCache`` until it restarts: a scale-out gap). False when the app has no
+    /// Revokes the app's key: this server refuses it from the next request, other servers on the
+    /// same database within ``KeyCache/sharedLifetime`` (5 s). False when the app has no
     /// such key; revoking a revoked key changes nothing and is not logged again.
     public func revokeKey(id: String, app: String, actor: Actor) async throws(StoreError) -> Bool {
         let time = now()

@@ -49,7 +49,7 @@ public struct WaymarkServer: Sendable {
         self.now = now
         eventWriter = EventWriter(store: store)
         live = LiveCatalogs()
-        keys = KeyCache()
+        keys = KeyCache(lifetime: store.isShared ? KeyCache.sharedLifetime : nil)
     }
 
     /// The HTTP application, ready to run as a service.
@@ -167,11 +167,35 @@ struct ErrorLoggingMiddleware<Context: RequestContext>: RouterMiddleware {
 
 /// Valid keys as presented, so that a request costs no database read and no hashing for its key
 /// (the database holds only hashes; this memory holds keys that arrive with every request anyway).
-/// Revoking through this server drops the entry at once.
+/// Revoking through this server drops the entry at once. When other servers share the database
+/// (``Store/isShared``), a key they revoke must stop working here too, so entries are kept only
+/// ``sharedLifetime`` and then read again.
 final class KeyCache: Sendable {
-    private let entries = Locked<[String: KeyRecord]>([:])
+    /// How long a server on a shared database trusts a key it has read: the longest a key revoked
+    /// through another server still works on this one.
+    static let sharedLifetime: Duration = .seconds(5)
 
-    func get(_ key: String) -> KeyRecord? { entries.withLock { $0[key] } }
-    func put(_ key: String, _ record: KeyRecord) { entries.withLock { if $0.count < 100_000 { $0[key] = record } } }
-    func drop(keyID: String) { entries.withLock { $0 = $0.filter { $0.value.id != keyID } } }
+    private let entries = Locked<[String: (record: KeyRecord, until: ContinuousClock.Instant?)]>([:])
+    private let lifetime: Duration?
+
+    /// - Parameter lifetime: how long an entry is trusted; nil: until this server revokes it.
+    init(lifetime: Duration?) { self.lifetime = lifetime }
+
+    func get(_ key: String) -> KeyRecord? {
+        entries.withLock { entries in
+            guard let entry = entries[key] else { return nil }
+            if let until = entry.until, until < .now {
+                entries[key] = nil
+                return nil
+            }
+            return entry.record
+        }
+    }
+
+    func put(_ key: String, _ record: KeyRecord) {
+        let until = lifetime.map { ContinuousClock.now + $0 }
+        entries.withLock { if $0.count < 100_000 { $0[key] = (record, until) } }
+    }
+
+    func drop(keyID: String) { entries.withLock { $0 = $0.filter { $0.value.record.id != keyID } } }
 }

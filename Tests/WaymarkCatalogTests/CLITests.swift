@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WaymarkCatalog
+import WaymarkTestSupport
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -8,8 +9,7 @@ import WaymarkCatalog
 
 /// Runs the real `waymark` binary, as a user would.
 struct CLITests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
+    static let root = WaymarkBinary.root
 
     struct Run {
         var status: Int32
@@ -21,11 +21,7 @@ struct CLITests {
         try waymark(arguments)
     }
 
-    func binary() throws -> URL {
-        let directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        let candidates = [directory, directory.deletingLastPathComponent()].map { $0.appendingPathComponent("waymark") }
-        return try #require(candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) })
-    }
+    func binary() throws -> URL { try WaymarkBinary.url() }
 
     func waymark(_ arguments: [String], environment: [String: String] = [:]) throws -> Run {
         let process = Process()

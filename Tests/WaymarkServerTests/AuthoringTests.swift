@@ -4,6 +4,7 @@ import HummingbirdTesting
 import Testing
 import WaymarkCatalog
 import WaymarkServer
+import WaymarkTestSupport
 
 /// The draft through the admin API: one object at a time, revisions, and sanitizing on save.
 @Suite struct AuthoringTests {
@@ -19,8 +20,9 @@ import WaymarkServer
           html: <p onclick="steal()">Review it <b>here</b><script>alert(1)</script></p><img src=x onerror=alert(1)>
         """
 
-    @Test func tipsAreCreatedReadReplacedAndDeletedOneByOne() async throws {
-        try await server.withServer { client, app, other, _ in
+    @Test(arguments: StoreUnderTest.available)
+    func tipsAreCreatedReadReplacedAndDeletedOneByOne(_ kind: StoreUnderTest) async throws {
+        try await server.withServer(kind) { client, app, other, _ in
             let uri = "/v1/admin/catalog/draft/tips/cart-tip"
             let created = try await client.execute(uri: uri, method: .put, headers: Self.auth(app.secretKey), body: ByteBuffer(string: Self.tip))
             #expect(created.status == .created)
@@ -52,8 +54,9 @@ import WaymarkServer
         }
     }
 
-    @Test func aBadObjectIsRefusedWithPositionsInTheBody() async throws {
-        try await server.withServer { client, app, _, _ in
+    @Test(arguments: StoreUnderTest.available)
+    func aBadObjectIsRefusedWithPositionsInTheBody(_ kind: StoreUnderTest) async throws {
+        try await server.withServer(kind) { client, app, _, _ in
             let uri = "/v1/admin/catalog/draft/tips/cart-tip"
             let badRule = Self.tip.replacingOccurrences(of: "tap:add-to-cart", with: "tap:add-to-cart AND")
             let refused = try await client.execute(uri: uri, method: .put, headers: Self.auth(app.secretKey), body: ByteBuffer(string: badRule))
@@ -69,8 +72,9 @@ import WaymarkServer
         }
     }
 
-    @Test func mediaATourUsesCannotBeDeleted() async throws {
-        try await server.withServer { client, app, _, _ in
+    @Test(arguments: StoreUnderTest.available)
+    func mediaATourUsesCannotBeDeleted(_ kind: StoreUnderTest) async throws {
+        try await server.withServer(kind) { client, app, _, _ in
             try await ServerTests.publishShop(client, app)
             let before = String(buffer: try await client.execute(uri: "/v1/admin/catalog/draft", method: .get, headers: Self.auth(app.secretKey)).body)
             let media = try CatalogDocument.parse(before, file: "draft").media[0].id
@@ -82,8 +86,9 @@ import WaymarkServer
         }
     }
 
-    @Test func aWholeDocumentSavedOverAnotherChangeIsRefused() async throws {
-        try await server.withServer { client, app, _, _ in
+    @Test(arguments: StoreUnderTest.available)
+    func aWholeDocumentSavedOverAnotherChangeIsRefused(_ kind: StoreUnderTest) async throws {
+        try await server.withServer(kind) { client, app, _, _ in
             try await ServerTests.publishShop(client, app)
             let draft = try await client.execute(uri: "/v1/admin/catalog/draft", method: .get, headers: Self.auth(app.secretKey))
             let etag = try #require(draft.headers[.eTag])
@@ -96,8 +101,9 @@ import WaymarkServer
         }
     }
 
-    @Test func parallelChangesToDifferentTipsAreAllKept() async throws {
-        try await server.withServer { client, app, _, _ in
+    @Test(arguments: StoreUnderTest.available)
+    func parallelChangesToDifferentTipsAreAllKept(_ kind: StoreUnderTest) async throws {
+        try await server.withServer(kind) { client, app, _, _ in
             try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
                 for index in 0..<10 {
                     group.addTask {

@@ -7,14 +7,14 @@ import WaymarkAPI
 import WaymarkCatalog
 import WaymarkClient
 import WaymarkEngine
-import WaymarkSQLite
 import WaymarkServer
 import WaymarkStore
+import WaymarkTestSupport
 
 /// A Waymark server on loopback that can be stopped and started again on the same port and
 /// database, as a phone sees a server go away and come back.
 final class LiveServer: Sendable {
-    let store: SQLiteStore
+    let store: any Store
     let directory: URL
     let shop: Provisioning.NewApp
     private let running = Locked<(group: ServiceGroup, task: Task<Void, any Error>)?>(nil)
@@ -23,19 +23,28 @@ final class LiveServer: Sendable {
     var port: Int { boundPort.withLock { $0 } }
     var url: URL { URL(string: "http://127.0.0.1:\(port)")! }
 
-    /// A fresh database with the shop app, its catalog published, and the server started.
-    static func start() async throws -> LiveServer {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("waymark-client-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let store = try SQLiteStore(path: directory.appendingPathComponent("waymark.sqlite").path)
-        let shop = try await Provisioning.createApp(name: "Shop", in: store)
-        try await Provisioning.publish(try CatalogDocument.parse(ServerTests.shop, file: "shop.yaml"), app: shop.appId, note: "test", in: store)
-        let server = LiveServer(store: store, directory: directory, shop: shop)
-        try await server.run(port: 0)
-        return server
+    /// Runs `body` with a server started on a fresh database of that kind, with the shop app and
+    /// its catalog published, and a directory for the phones; stops and removes it all afterwards.
+    static func with(_ kind: StoreUnderTest, _ body: @Sendable (LiveServer) async throws -> Void) async throws {
+        try await kind.with { store, _ in
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("waymark-client-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let shop = try await Provisioning.createApp(name: "Shop", in: store)
+            try await Provisioning.publish(try CatalogDocument.parse(ServerTests.shop, file: "shop.yaml"), app: shop.appId, note: "test", in: store)
+            let server = LiveServer(store: store, directory: directory, shop: shop)
+            try await server.run(port: 0)
+            do {
+                try await body(server)
+            } catch {
+                try? await server.stop()
+                throw error
+            }
+            try await server.stop()
+        }
     }
 
-    private init(store: SQLiteStore, directory: URL, shop: Provisioning.NewApp) {
+    private init(store: any Store, directory: URL, shop: Provisioning.NewApp) {
         self.store = store
         self.directory = directory
         self.shop = shop
@@ -63,15 +72,6 @@ final class LiveServer: Sendable {
         try await task.value
     }
 
-    func restart() async throws {
-        try await stop()
-        try await run(port: port)
-    }
-
-    func finish() async throws {
-        try await stop()
-        try? FileManager.default.removeItem(at: directory)
-    }
 }
 
 /// The Swift SDK against a live server: the server's own integration tests, driven through the
@@ -93,177 +93,184 @@ final class LiveServer: Sendable {
         )
     }
 
-    @Test func runsThePublishedCatalogAndUploadsWhatHappened() async throws {
-        let server = try await LiveServer.start()
-        let client = await Self.start(server, server.directory.appendingPathComponent("phone"))
-        #expect(client.catalog?.version == 1)
-        #expect(client.tip("welcome")?.content.locale == "hi")
-        #expect(client.tour("shop-tour")?.pages.count == 3)
+    @Test(arguments: StoreUnderTest.available)
+    func runsThePublishedCatalogAndUploadsWhatHappened(_ kind: StoreUnderTest) async throws {
+        try await LiveServer.with(kind) { server in
+            let client = await Self.start(server, server.directory.appendingPathComponent("phone"))
+            #expect(client.catalog?.version == 1)
+            #expect(client.tip("welcome")?.content.locale == "hi")
+            #expect(client.tour("shop-tour")?.pages.count == 3)
 
-        #expect(client.record("activation").map(\.action) == [.show])
-        let dismissed = client.record("tap", target: "welcome-close")
-        #expect(dismissed.map(\.action) == [.hide])
-        #expect(dismissed.first?.reason == .dismissed)
-        // activation, tip_shown, tap, tip_dismissed.
-        #expect(client.queuedEvents == 4)
-        let report = try await client.flush()
-        #expect(report.accepted == 4)
-        #expect(report.remaining == 0)
-        #expect(try await server.store.eventCount(app: server.shop.appId) == 4)
+            #expect(client.record("activation").map(\.action) == [.show])
+            let dismissed = client.record("tap", target: "welcome-close")
+            #expect(dismissed.map(\.action) == [.hide])
+            #expect(dismissed.first?.reason == .dismissed)
+            // activation, tip_shown, tap, tip_dismissed.
+            #expect(client.queuedEvents == 4)
+            let report = try await client.flush()
+            #expect(report.accepted == 4)
+            #expect(report.remaining == 0)
+            #expect(try await server.store.eventCount(app: server.shop.appId) == 4)
 
-        // Nothing changed on the server: it says so with 304 instead of sending the catalog again.
-        #expect(await client.refresh() == .notModified)
-        await client.stop()
-        try await server.finish()
+            // Nothing changed on the server: it says so with 304 instead of sending the catalog again.
+            #expect(await client.refresh() == .notModified)
+            await client.stop()
+        }
     }
 
     /// A survey's answer goes up as `survey_answered` with its score and comment, and hides the
     /// survey (its default dismissal); scores off the scale and tips that ask nothing are refused.
-    @Test func aSurveyAnswerIsAnEventAndEndsTheSurvey() async throws {
-        let server = try await LiveServer.start()
-        let client = await Self.start(server, server.directory.appendingPathComponent("phone"))
-        let survey = try #require(client.tip("checkout-survey")?.survey)
-        #expect(survey == DeliveredSurvey(scale: "csat", min: 1, max: 5, comment: true))
-        client.record("activation")
-        #expect(client.record("tap", target: "checkout").contains { $0.tip == "checkout-survey" && $0.action == .show })
-        #expect(throws: WaymarkClientError.self) { try client.answer(survey: "checkout-survey", score: 6) }
-        #expect(throws: WaymarkClientError.self) { try client.answer(survey: "welcome", score: 3) }
-        let long = String(repeating: "é", count: 300)
-        let hidden = try client.answer(survey: "checkout-survey", score: 4, comment: "  " + long + "  ")
-        #expect(hidden.map(\.action) == [.hide])
-        #expect(hidden.first?.reason == .dismissed)
-        _ = try await client.flush()
-        let events = try await server.store.events(
-            app: server.shop.appId, period: Period(from: 0, to: Int64.max), user: "u1", after: nil, limit: 100)
-        let answer = try #require(events.first { $0.name == "survey_answered" })
-        #expect(answer.target == "checkout-survey")
-        let properties = try JSONDecoder().decode([String: String].self, from: Data((answer.properties ?? "{}").utf8))
-        #expect(properties["score"] == "4")
-        #expect(properties["comment"] == String(repeating: "é", count: 256))
-        #expect(events.contains { $0.name == "tip_dismissed" && $0.target == "checkout-survey" })
-        await client.stop()
-        try await server.finish()
+    @Test(arguments: StoreUnderTest.available)
+    func aSurveyAnswerIsAnEventAndEndsTheSurvey(_ kind: StoreUnderTest) async throws {
+        try await LiveServer.with(kind) { server in
+            let client = await Self.start(server, server.directory.appendingPathComponent("phone"))
+            let survey = try #require(client.tip("checkout-survey")?.survey)
+            #expect(survey == DeliveredSurvey(scale: "csat", min: 1, max: 5, comment: true))
+            client.record("activation")
+            #expect(client.record("tap", target: "checkout").contains { $0.tip == "checkout-survey" && $0.action == .show })
+            #expect(throws: WaymarkClientError.self) { try client.answer(survey: "checkout-survey", score: 6) }
+            #expect(throws: WaymarkClientError.self) { try client.answer(survey: "welcome", score: 3) }
+            let long = String(repeating: "é", count: 300)
+            let hidden = try client.answer(survey: "checkout-survey", score: 4, comment: "  " + long + "  ")
+            #expect(hidden.map(\.action) == [.hide])
+            #expect(hidden.first?.reason == .dismissed)
+            _ = try await client.flush()
+            let events = try await server.store.events(
+                app: server.shop.appId, period: Period(from: 0, to: Int64.max), user: "u1", after: nil, limit: 100)
+            let answer = try #require(events.first { $0.name == "survey_answered" })
+            #expect(answer.target == "checkout-survey")
+            let properties = try JSONDecoder().decode([String: String].self, from: Data((answer.properties ?? "{}").utf8))
+            #expect(properties["score"] == "4")
+            #expect(properties["comment"] == String(repeating: "é", count: 256))
+            #expect(events.contains { $0.name == "tip_dismissed" && $0.target == "checkout-survey" })
+            await client.stop()
+        }
     }
 
-    @Test func startsOfflineFromTheLastCatalogAndUploadsWhenTheServerIsBack() async throws {
-        let server = try await LiveServer.start()
-        let phone = server.directory.appendingPathComponent("phone")
-        let first = await Self.start(server, phone)
-        #expect(first.catalog?.version == 1)
-        try await server.stop()
+    @Test(arguments: StoreUnderTest.available)
+    func startsOfflineFromTheLastCatalogAndUploadsWhenTheServerIsBack(_ kind: StoreUnderTest) async throws {
+        try await LiveServer.with(kind) { server in
+            let phone = server.directory.appendingPathComponent("phone")
+            let first = await Self.start(server, phone)
+            #expect(first.catalog?.version == 1)
+            try await server.stop()
 
-        first.record("screen", target: "home")
-        await #expect(throws: WaymarkClientError.self) { try await first.flush() }
-        #expect(first.queuedEvents == 1, "a failed upload keeps the events")
-        await first.stop()
+            first.record("screen", target: "home")
+            await #expect(throws: WaymarkClientError.self) { try await first.flush() }
+            #expect(first.queuedEvents == 1, "a failed upload keeps the events")
+            await first.stop()
 
-        // The app is started again while the server is still away: it runs from disk.
-        let second = await Self.start(server, phone)
-        #expect(second.catalog?.version == 1)
-        guard case .failed(let error) = await second.refresh() else {
-            Issue.record("the refresh should fail while the server is down")
-            return
+            // The app is started again while the server is still away: it runs from disk.
+            let second = await Self.start(server, phone)
+            #expect(second.catalog?.version == 1)
+            guard case .failed(let error) = await second.refresh() else {
+                Issue.record("the refresh should fail while the server is down")
+                return
+            }
+            #expect(error.status == nil && error.isTransient)
+            #expect(second.queuedEvents == 1, "events queued before the restart are still there")
+            #expect(second.record("activation").map(\.tip) == ["welcome"])
+
+            try await server.run(port: server.port)
+            let report = try await second.flush()
+            #expect(report.accepted == 3)  // screen, activation, tip_shown
+            #expect(second.queuedEvents == 0)
+            #expect(try await server.store.eventCount(app: server.shop.appId) == 3)
+            await second.stop()
         }
-        #expect(error.status == nil && error.isTransient)
-        #expect(second.queuedEvents == 1, "events queued before the restart are still there")
-        #expect(second.record("activation").map(\.tip) == ["welcome"])
-
-        try await server.run(port: server.port)
-        let report = try await second.flush()
-        #expect(report.accepted == 3)  // screen, activation, tip_shown
-        #expect(second.queuedEvents == 0)
-        #expect(try await server.store.eventCount(app: server.shop.appId) == 3)
-        await second.stop()
-        try await server.finish()
     }
 
-    @Test func anUploadSentAgainAfterItsAnswerWasLostIsStoredOnce() async throws {
-        let server = try await LiveServer.start()
-        let phone = server.directory.appendingPathComponent("phone")
-        let client = await Self.start(server, phone)
-        for target in ["a", "b", "c"] { client.record("tap", target: target) }
-        // As if the answer never came: the queue file is put back as it was before the upload.
-        let queueFile = phone.appendingPathComponent("events.jsonl")
-        let before = try Data(contentsOf: queueFile)
-        #expect(try await client.flush().accepted == 3)
-        await client.stop()
-        try before.write(to: queueFile)
+    @Test(arguments: StoreUnderTest.available)
+    func anUploadSentAgainAfterItsAnswerWasLostIsStoredOnce(_ kind: StoreUnderTest) async throws {
+        try await LiveServer.with(kind) { server in
+            let phone = server.directory.appendingPathComponent("phone")
+            let client = await Self.start(server, phone)
+            for target in ["a", "b", "c"] { client.record("tap", target: target) }
+            // As if the answer never came: the queue file is put back as it was before the upload.
+            let queueFile = phone.appendingPathComponent("events.jsonl")
+            let before = try Data(contentsOf: queueFile)
+            #expect(try await client.flush().accepted == 3)
+            await client.stop()
+            try before.write(to: queueFile)
 
-        let third = await Self.start(server, phone)
-        let report = try await third.flush()
-        #expect(report.duplicates == 3)
-        #expect(report.accepted == 0)
-        #expect(try await server.store.eventCount(app: server.shop.appId) == 3)
-        await third.stop()
-        try await server.finish()
+            let third = await Self.start(server, phone)
+            let report = try await third.flush()
+            #expect(report.duplicates == 3)
+            #expect(report.accepted == 0)
+            #expect(try await server.store.eventCount(app: server.shop.appId) == 3)
+            await third.stop()
+        }
     }
 
-    @Test func eventsAreUploadedInTheBackgroundAfterFailures() async throws {
-        let server = try await LiveServer.start()
-        let client = await Self.start(server, server.directory.appendingPathComponent("phone"), flushInterval: 0.1)
-        try await server.stop()
-        client.record("scroll")  // and tip_shown for the search tip
-        try await Task.sleep(nanoseconds: 300_000_000)
-        #expect(client.queuedEvents == 2, "nothing is lost while the server is away")
-        try await server.run(port: server.port)
-        // Bounded only to stop a hang: the client backs off at most 0.2 s here.
-        let deadline = Date().addingTimeInterval(30)
-        while try await server.store.eventCount(app: server.shop.appId) < 2, Date() < deadline {
-            try await Task.sleep(nanoseconds: 50_000_000)
+    @Test(arguments: StoreUnderTest.available)
+    func eventsAreUploadedInTheBackgroundAfterFailures(_ kind: StoreUnderTest) async throws {
+        try await LiveServer.with(kind) { server in
+            let client = await Self.start(server, server.directory.appendingPathComponent("phone"), flushInterval: 0.1)
+            try await server.stop()
+            client.record("scroll")  // and tip_shown for the search tip
+            try await Task.sleep(nanoseconds: 300_000_000)
+            #expect(client.queuedEvents == 2, "nothing is lost while the server is away")
+            try await server.run(port: server.port)
+            // Bounded only to stop a hang: the client backs off at most 0.2 s here.
+            let deadline = Date().addingTimeInterval(30)
+            while try await server.store.eventCount(app: server.shop.appId) < 2, Date() < deadline {
+                try await Task.sleep(nanoseconds: 50_000_000)
+            }
+            #expect(try await server.store.eventCount(app: server.shop.appId) == 2)
+            await client.stop()
         }
-        #expect(try await server.store.eventCount(app: server.shop.appId) == 2)
-        await client.stop()
-        try await server.finish()
     }
 
-    @Test func aRewardIsClaimedOnceWithTheAppsProof() async throws {
-        let server = try await LiveServer.start()
-        let client = await Self.start(server, server.directory.appendingPathComponent("phone"), user: "reader")
-        let proof = Secrets.userHash(user: "reader", identitySecret: server.shop.identitySecret)
-        let grant = try await client.claim(tour: "shop-tour", page: "checkout", userHash: proof)
-        #expect(grant.created)
-        #expect(grant.credits > 0)
-        let again = try await client.claim(tour: "shop-tour", page: "checkout", userHash: proof)
-        #expect(again.grantId == grant.grantId)
-        #expect(!again.created)
-        #expect(again.balance == grant.balance)
+    @Test(arguments: StoreUnderTest.available)
+    func aRewardIsClaimedOnceWithTheAppsProof(_ kind: StoreUnderTest) async throws {
+        try await LiveServer.with(kind) { server in
+            let client = await Self.start(server, server.directory.appendingPathComponent("phone"), user: "reader")
+            let proof = Secrets.userHash(user: "reader", identitySecret: server.shop.identitySecret)
+            let grant = try await client.claim(tour: "shop-tour", page: "checkout", userHash: proof)
+            #expect(grant.created)
+            #expect(grant.credits > 0)
+            let again = try await client.claim(tour: "shop-tour", page: "checkout", userHash: proof)
+            #expect(again.grantId == grant.grantId)
+            #expect(!again.created)
+            #expect(again.balance == grant.balance)
 
-        let forged = Secrets.userHash(user: "someone-else", identitySecret: server.shop.identitySecret)
-        do {
-            _ = try await client.claim(tour: "shop-tour", page: "checkout", userHash: forged)
-            Issue.record("a claim with another user's proof must fail")
-        } catch {
-            #expect(error.status == 403)
-            #expect(error.code == "bad_user_hash")
-            #expect(!error.isTransient)
+            let forged = Secrets.userHash(user: "someone-else", identitySecret: server.shop.identitySecret)
+            do throws(WaymarkClientError) {
+                _ = try await client.claim(tour: "shop-tour", page: "checkout", userHash: forged)
+                Issue.record("a claim with another user's proof must fail")
+            } catch {
+                #expect(error.status == 403)
+                #expect(error.code == "bad_user_hash")
+                #expect(!error.isTransient)
+            }
+            try await server.stop()
+            do throws(WaymarkClientError) {
+                _ = try await client.claim(tour: "shop-tour", page: "checkout", userHash: proof)
+                Issue.record("a claim without a server must fail")
+            } catch {
+                #expect(error.code == "unreachable")
+            }
+            await client.stop()
         }
-        try await server.stop()
-        do {
-            _ = try await client.claim(tour: "shop-tour", page: "checkout", userHash: proof)
-            Issue.record("a claim without a server must fail")
-        } catch {
-            #expect(error.code == "unreachable")
-        }
-        await client.stop()
-        try await server.finish()
     }
 
-    @Test func aWrongKeyIsAClearErrorAndKeepsTheEvents() async throws {
-        let server = try await LiveServer.start()
-        let client = await WaymarkClient.start(
-            key: "wm_client_not-a-key", server: server.url, user: "u1", context: Self.context,
-            options: Self.options(server.directory.appendingPathComponent("phone"))
-        )
-        #expect(client.catalog == nil)
-        guard case .failed(let error) = await client.refresh() else {
-            Issue.record("a wrong key must not get a catalog")
-            return
+    @Test(arguments: StoreUnderTest.available)
+    func aWrongKeyIsAClearErrorAndKeepsTheEvents(_ kind: StoreUnderTest) async throws {
+        try await LiveServer.with(kind) { server in
+            let client = await WaymarkClient.start(
+                key: "wm_client_not-a-key", server: server.url, user: "u1", context: Self.context,
+                options: Self.options(server.directory.appendingPathComponent("phone"))
+            )
+            #expect(client.catalog == nil)
+            guard case .failed(let error) = await client.refresh() else {
+                Issue.record("a wrong key must not get a catalog")
+                return
+            }
+            #expect(error.status == 401)
+            client.record("tap")
+            await #expect(throws: WaymarkClientError.self) { try await client.flush() }
+            #expect(client.queuedEvents == 1)
+            await client.stop()
         }
-        #expect(error.status == 401)
-        client.record("tap")
-        await #expect(throws: WaymarkClientError.self) { try await client.flush() }
-        #expect(client.queuedEvents == 1)
-        await client.stop()
-        try await server.finish()
     }
 }

@@ -5,31 +5,30 @@ import Logging
 import Testing
 import WaymarkAPI
 import WaymarkCatalog
-import WaymarkSQLite
 import WaymarkServer
 import WaymarkStore
+import WaymarkTestSupport
 
-/// The server over HTTP on a real port, on a real SQLite database in a temporary directory.
+/// The server over HTTP on a real port, on a fresh database of each store under test.
 @Suite struct ServerTests {
     static let shop = try! String(
-        contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("Sources/waymark/Resources/shop.yaml"),
-        encoding: .utf8
+        contentsOf: WaymarkBinary.root.appendingPathComponent("Sources/waymark/Resources/shop.yaml"), encoding: .utf8
     )
 
     /// A server on a fresh database with two apps; runs `body` against it live.
-    func withServer(_ body: @Sendable (TestClientProtocol, Provisioning.NewApp, Provisioning.NewApp, SQLiteStore) async throws -> Void) async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("waymark-test-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let store = try SQLiteStore(path: directory.appendingPathComponent("waymark.sqlite").path)
-        let shopApp = try await Provisioning.createApp(name: "Shop", in: store)
-        let otherApp = try await Provisioning.createApp(name: "Other", in: store)
-        var logger = Logger(label: "test")
-        logger.logLevel = .warning
-        let server = WaymarkServer(store: store, logger: logger)
-        let application = Application(router: server.router(), configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: logger)
-        try await application.test(.live) { client in try await body(client, shopApp, otherApp, store) }
+    func withServer(
+        _ kind: StoreUnderTest = .sqlite,
+        _ body: @Sendable (TestClientProtocol, Provisioning.NewApp, Provisioning.NewApp, any Store) async throws -> Void
+    ) async throws {
+        try await kind.with { store, _ in
+            let shopApp = try await Provisioning.createApp(name: "Shop", in: store)
+            let otherApp = try await Provisioning.createApp(name: "Other", in: store)
+            var logger = Logger(label: "test")
+            logger.logLevel = .warning
+            let server = WaymarkServer(store: store, logger: logger)
+            let application = Application(router: server.router(), configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: logger)
+            try await application.test(.live) { client in try await body(client, shopApp, otherApp, store) }
+        }
     }
 
     static func auth(_ key: String) -> HTTPFields { [.authorization: "Bearer \(key)"] }
@@ -45,8 +44,9 @@ import WaymarkStore
         #expect(publish.status == .created)
     }
 
-    @Test func publishesAndDeliversWithETags() async throws {
-        try await withServer { client, app, _, _ in
+    @Test(arguments: StoreUnderTest.available)
+    func publishesAndDeliversWithETags(_ kind: StoreUnderTest) async throws {
+        try await withServer(kind) { client, app, _, _ in
             let before = try await client.execute(uri: "/v1/catalog", method: .get, headers: Self.auth(app.clientKey))
             #expect(before.status == .notFound)
             try await Self.publishShop(client, app)
@@ -75,8 +75,9 @@ import WaymarkStore
         }
     }
 
-    @Test func keysAreScopedToTheirAppAndKind() async throws {
-        try await withServer { client, app, other, _ in
+    @Test(arguments: StoreUnderTest.available)
+    func keysAreScopedToTheirAppAndKind(_ kind: StoreUnderTest) async throws {
+        try await withServer(kind) { client, app, other, _ in
             try await Self.publishShop(client, app)
             // No key, a made-up key, a client key on the admin API: 401.
             #expect(try await client.execute(uri: "/v1/catalog", method: .get).status == .unauthorized)
@@ -106,8 +107,9 @@ import WaymarkStore
         }
     }
 
-    @Test func aBadCatalogIsRefusedWithPositionsAndChangesNothing() async throws {
-        try await withServer { client, app, _, _ in
+    @Test(arguments: StoreUnderTest.available)
+    func aBadCatalogIsRefusedWithPositionsAndChangesNothing(_ kind: StoreUnderTest) async throws {
+        try await withServer(kind) { client, app, _, _ in
             try await Self.publishShop(client, app)
             let bad = "tips:\n  - id: t\n    container: home\n    trigger: (tap AND scroll))\n    content: { title: T }\n"
             let put = try await client.execute(uri: "/v1/admin/catalog/draft", method: .put, headers: Self.auth(app.secretKey), body: ByteBuffer(string: bad))
@@ -125,8 +127,9 @@ import WaymarkStore
         }
     }
 
-    @Test func rollbackRepublishesAnEarlierVersion() async throws {
-        try await withServer { client, app, _, _ in
+    @Test(arguments: StoreUnderTest.available)
+    func rollbackRepublishesAnEarlierVersion(_ kind: StoreUnderTest) async throws {
+        try await withServer(kind) { client, app, _, _ in
             try await Self.publishShop(client, app)
             let v1 = try JSONDecoder().decode(
                 DeliveredCatalog.self, from: Data(buffer: try await client.execute(uri: "/v1/catalog", method: .get, headers: Self.auth(app.clientKey)).body)
@@ -156,8 +159,9 @@ import WaymarkStore
         return #"{"id":"\#(id)","user":"u1","name":"\#(name)"\#(targetField),"timestamp":"\#(timestamp)"}"#
     }
 
-    @Test func eventsAreStoredOnceAndEachIsAnsweredAlone() async throws {
-        try await withServer { client, app, other, store in
+    @Test(arguments: StoreUnderTest.available)
+    func eventsAreStoredOnceAndEachIsAnsweredAlone(_ kind: StoreUnderTest) async throws {
+        try await withServer(kind) { client, app, other, store in
             let ids = (0..<3).map { _ in UUID().uuidString.lowercased() }
             let body = #"{"events":[\#(Self.event(ids[0])),\#(Self.event(ids[1], timestamp: "2099-01-01T00:00:00Z")),{"id":"\#(ids[2])","user":"u1","name":"tap","color":"red","timestamp":"2026-11-20T10:00:00Z"},\#(Self.event(ids[0])),{"id":"x","user":"u1","name":"tap","timestamp":"2026-11-20T10:00:00Z"},{"id":"\#(UUID().uuidString)","user":"u1","name":"bad name","timestamp":"2026-11-20T10:00:00Z"}]}"#
             let response = try await client.execute(uri: "/v1/events", method: .post, headers: Self.auth(app.clientKey), body: ByteBuffer(string: body))
@@ -190,8 +194,9 @@ import WaymarkStore
 
     /// Uploads at the same time share transactions (group commit); each still gets its own
     /// answer, and an id sent by two uploads at once is accepted in exactly one of them.
-    @Test func parallelUploadsAreEachAnsweredAndStoredOnce() async throws {
-        try await withServer { client, app, _, store in
+    @Test(arguments: StoreUnderTest.available)
+    func parallelUploadsAreEachAnsweredAndStoredOnce(_ kind: StoreUnderTest) async throws {
+        try await withServer(kind) { client, app, _, store in
             let shared = (0..<10).map { _ in UUID().uuidString.lowercased() }
             let statuses = try await withThrowingTaskGroup(of: [EventResult].self) { group in
                 for _ in 0..<20 {
@@ -214,8 +219,9 @@ import WaymarkStore
         }
     }
 
-    @Test func badEventBodiesGetClearErrorsAndStoreNothing() async throws {
-        try await withServer { client, app, _, store in
+    @Test(arguments: StoreUnderTest.available)
+    func badEventBodiesGetClearErrorsAndStoreNothing(_ kind: StoreUnderTest) async throws {
+        try await withServer(kind) { client, app, _, store in
             func post(_ body: ByteBuffer) async throws -> TestResponse {
                 try await client.execute(uri: "/v1/events", method: .post, headers: Self.auth(app.clientKey), body: body)
             }
@@ -234,8 +240,9 @@ import WaymarkStore
         }
     }
 
-    @Test func aRewardIsGrantedOnceWithAValidProof() async throws {
-        try await withServer { client, app, _, store in
+    @Test(arguments: StoreUnderTest.available)
+    func aRewardIsGrantedOnceWithAValidProof(_ kind: StoreUnderTest) async throws {
+        try await withServer(kind) { client, app, _, store in
             try await Self.publishShop(client, app)
             func claim(user: String = "u1", hash: String? = nil, page: String = "checkout") async throws -> TestResponse {
                 let proof = hash ?? Secrets.userHash(user: user, identitySecret: app.identitySecret)
@@ -263,8 +270,9 @@ import WaymarkStore
         }
     }
 
-    @Test func healthz() async throws {
-        try await withServer { client, _, _, _ in
+    @Test(arguments: StoreUnderTest.available)
+    func healthz(_ kind: StoreUnderTest) async throws {
+        try await withServer(kind) { client, _, _, _ in
             let response = try await client.execute(uri: "/healthz", method: .get)
             #expect(response.status == .ok)
         }

@@ -3,13 +3,14 @@ import PostgresNIO
 import Testing
 import WaymarkPostgres
 import WaymarkStore
+import WaymarkTestSupport
 
 /// What the PostgreSQL store promises beyond the contract: migrations that several servers may
 /// run at once, and an audit log the database itself keeps append-only.
-@Suite(.enabled(if: StoreContractTests.StoreUnderTest.available.contains(.postgres)))
+@Suite(.enabled(if: StoreUnderTest.available.contains(.postgres)))
 struct PostgresStoreTests {
     static var url: String {
-        get throws { try #require(StoreContractTests.StoreUnderTest.postgresURL, "WAYMARK_TEST_POSTGRES is not set: run scripts/test") }
+        get throws { try StoreUnderTest.requirePostgresURL() }
     }
 
     @Test func serversStartingAtOnceMigrateOnce() async throws {
@@ -46,3 +47,4 @@ struct PostgresStoreTests {
         }
     }
 }
+

@@ -1,44 +1,12 @@
 import Foundation
 import Testing
-import WaymarkPostgres
-import WaymarkSQLite
 import WaymarkStore
+import WaymarkTestSupport
 
 /// The storage contract: what every ``Store`` must do, whatever the database. Each test runs
-/// against every store in ``StoreUnderTest`` on a fresh database, through the protocol only, so
+/// against every store in `StoreUnderTest` (SQLite; PostgreSQL where one runs) on a fresh database, through the protocol only, so
 /// that the server's handlers may rely on exactly this and nothing more.
 @Suite struct StoreContractTests {
-    /// The stores the contract is checked against: SQLite always, PostgreSQL where
-    /// `WAYMARK_TEST_POSTGRES` names a server (`scripts/test` starts a throwaway one; under
-    /// `CI=true` its absence fails the PostgreSQL cases instead of skipping them).
-    enum StoreUnderTest: String, CaseIterable, CustomTestStringConvertible {
-        case sqlite
-        case postgres
-
-        static let postgresURL = ProcessInfo.processInfo.environment["WAYMARK_TEST_POSTGRES"]
-        static let available: [StoreUnderTest] =
-            postgresURL != nil || ProcessInfo.processInfo.environment["CI"] == "true" ? allCases : [.sqlite]
-
-        var testDescription: String { rawValue }
-
-        /// A store on a fresh, empty database, removed after `body`.
-        func with(_ body: (any Store) async throws -> Void) async throws {
-            switch self {
-            case .sqlite:
-                let directory = FileManager.default.temporaryDirectory.appendingPathComponent("waymark-contract-\(UUID().uuidString)")
-                try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-                defer { try? FileManager.default.removeItem(at: directory) }
-                try await body(try SQLiteStore(path: directory.appendingPathComponent("waymark.sqlite").path))
-            case .postgres:
-                guard let url = Self.postgresURL else {
-                    Issue.record("WAYMARK_TEST_POSTGRES is not set: run scripts/test, which starts a throwaway PostgreSQL")
-                    return
-                }
-                try await PostgresDatabase.withFresh(url: url) { store, _ in try await body(store) }
-            }
-        }
-    }
-
     static let t0 = Date(millisecondsSince1970: 1_790_000_000_000)
 
     static func makeApp(_ id: String, in store: any Store) async throws {
@@ -59,7 +27,7 @@ import WaymarkStore
 
     @Test(arguments: StoreUnderTest.available)
     func appsAndKeysBelongToOneApp(_ kind: StoreUnderTest) async throws {
-        try await kind.with { store in
+        try await kind.with { store, _ in
             try await Self.makeApp("a", in: store)
             try await Self.makeApp("b", in: store)
             await #expect(throws: StoreError.self) { try await Self.makeApp("a", in: store) }
@@ -91,7 +59,7 @@ import WaymarkStore
 
     @Test(arguments: StoreUnderTest.available)
     func draftsAreRevisionedAndAuditedInTheSameChange(_ kind: StoreUnderTest) async throws {
-        try await kind.with { store in
+        try await kind.with { store, _ in
             try await Self.makeApp("a", in: store)
             try await Self.makeApp("b", in: store)
             func audit(_ object: String) -> [AuditEntry] {
@@ -114,7 +82,7 @@ import WaymarkStore
 
     @Test(arguments: StoreUnderTest.available)
     func versionsAreNumberedPerAppAndTheLatestIsLive(_ kind: StoreUnderTest) async throws {
-        try await kind.with { store in
+        try await kind.with { store, _ in
             try await Self.makeApp("a", in: store)
             try await Self.makeApp("b", in: store)
             #expect(try await store.liveVersion(app: "a") == nil)
@@ -140,7 +108,7 @@ import WaymarkStore
 
     @Test(arguments: StoreUnderTest.available)
     func eventsAreStoredOncePerAppAndID(_ kind: StoreUnderTest) async throws {
-        try await kind.with { store in
+        try await kind.with { store, _ in
             try await Self.makeApp("a", in: store)
             try await Self.makeApp("b", in: store)
             let batch = [Self.event("a", "e1"), Self.event("a", "e2"), Self.event("a", "e1")]
@@ -154,7 +122,7 @@ import WaymarkStore
 
     @Test(arguments: StoreUnderTest.available)
     func eventNamesAreOfferedMostFrequentFirst(_ kind: StoreUnderTest) async throws {
-        try await kind.with { store in
+        try await kind.with { store, _ in
             try await Self.makeApp("a", in: store)
             try await Self.makeApp("b", in: store)
             var events: [StoredEvent] = []
@@ -174,7 +142,7 @@ import WaymarkStore
 
     @Test(arguments: StoreUnderTest.available)
     func aClaimIsGrantedOnceEvenWhenClaimedAtOnce(_ kind: StoreUnderTest) async throws {
-        try await kind.with { store in
+        try await kind.with { store, _ in
             try await Self.makeApp("a", in: store)
             func grant(_ id: String, page: String, credits: Int, user: String = "u1") -> Grant {
                 Grant(id: id, app: "a", user: user, tour: "tour", page: page, credits: credits, grantedAt: Self.t0)
@@ -202,7 +170,7 @@ import WaymarkStore
 
     @Test(arguments: StoreUnderTest.available)
     func usersRolesAndTheLastOwner(_ kind: StoreUnderTest) async throws {
-        try await kind.with { store in
+        try await kind.with { store, _ in
             try await Self.makeApp("a", in: store)
             try await Self.makeApp("b", in: store)
             let ada = ConsoleUser(id: "usr_ada", email: "ada@example.com", passwordHash: "hash-1", createdAt: Self.t0)
@@ -235,7 +203,7 @@ import WaymarkStore
 
     @Test(arguments: StoreUnderTest.available)
     func sessionsAndAPasswordChangeThatEndsTheOthers(_ kind: StoreUnderTest) async throws {
-        try await kind.with { store in
+        try await kind.with { store, _ in
             let ada = ConsoleUser(id: "usr_ada", email: "ada@example.com", passwordHash: "old", createdAt: Self.t0)
             try await store.createUser(ada)
             for id in ["s1", "s2", "s3"] {
@@ -269,7 +237,7 @@ import WaymarkStore
 
     @Test(arguments: StoreUnderTest.available)
     func theAuditLogNumbersEntriesAndListsThemNewestFirst(_ kind: StoreUnderTest) async throws {
-        try await kind.with { store in
+        try await kind.with { store, _ in
             var sequences: [Int64] = []
             for index in 0..<5 {
                 let entry = AuditEntry(
@@ -290,7 +258,7 @@ import WaymarkStore
 
     @Test(arguments: StoreUnderTest.available)
     func talliesCountEventsAndDistinctUsersPerGroup(_ kind: StoreUnderTest) async throws {
-        try await kind.with { store in
+        try await kind.with { store, _ in
             try await Self.makeApp("a", in: store)
             try await Self.makeApp("b", in: store)
             let ios = ["platform": "ios", "appVersion": "1.2", "tip": "t1"]
@@ -324,7 +292,7 @@ import WaymarkStore
 
     @Test(arguments: StoreUnderTest.available)
     func eventPagesFollowTimeThenIDWithoutGapsOrRepeats(_ kind: StoreUnderTest) async throws {
-        try await kind.with { store in
+        try await kind.with { store, _ in
             try await Self.makeApp("a", in: store)
             // Several events in one millisecond, inserted out of order, and one of another app.
             let offsets: [(String, Int64, String)] = [("e5", 2, "u1"), ("e1", 1, "u1"), ("e3", 1, "u2"), ("e2", 1, "u1"), ("e4", 1, "u1"), ("e6", 3, "u2")]
@@ -350,7 +318,7 @@ import WaymarkStore
 
     @Test(arguments: StoreUnderTest.available)
     func grantTotalsPerTourAndPage(_ kind: StoreUnderTest) async throws {
-        try await kind.with { store in
+        try await kind.with { store, _ in
             try await Self.makeApp("a", in: store)
             for (index, (user, page, credits)) in [("u1", "one", 5), ("u2", "one", 5), ("u1", "two", 3)].enumerated() {
                 _ = try await store.claim(

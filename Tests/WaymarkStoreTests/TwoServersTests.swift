@@ -6,24 +6,18 @@ import Testing
 import WaymarkPostgres
 import WaymarkServer
 import WaymarkStore
+import WaymarkTestSupport
 
 /// Several `waymark serve` processes on one PostgreSQL database, as behind a load balancer: what
 /// one is told, the other knows at once.
-@Suite(.enabled(if: StoreContractTests.StoreUnderTest.available.contains(.postgres)))
+@Suite(.enabled(if: StoreUnderTest.available.contains(.postgres)))
 struct TwoServersTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-
-    /// The `waymark` binary built beside the tests.
-    static func binary() throws -> URL {
-        let directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        let candidates = [directory, directory.deletingLastPathComponent()].map { $0.appendingPathComponent("waymark") }
-        return try #require(candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) })
-    }
+    static let root = WaymarkBinary.root
 
     /// Runs `waymark` to its end; returns its standard output.
     static func run(_ arguments: [String]) throws -> String {
         let process = Process()
-        process.executableURL = try binary()
+        process.executableURL = try WaymarkBinary.url()
         process.arguments = arguments
         process.currentDirectoryURL = root
         let output = Pipe()
@@ -45,7 +39,7 @@ struct TwoServersTests {
         init(database: String) async throws {
             log = FileManager.default.temporaryDirectory.appendingPathComponent("waymark-two-servers-\(UUID().uuidString).log")
             _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-            process.executableURL = try TwoServersTests.binary()
+            process.executableURL = try WaymarkBinary.url()
             process.arguments = ["serve", "--port", "0", "--database", database, "--log-format", "json"]
             process.standardError = try FileHandle(forWritingTo: log)
             process.standardOutput = FileHandle.nullDevice
@@ -78,7 +72,7 @@ struct TwoServersTests {
         return ((response as? HTTPURLResponse)?.statusCode ?? 0, String(decoding: data, as: UTF8.self))
     }
 
-    @Test func aCatalogPublishedThroughOneIsDeliveredByTheOtherAndEventsAreStoredOnce() async throws {
+    @Test func whatOneServerIsToldTheOtherKnows() async throws {
         try await PostgresDatabase.withFresh(url: try PostgresStoreTests.url) { store, database in
             let made = try JSONSerialization.jsonObject(with: Data(try Self.run(["apps", "create", "Shop", "--database", database]).utf8)) as? [String: Any]
             let app = try #require(made?["appId"] as? String)
@@ -131,6 +125,25 @@ struct TwoServersTests {
             #expect(claims.filter { $0.0 == 201 }.count == 1, "\(claims.map(\.0))")
             #expect(claims.allSatisfy { $0.0 == 201 || $0.0 == 200 })
             #expect(try await store.balance(app: app, user: "u1") == 5)
+
+            // A key revoked through the first server stops working on the second within its
+            // key cache's lifetime (5 s on a shared database), though the second had just used it.
+            let (created, madeKey) = try await Self.request("POST", firstURL + "/v1/admin/keys", key: secret, body: #"{"kind":"client"}"#)
+            #expect(created == 201)
+            let summary = try #require(try JSONSerialization.jsonObject(with: Data(madeKey.utf8)) as? [String: Any])
+            let newKey = try #require(summary["key"] as? String)
+            let keyID = try #require(summary["id"] as? String)
+            #expect(try await Self.request("GET", secondURL + "/v1/catalog?platform=web", key: newKey).0 == 200)
+            #expect(try await Self.request("DELETE", firstURL + "/v1/admin/keys/" + keyID, key: secret).0 == 204)
+            #expect(try await Self.request("GET", firstURL + "/v1/catalog?platform=web", key: newKey).0 == 401, "at once where revoked")
+            let revoked = ContinuousClock.now
+            var refused = 200
+            while refused != 401, ContinuousClock.now - revoked < .seconds(15) {
+                try await Task.sleep(for: .milliseconds(200))
+                refused = try await Self.request("GET", secondURL + "/v1/catalog?platform=web", key: newKey).0
+            }
+            let took = ContinuousClock.now - revoked
+            #expect(refused == 401, "the second server still took the revoked key after \(took)")
         }
     }
 }

@@ -1,14 +1,13 @@
 import Foundation
 import Logging
 import PostgresNIO
-import Testing
 import WaymarkPostgres
 import WaymarkStore
 
 /// Fresh PostgreSQL databases for tests, on the server `WAYMARK_TEST_POSTGRES` names: each test
 /// gets its own database, migrated, and dropped afterwards.
-enum PostgresDatabase {
-    static let logger: Logger = {
+public enum PostgresDatabase {
+    public static let logger: Logger = {
         var logger = Logger(label: "waymark-test-postgres")
         logger.logLevel = .critical
         return logger
@@ -16,35 +15,34 @@ enum PostgresDatabase {
 
     /// Runs `body` with a store on a new database (migrated unless `migrate` is false) and that
     /// database's URL, then drops the database.
-    static func withFresh(url: String, migrate: Bool = true, _ body: (PostgresStore, String) async throws -> Void) async throws {
+    public static func withFresh<T: Sendable>(url: String, migrate: Bool = true, _ body: (PostgresStore, String) async throws -> T) async throws -> T {
         let name = "waymark_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
-        var components = try #require(URLComponents(string: url))
+        guard var components = URLComponents(string: url) else { throw StoreError(.unavailable, "not a URL: \(url)") }
         components.path = "/" + name
-        let freshURL = try #require(components.string)
+        let freshURL = components.string ?? url
         try await withClient(url: url) { admin in
             try await admin.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name)"), logger: logger)
         }
-        var failure: (any Error)?
         let store = try PostgresStore(url: freshURL, logger: logger)
-        await withTaskGroup(of: Void.self) { group in
+        let result: Result<T, any Error> = await withTaskGroup(of: Void.self) { group in
             group.addTask { await store.run() }
             defer { group.cancelAll() }
             do {
                 if migrate { try await store.migrate() }
-                try await body(store, freshURL)
+                return .success(try await body(store, freshURL))
             } catch {
-                failure = error
+                return .failure(error)
             }
         }
         // The store's pool is closed now; FORCE ends any connection still open.
         try await withClient(url: url) { admin in
             try await admin.query(PostgresQuery(unsafeSQL: "DROP DATABASE IF EXISTS \(name) WITH (FORCE)"), logger: logger)
         }
-        if let failure { throw failure }
+        return try result.get()
     }
 
     /// Runs `body` with a client of the database at `url`, running meanwhile.
-    static func withClient<T: Sendable>(url: String, _ body: (PostgresClient) async throws -> T) async throws -> T {
+    public static func withClient<T: Sendable>(url: String, _ body: (PostgresClient) async throws -> T) async throws -> T {
         let client = PostgresClient(configuration: try PostgresStore.configuration(url: url), backgroundLogger: logger)
         return try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { await client.run() }

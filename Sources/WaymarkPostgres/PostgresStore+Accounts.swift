@@ -121,17 +121,17 @@ extension PostgresStore {
 
     @discardableResult
     public func appendAudit(_ entry: AuditEntry) async throws(StoreError) -> AuditEntry {
-        try await perform { try await Self.insertAudit(entry, client, logger) }
+        try await perform { try await Self.insertAudit(entry, $0, logger) }
     }
 
-    static func insertAudit(_ entry: AuditEntry, _ runner: some QueryRunner, _ logger: Logger) async throws -> AuditEntry {
+    static func insertAudit(_ entry: AuditEntry, _ connection: PostgresConnection, _ logger: Logger) async throws -> AuditEntry {
         let sequence = try await all(
             """
             INSERT INTO audit (app, actor, at, action, object, before, after)
             VALUES (\(entry.app), \(entry.actor), \(entry.at.millisecondsSince1970), \(entry.action), \(entry.object), \(entry.before), \(entry.after))
             RETURNING sequence
             """,
-            as: Int64.self, runner, logger
+            as: Int64.self, connection, logger
         )
         var saved = entry
         saved.sequence = sequence.first ?? 0

@@ -39,9 +39,9 @@ extension PostgresStore {
             sql += " GROUP BY " + (1...keys.count).map(String.init).filter { query.byName || $0 != "1" }.joined(separator: ", ")
         }
         let dimensions = columns.count
-        return try await perform {
+        return try await perform { connection in
             var rows: [TallyRow] = []
-            for try await row in try await client.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger) {
+            for try await row in try await connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger) {
                 let cells = Array(row)
                 let events = try cells[keys.count].decode(Int64.self)
                 guard events > 0 else { continue }

@@ -14,10 +14,13 @@ import WaymarkStore
 public final class PostgresStore: Store, Service {
     let client: PostgresClient
     let logger: Logger
+    /// The longest an operation waits for a connection (while the database is down or every
+    /// connection busy) before it fails as `.unavailable`. The pool itself would wait a minute.
+    let patience: Duration
 
     /// - Parameter url: `postgres://user[:password]@host[:port]/database` (TLS off: loopback or a private network).
-    public convenience init(url: String, logger: Logger) throws(StoreError) {
-        self.init(configuration: try Self.configuration(url: url), logger: logger)
+    public convenience init(url: String, logger: Logger, patience: Duration = .seconds(5)) throws(StoreError) {
+        self.init(configuration: try Self.configuration(url: url), logger: logger, patience: patience)
     }
 
     /// The client configuration a `postgres://user[:password]@host[:port]/database` URL names.
@@ -32,9 +35,10 @@ public final class PostgresStore: Store, Service {
         )
     }
 
-    public init(configuration: PostgresClient.Configuration, logger: Logger) {
+    public init(configuration: PostgresClient.Configuration, logger: Logger, patience: Duration = .seconds(5)) {
         client = PostgresClient(configuration: configuration, backgroundLogger: logger)
         self.logger = logger
+        self.patience = patience
     }
 
     /// Runs the connection pool until cancelled or shut down.
@@ -44,30 +48,28 @@ public final class PostgresStore: Store, Service {
 
     /// Applies the migrations this database lacks, holding an advisory lock meanwhile.
     public func migrate() async throws(StoreError) {
-        try await perform {
-            try await client.withConnection { connection in
-                try await connection.query("SELECT pg_advisory_lock(\(Schema.migrationLock))", logger: self.logger)
-                do {
-                    try await connection.query(
-                        "CREATE TABLE IF NOT EXISTS migrations (name TEXT PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())",
-                        logger: self.logger
-                    )
-                    var applied: Set<String> = []
-                    for try await name in try await connection.query("SELECT name FROM migrations", logger: self.logger).decode(String.self) {
-                        applied.insert(name)
-                    }
-                    for migration in Schema.migrations where !applied.contains(migration.name) {
-                        try await connection.withTransaction(logger: self.logger) { connection in
-                            for statement in migration.sql { try await connection.query(PostgresQuery(unsafeSQL: statement), logger: self.logger) }
-                            try await connection.query("INSERT INTO migrations (name) VALUES (\(migration.name))", logger: self.logger)
-                        }
-                    }
-                } catch {
-                    _ = try? await connection.query("SELECT pg_advisory_unlock(\(Schema.migrationLock))", logger: self.logger)
-                    throw error
+        try await perform { connection in
+            try await connection.query("SELECT pg_advisory_lock(\(Schema.migrationLock))", logger: self.logger)
+            do {
+                try await connection.query(
+                    "CREATE TABLE IF NOT EXISTS migrations (name TEXT PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())",
+                    logger: self.logger
+                )
+                var applied: Set<String> = []
+                for try await name in try await connection.query("SELECT name FROM migrations", logger: self.logger).decode(String.self) {
+                    applied.insert(name)
                 }
-                try await connection.query("SELECT pg_advisory_unlock(\(Schema.migrationLock))", logger: self.logger)
+                for migration in Schema.migrations where !applied.contains(migration.name) {
+                    try await connection.withTransaction(logger: self.logger) { connection in
+                        for statement in migration.sql { try await connection.query(PostgresQuery(unsafeSQL: statement), logger: self.logger) }
+                        try await connection.query("INSERT INTO migrations (name) VALUES (\(migration.name))", logger: self.logger)
+                    }
+                }
+            } catch {
+                _ = try? await connection.query("SELECT pg_advisory_unlock(\(Schema.migrationLock))", logger: self.logger)
+                throw error
             }
+            try await connection.query("SELECT pg_advisory_unlock(\(Schema.migrationLock))", logger: self.logger)
         }
     }
 
@@ -280,11 +282,11 @@ public final class PostgresStore: Store, Service {
     }
 
     public func balance(app: String, user: String) async throws(StoreError) -> Int {
-        try await perform { try await Self.balance(app: app, user: user, self.client, self.logger) }
+        try await perform { try await Self.balance(app: app, user: user, $0, self.logger) }
     }
 
-    private static func balance(app: String, user: String, _ runner: some QueryRunner, _ logger: Logger) async throws -> Int {
-        Int(try await all("SELECT COALESCE(SUM(credits), 0)::BIGINT FROM grants WHERE app = \(app) AND user_id = \(user)", as: Int64.self, runner, logger)
+    private static func balance(app: String, user: String, _ connection: PostgresConnection, _ logger: Logger) async throws -> Int {
+        Int(try await all("SELECT COALESCE(SUM(credits), 0)::BIGINT FROM grants WHERE app = \(app) AND user_id = \(user)", as: Int64.self, connection, logger)
             .first ?? 0)
     }
 
@@ -314,72 +316,100 @@ public final class PostgresStore: Store, Service {
 
     // MARK: Running queries
 
-    /// Runs `body`, turning PostgreSQL's errors into ``StoreError``s: a unique or foreign key
-    /// violation is `.conflict`, a connection that cannot be made `.unavailable`.
-    func perform<T>(_ body: () async throws -> T) async throws(StoreError) -> T {
+    /// Runs `body` on a connection from the pool, turning PostgreSQL's errors into ``StoreError``s:
+    /// a unique or foreign key violation is `.conflict`; a database that cannot be reached, or no
+    /// connection within ``patience``, `.unavailable` (the server answers 503 and clients retry).
+    /// Once it has its connection, `body` runs to its end however long it takes.
+    func perform<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws(StoreError) -> T {
         do {
-            return try await body()
-        } catch let error as StoreError {
-            throw error
-        } catch let error as PSQLError {
-            let state = error.serverInfo?[.sqlState]
-            if state == "23505" || state == "23503" { throw StoreError(.conflict, error.serverInfo?[.message] ?? "\(error)") }
-            if error.serverInfo == nil { throw StoreError(.unavailable, "\(error.code)") }
-            throw StoreError(.failed, error.serverInfo?[.message] ?? "\(error)")
-        } catch let error as PostgresTransactionError {
-            if let cause = error.closureError ?? error.beginError ?? error.commitError {
-                return try await perform { throw cause }
+            return try await withoutActuallyEscaping(body) { body in
+                // The closure only runs within this call, in the child below.
+                nonisolated(unsafe) let body = body
+                let leased = Flag()
+                return try await withThrowingTaskGroup(of: T?.self) { group in
+                    group.addTask {
+                        try await self.client.withConnection { connection in
+                            leased.set()
+                            return try await body(connection)
+                        }
+                    }
+                    group.addTask {
+                        try await Task.sleep(for: self.patience)
+                        if leased.isSet { return nil }
+                        throw StoreError(.unavailable, "no database connection within \(self.patience)")
+                    }
+                    while let result = try await group.next() {
+                        if let result {
+                            group.cancelAll()
+                            return result
+                        }
+                    }
+                    throw CancellationError()
+                }
             }
-            throw StoreError(.failed, "\(error)")
         } catch {
-            throw StoreError(.failed, "\(error)")
+            throw Self.storeError(error)
+        }
+    }
+
+    static func storeError(_ error: any Error) -> StoreError {
+        switch error {
+        case let error as StoreError:
+            return error
+        case let error as PSQLError:
+            let state = error.serverInfo?[.sqlState] ?? ""
+            let message = error.serverInfo?[.message] ?? "\(error.code)"
+            // 23: integrity constraints; 08: connection; 53: resources; 57: the server shutting down.
+            if state == "23505" || state == "23503" { return StoreError(.conflict, message) }
+            if error.serverInfo == nil || ["08", "53", "57"].contains(state.prefix(2)) { return StoreError(.unavailable, message) }
+            return StoreError(.failed, message)
+        case let error as PostgresTransactionError:
+            if let cause = error.closureError ?? error.beginError ?? error.commitError { return storeError(cause) }
+            return StoreError(.failed, "\(error)")
+        default:
+            return StoreError(.failed, "\(error)")
         }
     }
 
     func execute(_ query: PostgresQuery) async throws(StoreError) {
-        try await perform { try await client.query(query, logger: logger) }
+        try await perform { try await $0.query(query, logger: logger) }
     }
 
-    func all<Column: PostgresDecodable>(_ query: PostgresQuery, as type: Column.Type) async throws(StoreError) -> [Column] {
-        try await perform { try await Self.all(query, as: type, client, logger) }
+    func all<Column: PostgresDecodable & Sendable>(_ query: PostgresQuery, as type: Column.Type) async throws(StoreError) -> [Column] {
+        try await perform { try await Self.all(query, as: type, $0, logger) }
     }
 
-    func all<each Column: PostgresDecodable>(_ query: PostgresQuery, as type: (repeat each Column).Type) async throws(StoreError)
+    func all<each Column: PostgresDecodable & Sendable>(_ query: PostgresQuery, as type: (repeat each Column).Type) async throws(StoreError)
         -> [(repeat each Column)]
     {
-        try await perform { try await Self.all(query, as: type, client, logger) }
+        try await perform { try await Self.all(query, as: type, $0, logger) }
     }
 
     func transaction<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws(StoreError) -> T {
-        try await perform { try await client.withTransaction(logger: logger) { connection in try await body(connection) } }
+        try await perform { connection in try await connection.withTransaction(logger: logger) { connection in try await body(connection) } }
     }
 
     static func all<Column: PostgresDecodable>(
-        _ query: PostgresQuery, as type: Column.Type, _ runner: some QueryRunner, _ logger: Logger
+        _ query: PostgresQuery, as type: Column.Type, _ connection: PostgresConnection, _ logger: Logger
     ) async throws -> [Column] {
         var rows: [Column] = []
-        for try await row in try await runner.run(query, logger: logger) { rows.append(try row.decode(Column.self)) }
+        for try await row in try await connection.query(query, logger: logger) { rows.append(try row.decode(Column.self)) }
         return rows
     }
 
     static func all<each Column: PostgresDecodable>(
-        _ query: PostgresQuery, as type: (repeat each Column).Type, _ runner: some QueryRunner, _ logger: Logger
+        _ query: PostgresQuery, as type: (repeat each Column).Type, _ connection: PostgresConnection, _ logger: Logger
     ) async throws -> [(repeat each Column)] {
         var rows: [(repeat each Column)] = []
-        for try await row in try await runner.run(query, logger: logger) { rows.append(try row.decode(type)) }
+        for try await row in try await connection.query(query, logger: logger) { rows.append(try row.decode(type)) }
         return rows
     }
 }
 
-/// What runs a query: the pool, or one connection inside a transaction.
-protocol QueryRunner {
-    func run(_ query: PostgresQuery, logger: Logger) async throws -> PostgresRowSequence
-}
-
-extension PostgresClient: QueryRunner {
-    func run(_ query: PostgresQuery, logger: Logger) async throws -> PostgresRowSequence { try await self.query(query, logger: logger) }
-}
-
-extension PostgresConnection: QueryRunner {
-    func run(_ query: PostgresQuery, logger: Logger) async throws -> PostgresRowSequence { try await self.query(query, logger: logger) }
+/// Set once, read from another task.
+final class Flag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = false
+    func set() { lock.withLock { value = true } }
+    var isSet: Bool { lock.withLock { value } }
 }

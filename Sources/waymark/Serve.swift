@@ -109,12 +109,10 @@ func redactingPassword(_ url: String) -> String {
     return components.string ?? url
 }
 
-/// How long a command waits for PostgreSQL to answer at start.
-let databaseTimeout = Duration.seconds(15)
-
 /// Runs `body` with the store the options name: PostgreSQL with `database` (its connection pool
 /// runs meanwhile, and its schema is migrated first, safely when several servers start at once),
-/// else SQLite in the data directory.
+/// else SQLite in the data directory. A database that does not answer within the store's patience
+/// (5 s) is an error, not a wait: the pool alone would retry for ever.
 func withStore<T: Sendable>(_ options: ServerOptions.Resolved, logger: Logger, _ body: (any Store) async throws -> T) async throws -> T {
     guard let url = options.database else { return try await body(try openStore(dataDirectory: options.dataDirectory)) }
     let store: PostgresStore
@@ -127,28 +125,14 @@ func withStore<T: Sendable>(_ options: ServerOptions.Resolved, logger: Logger, _
     return try await withThrowingTaskGroup(of: Void.self) { group in
         group.addTask { await store.run() }
         defer { group.cancelAll() }
-        // An unreachable database is retried by the pool for ever: give up on it after a while.
-        let ready = try await withThrowingTaskGroup(of: Bool.self) { attempt in
-            attempt.addTask {
-                do {
-                    try await store.migrate()
-                    return true
-                } catch {
-                    // Cancelled: the timeout below speaks.
-                    if Task.isCancelled { return false }
-                    printError("error: cannot prepare the database: \(error)")
-                    throw ExitCode(1)
-                }
+        do throws(StoreError) {
+            try await store.migrate()
+        } catch {
+            if error.code == .unavailable {
+                printError("error: cannot reach the database at \(redactingPassword(url)): \(error.message)")
+            } else {
+                printError("error: cannot prepare the database: \(error)")
             }
-            attempt.addTask {
-                try await Task.sleep(for: databaseTimeout)
-                return false
-            }
-            defer { attempt.cancelAll() }
-            return try await attempt.next() ?? false
-        }
-        guard ready else {
-            printError("error: cannot reach the database at \(redactingPassword(url)) within \(databaseTimeout)")
             throw ExitCode(1)
         }
         return try await body(store)

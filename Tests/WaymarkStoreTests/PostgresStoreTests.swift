@@ -48,3 +48,16 @@ struct PostgresStoreTests {
     }
 }
 
+/// A database that does not answer fails each operation within the store's patience, as
+/// `.unavailable` (the server answers 503), instead of the pool's minute of retries.
+@Test func aDatabaseThatDoesNotAnswerIsUnavailableWithinThePatience() async throws {
+    let store = try PostgresStore(url: "postgres://nobody@127.0.0.1:1/nothing", logger: PostgresDatabase.logger, patience: .milliseconds(300))
+    try await withThrowingTaskGroup(of: Void.self) { group in
+        group.addTask { await store.run() }
+        defer { group.cancelAll() }
+        let start = ContinuousClock.now
+        await #expect(performing: { _ = try await store.app(id: "a") }, throws: { ($0 as? StoreError)?.code == .unavailable })
+        // Generous: the test runner's threads may be busy; the pool alone would wait 60 s.
+        #expect(ContinuousClock.now - start < .seconds(30))
+    }
+}

@@ -1,10 +1,14 @@
 import WaymarkEngine
 import WaymarkStore
 
-/// Group commit for events: uploads that arrive while a transaction is being written wait, and
+/// Group commit for events: uploads that arrive while transactions are being written wait, and
 /// are then written together in the next one, so each still gets its answer only after its events
 /// are committed, but many uploads share one commit. With one upload at a time it is one
 /// transaction per upload, as without it.
+///
+/// SQLite has one writer, so one transaction is written at a time; a database that takes several
+/// writers at once (``Store/isShared``: PostgreSQL) gets up to ``writers`` transactions in flight,
+/// so that one's commit waits for the disk while the next is inserted.
 final class EventWriter: Sendable {
     private struct Waiting {
         var events: [StoredEvent]
@@ -13,17 +17,20 @@ final class EventWriter: Sendable {
 
     private struct State {
         var waiting: [Waiting] = []
-        var writing = false
+        var writing = 0
     }
 
     let store: any Store
     /// The most events one transaction takes (uploads are never split).
     let limit: Int
+    /// The most transactions written at once.
+    let writers: Int
     private let state = Locked(State())
 
     init(store: any Store, limit: Int = 5_000) {
         self.store = store
         self.limit = limit
+        writers = store.isShared ? 4 : 1
     }
 
     /// Stores the events; per event, whether it was new. Returns once they are committed.
@@ -32,15 +39,15 @@ final class EventWriter: Sendable {
         return try await withCheckedThrowingContinuation { continuation in
             let start = state.withLock { state in
                 state.waiting.append(Waiting(events: events, continuation: continuation))
-                if state.writing { return false }
-                state.writing = true
+                if state.writing == writers { return false }
+                state.writing += 1
                 return true
             }
             if start { Task { await self.drain() } }
         }
     }
 
-    /// Writes what is waiting, transaction after transaction, until nothing is.
+    /// One writer: writes what is waiting, transaction after transaction, until nothing is.
     private func drain() async {
         while true {
             let group = state.withLock { state -> [Waiting] in
@@ -50,7 +57,7 @@ final class EventWriter: Sendable {
                     taken.append(state.waiting.removeFirst())
                     count += next.events.count
                 }
-                if taken.isEmpty { state.writing = false }
+                if taken.isEmpty { state.writing -= 1 }
                 return taken
             }
             if group.isEmpty { return }

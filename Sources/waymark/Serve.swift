@@ -115,6 +115,11 @@ func redactingPassword(_ url: String) -> String {
 /// (5 s) is an error, not a wait: the pool alone would retry for ever.
 func withStore<T: Sendable>(_ options: ServerOptions.Resolved, logger: Logger, _ body: (any Store) async throws -> T) async throws -> T {
     guard let url = options.database else { return try await body(try openStore(dataDirectory: options.dataDirectory)) }
+    return try await withPostgres(url: url, logger: logger) { try await body($0) }
+}
+
+/// Runs `body` with the PostgreSQL store at `url`, migrated, its pool running meanwhile.
+func withPostgres<T: Sendable>(url: String, logger: Logger, _ body: (PostgresStore) async throws -> T) async throws -> T {
     let store: PostgresStore
     do {
         store = try PostgresStore(url: url, logger: logger)

@@ -1,0 +1,47 @@
+/// Every table of a Waymark database in a form both stores read and write, for moving a whole
+/// database from one store to another (`waymark migrate-data`, SQLite to PostgreSQL): the tables in
+/// an order where every reference points to a table before it, their columns under one name each
+/// (a store may call a column otherwise: PostgreSQL's `user_id` is `user` here), and each row as
+/// text, NULL as nil.
+public enum PortableTable: String, CaseIterable, Sendable {
+    case apps, keys, drafts, versions, events, grants, users, memberships, sessions, audit
+
+    public struct Column: Sendable {
+        public enum Kind: Sendable { case text, integer, boolean }
+
+        public var name: String
+        public var kind: Kind
+    }
+
+    /// The columns, the primary key's first.
+    public var columns: [Column] {
+        func text(_ names: String...) -> [Column] { names.map { Column(name: $0, kind: .text) } }
+        func integer(_ names: String...) -> [Column] { names.map { Column(name: $0, kind: .integer) } }
+        switch self {
+        case .apps: return text("id", "name", "identity_secret") + integer("created_at")
+        case .keys: return text("id", "app", "kind", "hash") + integer("created_at", "revoked_at")
+        case .drafts: return text("app", "document") + integer("updated_at", "revision")
+        case .versions: return text("app") + integer("number") + text("document") + integer("published_at") + text("note")
+        case .events:
+            return text("app", "id", "user", "name", "target") + integer("timestamp", "received_at") + [Column(name: "clamped", kind: .boolean)]
+                + text("properties", "platform", "app_version")
+        case .grants: return text("app", "user", "tour", "page", "id") + integer("credits", "granted_at")
+        case .users: return text("id", "email", "password_hash") + integer("created_at")
+        case .memberships: return text("user", "app", "role")
+        case .sessions: return text("id", "user", "csrf_token") + integer("created_at", "last_seen_at")
+        case .audit: return integer("sequence") + text("app", "actor") + integer("at") + text("action", "object", "before", "after")
+        }
+    }
+
+    /// How many leading columns make the primary key, by which rows are read in order.
+    public var keyLength: Int {
+        switch self {
+        case .versions, .events, .memberships: 2
+        case .grants: 4
+        default: 1
+        }
+    }
+}
+
+/// Rows of one table, each cell as text (integers in decimal, booleans as 0 or 1) or nil for NULL.
+public typealias PortableRows = [[String?]]

@@ -1,0 +1,99 @@
+import Foundation
+import Testing
+import WaymarkPostgres
+import WaymarkSQLite
+import WaymarkStore
+import WaymarkTestSupport
+
+/// `waymark migrate-data`: a SQLite database with something in every table, copied into a fresh
+/// PostgreSQL database by the real binary, reads back the same through the protocol.
+@Suite(.enabled(if: StoreUnderTest.available.contains(.postgres)))
+struct MigrateDataTests {
+    static let t0 = Date(millisecondsSince1970: 1_790_000_000_000)
+
+    /// Every table of `store` filled with a little of everything, NULLs and non-ASCII text included.
+    static func fill(_ store: SQLiteStore) async throws {
+        for app in ["shop", "blog"] {
+            try await store.createApp(AppRecord(id: app, name: "App « \(app) »", identitySecret: "secret-\(app)", createdAt: t0))
+            try await store.insertKey(KeyRecord(id: "key-\(app)-1", app: app, kind: .client, hash: "hash-\(app)-1", createdAt: t0))
+            try await store.insertKey(KeyRecord(id: "key-\(app)-2", app: app, kind: .secret, hash: "hash-\(app)-2", createdAt: t0, revokedAt: t0 + 60))
+            _ = try await store.saveDraft(app: app, document: "tips: []\n", at: t0, expected: nil, audit: [])
+            _ = try await store.saveDraft(app: app, document: "tips:\n  - id: héllo\n", at: t0 + 1, expected: 1, audit: [])
+            _ = try await store.publish(app: app, document: "tips: []\n", at: t0 + 2, note: nil, actor: "cli")
+            _ = try await store.publish(app: app, document: "tips:\n  - id: héllo\n", at: t0 + 3, note: "second", actor: "user:ada@example.com")
+            var events: [StoredEvent] = []
+            for index in 0..<12_345 {
+                let target: String? = index % 5 == 0 ? nil : "t\(index % 11)"
+                let platform = index % 4 == 1 ? "ios" : "web"
+                let properties: [String: String]? = index % 2 == 0 ? nil : ["platform": platform, "appVersion": "1.\(index % 3)"]
+                let time = t0.millisecondsSince1970 + Int64(index)
+                events.append(
+                    StoredEvent(
+                        app: app, id: String(format: "e%06d", index), user: "u\(index % 37)", name: index % 3 == 0 ? "tap" : "screen",
+                        target: target, timestamp: time, receivedAt: t0.millisecondsSince1970, clamped: index % 7 == 0, properties: properties
+                    )
+                )
+            }
+            _ = try await store.insertEvents(events)
+            _ = try await store.claim(Grant(id: "g-\(app)", app: app, user: "u1", tour: "tour", page: "p", credits: 5, grantedAt: t0), cap: nil)
+        }
+        try await store.createUser(ConsoleUser(id: "ada", email: "ada@example.com", passwordHash: "$2b$hash", createdAt: t0))
+        try await store.createUser(ConsoleUser(id: "vic", email: "vic@example.com", passwordHash: "$2b$hash2", createdAt: t0))
+        try await store.changeRole(.owner, user: "ada", app: "shop")
+        try await store.changeRole(.viewer, user: "vic", app: "shop")
+        try await store.insertSession(ConsoleSession(id: "session-hash", user: "ada", csrfToken: "csrf", createdAt: t0, lastSeenAt: t0 + 5))
+        try await store.appendAudit(AuditEntry(app: "shop", actor: "user:ada@example.com", at: t0, action: "tip.added", object: "tip héllo", before: nil, after: "id: héllo"))
+    }
+
+    /// What a server would read, table by table, through the protocol.
+    static func contents(_ store: any Store) async throws -> [String] {
+        var lines: [String] = []
+        for app in try await store.apps() {
+            lines.append("\(app)")
+            lines += try await store.keys(app: app.id).map { "\($0)" }
+            lines.append("\(String(describing: try await store.draft(app: app.id)))")
+            for version in try await store.versions(app: app.id) {
+                lines.append("\(String(describing: try await store.version(app: app.id, number: version.number)))")
+            }
+            var cursor: EventCursor?
+            while true {
+                let page = try await store.events(app: app.id, period: Period(from: 0, to: .max), user: nil, after: cursor, limit: 5_000)
+                guard let last = page.last else { break }
+                lines += page.map { "\($0)" }
+                cursor = EventCursor(timestamp: last.timestamp, id: last.id)
+            }
+            lines.append("balance \(try await store.balance(app: app.id, user: "u1"))")
+            lines += try await store.members(app: app.id).map { "\($0)" }
+            lines += try await store.auditLog(app: app.id, limit: 100).map { "\($0)" }
+        }
+        lines.append("\(String(describing: try await store.session(id: "session-hash")))")
+        return lines
+    }
+
+    @Test func copiesEveryTableAndRefusesADatabaseInUse() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("waymark-migrate-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let source = try SQLiteStore(path: directory.appendingPathComponent("waymark.sqlite").path)
+        try await Self.fill(source)
+        let expected = try await Self.contents(source)
+        #expect(expected.count > 24_000)
+
+        try await PostgresDatabase.withFresh(url: try StoreUnderTest.requirePostgresURL()) { target, url in
+            let output = try TwoServersTests.run(["migrate-data", "--data-dir", directory.path, "--database", url, "--log-level", "error"])
+            #expect(output.contains("events: 24690 rows") && output.contains("audit: "), "\(output)")
+            let copied = try await Self.contents(target)
+            #expect(copied.count == expected.count)
+            #expect(copied == expected, "first difference: \(zip(copied, expected).first { $0 != $1 }.map { "\($0) ≠ \($1)" } ?? "in length")")
+            // The audit log continues from the copied numbers.
+            let last = try #require(try await target.auditLog(app: "shop", limit: 1).first)
+            let next = try await target.appendAudit(AuditEntry(app: "shop", actor: "cli", at: Self.t0, action: "publish", object: "version 3", before: nil, after: nil))
+            #expect(next.sequence == last.sequence + 1)
+
+            // A second copy into the same database is refused and changes nothing.
+            let again = try TwoServersTests.run(["migrate-data", "--data-dir", directory.path, "--database", url, "--log-level", "error"], expectFailure: true)
+            #expect(again.contains("not empty"), "\(again)")
+            #expect(try await target.eventCount(app: "shop") == 12_345)
+        }
+    }
+}

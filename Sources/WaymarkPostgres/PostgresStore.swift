@@ -384,7 +384,7 @@ public final class PostgresStore: Store, Service {
     }
 
     func execute(_ query: PostgresQuery) async throws(StoreError) {
-        try await perform { try await $0.query(query, logger: logger) }
+        try await perform { _ = try await $0.query(query, logger: logger) }
     }
 
     func all<Column: PostgresDecodable & Sendable>(_ query: PostgresQuery, as type: Column.Type) async throws(StoreError) -> [Column] {

@@ -52,7 +52,7 @@ struct PostgresStoreTests {
 /// `.unavailable` (the server answers 503), instead of the pool's minute of retries.
 @Test func aDatabaseThatDoesNotAnswerIsUnavailableWithinThePatience() async throws {
     let store = try PostgresStore(url: "postgres://nobody@127.0.0.1:1/nothing", logger: PostgresDatabase.logger, patience: .milliseconds(300))
-    try await withThrowingTaskGroup(of: Void.self) { group in
+    await withTaskGroup(of: Void.self) { group in
         group.addTask { await store.run() }
         defer { group.cancelAll() }
         let start = ContinuousClock.now

@@ -42,6 +42,7 @@ public enum PostgresDatabase {
     }
 
     /// Runs `body` with a client of the database at `url`, running meanwhile.
+    @discardableResult
     public static func withClient<T: Sendable>(url: String, _ body: (PostgresClient) async throws -> T) async throws -> T {
         let client = PostgresClient(configuration: try PostgresStore.configuration(url: url), backgroundLogger: logger)
         return try await withThrowingTaskGroup(of: Void.self) { group in

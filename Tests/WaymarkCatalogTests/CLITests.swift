@@ -11,11 +11,7 @@ import WaymarkTestSupport
 struct CLITests {
     static let root = WaymarkBinary.root
 
-    struct Run {
-        var status: Int32
-        var output: String
-        var errors: String
-    }
+    typealias Run = WaymarkBinary.Run
 
     func waymark(_ arguments: String...) throws -> Run {
         try waymark(arguments)
@@ -24,19 +20,7 @@ struct CLITests {
     func binary() throws -> URL { try WaymarkBinary.url() }
 
     func waymark(_ arguments: [String], environment: [String: String] = [:]) throws -> Run {
-        let process = Process()
-        process.executableURL = try binary()
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        process.currentDirectoryURL = Self.root
-        let output = Pipe(), errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let out = output.fileHandleForReading.readDataToEndOfFile()
-        let err = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Run(status: process.terminationStatus, output: String(decoding: out, as: UTF8.self), errors: String(decoding: err, as: UTF8.self))
+        try WaymarkBinary.run(arguments, environment: environment)
     }
 
     func temporaryFile(_ text: String, _ suffix: String) throws -> String {

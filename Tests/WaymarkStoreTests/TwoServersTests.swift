@@ -17,19 +17,9 @@ struct TwoServersTests {
     /// Runs `waymark` to its end; returns its standard output, and its errors when it is expected
     /// to fail (exit status 1).
     static func run(_ arguments: [String], expectFailure: Bool = false) throws -> String {
-        let process = Process()
-        process.executableURL = try WaymarkBinary.url()
-        process.arguments = arguments
-        process.currentDirectoryURL = root
-        let output = Pipe(), errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        let complaints = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == (expectFailure ? 1 : 0), "waymark \(arguments.first ?? ""): \(String(decoding: complaints, as: UTF8.self))")
-        return String(decoding: data, as: UTF8.self) + (expectFailure ? String(decoding: complaints, as: UTF8.self) : "")
+        let run = try WaymarkBinary.run(arguments)
+        #expect(run.status == (expectFailure ? 1 : 0), "waymark \(arguments.first ?? ""): \(run.errors)")
+        return run.output + (expectFailure ? run.errors : "")
     }
 
     /// A `waymark serve` on the database, on a free port; stopped by `stop()`.

@@ -16,3 +16,29 @@ public enum WaymarkBinary {
         return found
     }
 }
+
+extension WaymarkBinary {
+    /// What a finished `waymark` run left.
+    public struct Run: Sendable {
+        public var status: Int32
+        public var output: String
+        public var errors: String
+    }
+
+    /// Runs `waymark` with the arguments to its end, in the package's directory.
+    public static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Run {
+        let process = Process()
+        process.executableURL = try url()
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        process.currentDirectoryURL = root
+        let output = Pipe(), errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        let out = output.fileHandleForReading.readDataToEndOfFile()
+        let err = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Run(status: process.terminationStatus, output: String(decoding: out, as: UTF8.self), errors: String(decoding: err, as: UTF8.self))
+    }
+}

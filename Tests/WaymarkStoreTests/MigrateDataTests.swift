@@ -60,7 +60,7 @@ struct MigrateDataTests {
                 let page = try await store.events(app: app.id, period: Period(from: 0, to: .max), user: nil, after: cursor, limit: 5_000)
                 guard let last = page.last else { break }
                 lines += page.map { "\($0)" }
-                cursor = EventCursor(timestamp: last.timestamp, id: last.id)
+                cursor = EventCursor(after: last)
             }
             lines.append("balance \(try await store.balance(app: app.id, user: "u1"))")
             lines += try await store.members(app: app.id).map { "\($0)" }

@@ -9,12 +9,8 @@ import WaymarkTestSupport
 /// run at once, and an audit log the database itself keeps append-only.
 @Suite(.enabled(if: StoreUnderTest.available.contains(.postgres)))
 struct PostgresStoreTests {
-    static var url: String {
-        get throws { try StoreUnderTest.requirePostgresURL() }
-    }
-
     @Test func serversStartingAtOnceMigrateOnce() async throws {
-        try await PostgresDatabase.withFresh(url: try Self.url, migrate: false) { first, url in
+        try await PostgresDatabase.withFresh(url: try StoreUnderTest.requirePostgresURL(), migrate: false) { first, url in
             let second = try PostgresStore(url: url, logger: PostgresDatabase.logger)
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { await second.run() }
@@ -36,7 +32,7 @@ struct PostgresStoreTests {
     }
 
     @Test func theDatabaseRefusesToRewriteTheAuditLog() async throws {
-        try await PostgresDatabase.withFresh(url: try Self.url) { store, url in
+        try await PostgresDatabase.withFresh(url: try StoreUnderTest.requirePostgresURL()) { store, url in
             try await store.appendAudit(AuditEntry(app: "a", actor: "cli", at: Date(), action: "publish", object: "version 1", before: nil, after: nil))
             try await PostgresDatabase.withClient(url: url) { client in
                 await #expect(throws: PSQLError.self) { try await client.query("UPDATE audit SET actor = 'someone else'") }

@@ -65,7 +65,7 @@ struct TwoServersTests {
     }
 
     @Test func whatOneServerIsToldTheOtherKnows() async throws {
-        try await PostgresDatabase.withFresh(url: try PostgresStoreTests.url) { store, database in
+        try await PostgresDatabase.withFresh(url: try StoreUnderTest.requirePostgresURL()) { store, database in
             let made = try JSONSerialization.jsonObject(with: Data(try Self.run(["apps", "create", "Shop", "--database", database]).utf8)) as? [String: Any]
             let app = try #require(made?["appId"] as? String)
             let secret = try #require(made?["secretKey"] as? String)

@@ -12,6 +12,7 @@ import PackageDescription
 //   WaymarkStore     the storage protocol the server is written against, and its records
 //   WaymarkSQLite    that protocol on an embedded SQLite database (GRDB)
 //   WaymarkPostgres  that protocol on PostgreSQL (PostgresNIO), for several servers on one database
+//   WaymarkNarration spoken narration: what a catalog says aloud, espeak-ng and ffmpeg, the background queue
 //   WaymarkServer    the HTTP server (Hummingbird): authoring, delivery, events, rewards
 //   WaymarkConsole   the web console on that server: accounts, sessions, authoring forms, publishing
 //   waymark          the command-line tool and the one place where the parts are put together
@@ -30,6 +31,7 @@ let package = Package(
         .library(name: "WaymarkSQLite", targets: ["WaymarkSQLite"]),
         .library(name: "WaymarkPostgres", targets: ["WaymarkPostgres"]),
         .library(name: "WaymarkAnalytics", targets: ["WaymarkAnalytics"]),
+        .library(name: "WaymarkNarration", targets: ["WaymarkNarration"]),
         .executable(name: "waymark", targets: ["waymark"]),
     ],
     dependencies: [
@@ -81,9 +83,18 @@ let package = Package(
             ]
         ),
         .target(
+            name: "WaymarkNarration",
+            dependencies: [
+                "WaymarkCatalog", "WaymarkStore", "WaymarkEngine",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .target(
             name: "WaymarkServer",
             dependencies: [
-                "WaymarkRules", "WaymarkStore", "WaymarkDelivery", "WaymarkCatalog",
+                "WaymarkRules", "WaymarkStore", "WaymarkDelivery", "WaymarkCatalog", "WaymarkNarration",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
@@ -111,7 +122,7 @@ let package = Package(
         .executableTarget(
             name: "waymark",
             dependencies: [
-                "WaymarkCatalog", "WaymarkServer", "WaymarkConsole", "WaymarkSQLite", "WaymarkPostgres",
+                "WaymarkCatalog", "WaymarkServer", "WaymarkConsole", "WaymarkSQLite", "WaymarkPostgres", "WaymarkNarration",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -127,6 +138,10 @@ let package = Package(
         .testTarget(name: "WaymarkHTMLTests", dependencies: ["WaymarkHTML"]),
         .testTarget(name: "WaymarkCatalogTests", dependencies: ["WaymarkCatalog", "WaymarkTestSupport", "waymark"]),
         .testTarget(name: "WaymarkDeliveryTests", dependencies: ["WaymarkDelivery"]),
+        .testTarget(
+            name: "WaymarkNarrationTests",
+            dependencies: ["WaymarkNarration", "WaymarkCatalog", "WaymarkStore", "WaymarkTestSupport", .product(name: "Logging", package: "swift-log")]
+        ),
         // Fresh databases of every store for the tests (SQLite, and PostgreSQL where scripts/test
         // starts one), and the waymark binary they run.
         .target(
@@ -157,7 +172,7 @@ let package = Package(
         .testTarget(
             name: "WaymarkServerTests",
             dependencies: [
-                "WaymarkServer", "WaymarkSQLite", "WaymarkCatalog", "WaymarkClient", "WaymarkTestSupport",
+                "WaymarkServer", "WaymarkSQLite", "WaymarkCatalog", "WaymarkClient", "WaymarkTestSupport", "WaymarkNarration",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Yams", package: "Yams"),

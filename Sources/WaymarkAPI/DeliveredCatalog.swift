@@ -101,14 +101,33 @@ public struct DeliveredContent: Codable, Hashable, Sendable {
     public var title: String
     /// Sanitized HTML.
     public var html: String
-    /// Narration for this locale, if any.
-    public var audio: String?
+    /// The content read aloud, if there is audio for it.
+    public var narration: DeliveredNarration?
 
-    public init(locale: String, title: String, html: String, audio: String? = nil) {
+    public init(locale: String, title: String, html: String, narration: DeliveredNarration? = nil) {
         self.locale = locale
         self.title = title
         self.html = html
-        self.audio = audio
+        self.narration = narration
+    }
+}
+
+/// Audio that reads a content aloud: a recording, or speech the server made from the text.
+public struct DeliveredNarration: Codable, Hashable, Sendable {
+    public enum Source: String, Codable, Hashable, Sendable {
+        case recording, generated
+    }
+
+    /// Absolute (a recording elsewhere), or a path on the server the catalog came from.
+    public var url: String
+    /// Seconds; nil when unknown (a recording elsewhere).
+    public var duration: Double?
+    public var source: Source
+
+    public init(url: String, duration: Double?, source: Source) {
+        self.url = url
+        self.duration = duration
+        self.source = source
     }
 }
 

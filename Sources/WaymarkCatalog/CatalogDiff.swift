@@ -3,7 +3,7 @@
 public struct CatalogChange: Hashable, Sendable {
     public enum Kind: String, Hashable, Sendable {
         case tip, tour, media
-        /// Frequency and rewards: the settings of the whole catalog.
+        /// Frequency, rewards and narration: the settings of the whole catalog.
         case settings
     }
 
@@ -44,8 +44,10 @@ public struct CatalogChange: Hashable, Sendable {
         compare(.tip, old.tips, new.tips, id: \.id, yaml: CatalogDocument.yaml)
         compare(.tour, old.tours, new.tours, id: \.id, yaml: CatalogDocument.yaml)
         compare(.media, old.media, new.media, id: \.id, yaml: CatalogDocument.yaml)
-        let settings = { (catalog: Catalog) in CatalogDocument.yaml(Catalog(frequency: catalog.frequency, tips: [], rewards: catalog.rewards)) }
-        if old.frequency != new.frequency || old.rewards != new.rewards {
+        let settings = { (catalog: Catalog) in CatalogDocument.yaml(
+                Catalog(frequency: catalog.frequency, tips: [], rewards: catalog.rewards, narration: catalog.narration)
+            ) }
+        if old.frequency != new.frequency || old.rewards != new.rewards || old.narration != new.narration {
             changes.append(CatalogChange(kind: .settings, id: "catalog", before: settings(old), after: settings(new)))
         }
         return changes

@@ -28,7 +28,7 @@ import Yams
 ///     content:
 ///       title: Search
 ///       body: Tap the **magnifier** to find any product.   # Markdown; or html: <p>...</p>
-///       audio: https://cdn.example.com/search-en.opus
+///       audio: https://cdn.example.com/search-en.opus   # or recording:KEY, uploaded in the console
 ///       locales:
 ///         hi: { title: खोजें, body: किसी भी उत्पाद को खोजने के लिए आवर्धक पर टैप करें। }
 ///     variants:                 # A/B: each variant its own content
@@ -55,6 +55,9 @@ import Yams
 ///       - { url: https://cdn.example.com/intro.mp4 }
 /// rewards:
 ///   maxCreditsPerUser: 100
+/// narration:                  # speak content that has no audio, with espeak-ng
+///   language: en              # the default content's language; locales speak their own
+///   speed: 150                # words per minute, 80 to 400
 /// ```
 public enum CatalogDocument {
     /// Parses a catalog; throws ``DiagnosticsError`` with every problem found.
@@ -154,7 +157,7 @@ fileprivate struct CatalogReader {
             fail(at: root, "a catalog is a mapping with the keys frequency and tips")
             return nil
         }
-        checkKeys(mapping, allowed: ["frequency", "tips", "tours", "media", "rewards"])
+        checkKeys(mapping, allowed: ["frequency", "tips", "tours", "media", "rewards", "narration"])
         var frequency = DisplayFrequency.immediate
         if let node = mapping["frequency"] {
             if let value = node.string.flatMap(DisplayFrequency.init(rawValue:)) {
@@ -198,7 +201,8 @@ fileprivate struct CatalogReader {
         uniqueIDs(media.map(\.id), in: mapping["media"], "media")
         uniqueIDs(tours.map(\.id), in: mapping["tours"], "tour")
         let rewards = mapping["rewards"].map { readRewards($0) } ?? RewardPolicy()
-        return Catalog(frequency: frequency, tips: tips, tours: tours, media: media, rewards: rewards)
+        let narration = mapping["narration"].flatMap { readNarration($0) }
+        return Catalog(frequency: frequency, tips: tips, tours: tours, media: media, rewards: rewards, narration: narration)
     }
 
     /// Reads a list with `read` for each element, skipping the ones that fail.
@@ -310,7 +314,7 @@ fileprivate struct CatalogReader {
             return nil
         }
         let title = string(titleNode, "title") ?? ""
-        let audio = mapping["audio"].flatMap { url($0, "audio") }
+        let audio = mapping["audio"].flatMap { readAudio($0) }
         if let htmlNode = mapping["html"] {
             if mapping["body"] != nil { fail(at: htmlNode, "content has a body (Markdown) or html, not both") }
             return Content(title: title, html: bodyText(htmlNode, "html") ?? "", audio: audio)
@@ -419,6 +423,39 @@ fileprivate struct CatalogReader {
             if cap >= 0 { policy.maxCreditsPerUser = cap } else { fail(at: capNode, "maxCreditsPerUser must not be negative") }
         }
         return policy
+    }
+
+    mutating func readNarration(_ node: Node) -> NarrationSettings? {
+        guard let mapping = mapping(node, "narration", keys: ["language", "speed"]) else { return nil }
+        guard let languageNode = mapping["language"] else { return missing("language", in: node) }
+        guard let language = string(languageNode, "language") else { return nil }
+        guard isLocale(language) else {
+            fail(at: languageNode, "\"\(language)\" is not a language", expected: "such as en, hi or ta")
+            return nil
+        }
+        var settings = NarrationSettings(language: language)
+        if let speedNode = mapping["speed"], let speed = integer(speedNode, "speed") {
+            if NarrationSettings.speeds.contains(speed) {
+                settings.speed = speed
+            } else {
+                fail(at: speedNode, "speed is \(speed) words per minute; it must be from 80 to 400")
+            }
+        }
+        return settings
+    }
+
+    /// A recording: an http(s) URL, or `recording:KEY` for one uploaded to the server.
+    mutating func readAudio(_ node: Node) -> String? {
+        guard let text = string(node, "audio") else { return nil }
+        if text.hasPrefix(Content.recordingPrefix) {
+            let key = text.dropFirst(Content.recordingPrefix.count)
+            guard (16...64).contains(key.count), key.allSatisfy({ "0123456789abcdef".contains($0) }) else {
+                fail(at: node, "a recording's key is 16 to 64 lowercase hexadecimal digits")
+                return nil
+            }
+            return text
+        }
+        return url(node, "audio")
     }
 
     /// An http(s) URL.

@@ -12,16 +12,19 @@ public struct Catalog: Hashable, Sendable {
     public var tours: [Tour]
     public var media: [Media]
     public var rewards: RewardPolicy
+    /// Spoken narration made by the server for content without a recording; nil: none.
+    public var narration: NarrationSettings?
 
     public init(
         frequency: DisplayFrequency = .immediate, tips: [CatalogTip], tours: [Tour] = [], media: [Media] = [],
-        rewards: RewardPolicy = RewardPolicy()
+        rewards: RewardPolicy = RewardPolicy(), narration: NarrationSettings? = nil
     ) {
         self.frequency = frequency
         self.tips = tips
         self.tours = tours
         self.media = media
         self.rewards = rewards
+        self.narration = narration
     }
 
     /// The tips as the engine schedules them.
@@ -120,7 +123,8 @@ public struct Content: Hashable, Sendable {
     public private(set) var markdown: String?
     /// The body as sanitized HTML: what clients get.
     public private(set) var html: String
-    /// A narration recording for this locale.
+    /// A narration recording for this locale: an http(s) URL, or `recording:KEY` for one uploaded
+    /// to the server (see ``recordingKey``).
     public var audio: String?
 
     public init(title: String, html: String = "", audio: String? = nil) {
@@ -135,6 +139,37 @@ public struct Content: Hashable, Sendable {
         self.markdown = markdown
         self.html = Markdown.html(markdown)
         self.audio = audio
+    }
+
+    /// How `audio` names a recording uploaded to the server.
+    public static let recordingPrefix = "recording:"
+
+    /// The key of the uploaded recording `audio` names, if it names one.
+    public var recordingKey: String? {
+        guard let audio, audio.hasPrefix(Self.recordingPrefix) else { return nil }
+        return String(audio.dropFirst(Self.recordingPrefix.count))
+    }
+
+    /// What narration says: the title, then the body's words.
+    public var spokenText: String {
+        [title, HTMLText.plain(html)].filter { !$0.isEmpty }.joined(separator: "\n")
+    }
+}
+
+/// How the server speaks tips and pages that have no recording: with espeak-ng, in each content's
+/// language.
+public struct NarrationSettings: Hashable, Sendable {
+    /// The words per minute a catalog may ask for.
+    public static let speeds = 80...400
+
+    /// The language of the default content (`en`, `hi`); each locale speaks its own.
+    public var language: String
+    /// Words per minute.
+    public var speed: Int
+
+    public init(language: String, speed: Int = 150) {
+        self.language = language
+        self.speed = speed
     }
 }
 

@@ -30,6 +30,9 @@ extension CatalogDocument {
         if let cap = catalog.rewards.maxCreditsPerUser {
             pairs["rewards"] = Node([(text("maxCreditsPerUser"), number(cap))])
         }
+        if let narration = catalog.narration {
+            pairs["narration"] = Node([(text("language"), text(narration.language)), (text("speed"), number(narration.speed))])
+        }
         return pairs.node
     }
 

@@ -88,7 +88,7 @@ final class CompiledCatalog: Sendable {
     /// A hash of every rendition: the ETag's seed, so different catalogs never share one.
     let contentHash: (UInt64, UInt64)
 
-    init(_ catalog: Catalog, version: Int) {
+    init(_ catalog: Catalog, version: Int, narration: Resolver.Narration) {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         func json(_ value: some Encodable) -> [UInt8] {
@@ -136,12 +136,12 @@ final class CompiledCatalog: Sendable {
                 let content = variant?.content ?? entry.content
                 let fallback = Int32(tipRenditions.count)
                 tipRenditions.append(
-                    Resolver.render(entry, variant: variant, content: Resolver.delivered(content.fallback, locale: "default"))
+                    Resolver.render(entry, variant: variant, content: Resolver.delivered(content.fallback, locale: "default", narration))
                 )
                 let firstLocale = Int32(localeEntries.count)
                 for (id, key, value) in locales(content) {
                     localeEntries.append(LocaleEntry(locale: id, rendition: Int32(tipRenditions.count)))
-                    tipRenditions.append(Resolver.render(entry, variant: variant, content: Resolver.delivered(value, locale: key)))
+                    tipRenditions.append(Resolver.render(entry, variant: variant, content: Resolver.delivered(value, locale: key, narration)))
                 }
                 options.append(
                     Option(
@@ -176,11 +176,11 @@ final class CompiledCatalog: Sendable {
                         pageRenditions.append(DeliveredPage(id: page.id, content: content, media: option, reward: page.reward))
                     }
                 }
-                add(Resolver.delivered(page.content.fallback, locale: "default"))
+                add(Resolver.delivered(page.content.fallback, locale: "default", narration))
                 var entries: [LocaleEntry] = []
                 for (index, (id, key, value)) in locales(page.content).enumerated() {
                     entries.append(LocaleEntry(locale: id, rendition: Int32(index + 1)))
-                    add(Resolver.delivered(value, locale: key))
+                    add(Resolver.delivered(value, locale: key, narration))
                 }
                 pages.append(PagePlan(locales: entries, media: media, firstRendition: first, stride: Int32(mediaOptions.count)))
             }

@@ -15,14 +15,27 @@ import WaymarkRules
 /// ``resolveDirectly(for:)`` is the straightforward version, kept as the specification the
 /// compiled one is tested against.
 public struct Resolver: Sendable {
+    /// The narration of a content in a locale (as written, or `default`): what the server has for
+    /// it, asked once per content while the resolver is built.
+    public typealias Narration = @Sendable (_ content: Content, _ locale: String) -> DeliveredNarration?
+
     public let catalog: Catalog
     public let version: Int
+    let narration: Narration
     let compiled: CompiledCatalog
 
-    public init(catalog: Catalog, version: Int) {
+    /// - Parameter narration: the audio for each content; by default a content's own web URL.
+    public init(catalog: Catalog, version: Int, narration: @escaping Narration = Resolver.recordingOnTheWeb) {
         self.catalog = catalog
         self.version = version
-        compiled = CompiledCatalog(catalog, version: version)
+        self.narration = narration
+        compiled = CompiledCatalog(catalog, version: version, narration: narration)
+    }
+
+    /// A content's recording when its `audio` is a web URL, without a duration.
+    public static let recordingOnTheWeb: Narration = { content, _ in
+        guard let audio = content.audio, content.recordingKey == nil else { return nil }
+        return DeliveredNarration(url: audio, duration: nil, source: .recording)
     }
 
     /// What this client gets, as a list of prepared renditions: cheap to compute and to compare.
@@ -62,7 +75,7 @@ public struct Resolver: Sendable {
         for tour in catalog.tours where Self.admits(tour.targeting, id: tour.id, context: context, user: client.user) {
             let pages = tour.pages.map { page in
                 DeliveredPage(
-                    id: page.id, content: Self.deliver(page.content, locale: client.locale),
+                    id: page.id, content: Self.deliver(page.content, locale: client.locale, narration),
                     media: page.media.flatMap { mediaByID[$0] }.flatMap { Self.choose($0, for: client) },
                     reward: page.reward
                 )
@@ -74,7 +87,7 @@ public struct Resolver: Sendable {
 
     private func deliver(_ entry: CatalogTip, client: ClientContext) -> DeliveredTip {
         let variant = Self.assign(entry.variants, id: entry.id, user: client.user)
-        return Self.render(entry, variant: variant, content: Self.deliver(variant?.content ?? entry.content, locale: client.locale))
+        return Self.render(entry, variant: variant, content: Self.deliver(variant?.content ?? entry.content, locale: client.locale, narration))
     }
 
     /// A tip as delivered with a given variant (or none) and content.
@@ -97,14 +110,14 @@ public struct Resolver: Sendable {
         )
     }
 
-    static func deliver(_ content: Localized<Content>, locale: String?) -> DeliveredContent {
+    static func deliver(_ content: Localized<Content>, locale: String?, _ narration: Narration) -> DeliveredContent {
         let (found, text) = content.resolve(locale)
-        return delivered(text, locale: found)
+        return delivered(text, locale: found, narration)
     }
 
     /// Content as delivered, in the locale it was found under (`default` for the fallback).
-    static func delivered(_ content: Content, locale: String) -> DeliveredContent {
-        DeliveredContent(locale: locale, title: content.title, html: content.html, audio: content.audio)
+    static func delivered(_ content: Content, locale: String, _ narration: Narration) -> DeliveredContent {
+        DeliveredContent(locale: locale, title: content.title, html: content.html, narration: narration(content, locale))
     }
 
     // MARK: Targeting, rollout and variants

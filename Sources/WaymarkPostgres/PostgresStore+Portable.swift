@@ -44,6 +44,7 @@ public struct PortableImporter: Sendable {
             case .text: "c\(index)"
             case .integer: "c\(index)::BIGINT"
             case .boolean: "c\(index)::BOOLEAN"
+            case .bytes: "decode(c\(index), 'base64')"
             }
         }
         let arguments = columns.indices.map { "$\($0 + 1)::TEXT[]" }

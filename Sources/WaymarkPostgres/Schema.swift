@@ -87,5 +87,16 @@ enum Schema {
                 """,
             ]
         ),
+        (
+            "v3: narration audio",
+            [
+                """
+                CREATE TABLE narrations (
+                    app TEXT NOT NULL, key TEXT NOT NULL, status TEXT NOT NULL, format TEXT, duration_ms BIGINT, bytes BYTEA, source TEXT,
+                    message TEXT, created_at BIGINT NOT NULL, PRIMARY KEY (app, key)
+                )
+                """
+            ]
+        ),
     ]
 }

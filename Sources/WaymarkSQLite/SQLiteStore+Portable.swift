@@ -1,3 +1,4 @@
+import Foundation
 import GRDB
 import WaymarkStore
 
@@ -43,7 +44,7 @@ extension SQLiteStore {
         case .int64(let integer): String(integer)
         case .double(let double): String(double)
         case .string(let string): string
-        case .blob(let data): String(decoding: data, as: UTF8.self)
+        case .blob(let data): data.base64EncodedString()
         }
     }
 }

@@ -93,6 +93,9 @@ public final class SQLiteStore: Store {
         migrator.registerMigration("v5: events by time, then id") { db in
             try db.execute(sql: eventsByTimeThenID)
         }
+        migrator.registerMigration("v6: narration audio") { db in
+            try db.execute(sql: narrationSchema)
+        }
         return migrator
     }
 

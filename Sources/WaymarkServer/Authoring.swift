@@ -64,7 +64,7 @@ extension WaymarkServer {
         }
         _ = try check(draft.document, file: "draft")
         let version = try await store.publish(app: app, document: draft.document, at: now(), note: nil, actor: actor.description)
-        try cacheLive(version)
+        try await cacheLive(version)
         return version
     }
 
@@ -73,7 +73,7 @@ extension WaymarkServer {
     public func rollback(app: String, to number: Int, actor: Actor) async throws -> CatalogVersion {
         guard let old = try await store.version(app: app, number: number) else { throw APIError.notFound }
         let version = try await store.publish(app: app, document: old.document, at: now(), note: "rollback to \(number)", actor: actor.description)
-        try cacheLive(version)
+        try await cacheLive(version)
         return version
     }
 

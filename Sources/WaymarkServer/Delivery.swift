@@ -8,15 +8,24 @@ import WaymarkStore
 
 /// The live catalog of each app, parsed once per published version: a hot catalog costs no
 /// database work on SQLite, one version-number read on a shared database. Publishing or rolling
-/// back through this server replaces the entry.
+/// back through this server replaces the entry. An entry whose narration is still being made is
+/// built again every ``narrationRecheck`` until it has all of it.
 final class LiveCatalogs: Sendable {
-    private let resolvers = Locked<[String: Resolver]>([:])
+    struct Entry: Sendable {
+        var resolver: Resolver
+        /// When to look again for narration still missing; nil: nothing is missing.
+        var recheckAt: ContinuousClock.Instant?
+    }
 
-    func get(_ app: String) -> Resolver? { resolvers.withLock { $0[app] } }
+    static let narrationRecheck: Duration = .seconds(2)
 
-    /// Keeps the newer of the cached and the given resolver.
-    func offer(_ app: String, _ resolver: Resolver) {
-        resolvers.withLock { if ($0[app]?.version ?? 0) <= resolver.version { $0[app] = resolver } }
+    private let entries = Locked<[String: Entry]>([:])
+
+    func get(_ app: String) -> Entry? { entries.withLock { $0[app] } }
+
+    /// Keeps the newer of the cached and the given entry.
+    func offer(_ app: String, _ entry: Entry) {
+        entries.withLock { if ($0[app]?.resolver.version ?? 0) <= entry.resolver.version { $0[app] = entry } }
     }
 }
 
@@ -60,19 +69,23 @@ extension WaymarkServer {
         if let entry = live.get(app) {
             // Another server may have published since: on a shared database the cache holds only
             // while its version is the live one (one indexed read, no document).
-            let current = store.isShared ? try await store.liveVersionNumber(app: app) : entry.version
-            if current == entry.version {
-                metrics.catalogCacheHits.increment()
-                return entry
+            let current = store.isShared ? try await store.liveVersionNumber(app: app) : entry.resolver.version
+            if current == entry.resolver.version {
+                guard let recheckAt = entry.recheckAt, recheckAt <= .now else {
+                    metrics.catalogCacheHits.increment()
+                    return entry.resolver
+                }
+                // Narration was missing: the same catalog, with what has been made since.
+                return try await cacheLive(app: app, catalog: entry.resolver.catalog, version: entry.resolver.version)
             }
         }
         metrics.catalogCacheMisses.increment()
         guard let version = try await store.liveVersion(app: app) else { return nil }
-        return try cacheLive(version)
+        return try await cacheLive(version)
     }
 
     @discardableResult
-    func cacheLive(_ version: CatalogVersion) throws -> Resolver {
+    func cacheLive(_ version: CatalogVersion) async throws -> Resolver {
         let catalog: Catalog
         do {
             catalog = try CatalogDocument.parse(version.document, file: "version \(version.number)")
@@ -81,8 +94,18 @@ extension WaymarkServer {
             logger.error("a published catalog does not read", metadata: ["app": "\(version.app)", "error": "\(error)"])
             throw APIError(.internalServerError, "internal", "the published catalog cannot be read")
         }
-        let resolver = Resolver(catalog: catalog, version: version.number)
-        live.offer(version.app, resolver)
+        return try await cacheLive(app: version.app, catalog: catalog, version: version.number)
+    }
+
+    /// Builds the resolver with the narration the store has, asks the narrator for what is
+    /// missing, and caches it.
+    private func cacheLive(app: String, catalog: Catalog, version: Int) async throws -> Resolver {
+        let narration = try await narration(app: app, catalog: catalog)
+        if !narration.missing.isEmpty { narrator?.request(app: app, speeches: narration.missing) }
+        let resolver = Resolver(catalog: catalog, version: version, narration: narration.lookup)
+        // Missing narration may come from this server's narrator or, on a shared database, another's.
+        let waiting = !narration.missing.isEmpty && (narrator != nil || store.isShared)
+        live.offer(app, LiveCatalogs.Entry(resolver: resolver, recheckAt: waiting ? .now + LiveCatalogs.narrationRecheck : nil))
         return resolver
     }
 }

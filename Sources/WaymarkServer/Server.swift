@@ -6,6 +6,7 @@ import WaymarkAPI
 import WaymarkCatalog
 import WaymarkDelivery
 import WaymarkEngine
+import WaymarkNarration
 import WaymarkStore
 
 /// The request context: what every handler knows besides the request.
@@ -37,13 +38,17 @@ public struct WaymarkServer: Sendable {
     let keys: KeyCache
     let metrics: ServerMetrics
     let eventWriter: EventWriter
+    /// Makes narration in the background; nil when this server makes none (espeak-ng missing).
+    let narrator: Narrator?
     /// The clock, injectable for tests of clamping and grant times.
     let now: @Sendable () -> Date
 
     public init(
-        store: any Store, logger: Logger, metrics: ServerMetrics = ServerMetrics(), now: @escaping @Sendable () -> Date = { Date() }
+        store: any Store, logger: Logger, metrics: ServerMetrics = ServerMetrics(), narrator: Narrator? = nil,
+        now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.store = store
+        self.narrator = narrator
         self.logger = logger
         self.metrics = metrics
         self.now = now
@@ -55,7 +60,8 @@ public struct WaymarkServer: Sendable {
     /// The HTTP application, ready to run as a service.
     ///
     /// - Parameters:
-    ///   - services: background work that runs and stops with the server (the console's session sweeper).
+    ///   - services: background work that runs and stops with the server (the console's session
+    ///     sweeper); the narrator, if the server has one, runs too.
     ///   - configure: adds routes or middleware after the API's own (the demo's pages).
     public func application(
         host: String, port: Int, services: [any Service] = [], onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in },
@@ -66,7 +72,7 @@ public struct WaymarkServer: Sendable {
         return Application(
             router: router,
             configuration: .init(address: .hostname(host, port: port), serverName: "waymark"),
-            services: services,
+            services: services + (narrator.map { [$0] } ?? []),
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? port) },
             logger: logger
         )
@@ -102,6 +108,7 @@ public struct WaymarkServer: Sendable {
         router.get("/v1/catalog") { request, _ in try await self.catalog(request) }
         router.post("/v1/events") { request, context in try await self.events(request, context) }
         router.post("/v1/rewards/claims") { request, context in try await self.claim(request, context) }
+        router.get("/v1/narration/:app/:key") { request, context in try await self.narrationAudio(request, context) }
         let admin = router.group("/v1/admin")
         admin.get("/catalog/draft") { request, _ in try await self.getDraft(request) }
         admin.put("/catalog/draft") { request, context in try await self.putDraft(request, context) }

@@ -4,10 +4,11 @@
 /// (a store may call a column otherwise: PostgreSQL's `user_id` is `user` here), and each row as
 /// text, NULL as nil.
 public enum PortableTable: String, CaseIterable, Sendable {
-    case apps, keys, drafts, versions, events, grants, users, memberships, sessions, audit
+    case apps, keys, drafts, versions, events, grants, users, memberships, sessions, audit, narrations
 
     public struct Column: Sendable {
-        public enum Kind: Sendable { case text, integer, boolean }
+        /// `bytes` travel as base64 text.
+        public enum Kind: Sendable { case text, integer, boolean, bytes }
 
         public var name: String
         public var kind: Kind
@@ -30,18 +31,22 @@ public enum PortableTable: String, CaseIterable, Sendable {
         case .memberships: return text("user", "app", "role")
         case .sessions: return text("id", "user", "csrf_token") + integer("created_at", "last_seen_at")
         case .audit: return integer("sequence") + text("app", "actor") + integer("at") + text("action", "object", "before", "after")
+        case .narrations:
+            return text("app", "key", "status", "format") + integer("duration_ms") + [Column(name: "bytes", kind: .bytes)]
+                + text("source", "message") + integer("created_at")
         }
     }
 
     /// How many leading columns make the primary key, by which rows are read in order.
     public var keyLength: Int {
         switch self {
-        case .versions, .events, .memberships: 2
+        case .versions, .events, .memberships, .narrations: 2
         case .grants: 4
         default: 1
         }
     }
 }
 
-/// Rows of one table, each cell as text (integers in decimal, booleans as 0 or 1) or nil for NULL.
+/// Rows of one table, each cell as text (integers in decimal, booleans as 0 or 1, bytes in base64)
+/// or nil for NULL.
 public typealias PortableRows = [[String?]]

@@ -7,6 +7,7 @@ import Prometheus
 import WaymarkCatalog
 import WaymarkSQLite
 import WaymarkConsole
+import WaymarkNarration
 import WaymarkPostgres
 import WaymarkServer
 import WaymarkStore
@@ -14,8 +15,8 @@ import Yams
 
 /// Where the server listens and keeps its data. Each option comes from the flag, else the
 /// environment (`WAYMARK_HOST`, `WAYMARK_PORT`, `WAYMARK_DATA_DIR`, `WAYMARK_DATABASE`,
-/// `WAYMARK_LOG_LEVEL`, `WAYMARK_LOG_FORMAT`), else the config file (`--config`, YAML with the keys
-/// host, port, dataDir, database, logLevel, logFormat), else the default.
+/// `WAYMARK_LOG_LEVEL`, `WAYMARK_LOG_FORMAT`, `WAYMARK_NARRATION`), else the config file (`--config`,
+/// YAML with the keys host, port, dataDir, database, logLevel, logFormat, narration), else the default.
 struct ServerOptions: ParsableArguments {
     @Option(help: "A YAML file with host, port, dataDir, database, logLevel and logFormat.")
     var config: String?
@@ -38,6 +39,9 @@ struct ServerOptions: ParsableArguments {
     @Option(name: .customLong("log-format"), help: "text, or json for one JSON object per line (default text).")
     var logFormat: String?
 
+    @Option(help: "on: speak tips without a recording with espeak-ng and ffmpeg, if installed (the default); off: never.")
+    var narration: String?
+
     struct Resolved {
         var host: String
         var port: Int
@@ -46,6 +50,8 @@ struct ServerOptions: ParsableArguments {
         var database: String?
         var logLevel: Logger.Level
         var logFormat: LogFormat
+        /// Whether this server makes narration.
+        var narration: Bool
     }
 
     func resolve(defaultDataDirectory: String = "waymark-data") throws -> Resolved {
@@ -59,8 +65,8 @@ struct ServerOptions: ParsableArguments {
                 throw ValidationError("the config file \(config) must be a YAML mapping")
             }
             for (key, value) in mapping {
-                guard let name = key.string, ["host", "port", "dataDir", "database", "logLevel", "logFormat"].contains(name), let text = value.string else {
-                    throw ValidationError("\(config): unknown key \(key.string ?? "?"); the keys are host, port, dataDir, database, logLevel, logFormat")
+                guard let name = key.string, ["host", "port", "dataDir", "database", "logLevel", "logFormat", "narration"].contains(name), let text = value.string else {
+                    throw ValidationError("\(config): unknown key \(key.string ?? "?"); the keys are host, port, dataDir, database, logLevel, logFormat, narration")
                 }
                 file[name] = text
             }
@@ -77,13 +83,18 @@ struct ServerOptions: ParsableArguments {
         guard let format = LogFormat(rawValue: formatText) else {
             throw ValidationError("unknown log format \(formatText); use text or json")
         }
+        let narrationText = narration ?? environment["WAYMARK_NARRATION"] ?? file["narration"] ?? "on"
+        guard ["on", "off"].contains(narrationText) else {
+            throw ValidationError("narration is on or off, not \(narrationText)")
+        }
         return Resolved(
             host: host ?? environment["WAYMARK_HOST"] ?? file["host"] ?? "127.0.0.1",
             port: resolvedPort,
             dataDirectory: dataDirectory ?? environment["WAYMARK_DATA_DIR"] ?? file["dataDir"] ?? defaultDataDirectory,
             database: database ?? environment["WAYMARK_DATABASE"] ?? file["database"],
             logLevel: level,
-            logFormat: format
+            logFormat: format,
+            narration: narrationText == "on"
         )
     }
 }
@@ -154,12 +165,21 @@ func makeLogger(_ options: ServerOptions.Resolved) -> Logger {
     return logger
 }
 
-/// The server with its metrics; the process's `MetricsSystem` reports into the same registry, so
-/// `/metrics` also shows what libraries count.
-func makeServer(store: any Store, logger: Logger) -> WaymarkServer {
+/// The server with its metrics and its narrator; the process's `MetricsSystem` reports into the
+/// same registry, so `/metrics` also shows what libraries count.
+func makeServer(store: any Store, logger: Logger, options: ServerOptions.Resolved) -> WaymarkServer {
     let metrics = ServerMetrics()
     MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: metrics.registry))
-    return WaymarkServer(store: store, logger: logger, metrics: metrics)
+    var narrator: Narrator?
+    if options.narration {
+        switch ESpeakSynthesizer.onPath() {
+        case .success(let synthesizer):
+            narrator = Narrator(store: store, synthesizer: synthesizer, logger: logger)
+        case .failure(let error):
+            logger.warning("this server makes no narration", metadata: ["reason": "\(error)"])
+        }
+    }
+    return WaymarkServer(store: store, logger: logger, metrics: metrics, narrator: narrator)
 }
 
 extension Waymark {
@@ -175,7 +195,7 @@ extension Waymark {
             let logger = makeLogger(resolved)
             let data = resolved.database.map(redactingPassword) ?? resolved.dataDirectory
             try await withStore(resolved, logger: logger) { store in
-                let server = makeServer(store: store, logger: logger)
+                let server = makeServer(store: store, logger: logger, options: resolved)
                 let console = WaymarkConsole(server: server)
                 let app = server.application(
                     host: resolved.host, port: resolved.port, services: [SessionSweeper(store: store, logger: logger)],
@@ -218,7 +238,7 @@ extension Waymark {
             let ownerEmail = "owner@demo.example"
             let ownerPassword = Accounts.generatePassword()
             try await Accounts.addMember(email: ownerEmail, password: ownerPassword, role: .owner, app: made.appId, in: store)
-            let server = makeServer(store: store, logger: logger)
+            let server = makeServer(store: store, logger: logger, options: resolved)
             let console = WaymarkConsole(server: server)
             let host = resolved.host
             let pages: (Router<WaymarkRequestContext>) -> Void = { router in

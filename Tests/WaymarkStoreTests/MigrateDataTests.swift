@@ -36,6 +36,14 @@ struct MigrateDataTests {
             }
             _ = try await store.insertEvents(events)
             _ = try await store.claim(Grant(id: "g-\(app)", app: app, user: "u1", tour: "tour", page: "p", credits: 5, grantedAt: t0), cap: nil)
+            // Audio with every byte value, and a failure.
+            try await store.saveNarration(
+                NarrationAudio(
+                    app: app, key: "00ff", format: "audio/ogg", duration: 1.25, bytes: (0..<3_000).map { UInt8($0 % 256) }, source: .recording,
+                    createdAt: t0
+                )
+            )
+            try await store.narrationFailed(app: app, key: "0bad", message: "espeak-ng failed: ü", at: t0)
         }
         try await store.createUser(ConsoleUser(id: "ada", email: "ada@example.com", passwordHash: "$2b$hash", createdAt: t0))
         try await store.createUser(ConsoleUser(id: "vic", email: "vic@example.com", passwordHash: "$2b$hash2", createdAt: t0))
@@ -63,6 +71,8 @@ struct MigrateDataTests {
                 cursor = EventCursor(after: last)
             }
             lines.append("balance \(try await store.balance(app: app.id, user: "u1"))")
+            lines.append("\(try await store.narrationStates(app: app.id, keys: ["00ff", "0bad"]).sorted { $0.key < $1.key })")
+            lines.append("\(String(describing: try await store.narrationAudio(app: app.id, key: "00ff")))")
             lines += try await store.members(app: app.id).map { "\($0)" }
             lines += try await store.auditLog(app: app.id, limit: 100).map { "\($0)" }
         }

@@ -27,7 +27,7 @@ struct PostgresStoreTests {
                 for try await name in try await client.query("SELECT name FROM migrations ORDER BY name").decode(String.self) { names.append(name) }
                 return names
             }
-            #expect(applied.count == 2 && Set(applied).count == 2)
+            #expect(applied.count == 3 && Set(applied).count == 3)
         }
     }
 

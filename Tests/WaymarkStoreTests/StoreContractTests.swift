@@ -55,6 +55,42 @@ import WaymarkTestSupport
         }
     }
 
+    // MARK: Narration
+
+    @Test(arguments: StoreUnderTest.available)
+    func narrationAudioIsKeptPerAppAndAFailureNeverHidesAudio(_ kind: StoreUnderTest) async throws {
+        try await kind.with { store, _ in
+            let bytes = (0..<70_000).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+            let audio = NarrationAudio(
+                app: "a", key: "k1", format: "audio/ogg", duration: 2.345, bytes: bytes, source: .generated, createdAt: Self.t0
+            )
+            #expect(try await store.narrationStates(app: "a", keys: []).isEmpty)
+            #expect(try await store.narrationStates(app: "a", keys: ["k1"]).isEmpty)
+            try await store.saveNarration(audio)
+            #expect(try await store.narrationAudio(app: "a", key: "k1") == audio)
+            #expect(try await store.narrationAudio(app: "b", key: "k1") == nil, "another app's key")
+            #expect(try await store.narrationStates(app: "b", keys: ["k1"]).isEmpty)
+            #expect(try await store.narrationStates(app: "a", keys: ["k1", "k2"]) == ["k1": audio.state])
+
+            // A failure recorded late (another server's, say) does not replace audio.
+            try await store.narrationFailed(app: "a", key: "k1", message: "late", at: Self.t0 + 5)
+            #expect(try await store.narrationAudio(app: "a", key: "k1") == audio)
+            try await store.narrationFailed(app: "a", key: "k2", message: "espeak-ng failed", at: Self.t0)
+            try await store.narrationFailed(app: "a", key: "k2", message: "again", at: Self.t0 + 1)
+            #expect(try await store.narrationStates(app: "a", keys: ["k2"]) == ["k2": .failed(message: "again", at: Self.t0 + 1)])
+            #expect(try await store.narrationAudio(app: "a", key: "k2") == nil)
+            // Audio made later replaces the failure; deleting forgets either.
+            var made = audio
+            made.key = "k2"
+            made.source = .recording
+            try await store.saveNarration(made)
+            #expect(try await store.narrationAudio(app: "a", key: "k2") == made)
+            try await store.deleteNarration(app: "a", key: "k2")
+            try await store.deleteNarration(app: "b", key: "k1")
+            #expect(try await store.narrationStates(app: "a", keys: ["k1", "k2"]).keys.sorted() == ["k1"])
+        }
+    }
+
     // MARK: Catalog
 
     @Test(arguments: StoreUnderTest.available)

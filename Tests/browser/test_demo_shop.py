@@ -29,15 +29,17 @@ SCREENSHOTS = os.path.join(ROOT, ".build", "screenshots")
 
 
 class Demo:
-    """A `waymark demo` process on a free loopback port with a fresh data directory."""
+    """A `waymark demo` process on a free loopback port with a fresh data directory; with
+    narration=False it makes no speech, so tips keep only their recordings (or the browser's voice)."""
 
-    def __init__(self):
+    def __init__(self, narration=True):
         self.directory = tempfile.mkdtemp(prefix="waymark-browser-")
         with socket.socket() as probe:
             probe.bind(("127.0.0.1", 0))
             self.port = probe.getsockname()[1]
         self.process = subprocess.Popen(
-            [BINARY, "demo", "--port", str(self.port), "--data-dir", os.path.join(self.directory, "data"), "--log-level", "warning"],
+            [BINARY, "demo", "--port", str(self.port), "--data-dir", os.path.join(self.directory, "data"), "--log-level", "warning",
+             "--narration", "on" if narration else "off"],
             stdout=subprocess.DEVNULL, stderr=open(os.path.join(self.directory, "demo.err"), "w"))
         facts_path = os.path.join(self.directory, "data", "demo.json")
         for _ in range(300):
@@ -80,10 +82,10 @@ def chrome(width=1200, height=900):
     return driver
 
 
-def start_demo():
+def start_demo(narration=True):
     """A demo server for one test module, with the screenshot folder ready."""
     os.makedirs(SCREENSHOTS, exist_ok=True)
-    return Demo()
+    return Demo(narration)
 
 
 demo = None
@@ -91,7 +93,9 @@ demo = None
 
 def setUpModule():
     global demo
-    demo = start_demo()
+    # Without server speech: these tests see the catalog's own recording and the browser's voice
+    # (test_narration.py has the server's).
+    demo = start_demo(narration=False)
 
 
 def tearDownModule():
@@ -286,7 +290,7 @@ class PresentationTests(BrowserTest):
         self.open_shop("narrator", "&locale=en-US")
         banner = self.wait_tip("welcome")
         button = banner.find_element(By.CSS_SELECTOR, "button.wm-narrate")
-        self.assertEqual((button.text, button.get_attribute("aria-label")), ("Listen", "Play narration"))
+        self.assertEqual((button.text, button.get_attribute("aria-label")), ("▶ Listen", "Play narration"))
         audio = lambda: self.driver.execute_script(
             "const a = document.querySelector('[data-waymark-tip=welcome] audio');"
             "return a && { paused: a.paused, time: a.currentTime, src: a.currentSrc, duration: a.duration };")
@@ -295,11 +299,11 @@ class PresentationTests(BrowserTest):
         button.click()
         self.wait_for(lambda d: not audio()["paused"] and audio()["time"] > 0.3, "the recording to play")
         self.assertGreater(audio()["duration"], 3, "the whole recording was loaded")
-        self.assertEqual((button.text, button.get_attribute("aria-label")), ("Pause", "Pause narration"))
+        self.assertEqual((button.text, button.get_attribute("aria-label")), ("❚❚ Pause", "Pause narration"))
         button.click()
         self.wait_for(lambda d: audio()["paused"], "the recording to pause")
         paused_at = audio()["time"]
-        self.assertEqual(button.text, "Listen")
+        self.assertEqual(button.text, "▶ Listen")
         time.sleep(0.5)
         self.assertEqual(audio()["time"], paused_at, "paused means paused")
 

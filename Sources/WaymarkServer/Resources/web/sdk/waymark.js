@@ -895,6 +895,12 @@ const isFinished = (state) => state.phase.startsWith("finished");
 // 3. The browser client
 // ---------------------------------------------------------------------------------------------
 
+/** Seconds as m:ss, the length a narration button shows. */
+export function formatDuration(seconds) {
+  const whole = Math.max(0, Math.round(seconds));
+  return `${Math.floor(whole / 60)}:${String(whole % 60).padStart(2, "0")}`;
+}
+
 const RTL_LANGUAGES = new Set(["ar", "he", "fa", "ur", "ps", "sd", "ug", "yi", "dv", "ckb"]);
 const MAX_QUEUE = 10000;
 const BATCH = 100;
@@ -998,6 +1004,7 @@ const STYLE = `
 .wm-kind-banner{position:fixed;bottom:0;left:0;right:0;max-width:none;border-radius:0}
 .wm-kind-modal{position:fixed;top:50%;left:50%;transform:translate(-50%,-50%);max-width:min(440px,92vw)}
 .wm-backdrop{position:fixed;inset:0;background:rgba(0,0,0,.45);z-index:2147482999}
+.wm-speaking{outline:3px solid #ffbf47!important;outline-offset:3px;border-radius:4px}
 .wm-spot{position:absolute;z-index:2147482998;border-radius:8px;box-shadow:0 0 0 9999px rgba(0,0,0,.55);pointer-events:none;transition:all .2s}
 .wm-pointer{position:absolute;z-index:2147483001;width:28px;height:28px;border-radius:50%;background:rgba(255,191,71,.9);border:2px solid #fff;pointer-events:none}
 .wm-g-tap{animation:wm-tap 1.2s infinite}.wm-g-double-tap{animation:wm-dtap 1.4s infinite}.wm-g-long-press{animation:wm-long 2s infinite}
@@ -1476,7 +1483,8 @@ export class WaymarkClient {
     close.addEventListener("click", () => this.close(tip.id));
     const actions = doc.createElement("div");
     actions.className = "wm-actions";
-    actions.appendChild(this.narrationControl(tip.content, root));
+    const anchor = tip.anchor ? this.findAnchor(tip.anchor) : null;
+    actions.appendChild(this.narrationControl(tip.content, tip.id, anchor ?? root));
     root.append(close, title, body);
     if (tip.survey) root.append(this.surveyForm(tip));
     root.append(actions);
@@ -1627,25 +1635,53 @@ export class WaymarkClient {
     }
   }
 
-  /** Play/pause for recorded narration, or reading aloud with the browser's voice on request. */
-  narrationControl(content, highlightRoot) {
+  /**
+   * The narration control: play/pause for the content's narration (a recording, or speech the
+   * server made), else reading aloud with the browser's voice, on request only: nothing starts by
+   * itself. While it speaks, `highlight` (the tip's anchor, or the tour page) carries the class
+   * wm-speaking. Starting from the beginning records narration_played, hearing it to the end
+   * narration_completed, with the target, `properties` (a tour's page), the narration's source and
+   * the locale of the words it speaks (`contentLocale`; `locale` is the user's, on every event).
+   */
+  narrationControl(content, target, highlight, properties = {}) {
     const doc = this.document;
     const button = doc.createElement("button");
     button.type = "button";
     button.className = "wm-narrate";
-    const audioURL = content.audio ? safeURL(content.audio, this.server) : null;
+    const narration = content.narration;
+    const details = { ...properties, contentLocale: content.locale ?? "default" };
+    const speaking = (on) => { if (highlight) highlight.classList.toggle("wm-speaking", on); };
+    const audioURL = narration?.url ? safeURL(narration.url, this.server) : null;
     if (audioURL) {
       const audio = doc.createElement("audio");
       audio.src = audioURL;
       audio.preload = "none";
-      button.textContent = "Listen";
-      button.setAttribute("aria-label", "Play narration");
+      audio.className = "wm-narration";
+      const length = Number.isFinite(narration.duration) ? ` ${formatDuration(narration.duration)}` : "";
+      const idle = () => {
+        button.textContent = `▶ Listen${length}`;
+        button.setAttribute("aria-label", "Play narration");
+        button.setAttribute("aria-pressed", "false");
+        speaking(false);
+      };
+      idle();
       button.addEventListener("click", () => {
-        if (audio.paused) audio.play().catch(() => {});
+        // Played from a click, which every browser allows; a refusal leaves the control as it was.
+        if (audio.paused) audio.play().catch(idle);
         else audio.pause();
       });
-      audio.addEventListener("play", () => { button.textContent = "Pause"; button.setAttribute("aria-label", "Pause narration"); });
-      audio.addEventListener("pause", () => { button.textContent = "Listen"; button.setAttribute("aria-label", "Play narration"); });
+      audio.addEventListener("play", () => {
+        button.textContent = "❚❚ Pause";
+        button.setAttribute("aria-label", "Pause narration");
+        button.setAttribute("aria-pressed", "true");
+        speaking(true);
+        if (audio.currentTime < 0.5) this.record("narration_played", target, { ...details, source: narration.source ?? "recording" });
+      });
+      audio.addEventListener("pause", idle);
+      audio.addEventListener("ended", () => {
+        idle();
+        this.record("narration_completed", target, { ...details, source: narration.source ?? "recording" });
+      });
       // The audio element sits beside its button: the button's label changes replace its children.
       const control = doc.createDocumentFragment();
       control.append(button, audio);
@@ -1656,8 +1692,17 @@ export class WaymarkClient {
     button.textContent = "Read aloud";
     button.addEventListener("click", () => {
       if (synth.speaking) return synth.cancel();
-      const utterance = new this.window.SpeechSynthesisUtterance(`${content.title}. ${highlightRoot.querySelector(".wm-body")?.textContent ?? ""}`);
+      const text = highlight?.querySelector?.(".wm-body")?.textContent ?? "";
+      const utterance = new this.window.SpeechSynthesisUtterance(`${content.title}. ${text}`);
       if (content.locale && content.locale !== "default") utterance.lang = content.locale;
+      utterance.addEventListener?.("start", () => {
+        speaking(true);
+        this.record("narration_played", target, { ...details, source: "browser" });
+      });
+      utterance.addEventListener?.("end", () => {
+        speaking(false);
+        this.record("narration_completed", target, { ...details, source: "browser" });
+      });
       synth.speak(utterance);
     });
     return button;
@@ -1766,7 +1811,7 @@ export class WaymarkClient {
     panel.body.appendChild(content);
     const actions = doc.createElement("div");
     actions.className = "wm-actions";
-    actions.appendChild(this.narrationControl(page.content, panel.body));
+    actions.appendChild(this.narrationControl(page.content, page.id, panel.body, { tour: panel.id, page: page.id }));
     panel.body.appendChild(actions);
     if (page.reward) {
       const credit = doc.createElement("p");

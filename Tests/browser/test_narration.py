@@ -1,0 +1,106 @@
+"""Narration the server speaks, played by waymark.js in a real Chromium: a visible control, no
+autoplay (even where the browser would allow it), the anchored element highlighted while it speaks,
+and narration_played / narration_completed stored on the server.
+
+Run by scripts/test; see test_demo_shop.py for what it needs.
+"""
+import json
+import os
+import sqlite3
+import time
+import unittest
+import urllib.request
+
+from selenium.webdriver.common.by import By
+
+from test_demo_shop import BrowserTest, start_demo
+import test_demo_shop
+
+demo = None
+
+
+def setUpModule():
+    global demo
+    demo = start_demo(narration=True)
+    # BrowserTest's helpers read the module's demo from test_demo_shop.
+    test_demo_shop.demo = demo
+
+
+def tearDownModule():
+    demo.stop()
+
+
+class NarrationTests(BrowserTest):
+    def catalog_narration(self, locale, tip):
+        with urllib.request.urlopen(urllib.request.Request(
+                f"{demo.url}/v1/catalog?locale={locale}", headers={"Authorization": f"Bearer {demo.facts['clientKey']}"})) as response:
+            catalog = json.loads(response.read())
+        return next(t for t in catalog["tips"] if t["id"] == tip)["content"].get("narration")
+
+    def events(self, user, names):
+        with sqlite3.connect(os.path.join(demo.directory, "data", "waymark.sqlite")) as database:
+            rows = database.execute(
+                f"SELECT name, target, properties FROM events WHERE user = ? AND name IN ({','.join('?' * len(names))}) ORDER BY id",
+                (user, *names)).fetchall()
+        return [(name, target, json.loads(properties or "{}")) for name, target, properties in rows]
+
+    def test_a_tip_plays_the_servers_hindi_speech_on_request_and_records_it(self):
+        # The server speaks the Hindi welcome in the background, within seconds of the first request.
+        deadline = time.time() + 60
+        while (narration := self.catalog_narration("hi", "welcome")) is None and time.time() < deadline:
+            time.sleep(0.3)
+        self.assertIsNotNone(narration, "the server made no Hindi narration within 60 s")
+        self.assertEqual(narration["source"], "generated")
+        self.assertGreater(narration["duration"], 1)
+
+        self.open_shop("listener", "&locale=hi-IN")
+        banner = self.wait_tip("welcome")
+        button = banner.find_element(By.CSS_SELECTOR, "button.wm-narrate")
+        minutes, seconds = divmod(round(narration["duration"]), 60)
+        self.assertEqual(button.text, f"▶ Listen {minutes}:{seconds:02d}")
+        audio = lambda: self.driver.execute_script(
+            "const a = document.querySelector('[data-waymark-tip=welcome] audio');"
+            "return a && { paused: a.paused, time: a.currentTime, src: a.currentSrc || a.src, ended: a.ended,"
+            " speaking: !!document.querySelector('[data-waymark-tip=welcome].wm-speaking') };")
+        # This Chromium would autoplay (--autoplay-policy=no-user-gesture-required): the SDK does not.
+        time.sleep(1)
+        self.assertTrue(audio()["paused"], "narration never starts by itself")
+        self.assertIn(f"/v1/narration/{demo.facts['appId']}/", audio()["src"])
+        self.assertFalse(audio()["speaking"])
+        self.assertEqual(self.events("listener", ["narration_played"]), [])
+
+        button.click()
+        self.wait_for(lambda d: not audio()["paused"] and audio()["time"] > 0.2, "the narration to play")
+        self.assertTrue(audio()["speaking"], "the tip is highlighted while it speaks")
+        self.screenshot("narration-speaking")
+        self.wait_for(lambda d: audio()["ended"], "the narration to end", timeout=narration["duration"] + 15)
+        self.assertFalse(audio()["speaking"], "the highlight ends with the speech")
+        self.assertEqual(button.text, f"▶ Listen {minutes}:{seconds:02d}")
+
+        self.driver.execute_script("return (await import('/sdk/waymark.js')).Waymark.flush()")
+        self.wait_for(lambda d: len(self.events("listener", ["narration_played", "narration_completed"])) == 2,
+                      "both narration events on the server")
+        played, completed = self.events("listener", ["narration_played", "narration_completed"])
+        self.assertEqual((played[0], played[1]), ("narration_played", "welcome"))
+        self.assertEqual((completed[0], completed[1]), ("narration_completed", "welcome"))
+        self.assertEqual((played[2]["contentLocale"], played[2]["source"], played[2]["locale"]), ("hi", "generated", "hi-IN"))
+
+    def test_the_anchored_element_is_highlighted_while_its_tip_speaks(self):
+        # The search pointer's tip (an A/B variant for this user) points at the search button.
+        deadline = time.time() + 60
+        while self.catalog_narration("en&user=anchored", "search-tip") is None and time.time() < deadline:
+            time.sleep(0.3)
+        self.open_shop("anchored", "&locale=en")
+        self.driver.execute_script("window.scrollBy(0, 400)")
+        tip = self.wait_tip("search-tip")
+        self.driver.execute_script("window.scrollTo(0, 0)")
+        tip.find_element(By.CSS_SELECTOR, "button.wm-narrate").click()
+        highlighted = "return [...document.querySelectorAll('.wm-speaking')].map(e => e.id || e.dataset.waymarkAnchor || e.className)"
+        self.wait_for(lambda d: d.execute_script(highlighted) == ["search"], "the search button to be highlighted")
+        self.screenshot("narration-anchor")
+        self.driver.execute_script("document.querySelector('[data-waymark-tip=search-tip] audio').pause()")
+        self.wait_for(lambda d: d.execute_script(highlighted) == [], "the highlight to go")
+
+
+if __name__ == "__main__":
+    unittest.main()

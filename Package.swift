@@ -108,7 +108,7 @@ let package = Package(
             name: "WaymarkConsole",
             dependencies: [
                 "WaymarkServer", "WaymarkStore", "WaymarkCatalog", "WaymarkRules", "WaymarkEngine", "WaymarkDelivery", "WaymarkAPI",
-                "WaymarkAnalytics",
+                "WaymarkAnalytics", "WaymarkNarration",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -165,7 +165,7 @@ let package = Package(
         .testTarget(
             name: "WaymarkConsoleTests",
             dependencies: [
-                "WaymarkConsole", "WaymarkServer", "WaymarkCatalog", "WaymarkTestSupport",
+                "WaymarkConsole", "WaymarkServer", "WaymarkCatalog", "WaymarkTestSupport", "WaymarkNarration",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ]
         ),

@@ -4,7 +4,8 @@ import WaymarkRules
 import WaymarkStore
 
 /// How many users reached each step of a tip: could have seen it, saw it, did what it teaches
-/// (its dismissal rule became true), closed it.
+/// (its dismissal rule became true), closed it; and beside those, how many listened to its
+/// narration and to the end of it.
 public struct TipFunnel: Hashable, Sendable {
     /// From a replay of the events through the tip's rules (see ``Backtest``); nil for tips the
     /// catalog no longer has.
@@ -12,13 +13,22 @@ public struct TipFunnel: Hashable, Sendable {
     public var shown: Int
     public var acted: Int
     public var closed: Int
+    /// Users who started its narration (`narration_played`).
+    public var listened: Int
+    /// Users who heard its narration to the end (`narration_completed`).
+    public var heardToTheEnd: Int
 
-    public init(eligible: Int? = nil, shown: Int = 0, acted: Int = 0, closed: Int = 0) {
+    public init(eligible: Int? = nil, shown: Int = 0, acted: Int = 0, closed: Int = 0, listened: Int = 0, heardToTheEnd: Int = 0) {
         self.eligible = eligible
         self.shown = shown
         self.acted = acted
         self.closed = closed
+        self.listened = listened
+        self.heardToTheEnd = heardToTheEnd
     }
+
+    /// Listened among those shown.
+    public var listenRate: Proportion { Proportion(listened, of: shown) }
 
     /// Acted among those shown.
     public var conversion: Proportion { Proportion(acted, of: shown) }
@@ -139,7 +149,7 @@ public struct Analytics: Sendable {
         self.store = store
     }
 
-    static let tipEvents = ["tip_shown", "tip_dismissed", "tip_closed"]
+    static let tipEvents = ["tip_shown", "tip_dismissed", "tip_closed", "narration_played", "narration_completed"]
 
     /// Where a tips report's eligible counts come from.
     public enum EligibleCounts: Sendable {
@@ -178,7 +188,8 @@ public struct Analytics: Sendable {
             reports[tip.id] = report
         }
         let order = Dictionary(catalog.tips.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { a, _ in a })
-        return reports.values.map { report in
+        // A tour page's narration events name the page: not a tip unless it was ever shown as one.
+        return reports.values.filter { order[$0.tip] != nil || $0.total.shown + $0.total.acted + $0.total.closed > 0 }.map { report in
             var report = report
             report.segments = (segments[report.tip] ?? [:]).sorted { $0.key < $1.key }.map { TipReport.Part(segment: $0.key, funnel: $0.value) }
             if order[report.tip] != nil && eligible != nil {
@@ -289,6 +300,8 @@ extension TipFunnel {
         case "tip_shown": shown = row.users
         case "tip_dismissed": acted = row.users
         case "tip_closed": closed = row.users
+        case "narration_played": listened = row.users
+        case "narration_completed": heardToTheEnd = row.users
         default: break
         }
     }

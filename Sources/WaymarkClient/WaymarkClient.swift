@@ -222,6 +222,59 @@ public final class WaymarkClient: Sendable {
         return String(text[..<end])
     }
 
+    // MARK: Narration
+
+    /// Narration a renderer can play: where, how long, and whether recorded or made by the server.
+    public struct Narration: Hashable, Sendable {
+        /// Absolute: a path on the server is resolved against it.
+        public var url: URL
+        /// Seconds, when known.
+        public var duration: Double?
+        public var source: DeliveredNarration.Source
+    }
+
+    /// The narration of a tip in the content the catalog chose for this client, if it has one.
+    public func narration(tip id: String) -> Narration? {
+        tip(id).flatMap { Self.narration($0.content, server: transport.server) }
+    }
+
+    /// The narration of a tour page, if it has one.
+    public func narration(tour: String, page: String) -> Narration? {
+        self.tour(tour)?.pages.first { $0.id == page }.flatMap { Self.narration($0.content, server: transport.server) }
+    }
+
+    static func narration(_ content: DeliveredContent, server: URL) -> Narration? {
+        guard let narration = content.narration, let url = URL(string: narration.url, relativeTo: server)?.absoluteURL,
+            url.scheme == "https" || url.scheme == "http"
+        else { return nil }
+        return Narration(url: url, duration: narration.duration, source: narration.source)
+    }
+
+    /// The user started a tip's narration from its beginning (`narration_played`, as waymark.js sends it).
+    public func narrationPlayed(tip id: String) { recordNarration("narration_played", tip: id) }
+
+    /// The user heard a tip's narration to its end (`narration_completed`).
+    public func narrationCompleted(tip id: String) { recordNarration("narration_completed", tip: id) }
+
+    /// The same for a tour page's narration.
+    public func narrationPlayed(tour: String, page: String) { recordNarration("narration_played", tour: tour, page: page) }
+
+    public func narrationCompleted(tour: String, page: String) { recordNarration("narration_completed", tour: tour, page: page) }
+
+    private func recordNarration(_ name: String, tip id: String) {
+        guard let content = tip(id)?.content else { return }
+        record(name, target: id, properties: Self.narrationProperties(content))
+    }
+
+    private func recordNarration(_ name: String, tour: String, page: String) {
+        guard let content = self.tour(tour)?.pages.first(where: { $0.id == page })?.content else { return }
+        record(name, target: page, properties: Self.narrationProperties(content).merging(["tour": tour, "page": page]) { $1 })
+    }
+
+    static func narrationProperties(_ content: DeliveredContent) -> [String: String] {
+        ["contentLocale": content.locale, "source": content.narration?.source.rawValue ?? "recording"]
+    }
+
     /// The user took a tip's action (its button or link).
     public func action(tip id: String) {
         enqueue("tip_action", target: id, properties: ["tip": id])

@@ -72,6 +72,11 @@ public struct WaymarkConsole: Sendable {
         console.get("/apps/:app/analytics/tips/:id") { request, context in try await self.tipAnalyticsPage(request, context) }
         console.get("/apps/:app/analytics/export/:table") { request, context in try await self.analyticsExport(request, context) }
         console.get("/apps/:app/tips/:id/backtest") { request, context in try await self.backtestPage(request, context) }
+        console.get("/apps/:app/narration") { request, context in try await self.narrationPage(request, context) }
+        console.post("/apps/:app/narration/settings") { request, context in try await self.saveNarrationSettings(request, context) }
+        console.post("/apps/:app/narration/regenerate") { request, context in try await self.regenerateNarration(request, context) }
+        console.post("/apps/:app/narration/recording") { request, context in try await self.uploadRecording(request, context) }
+        console.post("/apps/:app/narration/recording/remove") { request, context in try await self.removeRecording(request, context) }
     }
 
     // MARK: Access
@@ -231,6 +236,8 @@ struct Form: Sendable {
     private(set) var fields: [String: String] = [:]
 
     subscript(_ name: String) -> String? { fields[name] }
+
+    init(fields: [String: String]) { self.fields = fields }
 
     static func read(_ request: Request) async throws -> Form {
         let buffer: ByteBuffer

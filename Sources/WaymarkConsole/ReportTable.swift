@@ -79,11 +79,11 @@ extension ReportTable {
         )
     }
 
-    static let funnelColumns = ["Eligible", "Shown", "Acted on", "Closed", "Conversion", "95% interval"]
+    static let funnelColumns = ["Eligible", "Shown", "Acted on", "Closed", "Conversion", "95% interval", "Listened", "Heard to the end"]
 
     static func funnel(_ funnel: TipFunnel) -> [Cell] {
         [number(funnel.eligible), number(funnel.shown), number(funnel.acted), number(funnel.closed), percent(funnel.conversion.rate),
-         interval(funnel.conversion)]
+         interval(funnel.conversion), number(funnel.listened), number(funnel.heardToTheEnd)]
     }
 
     static func tips(_ reports: [TipReport], link: String?, query: String) -> ReportTable {

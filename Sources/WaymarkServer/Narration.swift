@@ -16,6 +16,9 @@ extension WaymarkServer {
         "/v1/narration/\(app.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? app)/\(key)"
     }
 
+    /// Whether this server makes speech (espeak-ng and ffmpeg installed, narration on).
+    public var makesNarration: Bool { narrator != nil }
+
     /// What the store knows of each line of the catalog's narration plan.
     public func narrationStates(app: String, plan: NarrationPlan) async throws -> [String: NarrationState] {
         try await store.narrationStates(app: app, keys: plan.keys)

@@ -107,6 +107,28 @@ import WaymarkStore
         try await body(store, catalog, Period(from: Self.day0, to: Self.day0 + 2 * Period.day))
     }
 
+    @Test func narrationListenersStandBesideTheTipsConversion() async throws {
+        try await withStore { store, catalog, period in
+            var h = History()
+            h.add("u1", 2, "narration_played", "search-tip", platform: "ios", version: "1.2", ["source": "generated"])
+            h.add("u1", 2, "narration_completed", "search-tip", platform: "ios", version: "1.2", ["source": "generated"])
+            h.add("u1", 3, "narration_played", "search-tip", platform: "ios", version: "1.2", ["source": "generated"])
+            h.add("u3", 12, "narration_played", "search-tip", platform: "web", version: "1.2", ["source": "browser"])
+            // A tour page's narration names the page: it is no tip.
+            h.add("u1", 5, "narration_played", "one", platform: "ios", version: "1.2", ["tour": "welcome", "page": "one"])
+            _ = try await store.insertEvents(h.events.map { event in
+                var event = event
+                event.id = "n-" + event.id
+                return event
+            })
+            let reports = try await Analytics(store: store).tips(app: "shop", catalog: catalog, period: period)
+            #expect(reports.map(\.tip) == ["search-tip", "ios-tip", "quiet-tip"])
+            #expect(reports[0].total == TipFunnel(eligible: 2, shown: 2, acted: 1, closed: 1, listened: 2, heardToTheEnd: 1))
+            #expect(reports[0].total.listenRate == Proportion(2, of: 2))
+            #expect(reports[0].segments.map(\.funnel.listened) == [1, 1])
+        }
+    }
+
     @Test func tipFunnelsByPlatformAndVersion() async throws {
         try await withStore { store, catalog, period in
             let reports = try await Analytics(store: store).tips(app: "shop", catalog: catalog, period: period)

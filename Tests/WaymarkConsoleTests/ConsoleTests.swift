@@ -7,6 +7,7 @@ import WaymarkCatalog
 @testable import WaymarkConsole
 import WaymarkAnalytics
 import WaymarkRules
+import WaymarkNarration
 import WaymarkServer
 import WaymarkStore
 import WaymarkTestSupport
@@ -34,7 +35,8 @@ import WaymarkTestSupport
     }
 
     /// A server with the console, two apps, and users: ada owns the shop, vic views it, oscar owns the other app.
-    func withConsole(_ kind: StoreUnderTest, _ body: @Sendable (Setup) async throws -> Void) async throws {
+    /// With `narrator`, the server makes speech in the background as `waymark serve` does.
+    func withConsole(_ kind: StoreUnderTest, narrator: Bool = false, _ body: @Sendable (Setup) async throws -> Void) async throws {
         try await kind.with { store, database in
             let shop = try await Provisioning.createApp(name: "Shop <b>", in: store)
             let other = try await Provisioning.createApp(name: "Other", in: store)
@@ -44,11 +46,14 @@ import WaymarkTestSupport
             var logger = Logger(label: "test")
             logger.logLevel = .warning
             let clock = Clock()
-            let server = WaymarkServer(store: store, logger: logger)
+            let speaker = narrator ? Narrator(store: store, synthesizer: try ESpeakSynthesizer.onPath().get(), logger: logger) : nil
+            let server = WaymarkServer(store: store, logger: logger, narrator: speaker)
             let console = WaymarkConsole(server: server, now: { clock.now })
             let router = server.router()
             console.register(on: router)
-            let application = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: logger)
+            let application = Application(
+                router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)), services: speaker.map { [$0] } ?? [], logger: logger
+            )
             try await application.test(.live) { client in
                 try await body(Setup(client: client, shop: shop, other: other, store: store, database: database, clock: clock))
             }

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import Hummingbird
 import Logging
 import ServiceLifecycle
@@ -7,6 +10,7 @@ import WaymarkAPI
 import WaymarkCatalog
 import WaymarkClient
 import WaymarkEngine
+import WaymarkNarration
 import WaymarkServer
 import WaymarkStore
 import WaymarkTestSupport
@@ -25,14 +29,15 @@ final class LiveServer: Sendable {
 
     /// Runs `body` with a server started on a fresh database of that kind, with the shop app and
     /// its catalog published, and a directory for the phones; stops and removes it all afterwards.
-    static func with(_ kind: StoreUnderTest, _ body: @Sendable (LiveServer) async throws -> Void) async throws {
+    /// With `narrating`, the server speaks the catalog in the background as `waymark serve` does.
+    static func with(_ kind: StoreUnderTest, narrating: Bool = false, _ body: @Sendable (LiveServer) async throws -> Void) async throws {
         try await kind.with { store, _ in
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent("waymark-client-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: directory) }
             let shop = try await Provisioning.createApp(name: "Shop", in: store)
             try await Provisioning.publish(try CatalogDocument.parse(ServerTests.shop, file: "shop.yaml"), app: shop.appId, note: "test", in: store)
-            let server = LiveServer(store: store, directory: directory, shop: shop)
+            let server = LiveServer(store: store, directory: directory, shop: shop, narrating: narrating)
             try await server.run(port: 0)
             do {
                 try await body(server)
@@ -44,10 +49,13 @@ final class LiveServer: Sendable {
         }
     }
 
-    private init(store: any Store, directory: URL, shop: Provisioning.NewApp) {
+    private let narrating: Bool
+
+    private init(store: any Store, directory: URL, shop: Provisioning.NewApp, narrating: Bool) {
         self.store = store
         self.directory = directory
         self.shop = shop
+        self.narrating = narrating
     }
 
     /// Starts the server (port 0: any free port) and returns once it listens.
@@ -55,7 +63,8 @@ final class LiveServer: Sendable {
         var logger = Logger(label: "test")
         logger.logLevel = .warning
         let (listening, signal) = AsyncStream.makeStream(of: Int.self)
-        let application = WaymarkServer(store: store, logger: logger)
+        let narrator = narrating ? Narrator(store: store, synthesizer: try ESpeakSynthesizer.onPath().get(), logger: logger) : nil
+        let application = WaymarkServer(store: store, logger: logger, narrator: narrator)
             .application(host: "127.0.0.1", port: port, onServerRunning: { port in signal.yield(port) })
         let group = ServiceGroup(configuration: .init(services: [application], logger: logger))
         let task = Task { try await group.run() }
@@ -114,6 +123,38 @@ final class LiveServer: Sendable {
 
             // Nothing changed on the server: it says so with 304 instead of sending the catalog again.
             #expect(await client.refresh() == .notModified)
+            await client.stop()
+        }
+    }
+
+    /// An Apple renderer gets the narration's absolute URL and length from the client, plays it from
+    /// the server, and reports listening as waymark.js does.
+    @Test func narrationIsThereToPlayAndListeningIsReported() async throws {
+        try await LiveServer.with(.sqlite, narrating: true) { server in
+            let directory = server.directory.appendingPathComponent("phone")
+            let client = await Self.start(server, directory)
+            // The server speaks in the background; a later refresh brings the narration.
+            let deadline = ContinuousClock.now + .seconds(60)
+            while client.narration(tip: "checkout-survey") == nil, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(300))
+                _ = await client.refresh()
+            }
+            let narration = try #require(client.narration(tip: "checkout-survey"))
+            #expect(narration.url.absoluteString.hasPrefix("\(server.url.absoluteString)/v1/narration/\(server.shop.appId)/"))
+            #expect(narration.source == .generated && (narration.duration ?? 0) > 1)
+            let (audio, response) = try await URLSession.shared.data(from: narration.url)
+            #expect((response as? HTTPURLResponse)?.statusCode == 200 && audio.starts(with: Array("OggS".utf8)))
+
+            client.narrationPlayed(tip: "checkout-survey")
+            client.narrationCompleted(tip: "checkout-survey")
+            #expect(try await client.flush().accepted == 2)
+            let stored = try await server.store.events(
+                app: server.shop.appId, period: Period(from: 0, to: .max), user: "u1", after: nil, limit: 10
+            )
+            #expect(stored.map(\.name) == ["narration_played", "narration_completed"])
+            #expect(stored.first?.target == "checkout-survey")
+            #expect(stored.first?.properties?.contains(#""contentLocale":"hi""#) == true)
+            #expect(stored.first?.properties?.contains(#""source":"generated""#) == true)
             await client.stop()
         }
     }

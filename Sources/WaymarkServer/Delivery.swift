@@ -15,6 +15,8 @@ final class LiveCatalogs: Sendable {
         var resolver: Resolver
         /// When to look again for narration still missing; nil: nothing is missing.
         var recheckAt: ContinuousClock.Instant?
+        /// How many of the catalog's narration keys the store knew (made or failed) when it was built.
+        var knownNarration: Int
     }
 
     static let narrationRecheck: Duration = .seconds(2)
@@ -26,6 +28,18 @@ final class LiveCatalogs: Sendable {
     /// Keeps the newer of the cached and the given entry.
     func offer(_ app: String, _ entry: Entry) {
         entries.withLock { if ($0[app]?.resolver.version ?? 0) <= entry.resolver.version { $0[app] = entry } }
+    }
+
+    /// Looks at the app's narration again on the next request (one was forgotten, to be made again).
+    func recheckNow(_ app: String) {
+        entries.withLock { entries in entries[app]?.recheckAt = .now }
+    }
+
+    /// Looks for missing narration again later, when nothing new was made since the last look.
+    func postponeRecheck(_ app: String, version: Int) {
+        entries.withLock { entries in
+            if entries[app]?.resolver.version == version { entries[app]?.recheckAt = .now + Self.narrationRecheck }
+        }
     }
 }
 
@@ -75,8 +89,8 @@ extension WaymarkServer {
                     metrics.catalogCacheHits.increment()
                     return entry.resolver
                 }
-                // Narration was missing: the same catalog, with what has been made since.
-                return try await cacheLive(app: app, catalog: entry.resolver.catalog, version: entry.resolver.version)
+                // Narration was missing: the same catalog, with what has been made since (if anything was).
+                return try await cacheLive(app: app, catalog: entry.resolver.catalog, version: entry.resolver.version, cached: entry)
             }
         }
         metrics.catalogCacheMisses.increment()
@@ -98,14 +112,23 @@ extension WaymarkServer {
     }
 
     /// Builds the resolver with the narration the store has, asks the narrator for what is
-    /// missing, and caches it.
-    private func cacheLive(app: String, catalog: Catalog, version: Int) async throws -> Resolver {
+    /// missing, and caches it; keeps the `cached` resolver when the store knows nothing new.
+    private func cacheLive(app: String, catalog: Catalog, version: Int, cached: LiveCatalogs.Entry? = nil) async throws -> Resolver {
         let narration = try await narration(app: app, catalog: catalog)
         if !narration.missing.isEmpty { narrator?.request(app: app, speeches: narration.missing) }
+        if let cached, cached.knownNarration == narration.known {
+            live.postponeRecheck(app, version: version)
+            return cached.resolver
+        }
         let resolver = Resolver(catalog: catalog, version: version, narration: narration.lookup)
         // Missing narration may come from this server's narrator or, on a shared database, another's.
         let waiting = !narration.missing.isEmpty && (narrator != nil || store.isShared)
-        live.offer(app, LiveCatalogs.Entry(resolver: resolver, recheckAt: waiting ? .now + LiveCatalogs.narrationRecheck : nil))
+        live.offer(
+            app,
+            LiveCatalogs.Entry(
+                resolver: resolver, recheckAt: waiting ? .now + LiveCatalogs.narrationRecheck : nil, knownNarration: narration.known
+            )
+        )
         return resolver
     }
 }

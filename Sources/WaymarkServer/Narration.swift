@@ -24,8 +24,9 @@ extension WaymarkServer {
         try await store.narrationStates(app: app, keys: plan.keys)
     }
 
-    /// The audio each content of the catalog plays, and the speech it lacks.
-    func narration(app: String, catalog: Catalog) async throws -> (lookup: Resolver.Narration, missing: [NarrationPlan.Speech]) {
+    /// The audio each content of the catalog plays, the speech it lacks, and how many of its keys
+    /// the store knows (made or failed).
+    func narration(app: String, catalog: Catalog) async throws -> (lookup: Resolver.Narration, missing: [NarrationPlan.Speech], known: Int) {
         let plan = NarrationPlan(catalog)
         let states = try await narrationStates(app: app, plan: plan)
         var delivered: [LineKey: DeliveredNarration] = [:]
@@ -53,12 +54,13 @@ extension WaymarkServer {
         }
         let found = delivered
         let lookup: Resolver.Narration = { content, locale in found[LineKey(locale: locale, content: content)] }
-        return (lookup, Array(Set(missing)))
+        return (lookup, Array(Set(missing)), states.count)
     }
 
     /// Forgets a generated narration of the app and makes it again.
     public func regenerateNarration(app: String, speech: NarrationPlan.Speech) async throws {
         try await store.deleteNarration(app: app, key: speech.key)
+        live.recheckNow(app)
         narrator?.request(app: app, speeches: [speech])
     }
 

@@ -120,7 +120,7 @@ import WaymarkTestSupport
             let analytics = String(buffer: try await owner.get("/console/apps/\(setup.shop.appId)/analytics").body)
             #expect(analytics.contains(#"<th scope="col">Conversion</th><th scope="col">95% interval</th><th scope="col">Listened</th><th scope="col">Heard to the end</th>"#))
             let row = try #require(analytics.components(separatedBy: #"<tr data-key=""#).first { $0.contains(">checkout-survey</a>") })
-            #expect(row.contains("<td>100%</td>") && row.contains("<td>1</td><td>1</td></tr>"), "\(row)")
+            #expect(row.contains("<td>100.0%</td>") && row.contains("<td>1</td><td>1</td></tr>"), "\(row)")
         }
     }
 }

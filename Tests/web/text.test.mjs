@@ -1,7 +1,7 @@
 // The SDK's text helpers that run without a browser.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { utf8Prefix } from "../../Sources/WaymarkServer/Resources/web/sdk/waymark.js";
+import { formatDuration, utf8Prefix } from "../../Sources/WaymarkServer/Resources/web/sdk/waymark.js";
 
 test("utf8Prefix keeps text that fits and cuts longer text at a code point", () => {
   assert.equal(utf8Prefix("short", 512), "short");
@@ -13,4 +13,12 @@ test("utf8Prefix keeps text that fits and cuts longer text at a code point", () 
   assert.equal(utf8Prefix("a😀b", 5), "a😀");
   const long = "é".repeat(300);
   assert.equal(new TextEncoder().encode(utf8Prefix(long, 512)).length, 512);
+});
+
+test("formatDuration shows a narration's length as m:ss", () => {
+  assert.equal(formatDuration(4.69), "0:05");
+  assert.equal(formatDuration(0.2), "0:00");
+  assert.equal(formatDuration(61), "1:01");
+  assert.equal(formatDuration(600), "10:00");
+  assert.equal(formatDuration(-3), "0:00");
 });

@@ -13,21 +13,12 @@ import WaymarkTestSupport
 /// Narration end to end on a live server with a real narrator: publishing asks for the speech, the
 /// catalog carries its URL and duration once made, and the audio is served for caching.
 @Suite struct NarrationServerTests {
+    /// The shop's server, speaking with espeak-ng (or the given synthesizer).
     func withNarratingServer(
         _ kind: StoreUnderTest, synthesizer: (any Synthesizer)? = nil,
         _ body: @Sendable (TestClientProtocol, Provisioning.NewApp, Provisioning.NewApp, any Store) async throws -> Void
     ) async throws {
-        try await kind.with { store, _ in
-            let shopApp = try await Provisioning.createApp(name: "Shop", in: store)
-            let otherApp = try await Provisioning.createApp(name: "Other", in: store)
-            var logger = Logger(label: "test")
-            logger.logLevel = .error
-            let narrator = Narrator(store: store, synthesizer: try synthesizer ?? ESpeakSynthesizer.onPath().get(), logger: logger)
-            let server = WaymarkServer(store: store, logger: logger, narrator: narrator)
-            try await server.application(host: "127.0.0.1", port: 0).test(.live) { client in
-                try await body(client, shopApp, otherApp, store)
-            }
-        }
+        try await ServerTests().withServer(kind, synthesizer: try synthesizer ?? ESpeakSynthesizer.onPath().get(), body)
     }
 
     static func catalog(_ client: TestClientProtocol, _ app: Provisioning.NewApp, locale: String) async throws -> DeliveredCatalog {

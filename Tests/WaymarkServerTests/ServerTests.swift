@@ -5,6 +5,7 @@ import Logging
 import Testing
 import WaymarkAPI
 import WaymarkCatalog
+import WaymarkNarration
 import WaymarkServer
 import WaymarkStore
 import WaymarkTestSupport
@@ -15,9 +16,10 @@ import WaymarkTestSupport
         contentsOf: WaymarkBinary.root.appendingPathComponent("Sources/waymark/Resources/shop.yaml"), encoding: .utf8
     )
 
-    /// A server on a fresh database with two apps; runs `body` against it live.
+    /// A server on a fresh database with two apps; runs `body` against it live. With a
+    /// `synthesizer`, the server speaks narration in the background as `waymark serve` does.
     func withServer(
-        _ kind: StoreUnderTest = .sqlite,
+        _ kind: StoreUnderTest = .sqlite, synthesizer: (any Synthesizer)? = nil,
         _ body: @Sendable (TestClientProtocol, Provisioning.NewApp, Provisioning.NewApp, any Store) async throws -> Void
     ) async throws {
         try await kind.with { store, _ in
@@ -25,9 +27,9 @@ import WaymarkTestSupport
             let otherApp = try await Provisioning.createApp(name: "Other", in: store)
             var logger = Logger(label: "test")
             logger.logLevel = .warning
-            let server = WaymarkServer(store: store, logger: logger)
-            let application = Application(router: server.router(), configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: logger)
-            try await application.test(.live) { client in try await body(client, shopApp, otherApp, store) }
+            let narrator = synthesizer.map { Narrator(store: store, synthesizer: $0, logger: logger) }
+            let server = WaymarkServer(store: store, logger: logger, narrator: narrator)
+            try await server.application(host: "127.0.0.1", port: 0).test(.live) { client in try await body(client, shopApp, otherApp, store) }
         }
     }
 

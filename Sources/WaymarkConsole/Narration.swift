@@ -46,7 +46,12 @@ extension WaymarkConsole {
         case .recording(let key):
             row["kind"] = "uploaded recording"
             row["hasRecording"] = true
-            describe(states[key], key: key, app: app, into: &row)
+            if states[key] == nil {
+                // A catalog pushed from another server names a recording this one never received.
+                row["status"] = "missing on this server: upload it again"
+            } else {
+                describe(states[key], key: key, app: app, into: &row)
+            }
         case .speech(let speech):
             row["kind"] = "speech (\(speech.voice), \(speech.speed) words a minute)"
             row["canRegenerate"] = true

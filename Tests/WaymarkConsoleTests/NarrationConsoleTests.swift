@@ -125,6 +125,49 @@ import WaymarkTestSupport
     }
 }
 
+extension NarrationConsoleTests {
+    /// A WAVE file of a tone: `seconds` of 16-bit mono at 22,050 Hz.
+    static func tone(seconds: Double) -> [UInt8] {
+        let frames = Int(seconds * 22_050)
+        func le32(_ value: Int) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) } }
+        func le16(_ value: Int) -> [UInt8] { (0..<2).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) } }
+        var bytes = Array("RIFF".utf8) + le32(36 + frames * 2) + Array("WAVEfmt ".utf8) + le32(16) + le16(1) + le16(1)
+        bytes += le32(22_050) + le32(44_100) + le16(2) + le16(16) + Array("data".utf8) + le32(frames * 2)
+        bytes.reserveCapacity(bytes.count + frames * 2)
+        for frame in 0..<frames { bytes += le16(Int(8_000 * sin(Double(frame) * 2 * .pi * 440 / 22_050))) }
+        return bytes
+    }
+
+    @Test func recordingsUpToTheLimitAreTakenAndLargerOnesRefusedWhole() async throws {
+        try await ConsoleTests().withConsole(.sqlite) { setup in
+            try await Self.publishShop(setup)
+            let owner = try await ConsoleTests.owner(setup)
+            let path = "/console/apps/\(setup.shop.appId)/narration/recording"
+            let fields = [("csrf", owner.csrf), ("owner", "tip/checkout-survey"), ("locale", "hi")]
+            // Four and a half MB of WAVE, more than the console's other forms take.
+            let large = Self.tone(seconds: 100)
+            #expect(large.count > 4_000_000 && large.count < Recording.maximumSize)
+            var (headers, body) = Self.multipart(fields, file: large, filename: "long.wav")
+            for field in owner.headers() { headers.append(field) }
+            let taken = try await setup.client.execute(uri: path, method: .post, headers: headers, body: body)
+            #expect(taken.status == .seeOther, "\(String(buffer: taken.body))")
+            let key = try await Recording.check(large).key
+            guard case .ready(let ready) = try await setup.store.narrationStates(app: setup.shop.appId, keys: [key])[key] else {
+                Issue.record("the recording was not kept")
+                return
+            }
+            #expect(ready.format == "audio/wav" && abs(ready.duration - 100) < 0.1 && ready.source == .recording)
+
+            let revision = try await setup.store.draft(app: setup.shop.appId)?.revision
+            (headers, body) = Self.multipart(fields, file: Self.tone(seconds: 125), filename: "longer.wav")
+            for field in owner.headers() { headers.append(field) }
+            let refused = try await setup.client.execute(uri: path, method: .post, headers: headers, body: body)
+            #expect(refused.status == .contentTooLarge)
+            #expect(try await setup.store.draft(app: setup.shop.appId)?.revision == revision)
+        }
+    }
+}
+
 func waitFor(seconds: Double = 60, _ condition: () async throws -> Bool) async throws {
     let deadline = ContinuousClock.now + .seconds(seconds)
     while ContinuousClock.now < deadline {

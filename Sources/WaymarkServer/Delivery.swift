@@ -15,8 +15,8 @@ final class LiveCatalogs: Sendable {
         var resolver: Resolver
         /// When to look again for narration still missing; nil: nothing is missing.
         var recheckAt: ContinuousClock.Instant?
-        /// How many of the catalog's narration keys the store knew (made or failed) when it was built.
-        var knownNarration: Int
+        /// What the store knew of the catalog's narration when it was built (see ``WaymarkServer/narration(app:catalog:)``).
+        var narrationFingerprint: Int
     }
 
     static let narrationRecheck: Duration = .seconds(2)
@@ -35,10 +35,11 @@ final class LiveCatalogs: Sendable {
         entries.withLock { entries in entries[app]?.recheckAt = .now }
     }
 
-    /// Looks for missing narration again later, when nothing new was made since the last look.
-    func postponeRecheck(_ app: String, version: Int) {
+    /// Keeps the entry as it is, nothing being new since the last look: looks again later while
+    /// narration is `waiting`, else no more.
+    func keep(_ app: String, version: Int, waiting: Bool) {
         entries.withLock { entries in
-            if entries[app]?.resolver.version == version { entries[app]?.recheckAt = .now + Self.narrationRecheck }
+            if entries[app]?.resolver.version == version { entries[app]?.recheckAt = waiting ? .now + Self.narrationRecheck : nil }
         }
     }
 }
@@ -116,17 +117,18 @@ extension WaymarkServer {
     private func cacheLive(app: String, catalog: Catalog, version: Int, cached: LiveCatalogs.Entry? = nil) async throws -> Resolver {
         let narration = try await narration(app: app, catalog: catalog)
         if !narration.missing.isEmpty { narrator?.request(app: app, speeches: narration.missing) }
-        if let cached, cached.knownNarration == narration.known {
-            live.postponeRecheck(app, version: version)
+        // Missing narration may come from this server's narrator or, on a shared database, another's.
+        let waiting = !narration.missing.isEmpty && (narrator != nil || store.isShared)
+        if let cached, cached.narrationFingerprint == narration.fingerprint {
+            live.keep(app, version: version, waiting: waiting)
             return cached.resolver
         }
         let resolver = Resolver(catalog: catalog, version: version, narration: narration.lookup)
-        // Missing narration may come from this server's narrator or, on a shared database, another's.
-        let waiting = !narration.missing.isEmpty && (narrator != nil || store.isShared)
         live.offer(
             app,
             LiveCatalogs.Entry(
-                resolver: resolver, recheckAt: waiting ? .now + LiveCatalogs.narrationRecheck : nil, knownNarration: narration.known
+                resolver: resolver, recheckAt: waiting ? .now + LiveCatalogs.narrationRecheck : nil,
+                narrationFingerprint: narration.fingerprint
             )
         )
         return resolver

@@ -24,9 +24,11 @@ extension WaymarkServer {
         try await store.narrationStates(app: app, keys: plan.keys)
     }
 
-    /// The audio each content of the catalog plays, the speech it lacks, and how many of its keys
-    /// the store knows (made or failed).
-    func narration(app: String, catalog: Catalog) async throws -> (lookup: Resolver.Narration, missing: [NarrationPlan.Speech], known: Int) {
+    /// The audio each content of the catalog plays, the speech it lacks, and a fingerprint of what
+    /// the store knows of its keys (which are made, which failed): equal fingerprints deliver the same.
+    func narration(app: String, catalog: Catalog) async throws -> (
+        lookup: Resolver.Narration, missing: [NarrationPlan.Speech], fingerprint: Int
+    ) {
         let plan = NarrationPlan(catalog)
         let states = try await narrationStates(app: app, plan: plan)
         var delivered: [LineKey: DeliveredNarration] = [:]
@@ -54,7 +56,12 @@ extension WaymarkServer {
         }
         let found = delivered
         let lookup: Resolver.Narration = { content, locale in found[LineKey(locale: locale, content: content)] }
-        return (lookup, Array(Set(missing)), states.count)
+        var fingerprint = Hasher()
+        for (key, state) in states.sorted(by: { $0.key < $1.key }) {
+            fingerprint.combine(key)
+            if case .ready(let ready) = state { fingerprint.combine(ready.duration) } else { fingerprint.combine(-1.0) }
+        }
+        return (lookup, Array(Set(missing)), fingerprint.finalize())
     }
 
     /// Forgets a generated narration of the app and makes it again.

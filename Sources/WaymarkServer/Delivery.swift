@@ -4,6 +4,7 @@ import WaymarkAPI
 import WaymarkCatalog
 import WaymarkDelivery
 import WaymarkEngine
+import WaymarkNarration
 import WaymarkStore
 
 /// The live catalog of each app, parsed once per published version: a hot catalog costs no
@@ -13,9 +14,11 @@ import WaymarkStore
 final class LiveCatalogs: Sendable {
     struct Entry: Sendable {
         var resolver: Resolver
+        /// What the catalog says aloud, kept for looking at its narration again.
+        var plan: NarrationPlan
         /// When to look again for narration still missing; nil: nothing is missing.
         var recheckAt: ContinuousClock.Instant?
-        /// What the store knew of the catalog's narration when it was built (see ``WaymarkServer/narration(app:catalog:)``).
+        /// What the store knew of the catalog's narration when it was built (see ``WaymarkServer/narration(app:plan:)``).
         var narrationFingerprint: Int
     }
 
@@ -115,7 +118,8 @@ extension WaymarkServer {
     /// Builds the resolver with the narration the store has, asks the narrator for what is
     /// missing, and caches it; keeps the `cached` resolver when the store knows nothing new.
     private func cacheLive(app: String, catalog: Catalog, version: Int, cached: LiveCatalogs.Entry? = nil) async throws -> Resolver {
-        let narration = try await narration(app: app, catalog: catalog)
+        let plan = cached?.plan ?? NarrationPlan(catalog)
+        let narration = try await narration(app: app, plan: plan)
         if !narration.missing.isEmpty { narrator?.request(app: app, speeches: narration.missing) }
         // Missing narration may come from this server's narrator or, on a shared database, another's.
         let waiting = !narration.missing.isEmpty && (narrator != nil || store.isShared)
@@ -127,7 +131,7 @@ extension WaymarkServer {
         live.offer(
             app,
             LiveCatalogs.Entry(
-                resolver: resolver, recheckAt: waiting ? .now + LiveCatalogs.narrationRecheck : nil,
+                resolver: resolver, plan: plan, recheckAt: waiting ? .now + LiveCatalogs.narrationRecheck : nil,
                 narrationFingerprint: narration.fingerprint
             )
         )

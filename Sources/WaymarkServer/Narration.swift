@@ -24,36 +24,26 @@ extension WaymarkServer {
         try await store.narrationStates(app: app, keys: plan.keys)
     }
 
-    /// The audio each content of the catalog plays, the speech it lacks, and a fingerprint of what
-    /// the store knows of its keys (which are made, which failed): equal fingerprints deliver the same.
-    func narration(app: String, catalog: Catalog) async throws -> (
+    /// The audio each content of the catalog's plan plays, the speech it lacks, and a fingerprint
+    /// of what the store knows of its keys (which are made, which failed): equal fingerprints
+    /// deliver the same.
+    func narration(app: String, plan: NarrationPlan) async throws -> (
         lookup: Resolver.Narration, missing: [NarrationPlan.Speech], fingerprint: Int
     ) {
-        let plan = NarrationPlan(catalog)
         let states = try await narrationStates(app: app, plan: plan)
         var delivered: [LineKey: DeliveredNarration] = [:]
-        var missing: [NarrationPlan.Speech] = []
         for line in plan.lines {
-            let key = LineKey(locale: line.locale, content: line.content)
-            switch line.source {
-            case .external(let url):
-                delivered[key] = DeliveredNarration(url: url, duration: nil, source: .recording)
-            case .recording(let audio):
-                if case .ready(let ready) = states[audio] {
-                    delivered[key] = DeliveredNarration(url: Self.narrationPath(app: app, key: audio), duration: ready.duration, source: .recording)
-                }
-            case .speech(let speech):
-                switch states[speech.key] {
-                case .ready(let ready):
-                    delivered[key] = DeliveredNarration(
-                        url: Self.narrationPath(app: app, key: speech.key), duration: ready.duration, source: .generated
-                    )
-                case .failed: break
-                case nil: missing.append(speech)
-                }
-            case .none: break
+            let at = LineKey(locale: line.locale, content: line.content)
+            if case .external = line.source {
+                delivered[at] = Resolver.recordingOnTheWeb(line.content, line.locale)
+            } else if let key = line.key, case .ready(let ready) = states[key] {
+                delivered[at] = DeliveredNarration(
+                    url: Self.narrationPath(app: app, key: key), duration: ready.duration,
+                    source: DeliveredNarration.Source(rawValue: ready.source.rawValue) ?? .recording
+                )
             }
         }
+        let missing = plan.speeches.filter { states[$0.key] == nil }
         let found = delivered
         let lookup: Resolver.Narration = { content, locale in found[LineKey(locale: locale, content: content)] }
         var fingerprint = Hasher()
@@ -61,7 +51,7 @@ extension WaymarkServer {
             fingerprint.combine(key)
             if case .ready(let ready) = state { fingerprint.combine(ready.duration) } else { fingerprint.combine(-1.0) }
         }
-        return (lookup, Array(Set(missing)), fingerprint.finalize())
+        return (lookup, missing, fingerprint.finalize())
     }
 
     /// Forgets a generated narration of the app and makes it again.

@@ -49,13 +49,11 @@ import WaymarkTestSupport
             let path = "/console/apps/\(setup.shop.appId)/narration"
             // Publishing asked for the speech; the page shows it once made, with a player.
             var page = ""
-            let deadline = ContinuousClock.now + .seconds(60)
-            while ContinuousClock.now < deadline {
+            let spoken = try await eventually(within: 60, every: .milliseconds(200)) {
                 page = String(buffer: try await owner.get(path).body)
-                if let row = Self.row(page, owner: "tip/checkout-survey", locale: "hi"), row.contains("<audio controls") { break }
-                try await Task.sleep(for: .milliseconds(200))
+                return Self.row(page, owner: "tip/checkout-survey", locale: "hi").flatMap { $0.contains("<audio controls") ? $0 : nil }
             }
-            let hindi = try #require(Self.row(page, owner: "tip/checkout-survey", locale: "hi"), "\(page)")
+            let hindi = try #require(spoken, "\(page)")
             #expect(hindi.contains("speech (hi, 150 words a minute)") && hindi.contains("ready"))
             #expect(hindi.contains(#"src="/v1/narration/\#(setup.shop.appId)/"#))
             #expect(hindi.contains("Regenerate") && hindi.contains(#"enctype="multipart/form-data""#))
@@ -73,7 +71,10 @@ import WaymarkTestSupport
 
             // Regenerating forgets the audio and makes it again.
             #expect(try await owner.post(path + "/regenerate", [("key", String(key))]).status == .seeOther)
-            try await waitFor { if case .ready = try await setup.store.narrationStates(app: setup.shop.appId, keys: [String(key)])[String(key)] { true } else { false } }
+            let remade = try await eventually(within: 60) {
+                if case .ready = try await setup.store.narrationStates(app: setup.shop.appId, keys: [String(key)])[String(key)] { true } else { false }
+            }
+            #expect(remade)
 
             // An uploaded recording replaces the Tamil speech in the draft, checked by its bytes.
             let audio = try await ESpeakSynthesizer.onPath().get().speak(NarrationPlan.Speech(text: "பணம் செலுத்துதல்", voice: "ta", speed: 120))
@@ -166,13 +167,4 @@ extension NarrationConsoleTests {
             #expect(try await setup.store.draft(app: setup.shop.appId)?.revision == revision)
         }
     }
-}
-
-func waitFor(seconds: Double = 60, _ condition: () async throws -> Bool) async throws {
-    let deadline = ContinuousClock.now + .seconds(seconds)
-    while ContinuousClock.now < deadline {
-        if try await condition() { return }
-        try await Task.sleep(for: .milliseconds(100))
-    }
-    Issue.record("the condition did not hold within \(seconds) s")
 }

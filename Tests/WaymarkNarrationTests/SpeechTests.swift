@@ -46,7 +46,8 @@ import WaymarkTestSupport
             #expect(narrator.request(app: "shop", speeches: [hindi, hindi]) == 1)
             #expect(narrator.request(app: "shop", speeches: [hindi]) == 0)
             try await withRunning(narrator) {
-                try await waitUntil { narrator.pendingCount == 0 }
+                let drained = try await eventually(within: 30) { narrator.pendingCount == 0 }
+                #expect(drained)
             }
             await narrator.make(Narrator.Job(app: "shop", speech: hindi))
             #expect(counting.calls == 1)
@@ -158,33 +159,22 @@ struct AudioReport {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("waymark-audio-\(UUID().uuidString).ogg")
         try Data(bytes).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
-        let probe = try run("/usr/bin/ffprobe", ["-v", "error", "-show_entries", "stream=codec_name:format=duration", "-of", "default=noprint_wrappers=1", file.path])
+        let probe = try WaymarkBinary.run(
+            program: URL(fileURLWithPath: "/usr/bin/ffprobe"),
+            ["-v", "error", "-show_entries", "stream=codec_name:format=duration", "-of", "default=noprint_wrappers=1", file.path]
+        ).output
         let values = Dictionary(probe.split(separator: "\n").compactMap { line -> (String, String)? in
             let parts = line.split(separator: "=", maxSplits: 1)
             return parts.count == 2 ? (String(parts[0]), String(parts[1])) : nil
         }, uniquingKeysWith: { first, _ in first })
-        let meter = try run("/usr/bin/ffmpeg", ["-nostdin", "-hide_banner", "-i", file.path, "-af", "volumedetect", "-f", "null", "-"])
+        // The volume meter reports on standard error.
+        let meter = try WaymarkBinary.run(
+            program: URL(fileURLWithPath: "/usr/bin/ffmpeg"), ["-nostdin", "-hide_banner", "-i", file.path, "-af", "volumedetect", "-f", "null", "-"]
+        ).errors
         let mean = meter.split(separator: "\n").first { $0.contains("mean_volume:") }
             .flatMap { $0.split(separator: ":").last?.trimmingCharacters(in: .whitespaces).split(separator: " ").first }
             .flatMap { Double($0) }
         return AudioReport(codec: values["codec_name"] ?? "", duration: Double(values["duration"] ?? "") ?? 0, meanVolume: mean ?? -200)
-    }
-
-    /// Runs a program, its output and errors to a file, and returns them.
-    static func run(_ path: String, _ arguments: [String]) throws -> String {
-        let output = FileManager.default.temporaryDirectory.appendingPathComponent("waymark-out-\(UUID().uuidString)")
-        FileManager.default.createFile(atPath: output.path, contents: nil)
-        defer { try? FileManager.default.removeItem(at: output) }
-        let handle = try FileHandle(forWritingTo: output)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
-        process.standardOutput = handle
-        process.standardError = handle
-        try process.run()
-        process.waitUntilExit()
-        try handle.close()
-        return try String(contentsOf: output, encoding: .utf8)
     }
 }
 
@@ -193,13 +183,4 @@ func withRunning(_ narrator: Narrator, _ body: () async throws -> Void) async th
     let task = Task { try await narrator.run() }
     defer { task.cancel() }
     try await body()
-}
-
-func waitUntil(seconds: Double = 30, _ condition: () async throws -> Bool) async throws {
-    let deadline = ContinuousClock.now + .seconds(seconds)
-    while ContinuousClock.now < deadline {
-        if try await condition() { return }
-        try await Task.sleep(for: .milliseconds(50))
-    }
-    Issue.record("the condition did not hold within \(seconds) s")
 }

@@ -134,12 +134,11 @@ final class LiveServer: Sendable {
             let directory = server.directory.appendingPathComponent("phone")
             let client = await Self.start(server, directory)
             // The server speaks in the background; a later refresh brings the narration.
-            let deadline = ContinuousClock.now + .seconds(60)
-            while client.narration(tip: "checkout-survey") == nil, ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(300))
-                _ = await client.refresh()
+            let made = try await eventually(within: 60, every: .milliseconds(300)) {
+                if client.narration(tip: "checkout-survey") == nil { _ = await client.refresh() }
+                return client.narration(tip: "checkout-survey")
             }
-            let narration = try #require(client.narration(tip: "checkout-survey"))
+            let narration = try #require(made)
             #expect(narration.url.absoluteString.hasPrefix("\(server.url.absoluteString)/v1/narration/\(server.shop.appId)/"))
             #expect(narration.source == .generated && (narration.duration ?? 0) > 1)
             let (audio, response) = try await URLSession.shared.data(from: narration.url)

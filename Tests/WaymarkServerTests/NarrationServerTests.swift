@@ -31,13 +31,10 @@ import WaymarkTestSupport
     static func narration(
         _ client: TestClientProtocol, _ app: Provisioning.NewApp, tip id: String = "checkout-survey", locale: String
     ) async throws -> DeliveredNarration {
-        let deadline = ContinuousClock.now + .seconds(60)
-        while ContinuousClock.now < deadline {
-            let tip = try #require(try await catalog(client, app, locale: locale).tips.first { $0.id == id })
-            if let narration = tip.content.narration { return narration }
-            try await Task.sleep(for: .milliseconds(200))
+        let narration = try await eventually(within: 60, every: .milliseconds(200)) {
+            try #require(try await catalog(client, app, locale: locale).tips.first { $0.id == id }).content.narration
         }
-        throw NarrationError("no narration for \(locale) within 60 s")
+        return try #require(narration, "no narration for \(locale) within 60 s")
     }
 
     @Test(arguments: StoreUnderTest.available)
@@ -94,15 +91,12 @@ import WaymarkTestSupport
         try await withNarratingServer(.sqlite, synthesizer: broken) { client, app, _, store in
             try await ServerTests.publishShop(client, app)
             _ = try await Self.catalog(client, app, locale: "hi")
-            // Wait for the narrator to record its failures, then for the cache to look again.
-            let deadline = ContinuousClock.now + .seconds(30)
-            var failed = false
-            while ContinuousClock.now < deadline, !failed {
-                try await Task.sleep(for: .milliseconds(300))
+            // Wait for the narrator to record its failures, the tip staying without narration meanwhile.
+            let failed = try await eventually(within: 30, every: .milliseconds(300)) {
                 let tip = try #require(try await Self.catalog(client, app, locale: "hi").tips.first { $0.id == "checkout-survey" })
                 #expect(tip.content.narration == nil)
                 let states = try await store.narrationStates(app: app.appId, keys: NarrationPlan(SpeechCatalog.shop).keys)
-                failed = states.values.contains { if case .failed = $0 { true } else { false } }
+                return states.values.contains { if case .failed = $0 { true } else { false } }
             }
             #expect(failed)
             let tip = try #require(try await Self.catalog(client, app, locale: "hi").tips.first { $0.id == "checkout-survey" })

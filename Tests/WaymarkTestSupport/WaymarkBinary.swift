@@ -18,7 +18,7 @@ public enum WaymarkBinary {
 }
 
 extension WaymarkBinary {
-    /// What a finished `waymark` run left.
+    /// What a finished run of a program left.
     public struct Run: Sendable {
         public var status: Int32
         public var output: String
@@ -27,8 +27,13 @@ extension WaymarkBinary {
 
     /// Runs `waymark` with the arguments to its end, in the package's directory.
     public static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Run {
+        try run(program: try url(), arguments, environment: environment)
+    }
+
+    /// Runs any program (ffprobe, say) to its end, in the package's directory.
+    public static func run(program: URL, _ arguments: [String], environment: [String: String] = [:]) throws -> Run {
         let process = Process()
-        process.executableURL = try url()
+        process.executableURL = program
         process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         process.currentDirectoryURL = root

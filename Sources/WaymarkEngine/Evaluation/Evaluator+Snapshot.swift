@@ -41,7 +41,7 @@ extension Evaluator {
                 state.times = (0..<term.count).map { offset in
                     pool[Int(term.poolStart + (term.head + offset) % term.poolCapacity)]
                 }
-            case .sequence:
+            case .sequence, .chain:
                 if !term.listening {
                     state.done = true
                 } else {
@@ -77,16 +77,22 @@ extension Evaluator {
                     schedule(index, at: terms[index].last + term.window + 1)
                 }
             case .windowedCount:
+                var ring = term
                 for time in (state.times ?? []).sorted().suffix(Int(term.poolCapacity)) where time <= now {
-                    pushRing(index, time)
+                    pushRing(&ring, time)
                 }
-                expireRing(index)
-                if let deadline = windowedCountDeadline(index) { schedule(index, at: deadline) }
-            case .sequence:
+                expireRing(&ring)
+                terms[index] = ring
+                if let deadline = windowedCountDeadline(ring) { schedule(index, at: deadline) }
+            case .sequence, .chain:
                 if state.done == true {
                     terms[index].listening = false
                 } else if let times = state.times, times.count == Int(term.poolCapacity) {
                     for (offset, time) in times.enumerated() { pool[Int(term.poolStart) + offset] = time }
+                    if term.kind == .chain {
+                        // The stages it reached are those with a time, first to last.
+                        terms[index].head = Int32(times.firstIndex(of: noTime) ?? times.count)
+                    }
                 }
             case .comparison:
                 break

@@ -46,13 +46,18 @@ public struct Evaluator: Sendable {
     var terms: ContiguousArray<Term> = []
     var pool: ContiguousArray<Millis> = []
     /// Every channel's listeners, one channel after the other: channel `c` holds the
-    /// `channelLength[c]` listeners from `channelStart[c]`; those that stop listening move past
-    /// the end of their channel.
+    /// `channelLength[c]` listeners from `channelStart[c]`, and has room up to `channelStart[c + 1]`
+    /// for the chains that can come to it; those that stop listening move past the end of their
+    /// channel.
     var listeners: ContiguousArray<Listener> = []
     var channelStart: ContiguousArray<Int32> = []
     var channelLength: ContiguousArray<Int32> = []
     var stageRefs: ContiguousArray<StageRef> = []
-    var names: [String: NameEntry] = [:]
+    /// The channel of each chain's stages (see `Term.chainStart`).
+    var chainChannels: ContiguousArray<Int32> = []
+    /// The number of events dispatched so far: a chain remembers the one that last moved it on.
+    var serial: Int64 = 0
+    var channels: ChannelTable
     var comparisons: [ComparisonSpec] = []
     var contextListeners: [String: [Int32]] = [:]
     var context: [String: ContextValue] = [:]
@@ -77,7 +82,8 @@ public struct Evaluator: Sendable {
         pool = ContiguousArray(repeating: noTime, count: compiler.poolSize)
         comparisons = compiler.comparisons
         stageRefs = compiler.stageRefs
-        names = compiler.names
+        chainChannels = compiler.chainChannels
+        channels = ChannelTable(compiler.names)
         contextListeners = compiler.contextListeners
         parentStart.reserveCapacity(nodes.count + 1)
         for list in compiler.parentLists {
@@ -143,22 +149,29 @@ public struct Evaluator: Sendable {
     mutating func expire(at deadline: Millis) {
         if deadline > now { now = deadline }
         while let entry = heap.top, entry.deadline <= deadline {
-            heap.pop()
             let index = Int(entry.owner)
-            guard terms[index].scheduled == entry.deadline else { continue }
-            terms[index].scheduled = .max
-            refreshByTime(index)
+            guard terms[index].scheduled == entry.deadline else {
+                heap.pop()
+                continue
+            }
+            // The term's next deadline, when it has one, takes this entry's place.
+            if let next = refreshByTime(index) {
+                terms[index].scheduled = next
+                heap.replaceTop(next)
+            } else {
+                terms[index].scheduled = .max
+                heap.pop()
+            }
         }
     }
 
     mutating func dispatch(name: String, target: String?) {
-        guard let entry = names[name] else { return }
-        var targetChannel: Int32 = -1
-        if let target, let channel = entry.targets[target] {
-            targetChannel = channel
-            dispatch(channel: Int(channel), targetChannel: channel)
+        guard let (anyChannel, targetChannel) = channels.channels(name: name, target: target) else { return }
+        serial += 1
+        if targetChannel >= 0 {
+            dispatch(channel: Int(targetChannel), targetChannel: targetChannel)
         }
-        dispatch(channel: Int(entry.anyChannel), targetChannel: targetChannel)
+        dispatch(channel: Int(anyChannel), targetChannel: targetChannel)
     }
 
     mutating func updateContext(_ path: String, to value: ContextValue?) {
@@ -177,7 +190,7 @@ public struct Evaluator: Sendable {
         var position = start
         var end = start + Int(channelLength[channel])
         while position < end {
-            if update(listeners[position], targetChannel: targetChannel) {
+            if update(listeners[position], channel: Int32(channel), targetChannel: targetChannel) {
                 position += 1
             } else {
                 end -= 1
@@ -187,8 +200,9 @@ public struct Evaluator: Sendable {
         channelLength[channel] = Int32(end - start)
     }
 
-    /// Applies an event to a term; returns whether the term keeps listening.
-    private mutating func update(_ listener: Listener, targetChannel: Int32) -> Bool {
+    /// Applies an event arriving on `channel` to a term; returns whether the term keeps listening
+    /// on that channel.
+    private mutating func update(_ listener: Listener, channel: Int32, targetChannel: Int32) -> Bool {
         let index = Int(listener.term)
         guard terms[index].listening else { return false }
         switch terms[index].kind {
@@ -213,9 +227,12 @@ public struct Evaluator: Sendable {
             }
             return true
         case .windowedCount:
-            expireRing(index)
-            pushRing(index, now)
-            settleWindowedCount(index)
+            var term = terms[index]
+            expireRing(&term)
+            pushRing(&term, now)
+            terms[index] = term
+            setValue(ofTerm: index, to: term.comparator.test(term.count, term.threshold))
+            if let deadline = windowedCountDeadline(term) { schedule(index, at: deadline) }
             return true
         case .sequence:
             if advanceSequence(index, listener: listener, targetChannel: targetChannel) {
@@ -224,9 +241,33 @@ public struct Evaluator: Sendable {
                 return false
             }
             return true
+        case .chain:
+            return advanceChain(index, listener: listener, channel: channel)
         case .comparison:
             return true
         }
+    }
+
+    /// Moves a chain to its next stage, and to that stage's channel; returns whether it stays on
+    /// `channel`.
+    private mutating func advanceChain(_ index: Int, listener: Listener, channel: Int32) -> Bool {
+        let term = terms[index]
+        // It came to this channel from the target channel of the same event.
+        guard term.last != serial else { return true }
+        let stage = term.head
+        if stage == term.count - 1 {
+            terms[index].listening = false
+            setValue(ofTerm: index, to: true)
+            return false
+        }
+        pool[Int(term.poolStart + stage)] = now
+        terms[index].head = stage + 1
+        terms[index].last = serial
+        let next = chainChannels[Int(term.chainStart + stage + 1)]
+        if next == channel { return true }
+        listeners[Int(channelStart[Int(next)] + channelLength[Int(next)])] = listener
+        channelLength[Int(next)] += 1
+        return false
     }
 
     /// Moves a sequence's stages for the current event, last stage first; returns whether it completed.
@@ -250,63 +291,53 @@ public struct Evaluator: Sendable {
         return false
     }
 
-    /// Re-reads a term whose deadline came: a window moved on.
-    private mutating func refreshByTime(_ index: Int) {
+    /// Re-reads a term whose deadline came (a window moved on); returns its next deadline, if any.
+    private mutating func refreshByTime(_ index: Int) -> Millis? {
         switch terms[index].kind {
         case .windowedOccurrence:
             let term = terms[index]
             let inWindow = term.last != noTime && now - term.last <= term.window
             setValue(ofTerm: index, to: inWindow)
-            if inWindow { schedule(index, at: term.last + term.window + 1) }
+            return inWindow ? term.last + term.window + 1 : nil
         case .windowedCount:
-            expireRing(index)
-            settleWindowedCount(index)
+            var term = terms[index]
+            expireRing(&term)
+            terms[index] = term
+            setValue(ofTerm: index, to: term.comparator.test(term.count, term.threshold))
+            return windowedCountDeadline(term)
         default:
-            break
+            return nil
         }
     }
 
-    mutating func expireRing(_ index: Int) {
-        let term = terms[index]
+    // A windowed count's ring works on a copy of its term, written back once by the caller.
+
+    /// Drops the timestamps that left the window.
+    func expireRing(_ term: inout Term) {
         let oldest = now - term.window
-        var head = term.head
-        var size = term.count
         let base = Int(term.poolStart)
-        while size > 0 && pool[base + Int(head)] < oldest {
-            head += 1
-            if head == term.poolCapacity { head = 0 }
-            size -= 1
+        while term.count > 0 && pool[base + Int(term.head)] < oldest {
+            term.head += 1
+            if term.head == term.poolCapacity { term.head = 0 }
+            term.count -= 1
         }
-        terms[index].head = head
-        terms[index].count = size
     }
 
-    mutating func pushRing(_ index: Int, _ time: Millis) {
-        let term = terms[index]
-        var head = term.head
-        var size = term.count
-        if size == term.poolCapacity {
-            head += 1
-            if head == term.poolCapacity { head = 0 }
-            size -= 1
+    /// Adds a timestamp, dropping the oldest when the ring is full.
+    mutating func pushRing(_ term: inout Term, _ time: Millis) {
+        if term.count == term.poolCapacity {
+            term.head += 1
+            if term.head == term.poolCapacity { term.head = 0 }
+            term.count -= 1
         }
-        var slot = head + size
+        var slot = term.head + term.count
         if slot >= term.poolCapacity { slot -= term.poolCapacity }
         pool[Int(term.poolStart + slot)] = time
-        terms[index].head = head
-        terms[index].count = size + 1
-    }
-
-    /// Sets a windowed count's value and the deadline at which expiring entries would change it.
-    private mutating func settleWindowedCount(_ index: Int) {
-        let term = terms[index]
-        setValue(ofTerm: index, to: term.comparator.test(term.count, term.threshold))
-        if let deadline = windowedCountDeadline(index) { schedule(index, at: deadline) }
+        term.count += 1
     }
 
     /// When expiring entries would change a windowed count's value, if they can.
-    func windowedCountDeadline(_ index: Int) -> Millis? {
-        let term = terms[index]
+    func windowedCountDeadline(_ term: Term) -> Millis? {
         let size = term.count
         let threshold = term.threshold
         let value = term.comparator.test(size, threshold)
@@ -335,8 +366,9 @@ public struct Evaluator: Sendable {
 
     @inline(__always)
     private mutating func setValue(ofTerm index: Int, to value: Bool) {
+        guard terms[index].value != value else { return }
+        terms[index].value = value
         let node = Int(terms[index].node)
-        guard nodes[node].value != value else { return }
         nodes[node].value = value
         noteFlip(node)
         propagate(from: node, value: value)
@@ -366,18 +398,31 @@ public struct Evaluator: Sendable {
 
     // MARK: Building
 
-    /// Puts every listening term in the channels of the events it waits for.
+    /// Puts every listening term in the channels of the events it waits for (a chain in the channel
+    /// of its next stage), and leaves room in each channel for every chain that can come to it.
     mutating func attachListeners(_ plan: [(channel: Int32, listener: Listener)], channelCount: Int) {
         var byChannel = [[Listener]](repeating: [], count: channelCount)
+        var room = [Int](repeating: 0, count: channelCount)
         for (channel, listener) in plan where terms[Int(listener.term)].listening {
             byChannel[Int(channel)].append(listener)
+            room[Int(channel)] += 1
         }
-        listeners.reserveCapacity(plan.count)
-        for list in byChannel {
+        for index in terms.indices where terms[index].kind == .chain {
+            let term = terms[index]
+            let channels = chainChannels[Int(term.chainStart)..<Int(term.chainStart + term.count)]
+            for channel in Set(channels) { room[Int(channel)] += 1 }
+            if term.listening {
+                byChannel[Int(channels[channels.startIndex + Int(term.head)])].append(Listener(term: Int32(index)))
+            }
+        }
+        listeners.reserveCapacity(room.reduce(0, +))
+        for (channel, list) in byChannel.enumerated() {
             channelStart.append(Int32(listeners.count))
             channelLength.append(Int32(list.count))
             listeners.append(contentsOf: list)
+            listeners.append(contentsOf: repeatElement(Listener(term: -1), count: room[channel] - list.count))
         }
+        channelStart.append(Int32(listeners.count))
     }
 
     /// Sets every node's value from its terms, children first (children have smaller indices).
@@ -388,7 +433,9 @@ public struct Evaluator: Sendable {
         for index in nodes.indices {
             switch nodes[index].kind {
             case .term:
-                nodes[index].value = termValue(Int(nodes[index].term))
+                let term = Int(nodes[index].term)
+                terms[term].value = termValue(term)
+                nodes[index].value = terms[term].value
             case .constant:
                 break
             default:
@@ -409,7 +456,7 @@ public struct Evaluator: Sendable {
         case .occurrence: return term.count > 0
         case .windowedOccurrence: return term.last != noTime && now - term.last <= term.window
         case .count, .windowedCount: return term.comparator.test(term.count, term.threshold)
-        case .sequence: return !term.listening
+        case .sequence, .chain: return !term.listening
         case .comparison:
             let spec = comparisons[Int(term.poolStart)]
             return spec.evaluate(context[spec.path])

@@ -14,6 +14,8 @@ struct GraphCompiler {
     var channelCount = 0
     var contextListeners: [String: [Int32]] = [:]
     var listenerPlan: [(channel: Int32, listener: Listener)] = []
+    /// Every chain stage's channel, chain after chain.
+    var chainChannels: ContiguousArray<Int32> = []
     private var memo: [Rule: Int32] = [:]
 
     /// The node for a rule, made once per distinct rule.
@@ -55,9 +57,17 @@ struct GraphCompiler {
             term = Term(kind: window == nil ? .occurrence : .windowedOccurrence, node: node)
             term.window = window?.milliseconds ?? -1
             listen(index, to: events[0])
-        case .sequence(let events, let window):
+        case .sequence(let events, nil):
+            term = Term(kind: .chain, node: node)
+            term.count = Int32(events.count)
+            term.poolStart = Int32(poolSize)
+            term.poolCapacity = Int32(events.count - 1)
+            poolSize += events.count - 1
+            term.chainStart = Int32(chainChannels.count)
+            for event in events { chainChannels.append(channel(of: event)) }
+        case .sequence(let events, let window?):
             term = Term(kind: .sequence, node: node)
-            term.window = window?.milliseconds ?? -1
+            term.window = window.milliseconds
             term.count = Int32(events.count)
             term.poolStart = Int32(poolSize)
             term.poolCapacity = Int32(events.count - 1)
@@ -108,8 +118,12 @@ struct GraphCompiler {
     }
 
     private mutating func listen(_ term: Int32, to event: EventPattern) {
-        let channel = event.target.map { targetChannel(name: event.name, target: $0) } ?? anyChannel(name: event.name)
-        listenerPlan.append((channel, Listener(term: term)))
+        listenerPlan.append((channel(of: event), Listener(term: term)))
+    }
+
+    /// The channel on which exactly the events matching a pattern arrive.
+    private mutating func channel(of event: EventPattern) -> Int32 {
+        event.target.map { targetChannel(name: event.name, target: $0) } ?? anyChannel(name: event.name)
     }
 
     private mutating func anyChannel(name: String) -> Int32 {

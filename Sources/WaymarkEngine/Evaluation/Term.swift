@@ -21,8 +21,12 @@ struct Term {
         case count
         /// `count(e) op k within w`: a ring of the latest k+1 timestamps in the window.
         case windowedCount
-        /// `a THEN b ... [within w]`: the latest start time that reached each stage.
+        /// `a THEN b ... within w`: the latest start time that reached each stage. Every stage listens,
+        /// since a later start can be the one that fits the window.
         case sequence
+        /// `a THEN b ...` without a window: the first match of each stage in turn is as good as any,
+        /// so the term listens only for the stage it waits for.
+        case chain
         /// `path op literal` or `path in [...]`: recomputed when the context changes.
         case comparison
     }
@@ -32,22 +36,28 @@ struct Term {
     /// Whether the term still listens to events. A fired occurrence, a saturated plain count and a
     /// completed sequence cannot change again, so they stop costing anything.
     var listening = true
+    /// The term's value, as its node in the graph has it: an unchanged value costs no look at the
+    /// graph.
+    var value = false
     /// The term's leaf node in the evaluator's graph.
     var node: Int32
     /// The window in milliseconds, or -1 for none.
     var window: Millis = -1
     var threshold: Int32 = 0
     /// Occurrence: 0 or 1. Count: the count, saturated at k+1. Windowed count: entries in the ring.
-    /// Sequence: the number of stages (at least 2).
+    /// Sequence and chain: the number of stages (at least 2).
     var count: Int32 = 0
-    /// Windowed occurrence: the latest match.
+    /// Windowed occurrence: the latest match. Chain: the serial number of the event that last moved
+    /// it on (one event never counts for two stages).
     var last: Millis = noTime
-    /// Windowed count: the ring's slots. Sequence: one start time per stage but the last.
+    /// Windowed count: the ring's slots. Sequence and chain: one time per stage but the last.
     /// Comparison: the index of its specification.
     var poolStart: Int32 = 0
     var poolCapacity: Int32 = 0
-    /// Windowed count: the oldest entry's slot.
+    /// Windowed count: the oldest entry's slot. Chain: the stage it waits for.
     var head: Int32 = 0
+    /// Chain: where its stages' channels start in the evaluator's `chainChannels`.
+    var chainStart: Int32 = 0
     /// The deadline this term has in the heap, or `Millis.max`.
     var scheduled: Millis = .max
 }

@@ -84,7 +84,7 @@ extension Evaluator {
         case .windowedCount:
             let shown = term.count > term.threshold ? "more than \(term.threshold)" : "\(term.count)"
             return "\(shown) in the window, needs \(term.comparator.rawValue) \(term.threshold)"
-        case .sequence:
+        case .sequence, .chain:
             if !term.listening { return "completed" }
             let reached = (0..<Int(term.poolCapacity)).last { pool[Int(term.poolStart) + $0] != noTime }
             return reached.map { "reached step \($0 + 1) of \(term.count)" } ?? "not started"

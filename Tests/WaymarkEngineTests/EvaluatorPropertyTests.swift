@@ -20,25 +20,42 @@ struct EvaluatorPropertyTests {
                     ? Double(Int.random(in: 0...4, using: &random.rng)) * 1000
                     : Double(Int.random(in: 0...4000, using: &random.rng))
                 time += milliseconds / 1000
-                switch random.step() {
-                case .event(let name, let target):
-                    evaluator.record(name, target: target, at: time)
-                    reference.record(name, target: target, at: time)
-                case .tick:
-                    evaluator.advance(to: time)
-                    reference.advance(to: time)
-                case .context(let path, let value):
-                    evaluator.setContext(path, to: value, at: time)
-                    reference.setContext(path, to: value, at: time)
-                }
-                for (index, rule) in rules.enumerated() {
-                    let expected = reference.value(of: rule)
-                    try #require(
-                        evaluator.value(ofRule: index) == expected,
-                        "seed \(batch * 100 + seed), step \(stepIndex): \(rule) should be \(expected)"
-                    )
+                apply(random.step(), to: &evaluator, and: &reference, at: time)
+                try expectAgreement(evaluator, reference, rules, "seed \(batch * 100 + seed), step \(stepIndex)")
+                if stepIndex == 20 {
+                    // A copy goes its own way: what it records never shows in the original, which the
+                    // steps after this one check (the evaluator copies its storage on write).
+                    var fork = evaluator
+                    var forkReference = reference
+                    var forkRandom = RandomRules(rng: SplitMix64(seed: UInt64(1_000_000 + batch * 100 + seed)))
+                    for forkStep in 0..<10 {
+                        let forkTime = time + Double(forkStep)
+                        apply(forkRandom.step(), to: &fork, and: &forkReference, at: forkTime)
+                        try expectAgreement(fork, forkReference, rules, "seed \(batch * 100 + seed), fork step \(forkStep)")
+                    }
                 }
             }
+        }
+    }
+
+    private func apply(_ step: RandomRules.Step, to evaluator: inout Evaluator, and reference: inout ReferenceEvaluator, at time: Date) {
+        switch step {
+        case .event(let name, let target):
+            evaluator.record(name, target: target, at: time)
+            reference.record(name, target: target, at: time)
+        case .tick:
+            evaluator.advance(to: time)
+            reference.advance(to: time)
+        case .context(let path, let value):
+            evaluator.setContext(path, to: value, at: time)
+            reference.setContext(path, to: value, at: time)
+        }
+    }
+
+    private func expectAgreement(_ evaluator: Evaluator, _ reference: ReferenceEvaluator, _ rules: [Rule], _ label: String) throws {
+        for (index, rule) in rules.enumerated() {
+            let expected = reference.value(of: rule)
+            try #require(evaluator.value(ofRule: index) == expected, "\(label): \(rule) should be \(expected)")
         }
     }
 }

@@ -33,8 +33,11 @@ public struct Evaluator: Sendable {
         var term: Int32 = -1
     }
 
+    /// Terms, nodes, the pool, listeners and channel lengths: what changes on every event.
+    private var storage: EvaluatorStorage
+
     // The compiled graph.
-    var nodes: ContiguousArray<Node> = []
+    var nodes: FixedBuffer<Node> { storage.nodes }
     var parentStart: ContiguousArray<Int32> = []
     var parents: ContiguousArray<Int32> = []
     /// The node of each rule, in the order given.
@@ -43,15 +46,15 @@ public struct Evaluator: Sendable {
     let nodeRules: [Rule]
 
     // Terms and what they listen to.
-    var terms: ContiguousArray<Term> = []
-    var pool: ContiguousArray<Millis> = []
+    var terms: FixedBuffer<Term> { storage.terms }
+    var pool: FixedBuffer<Millis> { storage.pool }
     /// Every channel's listeners, one channel after the other: channel `c` holds the
     /// `channelLength[c]` listeners from `channelStart[c]`, and has room up to `channelStart[c + 1]`
-    /// for the chains that can come to it; those that stop listening move past the end of their
-    /// channel.
-    var listeners: ContiguousArray<Listener> = []
+    /// for every term that can listen on it (a chain comes and goes); those that stop listening
+    /// move past the end of their channel.
+    var listeners: FixedBuffer<Listener> { storage.listeners }
+    var channelLength: FixedBuffer<Int32> { storage.channelLength }
     var channelStart: ContiguousArray<Int32> = []
-    var channelLength: ContiguousArray<Int32> = []
     var stageRefs: ContiguousArray<StageRef> = []
     /// The channel of each chain's stages (see `Term.chainStart`).
     var chainChannels: ContiguousArray<Int32> = []
@@ -77,15 +80,23 @@ public struct Evaluator: Sendable {
         var compiler = GraphCompiler()
         ruleNodes = rules.map { compiler.node(for: $0) }
         nodeRules = compiler.nodeRules
-        nodes = compiler.nodes
-        terms = compiler.terms
-        pool = ContiguousArray(repeating: noTime, count: compiler.poolSize)
+        channelStart.reserveCapacity(compiler.channelRoom.count + 1)
+        var room: Int32 = 0
+        for channelRoom in compiler.channelRoom {
+            channelStart.append(room)
+            room += channelRoom
+        }
+        channelStart.append(room)
+        storage = EvaluatorStorage(
+            terms: compiler.terms, nodes: compiler.nodes, poolSize: compiler.poolSize,
+            listenerRoom: Int(room), channelCount: compiler.channelRoom.count
+        )
         comparisons = compiler.comparisons
         stageRefs = compiler.stageRefs
         chainChannels = compiler.chainChannels
         channels = ChannelTable(compiler.names)
         contextListeners = compiler.contextListeners
-        parentStart.reserveCapacity(nodes.count + 1)
+        parentStart.reserveCapacity(compiler.nodes.count + 1)
         for list in compiler.parentLists {
             parentStart.append(Int32(parents.count))
             parents.append(contentsOf: list)
@@ -94,7 +105,7 @@ public struct Evaluator: Sendable {
         for node in ruleNodes { nodes[Int(node)].isRoot = true }
         flippedRoots.reserveCapacity(nodes.count)
         if let snapshot { restore(snapshot) }
-        attachListeners(compiler.listenerPlan, channelCount: compiler.channelCount)
+        attachListeners(compiler.listenerPlan)
         recomputeAllNodes()
     }
 
@@ -138,7 +149,15 @@ public struct Evaluator: Sendable {
 
     // MARK: Internals the engine drives step by step
 
+    /// Copies the storage if another evaluator value shares it: every call that changes state
+    /// starts here, so that the writes after it need no check of their own.
+    @inline(__always)
+    mutating func makeUnique() {
+        if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+    }
+
     mutating func advance(toMillis time: Millis) {
+        makeUnique()
         while let deadline = heap.top?.deadline, deadline <= time {
             expire(at: deadline)
         }
@@ -147,6 +166,7 @@ public struct Evaluator: Sendable {
 
     /// Applies every deadline due at `deadline` (which must be the heap's earliest).
     mutating func expire(at deadline: Millis) {
+        makeUnique()
         if deadline > now { now = deadline }
         while let entry = heap.top, entry.deadline <= deadline {
             let index = Int(entry.owner)
@@ -166,6 +186,7 @@ public struct Evaluator: Sendable {
     }
 
     mutating func dispatch(name: String, target: String?) {
+        makeUnique()
         guard let (anyChannel, targetChannel) = channels.channels(name: name, target: target) else { return }
         serial += 1
         if targetChannel >= 0 {
@@ -175,6 +196,7 @@ public struct Evaluator: Sendable {
     }
 
     mutating func updateContext(_ path: String, to value: ContextValue?) {
+        makeUnique()
         context[path] = value
         guard let listeners = contextListeners[path] else { return }
         for term in listeners {
@@ -232,7 +254,9 @@ public struct Evaluator: Sendable {
             pushRing(&term, now)
             terms[index] = term
             setValue(ofTerm: index, to: term.comparator.test(term.count, term.threshold))
-            if let deadline = windowedCountDeadline(term) { schedule(index, at: deadline) }
+            // A newer timestamp never brings the next change forward: a deadline already set stays
+            // the earliest, and is recomputed when it comes.
+            if term.scheduled == .max, let deadline = windowedCountDeadline(term) { schedule(index, at: deadline) }
             return true
         case .sequence:
             if advanceSequence(index, listener: listener, targetChannel: targetChannel) {
@@ -265,8 +289,7 @@ public struct Evaluator: Sendable {
         terms[index].last = serial
         let next = chainChannels[Int(term.chainStart + stage + 1)]
         if next == channel { return true }
-        listeners[Int(channelStart[Int(next)] + channelLength[Int(next)])] = listener
-        channelLength[Int(next)] += 1
+        listen(listener, on: Int(next))
         return false
     }
 
@@ -399,30 +422,21 @@ public struct Evaluator: Sendable {
     // MARK: Building
 
     /// Puts every listening term in the channels of the events it waits for (a chain in the channel
-    /// of its next stage), and leaves room in each channel for every chain that can come to it.
-    mutating func attachListeners(_ plan: [(channel: Int32, listener: Listener)], channelCount: Int) {
-        var byChannel = [[Listener]](repeating: [], count: channelCount)
-        var room = [Int](repeating: 0, count: channelCount)
+    /// of the stage it waits for).
+    mutating func attachListeners(_ plan: [(channel: Int32, listener: Listener)]) {
         for (channel, listener) in plan where terms[Int(listener.term)].listening {
-            byChannel[Int(channel)].append(listener)
-            room[Int(channel)] += 1
+            listen(listener, on: Int(channel))
         }
-        for index in terms.indices where terms[index].kind == .chain {
+        for index in terms.indices where terms[index].kind == .chain && terms[index].listening {
             let term = terms[index]
-            let channels = chainChannels[Int(term.chainStart)..<Int(term.chainStart + term.count)]
-            for channel in Set(channels) { room[Int(channel)] += 1 }
-            if term.listening {
-                byChannel[Int(channels[channels.startIndex + Int(term.head)])].append(Listener(term: Int32(index)))
-            }
+            listen(Listener(term: Int32(index)), on: Int(chainChannels[Int(term.chainStart + term.head)]))
         }
-        listeners.reserveCapacity(room.reduce(0, +))
-        for (channel, list) in byChannel.enumerated() {
-            channelStart.append(Int32(listeners.count))
-            channelLength.append(Int32(list.count))
-            listeners.append(contentsOf: list)
-            listeners.append(contentsOf: repeatElement(Listener(term: -1), count: room[channel] - list.count))
-        }
-        channelStart.append(Int32(listeners.count))
+    }
+
+    /// Adds a listener at the end of a channel, in the room the compiler counted for it.
+    private func listen(_ listener: Listener, on channel: Int) {
+        listeners[Int(channelStart[channel] + channelLength[channel])] = listener
+        channelLength[channel] += 1
     }
 
     /// Sets every node's value from its terms, children first (children have smaller indices).

@@ -11,7 +11,9 @@ struct GraphCompiler {
     var comparisons: [ComparisonSpec] = []
     var stageRefs: ContiguousArray<StageRef> = []
     var names: [String: NameEntry] = [:]
-    var channelCount = 0
+    /// Per channel, how many terms can listen on it at once: each plain listener, and each chain
+    /// with a stage on it.
+    var channelRoom: [Int32] = []
     var contextListeners: [String: [Int32]] = [:]
     var listenerPlan: [(channel: Int32, listener: Listener)] = []
     /// Every chain stage's channel, chain after chain.
@@ -65,6 +67,7 @@ struct GraphCompiler {
             poolSize += events.count - 1
             term.chainStart = Int32(chainChannels.count)
             for event in events { chainChannels.append(channel(of: event)) }
+            for channel in Set(chainChannels[Int(term.chainStart)...]) { channelRoom[Int(channel)] += 1 }
         case .sequence(let events, let window?):
             term = Term(kind: .sequence, node: node)
             term.window = window.milliseconds
@@ -86,7 +89,7 @@ struct GraphCompiler {
                     term: index, stageStart: Int32(stageRefs.count), stageCount: Int32(refs.count)
                 )
                 stageRefs.append(contentsOf: refs)
-                listenerPlan.append((anyChannel(name: name), listener))
+                plan(listener, on: anyChannel(name: name))
             }
         case .count(let event, let comparator, let threshold, let window):
             term = Term(kind: window == nil ? .count : .windowedCount, comparator: comparator, node: node)
@@ -118,7 +121,12 @@ struct GraphCompiler {
     }
 
     private mutating func listen(_ term: Int32, to event: EventPattern) {
-        listenerPlan.append((channel(of: event), Listener(term: term)))
+        plan(Listener(term: term), on: channel(of: event))
+    }
+
+    private mutating func plan(_ listener: Listener, on channel: Int32) {
+        listenerPlan.append((channel, listener))
+        channelRoom[Int(channel)] += 1
     }
 
     /// The channel on which exactly the events matching a pattern arrive.
@@ -128,8 +136,8 @@ struct GraphCompiler {
 
     private mutating func anyChannel(name: String) -> Int32 {
         if let entry = names[name] { return entry.anyChannel }
-        let channel = Int32(channelCount)
-        channelCount += 1
+        let channel = Int32(channelRoom.count)
+        channelRoom.append(0)
         names[name] = NameEntry(anyChannel: channel)
         return channel
     }
@@ -137,8 +145,8 @@ struct GraphCompiler {
     private mutating func targetChannel(name: String, target: String) -> Int32 {
         _ = anyChannel(name: name)
         if let channel = names[name]!.targets[target] { return channel }
-        let channel = Int32(channelCount)
-        channelCount += 1
+        let channel = Int32(channelRoom.count)
+        channelRoom.append(0)
         names[name]!.targets[target] = channel
         return channel
     }

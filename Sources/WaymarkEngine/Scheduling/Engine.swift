@@ -444,6 +444,7 @@ extension TipPhase {
 extension Evaluator {
     /// Hands over the roots that changed and clears their marks, without allocating.
     mutating func drainFlippedRoots(into buffer: inout [Int32]) {
+        makeUnique()
         swap(&flippedRoots, &buffer)
         for node in buffer { nodes[Int(node)].flagged = false }
     }

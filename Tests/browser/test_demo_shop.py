@@ -507,6 +507,11 @@ class TourTests(BrowserTest):
         self.wait_tip("welcome")
         self.driver.execute_script("return (await import('/sdk/waymark.js')).Waymark.startTour('shop-tour', 2)")
         self.wait_for(lambda d: self.panel(), "the tour panel")
+        # The video's size is known once its metadata is: before that, its arrival grows the page
+        # above the reader, and Chromium's scroll anchoring moves scrollTop past 300 (as it should).
+        self.wait_for(lambda d: d.execute_script(
+            "const v = document.querySelector('.wm-tour video'); return v.readyState >= 1 || v.error !== null"),
+            "the video's metadata")
         self.driver.execute_script("""
             const body = document.querySelector('.wm-tour-body');
             body.insertAdjacentElement('beforeend', Object.assign(document.createElement('div'), { style: 'height:2000px' }));

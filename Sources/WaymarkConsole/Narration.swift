@@ -16,6 +16,9 @@ extension WaymarkConsole {
         if catalog == nil { catalog = try await server.publishedCatalog(app: app.id)?.catalog }
         let plan = NarrationPlan(catalog ?? Catalog(tips: []))
         let states = try await server.narrationStates(app: app.id, plan: plan)
+        // The draft's speech is made as soon as someone looks, so that authors hear it before they
+        // publish (the narrator takes each key once, and only while its bounded queue has room).
+        server.requestNarration(app: app.id, speeches: plan.speeches.filter { states[$0.key] == nil })
         var values = frame("Narration", signedIn, app: app)
         values["notice"] = notice
         values["makesSpeech"] = server.makesNarration
@@ -23,7 +26,7 @@ extension WaymarkConsole {
         values["speed"] = catalog?.narration?.speed ?? 150
         values["voices"] = NarrationPlan.voices.sorted().joined(separator: ", ")
         values["maximumMB"] = Recording.maximumSize >> 20
-        values["rows"] = plan.lines.map { line in Self.row(line, states: states, app: app.id) }
+        values["rows"] = plan.lines.map { line in Self.row(line, states: states, app: app.id, makesSpeech: server.makesNarration) }
         values["spoken"] = plan.lines.filter { Self.isSpoken($0, states) }.count
         values["total"] = plan.lines.count
         return Templates.page("narration", values)
@@ -35,7 +38,7 @@ extension WaymarkConsole {
         return true
     }
 
-    static func row(_ line: NarrationPlan.Line, states: [String: NarrationState], app: String) -> [String: Any] {
+    static func row(_ line: NarrationPlan.Line, states: [String: NarrationState], app: String, makesSpeech: Bool) -> [String: Any] {
         var row: [String: Any] = ["object": line.owner.description, "owner": ownerField(line.owner), "locale": line.locale]
         switch line.source {
         case .external(let url):
@@ -46,17 +49,21 @@ extension WaymarkConsole {
         case .recording(let key):
             row["kind"] = "uploaded recording"
             row["hasRecording"] = true
-            if states[key] == nil {
+            if let state = states[key] {
+                describe(state, key: key, app: app, into: &row)
+            } else {
                 // A catalog pushed from another server names a recording this one never received.
                 row["status"] = "missing on this server: upload it again"
-            } else {
-                describe(states[key], key: key, app: app, into: &row)
             }
         case .speech(let speech):
             row["kind"] = "speech (\(speech.voice), \(speech.speed) words a minute)"
             row["canRegenerate"] = true
             row["key"] = speech.key
-            describe(states[speech.key], key: speech.key, app: app, into: &row)
+            if let state = states[speech.key] {
+                describe(state, key: speech.key, app: app, into: &row)
+            } else {
+                row["status"] = makesSpeech ? "waiting: being made" : "not made: this server makes no speech"
+            }
         case .none(let reason):
             row["kind"] = "none"
             row["status"] = reason
@@ -64,7 +71,7 @@ extension WaymarkConsole {
         return row
     }
 
-    private static func describe(_ state: NarrationState?, key: String, app: String, into row: inout [String: Any]) {
+    private static func describe(_ state: NarrationState, key: String, app: String, into row: inout [String: Any]) {
         switch state {
         case .ready(let ready):
             row["status"] = "ready"
@@ -74,8 +81,6 @@ extension WaymarkConsole {
         case .failed(let message, _):
             row["status"] = "failed"
             row["failure"] = message
-        case nil:
-            row["status"] = "waiting: made in the background once published"
         }
     }
 

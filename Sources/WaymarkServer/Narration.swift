@@ -19,6 +19,12 @@ extension WaymarkServer {
     /// Whether this server makes speech (espeak-ng and ffmpeg installed, narration on).
     public var makesNarration: Bool { narrator != nil }
 
+    /// Asks for speech to be made in the background, when this server makes speech.
+    public func requestNarration(app: String, speeches: [NarrationPlan.Speech]) {
+        guard !speeches.isEmpty else { return }
+        narrator?.request(app: app, speeches: speeches)
+    }
+
     /// What the store knows of each line of the catalog's narration plan.
     public func narrationStates(app: String, plan: NarrationPlan) async throws -> [String: NarrationState] {
         try await store.narrationStates(app: app, keys: plan.keys)

@@ -109,6 +109,13 @@ import WaymarkTestSupport
             #expect(try await owner.post(path + "/settings", [("language", "hi"), ("speed", "120")]).status == .seeOther)
             #expect(try await setup.store.draft(app: setup.shop.appId)?.document.contains("speed: 120") == true)
 
+            // The draft's new speech is made once its page is looked at, before anything is published.
+            let draftSpoken = try await eventually(within: 60, every: .milliseconds(200)) {
+                let page = String(buffer: try await owner.get(path).body)
+                return Self.row(page, owner: "tip/checkout-survey", locale: "hi").map { $0.contains("120 words a minute") && $0.contains("<audio controls") } ?? false
+            }
+            #expect(draftSpoken)
+
             // The analytics show who listened beside the tip's conversion.
             let now = Date().millisecondsSince1970
             let events = ["tip_shown", "narration_played", "narration_completed", "tip_dismissed"].enumerated().map { index, name in

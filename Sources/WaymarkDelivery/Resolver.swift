@@ -53,14 +53,15 @@ public struct Resolver: Sendable {
         compiled.json(resolution)
     }
 
-    /// The same JSON handed to `write` piece by piece, and its length, for writing it straight
-    /// into a server's buffer.
-    public func writeJSON(_ resolution: Resolution, _ write: (UnsafeRawBufferPointer) -> Void) {
-        compiled.writeJSON(resolution, write)
-    }
-
+    /// The length of that JSON, without writing it.
     public func jsonByteCount(_ resolution: Resolution) -> Int {
         compiled.jsonByteCount(resolution)
+    }
+
+    /// Writes the same JSON straight into a server's buffer of at least ``jsonByteCount(_:)``
+    /// bytes and returns how many it wrote.
+    public func writeJSON(_ resolution: Resolution, into output: UnsafeMutableRawBufferPointer) -> Int {
+        compiled.writeJSON(resolution, into: output)
     }
 
     /// The specification: resolves by walking the authored catalog for each client.

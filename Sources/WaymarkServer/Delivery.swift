@@ -77,9 +77,9 @@ extension WaymarkServer {
             return Response(status: .notModified, headers: headers)
         }
         headers[.contentType] = "application/json; charset=utf-8"
+        let length = live.jsonByteCount(resolution)
         var body = ByteBuffer()
-        body.reserveCapacity(live.jsonByteCount(resolution))
-        live.writeJSON(resolution) { body.writeBytes($0) }
+        body.writeWithUnsafeMutableBytes(minimumWritableBytes: length) { live.writeJSON(resolution, into: $0) }
         return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: body))
     }
 

@@ -60,23 +60,33 @@ public struct Backtest: Sendable {
     }
 
     public func run(store: any AnalyticsStore, app: String, period: Period) async throws -> [Outcome] {
-        var users: [String: UserState] = [:]
+        // Each user's state lives in one array, found by one dictionary lookup per event; events
+        // are read in place from the page (a copy of each would retain its seven strings).
+        var positions: [String: Int] = [:]
+        var users: [UserState] = []
         var contexts = ContextCache()
         try await store.forEachPage(app: app, period: period) { page in
-            // Users are independent: each user's events are played together, in their order, so
-            // that one user's state stays in the cache instead of every event touching another's.
-            var byUser: [String: [Int]] = [:]
-            for index in page.indices { byUser[page[index].user, default: []].append(index) }
-            for (user, indices) in byUser {
-                // Mutated in place: a copy out of the dictionary would copy the evaluator's storage.
-                play(indices.lazy.map { page[$0] }, &users[user, default: newState(user)], &contexts)
+            page.withUnsafeBufferPointer { events in
+                for index in events.indices {
+                    let user = events[index].user
+                    let position: Int
+                    if let known = positions[user] {
+                        position = known
+                    } else {
+                        position = users.count
+                        positions[user] = position
+                        users.append(newState(user))
+                    }
+                    // Mutated in place: a copy out of the array would copy the evaluator's storage.
+                    play(events[index], &users[position], &contexts)
+                }
             }
         }
         return tips.indices.map { tip in
             var outcome = Outcome()
             outcome.activeUsers = users.count
             var delays: [Double] = []
-            for state in users.values {
+            for state in users {
                 if let seen = state.seen[tip] {
                     outcome.users += 1
                     outcome.bySegment[seen.segment, default: 0] += 1
@@ -102,18 +112,16 @@ public struct Backtest: Sendable {
         )
     }
 
-    private func play(_ events: some Sequence<StoredEvent>, _ state: inout UserState, _ contexts: inout ContextCache) {
-        for event in events {
-            // Rules that time alone makes true (`NOT tap within 1h`) count at the moment they flip.
-            while let next = state.evaluator.nextChange, next.millisecondsSince1970 <= event.timestamp {
-                state.evaluator.advance(to: next)
-                check(&state, at: next.millisecondsSince1970, &contexts)
-            }
-            state.properties = event.properties
-            state.segment = Segment(platform: event.platform, appVersion: event.appVersion)
-            state.evaluator.record(event.name, target: event.target, at: Date(millisecondsSince1970: event.timestamp))
-            check(&state, at: event.timestamp, &contexts)
+    private func play(_ event: StoredEvent, _ state: inout UserState, _ contexts: inout ContextCache) {
+        // Rules that time alone makes true (`NOT tap within 1h`) count at the moment they flip.
+        while let next = state.evaluator.nextChange, next.millisecondsSince1970 <= event.timestamp {
+            state.evaluator.advance(to: next)
+            check(&state, at: next.millisecondsSince1970, &contexts)
         }
+        state.properties = event.properties
+        state.segment = Segment(platform: event.platform, appVersion: event.appVersion)
+        state.evaluator.record(event.name, target: event.target, at: Date(millisecondsSince1970: event.timestamp))
+        check(&state, at: event.timestamp, &contexts)
     }
 
     private func check(_ state: inout UserState, at time: Int64, _ contexts: inout ContextCache) {

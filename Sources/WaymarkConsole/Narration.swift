@@ -18,7 +18,7 @@ extension WaymarkConsole {
         let states = try await server.narrationStates(app: app.id, plan: plan)
         // The draft's speech is made as soon as someone looks, so that authors hear it before they
         // publish (the narrator takes each key once, and only while its bounded queue has room).
-        server.requestNarration(app: app.id, speeches: plan.speeches.filter { states[$0.key] == nil })
+        server.requestMissingNarration(app: app.id, plan: plan, states: states)
         var values = frame("Narration", signedIn, app: app)
         values["notice"] = notice
         values["makesSpeech"] = server.makesNarration

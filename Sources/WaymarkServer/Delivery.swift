@@ -120,7 +120,6 @@ extension WaymarkServer {
     private func cacheLive(app: String, catalog: Catalog, version: Int, cached: LiveCatalogs.Entry? = nil) async throws -> Resolver {
         let plan = cached?.plan ?? NarrationPlan(catalog)
         let narration = try await narration(app: app, plan: plan)
-        if !narration.missing.isEmpty { narrator?.request(app: app, speeches: narration.missing) }
         // Missing narration may come from this server's narrator or, on a shared database, another's.
         let waiting = !narration.missing.isEmpty && (narrator != nil || store.isShared)
         if let cached, cached.narrationFingerprint == narration.fingerprint {

@@ -19,10 +19,13 @@ extension WaymarkServer {
     /// Whether this server makes speech (espeak-ng and ffmpeg installed, narration on).
     public var makesNarration: Bool { narrator != nil }
 
-    /// Asks for speech to be made in the background, when this server makes speech.
-    public func requestNarration(app: String, speeches: [NarrationPlan.Speech]) {
-        guard !speeches.isEmpty else { return }
-        narrator?.request(app: app, speeches: speeches)
+    /// Asks the narrator, when this server makes speech, for the plan's speech the store knows
+    /// nothing of (neither made nor failed), to be made in the background; returns that speech.
+    @discardableResult
+    public func requestMissingNarration(app: String, plan: NarrationPlan, states: [String: NarrationState]) -> [NarrationPlan.Speech] {
+        let missing = plan.speeches.filter { states[$0.key] == nil }
+        narrator?.request(app: app, speeches: missing)
+        return missing
     }
 
     /// What the store knows of each line of the catalog's narration plan.
@@ -30,9 +33,9 @@ extension WaymarkServer {
         try await store.narrationStates(app: app, keys: plan.keys)
     }
 
-    /// The audio each content of the catalog's plan plays, the speech it lacks, and a fingerprint
-    /// of what the store knows of its keys (which are made, which failed): equal fingerprints
-    /// deliver the same.
+    /// The audio each content of the catalog's plan plays, the speech it lacks (asked of the
+    /// narrator), and a fingerprint of what the store knows of its keys (which are made, which
+    /// failed): equal fingerprints deliver the same.
     func narration(app: String, plan: NarrationPlan) async throws -> (
         lookup: Resolver.Narration, missing: [NarrationPlan.Speech], fingerprint: Int
     ) {
@@ -49,7 +52,7 @@ extension WaymarkServer {
                 )
             }
         }
-        let missing = plan.speeches.filter { states[$0.key] == nil }
+        let missing = requestMissingNarration(app: app, plan: plan, states: states)
         let found = delivered
         let lookup: Resolver.Narration = { content, locale in found[LineKey(locale: locale, content: content)] }
         var fingerprint = Hasher()

@@ -18,7 +18,7 @@ import Yams
 /// `WAYMARK_LOG_LEVEL`, `WAYMARK_LOG_FORMAT`, `WAYMARK_NARRATION`), else the config file (`--config`,
 /// YAML with the keys host, port, dataDir, database, logLevel, logFormat, narration), else the default.
 struct ServerOptions: ParsableArguments {
-    @Option(help: "A YAML file with host, port, dataDir, database, logLevel and logFormat.")
+    @Option(help: "A YAML file with host, port, dataDir, database, logLevel, logFormat and narration.")
     var config: String?
 
     @Option(help: "The address to listen on (default 127.0.0.1).")
@@ -41,6 +41,9 @@ struct ServerOptions: ParsableArguments {
 
     @Option(help: "on: speak tips without a recording with espeak-ng and ffmpeg, if installed (the default); off: never.")
     var narration: String?
+
+    /// The config file's keys.
+    static let configKeys = ["host", "port", "dataDir", "database", "logLevel", "logFormat", "narration"]
 
     struct Resolved {
         var host: String
@@ -65,8 +68,8 @@ struct ServerOptions: ParsableArguments {
                 throw ValidationError("the config file \(config) must be a YAML mapping")
             }
             for (key, value) in mapping {
-                guard let name = key.string, ["host", "port", "dataDir", "database", "logLevel", "logFormat", "narration"].contains(name), let text = value.string else {
-                    throw ValidationError("\(config): unknown key \(key.string ?? "?"); the keys are host, port, dataDir, database, logLevel, logFormat, narration")
+                guard let name = key.string, Self.configKeys.contains(name), let text = value.string else {
+                    throw ValidationError("\(config): unknown key \(key.string ?? "?"); the keys are \(Self.configKeys.joined(separator: ", "))")
                 }
                 file[name] = text
             }

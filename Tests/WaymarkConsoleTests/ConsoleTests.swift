@@ -49,11 +49,8 @@ import WaymarkTestSupport
             let speaker = narrator ? Narrator(store: store, synthesizer: try ESpeakSynthesizer.onPath().get(), logger: logger) : nil
             let server = WaymarkServer(store: store, logger: logger, narrator: speaker)
             let console = WaymarkConsole(server: server, now: { clock.now })
-            let router = server.router()
-            console.register(on: router)
-            let application = Application(
-                router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)), services: speaker.map { [$0] } ?? [], logger: logger
-            )
+            // Composed as `waymark serve` composes it: the narrator, if any, runs with the server.
+            let application = server.application(host: "127.0.0.1", port: 0, configure: { console.register(on: $0) })
             try await application.test(.live) { client in
                 try await body(Setup(client: client, shop: shop, other: other, store: store, database: database, clock: clock))
             }

@@ -62,9 +62,9 @@ extension PostgresStore {
         let from = max(cursor?.timestamp ?? period.from, period.from)
         // Row comparison walks events_by_time in (timestamp, id) order from the cursor.
         let query: PostgresQuery = """
-            SELECT id, user_id, name, target, timestamp, received_at, clamped, properties, platform, app_version FROM events
+            SELECT id::TEXT, user_id, name, target, timestamp, received_at, clamped, properties, platform, app_version FROM events
             WHERE app = \(app) AND timestamp >= \(from) AND timestamp < \(period.to)
-              AND (\(cursor == nil) OR (timestamp, id) > (\(cursor?.timestamp ?? 0), \(cursor?.id ?? "")))
+              AND (\(cursor == nil) OR (timestamp, id) > (\(cursor?.timestamp ?? 0), \(cursor?.id ?? EventID.make(milliseconds: 0, number: 0))::UUID))
               AND (\(user == nil) OR user_id = \(user ?? ""))
             ORDER BY timestamp, id LIMIT \(Int64(limit))
             """

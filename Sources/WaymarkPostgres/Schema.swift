@@ -98,5 +98,27 @@ enum Schema {
                 """
             ]
         ),
+        (
+            // Ingestion's cost on PostgreSQL is mostly B-tree comparisons and bytes written. Ids are
+            // UUIDs (the server accepts nothing else): 16 bytes instead of 37, in the table and in
+            // two indexes, compared as bytes. The primary key leads with the id, which decides
+            // almost every comparison alone (the app is the same in most). The other identifiers
+            // compare as bytes (collation "C"), as SQLite compares them, so names and users also
+            // sort as they do there. Measured in README, "Benchmarks".
+            "v4: event ids as uuid, event identifiers in byte order",
+            [
+                """
+                ALTER TABLE events
+                    ALTER COLUMN id TYPE UUID USING id::UUID, ALTER COLUMN app TYPE TEXT COLLATE "C",
+                    ALTER COLUMN user_id TYPE TEXT COLLATE "C", ALTER COLUMN name TYPE TEXT COLLATE "C",
+                    ALTER COLUMN target TYPE TEXT COLLATE "C", ALTER COLUMN platform TYPE TEXT COLLATE "C",
+                    ALTER COLUMN app_version TYPE TEXT COLLATE "C",
+                    DROP CONSTRAINT events_pkey, ADD PRIMARY KEY (id, app)
+                """
+            ]
+        ),
     ]
+
+    /// Columns of type `uuid` (given as text, as everywhere else, and cast).
+    static let uuidColumns: Set<String> = ["events.id"]
 }

@@ -1,26 +1,85 @@
 /// `text` as a JSON string literal: quotes, backslashes and control characters escaped, and the
 /// line and paragraph separators too, so the text is also safe inside a script. Used wherever
-/// JSON is written by hand (replay output, event answers).
+/// JSON is written by hand (replay output, event answers, stored properties).
 public func jsonString(_ text: String) -> String {
-    var output = "\""
-    for scalar in text.unicodeScalars {
-        switch scalar {
-        case "\"": output += "\\\""
-        case "\\": output += "\\\\"
-        case "\n": output += "\\n"
-        case "\r": output += "\\r"
-        case "\t": output += "\\t"
-        case _ where scalar.value < 0x20 || scalar.value == 0x2028 || scalar.value == 0x2029:
-            let hex = String(scalar.value, radix: 16)
-            output += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-        default: output.unicodeScalars.append(scalar)
+    var text = text
+    return text.withUTF8 { bytes in
+        // Most text (ids, names, property values) needs no escape: one copy between quotes.
+        if !bytes.contains(where: needsJSONEscape) {
+            return String(unsafeUninitializedCapacity: bytes.count + 2) { output in
+                output[0] = UInt8(ascii: "\"")
+                _ = UnsafeMutableBufferPointer(rebasing: output[1...]).initialize(fromContentsOf: bytes)
+                output[bytes.count + 1] = UInt8(ascii: "\"")
+                return bytes.count + 2
+            }
         }
+        var output: [UInt8] = []
+        appendJSONString(bytes, to: &output)
+        return String(decoding: output, as: UTF8.self)
     }
-    return output + "\""
+}
+
+/// Appends `text` as a JSON string literal (escaped as ``jsonString(_:)`` escapes it) to UTF-8 `output`.
+public func appendJSONString(_ text: String, to output: inout [UInt8]) {
+    var text = text
+    text.withUTF8 { appendJSONString($0, to: &output) }
+}
+
+/// A byte that may need an escape: ASCII controls, `"`, `\`, and the lead byte of U+2028 and U+2029.
+private func needsJSONEscape(_ byte: UInt8) -> Bool {
+    byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte == 0xE2
+}
+
+private func appendJSONString(_ bytes: UnsafeBufferPointer<UInt8>, to output: inout [UInt8]) {
+    output.append(UInt8(ascii: "\""))
+    var start = 0
+    var index = 0
+    while index < bytes.count {
+        let byte = bytes[index]
+        guard needsJSONEscape(byte) else {
+            index += 1
+            continue
+        }
+        let escape: String
+        var length = 1
+        switch byte {
+        case UInt8(ascii: "\""): escape = "\\\""
+        case UInt8(ascii: "\\"): escape = "\\\\"
+        case UInt8(ascii: "\n"): escape = "\\n"
+        case UInt8(ascii: "\r"): escape = "\\r"
+        case UInt8(ascii: "\t"): escape = "\\t"
+        case 0xE2:
+            // U+2028 and U+2029 are E2 80 A8 and E2 80 A9; other characters with this lead byte stay.
+            guard index + 2 < bytes.count, bytes[index + 1] == 0x80, bytes[index + 2] == 0xA8 || bytes[index + 2] == 0xA9 else {
+                index += 1
+                continue
+            }
+            escape = bytes[index + 2] == 0xA8 ? "\\u2028" : "\\u2029"
+            length = 3
+        default:
+            let hex = String(byte, radix: 16)
+            escape = "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+        }
+        output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<index]))
+        output.append(contentsOf: escape.utf8)
+        index += length
+        start = index
+    }
+    output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start...]))
+    output.append(UInt8(ascii: "\""))
 }
 
 /// An object of strings as JSON text, keys sorted: how the server stores each event's properties,
 /// written by hand where an encoder would cost too much per request.
 public func jsonText(_ values: [String: String]) -> String {
-    "{" + values.sorted { $0.key < $1.key }.map { jsonString($0.key) + ":" + jsonString($0.value) }.joined(separator: ",") + "}"
+    var output: [UInt8] = [UInt8(ascii: "{")]
+    output.reserveCapacity(values.count * 32 + 2)
+    for (position, (key, value)) in values.sorted(by: { $0.key < $1.key }).enumerated() {
+        if position > 0 { output.append(UInt8(ascii: ",")) }
+        appendJSONString(key, to: &output)
+        output.append(UInt8(ascii: ":"))
+        appendJSONString(value, to: &output)
+    }
+    output.append(UInt8(ascii: "}"))
+    return String(decoding: output, as: UTF8.self)
 }

@@ -235,6 +235,7 @@ public final class SQLiteStore: Store {
 
     public func insertEvents(_ events: [StoredEvent]) async throws(StoreError) -> [Bool] {
         guard !events.isEmpty else { return [] }
+        if let error = StoreError.invalidEventIDs(events) { throw error }
         return try await write { db in
             let statement = try db.cachedStatement(sql: """
                 INSERT INTO events (app, id, user, name, target, timestamp, received_at, clamped, properties, platform, app_version)

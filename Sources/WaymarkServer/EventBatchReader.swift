@@ -128,7 +128,7 @@ struct EventBatchReader {
                     try reader.skipValue(depth: 3)
                 } else if reader.peek() == UInt8(ascii: "{") {
                     reader.index += 1
-                    var properties: [String: String] = [:]
+                    var properties = [String: String](minimumCapacity: 4)
                     var bad = false
                     try reader.readMembers { reader, key throws(Failure) in
                         if let value = try reader.readText(depth: 4) { properties[key] = value } else { bad = true }

@@ -73,9 +73,11 @@ extension WaymarkServer {
         let id = fields.id
         func reject(_ reason: String) -> Result<StoredEvent, Rejection> { .failure(Rejection(id: id, reason: reason)) }
         if let extra = fields.unknownKey { return reject("unknown field \"\(extra)\"") }
-        guard let id, isEventID(id) else { return reject("id must be a UUID (UUIDv7, made by the client)") }
-        guard let user = fields.user, (1...256).contains(user.utf8.count) else {
-            return reject("user must be text of 1 to 256 bytes")
+        guard let id, EventID.isValid(id) else { return reject("id must be a UUID (UUIDv7, made by the client)") }
+        // No NUL anywhere: PostgreSQL's text cannot hold it, and one such event would fail the
+        // transaction it shares with other uploads.
+        guard let user = fields.user, (1...256).contains(user.utf8.count), !user.utf8.contains(0) else {
+            return reject("user must be text of 1 to 256 bytes, without NUL")
         }
         guard let name = fields.name, isName(name) else {
             return reject("name must be 1 to 64 letters, digits, - or _")
@@ -94,39 +96,47 @@ extension WaymarkServer {
         var properties: [String: String]?
         if fields.badProperties { return reject(propertiesRule) }
         if let object = fields.properties {
-            guard object.count <= 32, object.allSatisfy({ $0.key.utf8.count <= 64 && $0.value.utf8.count <= 512 }) else {
+            guard object.count <= 32,
+                object.allSatisfy({ $0.key.utf8.count <= 64 && $0.value.utf8.count <= 512 && !$0.key.utf8.contains(0) && !$0.value.utf8.contains(0) })
+            else {
                 return reject(propertiesRule)
             }
             properties = object
         }
         return .success(
             StoredEvent(
-                app: app, id: id.lowercased(), user: user, name: name, target: fields.target, timestamp: timestamp,
+                app: app, id: EventID.stored(id), user: user, name: name, target: fields.target, timestamp: timestamp,
                 receivedAt: receivedAt, clamped: clamped, properties: properties
             )
         )
     }
 
-    static let propertiesRule = "properties must be an object of at most 32 text values of at most 512 bytes"
+    static let propertiesRule = "properties must be an object of at most 32 text values of at most 512 bytes, without NUL"
 
     /// `{"results":[...]}`, written directly: this answer goes out for every upload.
     static func answer(_ results: [EventResult]) -> [UInt8] {
-        var text = #"{"results":["#
-        text.reserveCapacity(results.count * 64 + 16)
+        var output = Array(#"{"results":["#.utf8)
+        output.reserveCapacity(results.count * 64 + 16)
         for (position, result) in results.enumerated() {
-            if position > 0 { text += "," }
-            text += "{"
-            if result.clamped == true { text += #""clamped":true,"# }
-            if let id = result.id { text += #""id":"# + jsonString(id) + "," }
-            if let reason = result.reason { text += #""reason":"# + jsonString(reason) + "," }
-            text += #""status":""# + result.status.rawValue + #""}"#
+            if position > 0 { output.append(UInt8(ascii: ",")) }
+            output.append(UInt8(ascii: "{"))
+            if result.clamped == true { output.append(contentsOf: #""clamped":true,"#.utf8) }
+            if let id = result.id {
+                output.append(contentsOf: #""id":"#.utf8)
+                appendJSONString(id, to: &output)
+                output.append(UInt8(ascii: ","))
+            }
+            if let reason = result.reason {
+                output.append(contentsOf: #""reason":"#.utf8)
+                appendJSONString(reason, to: &output)
+                output.append(UInt8(ascii: ","))
+            }
+            output.append(contentsOf: #""status":""#.utf8)
+            output.append(contentsOf: result.status.rawValue.utf8)
+            output.append(contentsOf: #""}"#.utf8)
         }
-        text += "]}"
-        return Array(text.utf8)
-    }
-
-    static func isEventID(_ text: String) -> Bool {
-        text.utf8.count == 36 && UUID(uuidString: text) != nil
+        output.append(contentsOf: "]}".utf8)
+        return output
     }
 
     /// Event names and targets: what rules can name, at most 64 bytes.

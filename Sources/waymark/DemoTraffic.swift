@@ -74,11 +74,9 @@ struct DemoTraffic {
                 tips: catalog.tips.filter { variants.keys.contains($0.id) }.map(\.tip), configuration: .init(frequency: catalog.frequency)
             )
             let base = ["platform": shopper.platform, "appVersion": shopper.appVersion, "locale": shopper.locale, "model": shopper.model]
-            var sequence = 0
             func add(_ name: String, _ target: String?, _ time: Date, _ extra: [String: String] = [:]) {
-                sequence += 1
                 events.append(IncomingEvent(
-                    id: String(format: "demo-%@-%05d", shopper.id, sequence), user: shopper.id, name: name, target: target,
+                    id: EventID.make(milliseconds: time.millisecondsSince1970, number: events.count), user: shopper.id, name: name, target: target,
                     timestamp: Timestamp.format(time), properties: base.merging(extra) { $1 }
                 ))
             }

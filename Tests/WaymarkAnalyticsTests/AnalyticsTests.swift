@@ -41,6 +41,8 @@ import WaymarkStore
     static let day0: Int64 = 1_790_000_000_000 - 1_790_000_000_000 % Period.day
 
     struct History {
+        /// Where this history's event numbers start: histories added to the shared one start elsewhere.
+        var firstNumber = 0
         var events: [StoredEvent] = []
         mutating func add(_ user: String, _ minute: Int64, _ name: String, _ target: String? = nil, platform: String, version: String,
                           _ extra: [String: String] = [:]) {
@@ -48,7 +50,7 @@ import WaymarkStore
             properties.merge(extra) { $1 }
             let time = AnalyticsTests.day0 + minute * 60_000
             events.append(StoredEvent(
-                app: "shop", id: String(format: "%@-%05d", user, events.count), user: user, name: name, target: target,
+                app: "shop", id: EventID.make(milliseconds: time, number: firstNumber + events.count), user: user, name: name, target: target,
                 timestamp: time, receivedAt: time, clamped: false, properties: properties
             ))
         }
@@ -95,9 +97,9 @@ import WaymarkStore
         let store = try SQLiteStore(path: directory.appendingPathComponent("waymark.sqlite").path)
         var events = Self.history()
         // Another app's events and events outside the period count nowhere.
-        events.append(StoredEvent(app: "other", id: "x1", user: "u9", name: "tip_shown", target: "search-tip", timestamp: Self.day0,
+        events.append(StoredEvent(app: "other", id: EventID.make(milliseconds: Self.day0, number: 2_000_001), user: "u9", name: "tip_shown", target: "search-tip", timestamp: Self.day0,
                                   receivedAt: Self.day0, clamped: false, properties: ["platform": "ios"]))
-        events.append(StoredEvent(app: "shop", id: "x2", user: "u9", name: "tip_shown", target: "search-tip", timestamp: Self.day0 - 1,
+        events.append(StoredEvent(app: "shop", id: EventID.make(milliseconds: Self.day0 - 1, number: 2_000_002), user: "u9", name: "tip_shown", target: "search-tip", timestamp: Self.day0 - 1,
                                   receivedAt: Self.day0, clamped: false, properties: ["platform": "ios"]))
         _ = try await store.insertEvents(events)
         let grant = Grant(id: "g1", app: "shop", user: "u1", tour: "welcome", page: "two", credits: 5,
@@ -109,18 +111,14 @@ import WaymarkStore
 
     @Test func narrationListenersStandBesideTheTipsConversion() async throws {
         try await withStore { store, catalog, period in
-            var h = History()
+            var h = History(firstNumber: 1_000_000)
             h.add("u1", 2, "narration_played", "search-tip", platform: "ios", version: "1.2", ["source": "generated"])
             h.add("u1", 2, "narration_completed", "search-tip", platform: "ios", version: "1.2", ["source": "generated"])
             h.add("u1", 3, "narration_played", "search-tip", platform: "ios", version: "1.2", ["source": "generated"])
             h.add("u3", 12, "narration_played", "search-tip", platform: "web", version: "1.2", ["source": "browser"])
             // A tour page's narration names the page: it is no tip.
             h.add("u1", 5, "narration_played", "one", platform: "ios", version: "1.2", ["tour": "welcome", "page": "one"])
-            _ = try await store.insertEvents(h.events.map { event in
-                var event = event
-                event.id = "n-" + event.id
-                return event
-            })
+            _ = try await store.insertEvents(h.events)
             let reports = try await Analytics(store: store).tips(app: "shop", catalog: catalog, period: period)
             #expect(reports.map(\.tip) == ["search-tip", "ios-tip", "quiet-tip"])
             #expect(reports[0].total == TipFunnel(eligible: 2, shown: 2, acted: 1, closed: 1, listened: 2, heardToTheEnd: 1))
@@ -226,7 +224,7 @@ import WaymarkStore
                   - { id: csat, container: d, trigger: tap, survey: { scale: csat }, content: { title: Happy? } }
                 """, file: "surveys.yaml").tips
             #expect(catalog.tips[3].tip.dismissal?.description == "survey_answered:nps")
-            var h = History()  // users s1...: event ids are made from the user, and u1's exist already
+            var h = History(firstNumber: 1_000_000)
             func answer(_ user: String, _ minute: Int64, _ score: String, _ platform: String, _ version: String, _ comment: String? = nil,
                         tip: String = "nps") {
                 var properties = ["tip": tip, "score": score]

@@ -549,15 +549,15 @@ import WaymarkTestSupport
         try await withConsole(kind) { setup in
             let app = setup.shop.appId
             let today = Date().millisecondsSince1970 - Date().millisecondsSince1970 % Period.day
-            func event(_ id: String, _ user: String, _ name: String, _ platform: String, target: String? = nil) -> StoredEvent {
+            func event(_ user: String, _ name: String, _ platform: String, target: String? = nil) -> StoredEvent {
                 StoredEvent(
-                    app: app, id: id, user: user, name: name, target: target, timestamp: today + 3_600_000, receivedAt: today, clamped: false,
+                    app: app, id: EventID.stored(UUID().uuidString), user: user, name: name, target: target, timestamp: today + 3_600_000, receivedAt: today, clamped: false,
                     properties: ["platform": platform, "appVersion": "=1+1"]
                 )
             }
             _ = try await setup.store.insertEvents([
-                event("e1", "u1", "activation", "ios"), event("e2", "u1", "tap", "ios", target: "search"),
-                event("e3", "u2", "activation", "android"), event("e4", "u2", "tip_shown", "android", target: "t1"),
+                event("u1", "activation", "ios"), event("u1", "tap", "ios", target: "search"),
+                event("u2", "activation", "android"), event("u2", "tip_shown", "android", target: "t1"),
             ])
             var viewer = Browser(setup.client)
             _ = try await viewer.signIn("vic@example.com")
@@ -717,11 +717,11 @@ import WaymarkTestSupport
             _ = try await browser.post("/console/apps/\(app)/publish", [])
 
             let today = Date().millisecondsSince1970 - Date().millisecondsSince1970 % Period.day
-            func answer(_ id: String, _ score: String, _ platform: String, _ comment: String?) -> StoredEvent {
+            func answer(_ user: String, _ score: String, _ platform: String, _ comment: String?) -> StoredEvent {
                 var properties = ["platform": platform, "appVersion": "2.0", "tip": "rate", "score": score]
                 properties["comment"] = comment
                 return StoredEvent(
-                    app: app, id: id, user: "u-\(id)", name: "survey_answered", target: "rate", timestamp: today + 3_600_000, receivedAt: today,
+                    app: app, id: EventID.stored(UUID().uuidString), user: user, name: "survey_answered", target: "rate", timestamp: today + 3_600_000, receivedAt: today,
                     clamped: false, properties: properties
                 )
             }
@@ -784,11 +784,11 @@ import WaymarkTestSupport
             #expect(try await browser.post("/console/apps/\(app)/tips/new", Self.tipFields(id: "t1", trigger: "tap:search")).status == .seeOther)
             let now = Date().millisecondsSince1970
             _ = try await setup.store.insertEvents([
-                StoredEvent(app: app, id: "e1", user: "u1", name: "tap", target: "search", timestamp: now - 60_000, receivedAt: now, clamped: false,
+                StoredEvent(app: app, id: EventID.make(milliseconds: now, number: 1), user: "u1", name: "tap", target: "search", timestamp: now - 60_000, receivedAt: now, clamped: false,
                             properties: ["platform": "web"]),
-                StoredEvent(app: app, id: "e2", user: "u1", name: "tap", target: "search-done", timestamp: now - 30_000, receivedAt: now, clamped: false,
+                StoredEvent(app: app, id: EventID.make(milliseconds: now, number: 2), user: "u1", name: "tap", target: "search-done", timestamp: now - 30_000, receivedAt: now, clamped: false,
                             properties: ["platform": "web"]),
-                StoredEvent(app: app, id: "e3", user: "u2", name: "tap", target: "other", timestamp: now - 30_000, receivedAt: now, clamped: false,
+                StoredEvent(app: app, id: EventID.make(milliseconds: now, number: 3), user: "u2", name: "tap", target: "other", timestamp: now - 30_000, receivedAt: now, clamped: false,
                             properties: ["platform": "ios"]),
             ])
             let backtest = String(buffer: try await browser.get("/console/apps/\(app)/tips/t1/backtest?days=1").body)

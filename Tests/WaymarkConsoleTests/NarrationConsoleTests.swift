@@ -120,7 +120,7 @@ import WaymarkTestSupport
             let now = Date().millisecondsSince1970
             let events = ["tip_shown", "narration_played", "narration_completed", "tip_dismissed"].enumerated().map { index, name in
                 StoredEvent(
-                    app: setup.shop.appId, id: "n\(index)", user: "listener", name: name, target: "checkout-survey", timestamp: now - 60_000 + Int64(index),
+                    app: setup.shop.appId, id: EventID.make(milliseconds: now, number: index), user: "listener", name: name, target: "checkout-survey", timestamp: now - 60_000 + Int64(index),
                     receivedAt: now, clamped: false, properties: ["platform": "web"]
                 )
             }

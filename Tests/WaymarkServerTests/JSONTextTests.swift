@@ -21,7 +21,10 @@ import WaymarkRules
         for text in Self.awkward + random {
             let read = try JSONSerialization.jsonObject(with: Data(jsonString(text).utf8), options: [.fragmentsAllowed])
             #expect(read as? String == text, "\(text.unicodeScalars.map(\.value))")
+            // Safe inside a script: no raw control character, line or paragraph separator.
+            #expect(!jsonString(text).unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x2028 || $0.value == 0x2029 })
         }
+        #expect(jsonString("a\u{2028}b\u{2029}\u{1}\u{2027}\"") == #""a\u2028b\u2029\u0001\#u{2027}\"""#)
         let object = Dictionary(uniqueKeysWithValues: Self.awkward.enumerated().map { ("k\($0.offset)\($0.element)", $0.element) })
         let read = try JSONSerialization.jsonObject(with: Data(jsonText(object).utf8)) as? [String: String]
         #expect(read == object)

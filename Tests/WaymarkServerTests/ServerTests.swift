@@ -181,13 +181,23 @@ import WaymarkTestSupport
             #expect(try JSONDecoder().decode(EventBatchResult.self, from: Data(buffer: theirs.body)).results.map(\.status) == [.accepted])
             #expect(try await store.eventCount(app: app.appId) == 2)
 
+            // NUL, which PostgreSQL's text cannot hold, is refused per event; the rest of the upload is stored.
+            let nul = #"{"events":[{"id":"\#(UUID().uuidString)","user":"u\u0000","name":"tap","timestamp":"2026-11-20T10:00:00Z"},{"id":"\#(UUID().uuidString)","user":"u1","name":"tap","timestamp":"2026-11-20T10:00:00Z","properties":{"k":"v\u0000"}},\#(Self.event(UUID().uuidString))]}"#
+            let nulResults = try JSONDecoder().decode(
+                EventBatchResult.self,
+                from: Data(buffer: try await client.execute(uri: "/v1/events", method: .post, headers: Self.auth(app.clientKey), body: ByteBuffer(string: nul)).body)
+            ).results
+            #expect(nulResults.map(\.status) == [.rejected, .rejected, .accepted])
+            #expect(nulResults[0].reason == "user must be text of 1 to 256 bytes, without NUL")
+            #expect(try await store.eventCount(app: app.appId) == 3)
+
             _ = try await client.execute(uri: "/v1/events", method: .post, headers: Self.auth("wm_ck_wrong"), body: ByteBuffer(string: body))
             _ = try await client.execute(uri: "/wp-login.php", method: .get)
             let metrics = String(buffer: try await client.execute(uri: "/metrics", method: .get).body)
-            #expect(metrics.contains(#"waymark_events_total{outcome="accepted"} 3"#), "\(metrics)")
+            #expect(metrics.contains(#"waymark_events_total{outcome="accepted"} 4"#), "\(metrics)")
             #expect(metrics.contains(#"waymark_events_total{outcome="duplicate"} 2"#))
-            #expect(metrics.contains(#"waymark_events_total{outcome="rejected"} 3"#))
-            #expect(metrics.contains(#"waymark_http_requests_total{route="/v1/events",method="POST",status="200"} 3"#))
+            #expect(metrics.contains(#"waymark_events_total{outcome="rejected"} 5"#))
+            #expect(metrics.contains(#"waymark_http_requests_total{route="/v1/events",method="POST",status="200"} 4"#))
             #expect(metrics.contains(#"waymark_http_requests_total{route="/v1/events",method="POST",status="401"} 1"#))
             // Paths no route matches are one series, whatever scanners try.
             #expect(metrics.contains(#"waymark_http_requests_total{route="NotFound",method="GET",status="404"} 1"#))

@@ -151,7 +151,7 @@ struct DurabilityTests {
         // What the database holds, read directly: every event once, those acknowledged before the crash among them.
         let stored = try await PostgresDatabase.withClient(url: cluster.url) { client in
             var ids: [String] = []
-            for try await id in try await client.query("SELECT id FROM events").decode(String.self) { ids.append(id) }
+            for try await id in try await client.query("SELECT id::TEXT FROM events").decode(String.self) { ids.append(id) }
             return ids
         }
         #expect(stored.count == total && Set(stored).count == total)

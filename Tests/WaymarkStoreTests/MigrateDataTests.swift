@@ -29,7 +29,7 @@ struct MigrateDataTests {
                 let time = t0.millisecondsSince1970 + Int64(index)
                 events.append(
                     StoredEvent(
-                        app: app, id: String(format: "e%06d", index), user: "u\(index % 37)", name: index % 3 == 0 ? "tap" : "screen",
+                        app: app, id: EventID.make(milliseconds: time, number: index), user: "u\(index % 37)", name: index % 3 == 0 ? "tap" : "screen",
                         target: target, timestamp: time, receivedAt: t0.millisecondsSince1970, clamped: index % 7 == 0, properties: properties
                     )
                 )

@@ -1,7 +1,7 @@
 import Foundation
 import PostgresNIO
 import Testing
-import WaymarkPostgres
+@testable import WaymarkPostgres
 import WaymarkStore
 import WaymarkTestSupport
 
@@ -27,7 +27,35 @@ struct PostgresStoreTests {
                 for try await name in try await client.query("SELECT name FROM migrations ORDER BY name").decode(String.self) { names.append(name) }
                 return names
             }
-            #expect(applied.count == 3 && Set(applied).count == 3)
+            #expect(applied.count == Schema.migrations.count && Set(applied).count == Schema.migrations.count, "each migration once")
+        }
+    }
+
+    /// A database made before event ids were `uuid` (v3) keeps its events, ids and order through
+    /// the migration.
+    @Test func eventsKeepTheirIDsThroughTheUUIDMigration() async throws {
+        try await PostgresDatabase.withFresh(url: try StoreUnderTest.requirePostgresURL(), migrate: false) { store, url in
+            let ids = [EventID.make(milliseconds: 5, number: 2), EventID.make(milliseconds: 5, number: 1), EventID.make(milliseconds: 4, number: 9)]
+            try await PostgresDatabase.withClient(url: url) { client in
+                try await client.query("CREATE TABLE migrations (name TEXT PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())")
+                for migration in Schema.migrations.prefix(3) {
+                    for statement in migration.sql { try await client.query(PostgresQuery(unsafeSQL: statement)) }
+                    try await client.query("INSERT INTO migrations (name) VALUES (\(migration.name))")
+                }
+                for (index, id) in ids.enumerated() {
+                    try await client.query(
+                        "INSERT INTO events (app, id, user_id, name, timestamp, received_at, clamped) VALUES ('a', \(id), 'u', 'tap', \(Int64(index < 2 ? 5 : 4)), 0, false)"
+                    )
+                }
+            }
+            try await store.migrate()
+            let read = try await store.events(app: "a", period: Period(from: 0, to: 10), user: nil, after: nil, limit: 10)
+            #expect(read.map(\.id) == [ids[2], ids[1], ids[0]])
+            #expect(try await store.insertEvents(read.map { event in
+                var event = event
+                event.timestamp = 7
+                return event
+            }) == [false, false, false], "the same ids, as uuid now")
         }
     }
 

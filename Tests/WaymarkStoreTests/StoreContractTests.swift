@@ -13,13 +13,19 @@ import WaymarkTestSupport
         try await store.createApp(AppRecord(id: id, name: "App \(id)", identitySecret: "secret-\(id)", createdAt: t0))
     }
 
+    /// The event id a short label in these tests stands for: a UUID whose last bytes are the
+    /// label's (at most 6), so labels of one length sort as their ids do.
+    static func id(_ label: String) -> String {
+        EventID.make(milliseconds: 0, number: label.utf8.reduce(0) { $0 << 8 | Int($1) })
+    }
+
     static func event(
         _ app: String, _ id: String, user: String = "u1", _ name: String = "tap", target: String? = nil, at offset: Int64 = 0,
         properties: [String: String]? = nil
     ) -> StoredEvent {
         let time = t0.millisecondsSince1970 + offset
         return StoredEvent(
-            app: app, id: id, user: user, name: name, target: target, timestamp: time, receivedAt: time, clamped: false, properties: properties
+            app: app, id: Self.id(id), user: user, name: name, target: target, timestamp: time, receivedAt: time, clamped: false, properties: properties
         )
     }
 
@@ -153,6 +159,31 @@ import WaymarkTestSupport
             #expect(try await store.insertEvents([]) == [])
             #expect(try await store.eventCount(app: "a") == 3)
             #expect(try await store.eventCount(app: "b") == 1)
+        }
+    }
+
+    /// Text is stored as sent, whatever it holds (PostgreSQL's COPY gives tabs, newlines and
+    /// backslashes a meaning); ids that are not lowercase UUIDs store nothing.
+    @Test(arguments: StoreUnderTest.available)
+    func eventTextIsStoredAsSentAndIDsAreUUIDs(_ kind: StoreUnderTest) async throws {
+        try await kind.with { store, _ in
+            try await Self.makeApp("a", in: store)
+            let awkward = "tab\tnew\nline\r\\N back\\slash \\t « \u{1F600} \u{2028}"
+            let sent = [
+                Self.event("a", "e1", user: awkward, "tap", target: "t\\1", properties: ["note": awkward, "platform": "i\tos", "appVersion": "\\N"]),
+                Self.event("a", "e2", user: "\\N", "tap"),
+            ]
+            #expect(try await store.insertEvents(sent) == [true, true])
+            let from = Self.t0.millisecondsSince1970
+            let read = try await store.events(app: "a", period: Period(from: from, to: from + 1), user: nil, after: nil, limit: 10)
+            #expect(read == sent)
+            #expect(try await store.events(app: "a", period: Period(from: from, to: from + 1), user: awkward, after: nil, limit: 10) == [sent[0]])
+            for id in ["e3", "0190C0DE-0000-7000-8000-00000000000A", "0190c0de-0000-7000-8000-00000000000a "] {
+                var event = Self.event("a", "e3")
+                event.id = id
+                await #expect(throws: StoreError.self) { try await store.insertEvents([Self.event("a", "e4"), event]) }
+            }
+            #expect(try await store.eventCount(app: "a") == 2)
         }
     }
 
@@ -345,9 +376,9 @@ import WaymarkTestSupport
                 guard page.count == 2, let last = page.last else { break }
                 cursor = EventCursor(after: last)
             }
-            #expect(seen == ["e1", "e2", "e3", "e4", "e5"], "e6 is at the period's end, which is outside")
+            #expect(seen == ["e1", "e2", "e3", "e4", "e5"].map(Self.id), "e6 is at the period's end, which is outside")
             let one = try await store.events(app: "a", period: period, user: "u2", after: nil, limit: 10)
-            #expect(one.map(\.id) == ["e3"])
+            #expect(one.map(\.id) == [Self.id("e3")])
             #expect(one.first?.platform == "ios" && one.first?.properties == #"{"platform":"ios"}"#)
         }
     }

@@ -131,7 +131,7 @@ func makeDatabase(events count: Int) throws -> (SQLiteStore, Period) {
                     (name, target) = names[next(names.count)]
                 }
                 events.append(StoredEvent(
-                    app: "bench", id: String(format: "%012d", number), user: "user-\(user)", name: name, target: target, timestamp: time,
+                    app: "bench", id: EventID.make(milliseconds: time, number: number), user: "user-\(user)", name: name, target: target, timestamp: time,
                     receivedAt: time, clamped: false, properties: properties
                 ))
             }

@@ -41,7 +41,7 @@ public struct PortableImporter: Sendable {
         let names = columns.map { $0.name == "user" ? "user_id" : $0.name }
         let casts = columns.indices.map { index in
             switch columns[index].kind {
-            case .text: Schema.uuidColumns.contains("\(table.rawValue).\(names[index])") ? "c\(index)::UUID" : "c\(index)"
+            case .text: Schema.uuidColumns.contains("\(table.rawValue).\(names[index])") ? Schema.uuid(fromText: "c\(index)") : "c\(index)"
             case .integer: "c\(index)::BIGINT"
             case .boolean: "c\(index)::BOOLEAN"
             case .bytes: "decode(c\(index), 'base64')"

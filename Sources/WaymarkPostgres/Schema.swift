@@ -109,7 +109,7 @@ enum Schema {
             [
                 """
                 ALTER TABLE events
-                    ALTER COLUMN id TYPE UUID USING id::UUID, ALTER COLUMN app TYPE TEXT COLLATE "C",
+                    ALTER COLUMN id TYPE UUID USING \(uuid(fromText: "id")), ALTER COLUMN app TYPE TEXT COLLATE "C",
                     ALTER COLUMN user_id TYPE TEXT COLLATE "C", ALTER COLUMN name TYPE TEXT COLLATE "C",
                     ALTER COLUMN target TYPE TEXT COLLATE "C", ALTER COLUMN platform TYPE TEXT COLLATE "C",
                     ALTER COLUMN app_version TYPE TEXT COLLATE "C",
@@ -119,6 +119,13 @@ enum Schema {
         ),
     ]
 
-    /// Columns of type `uuid` (given as text, as everywhere else, and cast).
+    /// Columns of type `uuid` (given as text, as everywhere else, and cast with ``uuid(fromText:)``).
     static let uuidColumns: Set<String> = ["events.id"]
+
+    /// SQL making a uuid of the text `column`: the UUID it writes, or, for text that is none, a
+    /// UUID made of its MD5, so that the event is kept (the server once checked ids with
+    /// Foundation's parser, which also takes spaces and signs between the digits).
+    static func uuid(fromText column: String) -> String {
+        "CASE WHEN \(column) ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' THEN \(column)::UUID ELSE md5(\(column))::UUID END"
+    }
 }

@@ -31,11 +31,23 @@ struct PostgresStoreTests {
         }
     }
 
+    /// An id the server once let through (Foundation's UUID parser took spaces and signs), and the
+    /// UUID PostgreSQL makes of it when moving it into a `uuid` column.
+    static let oldID = "40ef eb7-2263-452b-9d5b-d35a10692dc6"
+
+    static func madeOfOldID(_ url: String) async throws -> String {
+        try await PostgresDatabase.withClient(url: url) { client in
+            var made: [String] = []
+            for try await id in try await client.query("SELECT md5(\(Self.oldID))::UUID::TEXT").decode(String.self) { made.append(id) }
+            return try #require(made.first)
+        }
+    }
+
     /// A database made before event ids were `uuid` (v3) keeps its events, ids and order through
-    /// the migration.
+    /// the migration; an id that is no UUID becomes one made of its MD5.
     @Test func eventsKeepTheirIDsThroughTheUUIDMigration() async throws {
         try await PostgresDatabase.withFresh(url: try StoreUnderTest.requirePostgresURL(), migrate: false) { store, url in
-            let ids = [EventID.make(milliseconds: 5, number: 2), EventID.make(milliseconds: 5, number: 1), EventID.make(milliseconds: 4, number: 9)]
+            let ids = [EventID.make(milliseconds: 5, number: 2), EventID.make(milliseconds: 5, number: 1), EventID.make(milliseconds: 4, number: 9), Self.oldID]
             try await PostgresDatabase.withClient(url: url) { client in
                 try await client.query("CREATE TABLE migrations (name TEXT PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())")
                 for migration in Schema.migrations.prefix(3) {
@@ -44,18 +56,32 @@ struct PostgresStoreTests {
                 }
                 for (index, id) in ids.enumerated() {
                     try await client.query(
-                        "INSERT INTO events (app, id, user_id, name, timestamp, received_at, clamped) VALUES ('a', \(id), 'u', 'tap', \(Int64(index < 2 ? 5 : 4)), 0, false)"
+                        "INSERT INTO events (app, id, user_id, name, timestamp, received_at, clamped) VALUES ('a', \(id), 'u', 'tap', \(Int64([5, 5, 4, 6][index])), 0, false)"
                     )
                 }
             }
             try await store.migrate()
             let read = try await store.events(app: "a", period: Period(from: 0, to: 10), user: nil, after: nil, limit: 10)
-            #expect(read.map(\.id) == [ids[2], ids[1], ids[0]])
+            #expect(read.map(\.id) == [ids[2], ids[1], ids[0], try await Self.madeOfOldID(url)])
             #expect(try await store.insertEvents(read.map { event in
                 var event = event
                 event.timestamp = 7
                 return event
-            }) == [false, false, false], "the same ids, as uuid now")
+            }) == [false, false, false, false], "the same ids, as uuid now")
+        }
+    }
+
+    /// `waymark migrate-data` keeps such an event too.
+    @Test func anImportedEventWhoseIDIsNoUUIDIsKept() async throws {
+        try await PostgresDatabase.withFresh(url: try StoreUnderTest.requirePostgresURL()) { store, url in
+            let id = EventID.make(milliseconds: 5, number: 1)
+            try await store.importAll { importer in
+                try await importer.insert(.events, [
+                    ["a", id, "u", "tap", nil, "5", "0", "0", nil, nil, nil], ["a", Self.oldID, "u", "tap", nil, "6", "0", "1", nil, nil, nil],
+                ])
+            }
+            let read = try await store.events(app: "a", period: Period(from: 0, to: 10), user: nil, after: nil, limit: 10)
+            #expect(read.map(\.id) == [id, try await Self.madeOfOldID(url)])
         }
     }
 

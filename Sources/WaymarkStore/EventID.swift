@@ -9,13 +9,11 @@ public enum EventID {
         return text.withUTF8 { bytes in
             guard bytes.count == 36 else { return false }
             for position in 0..<36 {
-                let byte = bytes[position]
-                switch byte {
-                case UInt8(ascii: "-"): if position != 8 && position != 13 && position != 18 && position != 23 { return false }
-                case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"):
-                    if position == 8 || position == 13 || position == 18 || position == 23 { return false }
-                case UInt8(ascii: "A")...UInt8(ascii: "F") where !lowercase:
-                    if position == 8 || position == 13 || position == 18 || position == 23 { return false }
+                let dash = position == 8 || position == 13 || position == 18 || position == 23
+                switch bytes[position] {
+                case UInt8(ascii: "-") where dash: continue
+                case UInt8(ascii: "0")...UInt8(ascii: "9") where !dash, UInt8(ascii: "a")...UInt8(ascii: "f") where !dash: continue
+                case UInt8(ascii: "A")...UInt8(ascii: "F") where !dash && !lowercase: continue
                 default: return false
                 }
             }

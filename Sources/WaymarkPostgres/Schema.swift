@@ -104,7 +104,7 @@ enum Schema {
             // two indexes, compared as bytes. The primary key leads with the id, which decides
             // almost every comparison alone (the app is the same in most). The other identifiers
             // compare as bytes (collation "C"), as SQLite compares them, so names and users also
-            // sort as they do there. Measured in README, "Benchmarks".
+            // sort as they do there. Measured in README, "PostgreSQL: several servers on one database".
             "v4: event ids as uuid, event identifiers in byte order",
             [
                 """

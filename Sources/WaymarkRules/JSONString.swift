@@ -1,22 +1,11 @@
 /// `text` as a JSON string literal: quotes, backslashes and control characters escaped, and the
-/// line and paragraph separators too, so the text is also safe inside a script. Used wherever
-/// JSON is written by hand (replay output, event answers, stored properties).
+/// line and paragraph separators too, so the text is also safe inside a script. For JSON written
+/// by hand (replay output); event answers and stored properties append with ``appendJSONString(_:to:)``.
 public func jsonString(_ text: String) -> String {
-    var text = text
-    return text.withUTF8 { bytes in
-        // Most text (ids, names, property values) needs no escape: one copy between quotes.
-        if !bytes.contains(where: needsJSONEscape) {
-            return String(unsafeUninitializedCapacity: bytes.count + 2) { output in
-                output[0] = UInt8(ascii: "\"")
-                _ = UnsafeMutableBufferPointer(rebasing: output[1...]).initialize(fromContentsOf: bytes)
-                output[bytes.count + 1] = UInt8(ascii: "\"")
-                return bytes.count + 2
-            }
-        }
-        var output: [UInt8] = []
-        appendJSONString(bytes, to: &output)
-        return String(decoding: output, as: UTF8.self)
-    }
+    var output: [UInt8] = []
+    output.reserveCapacity(text.utf8.count + 2)
+    appendJSONString(text, to: &output)
+    return String(decoding: output, as: UTF8.self)
 }
 
 /// Appends `text` as a JSON string literal (escaped as ``jsonString(_:)`` escapes it) to UTF-8 `output`.

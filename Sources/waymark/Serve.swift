@@ -18,7 +18,7 @@ import Yams
 /// `WAYMARK_LOG_LEVEL`, `WAYMARK_LOG_FORMAT`, `WAYMARK_NARRATION`), else the config file (`--config`,
 /// YAML with the keys host, port, dataDir, database, logLevel, logFormat, narration), else the default.
 struct ServerOptions: ParsableArguments {
-    @Option(help: "A YAML file with host, port, dataDir, database, logLevel, logFormat and narration.")
+    @Option(help: ArgumentHelp(ServerOptions.configHelp))
     var config: String?
 
     @Option(help: "The address to listen on (default 127.0.0.1).")
@@ -44,6 +44,7 @@ struct ServerOptions: ParsableArguments {
 
     /// The config file's keys.
     static let configKeys = ["host", "port", "dataDir", "database", "logLevel", "logFormat", "narration"]
+    static let configHelp = "A YAML file with " + configKeys.joined(separator: ", ") + "."
 
     struct Resolved {
         var host: String

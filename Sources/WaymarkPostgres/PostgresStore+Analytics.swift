@@ -33,7 +33,7 @@ extension PostgresStore {
         let keys = [name] + columns
         var sql = """
             SELECT \(keys.joined(separator: ", ")), COUNT(*), COUNT(DISTINCT user_id)
-            FROM events WHERE app = $1 AND timestamp >= $2 AND timestamp < $3\(filter)
+            FROM events WHERE app_number = (SELECT number FROM apps WHERE id = $1) AND timestamp >= $2 AND timestamp < $3\(filter)
             """
         if keys.count > 1 || query.byName {
             sql += " GROUP BY " + (1...keys.count).map(String.init).filter { query.byName || $0 != "1" }.joined(separator: ", ")
@@ -60,13 +60,14 @@ extension PostgresStore {
         -> [StoredEvent]
     {
         let from = max(cursor?.timestamp ?? period.from, period.from)
-        // Row comparison walks events_by_time in (timestamp, id) order from the cursor.
+        // Row comparison walks events_by_time in (timestamp, id) order from the cursor. The order
+        // names the table's columns: a bare `id` would be the text selected, sorted apart.
         let query: PostgresQuery = """
             SELECT id::TEXT, user_id, name, target, timestamp, received_at, clamped, properties, platform, app_version FROM events
-            WHERE app = \(app) AND timestamp >= \(from) AND timestamp < \(period.to)
+            WHERE app_number = (SELECT number FROM apps WHERE id = \(app)) AND timestamp >= \(from) AND timestamp < \(period.to)
               AND (\(cursor == nil) OR (timestamp, id) > (\(cursor?.timestamp ?? 0), \(cursor?.id ?? EventID.make(milliseconds: 0, number: 0))::UUID))
               AND (\(user == nil) OR user_id = \(user ?? ""))
-            ORDER BY timestamp, id LIMIT \(Int64(limit))
+            ORDER BY events.timestamp, events.id LIMIT \(Int64(limit))
             """
         return try await all(query, as: (String, String, String, String?, Int64, Int64, Bool, String?, String?, String?).self).map {
             id, user, name, target, timestamp, received, clamped, properties, platform, appVersion in

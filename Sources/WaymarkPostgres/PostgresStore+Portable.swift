@@ -38,13 +38,15 @@ public struct PortableImporter: Sendable {
         }
         var bindings = PostgresBindings(capacity: columns.count)
         for array in arrays { bindings.append(array) }
-        let names = columns.map { $0.name == "user" ? "user_id" : $0.name }
+        let imported = columns.map { Schema.importedColumns["\(table.rawValue).\($0.name)"] }
+        let names = columns.indices.map { index in imported[index]?.name ?? (columns[index].name == "user" ? "user_id" : columns[index].name) }
         let casts = columns.indices.map { index in
+            if let imported = imported[index] { return imported.value("c\(index)") }
             switch columns[index].kind {
-            case .text: Schema.uuidColumns.contains("\(table.rawValue).\(names[index])") ? Schema.uuid(fromText: "c\(index)") : "c\(index)"
-            case .integer: "c\(index)::BIGINT"
-            case .boolean: "c\(index)::BOOLEAN"
-            case .bytes: "decode(c\(index), 'base64')"
+            case .text: return "c\(index)"
+            case .integer: return "c\(index)::BIGINT"
+            case .boolean: return "c\(index)::BOOLEAN"
+            case .bytes: return "decode(c\(index), 'base64')"
             }
         }
         let arguments = columns.indices.map { "$\($0 + 1)::TEXT[]" }

@@ -17,6 +17,8 @@ public final class PostgresStore: Store, Service {
     /// The longest an operation waits for a connection (while the database is down or every
     /// connection busy) before it fails as `.unavailable`. The pool itself would wait a minute.
     let patience: Duration
+    /// App numbers read so far, by app id: see ``appNumbers(_:)``.
+    let knownAppNumbers = Locked<[String: Int32]>([:])
 
     /// - Parameter url: `postgres://user[:password]@host[:port]/database` (TLS off: loopback or a private network).
     public convenience init(url: String, logger: Logger, patience: Duration = .seconds(5)) throws(StoreError) {
@@ -193,33 +195,59 @@ public final class PostgresStore: Store, Service {
     /// One COPY per batch: no statement to plan, the table written a page at a time, and no
     /// speculative insertion (which `ON CONFLICT` needs for every row). COPY takes no `ON CONFLICT`,
     /// so a batch holding an event stored before (a client's retry, or one id twice) fails as a
-    /// whole on the primary key, and is then inserted with ``insertEventsSkippingStored(_:)``.
+    /// whole on the primary key, and is then inserted with ``insertEventsSkippingStored(_:numbers:)``.
     public func insertEvents(_ events: [StoredEvent]) async throws(StoreError) -> [Bool] {
         guard !events.isEmpty else { return [] }
         if let error = StoreError.invalidEventIDs(events) { throw error }
+        let numbers = try await appNumbers(events)
         do {
             try await perform { connection in
                 try await connection.copyFrom(table: "events", columns: Self.eventColumnNames, logger: logger) { writer in
-                    try await writer.write(Self.copyText(events))
+                    try await writer.write(Self.copyText(events, numbers: numbers))
                 }
             }
             return Array(repeating: true, count: events.count)
         } catch where error.code == .conflict {
-            return try await insertEventsSkippingStored(events)
+            return try await insertEventsSkippingStored(events, numbers: numbers)
         }
     }
 
+    /// The numbers events carry for their apps (migration v5), by app id. An app's number never
+    /// changes and apps are never deleted, so each server keeps those it has read; a batch naming
+    /// an app that does not exist stores nothing (`.conflict`, as a foreign key would refuse it).
+    func appNumbers(_ events: [StoredEvent]) async throws(StoreError) -> [String: Int32] {
+        var numbers: [String: Int32] = [:]
+        var missing: [String] = []
+        knownAppNumbers.withLock { known in
+            for event in events where numbers[event.app] == nil {
+                if let number = known[event.app] { numbers[event.app] = number } else if !missing.contains(event.app) { missing.append(event.app) }
+            }
+        }
+        guard !missing.isEmpty else { return numbers }
+        let read = try await all("SELECT id, number FROM apps WHERE id = ANY(\(missing))", as: (String, Int32).self)
+        knownAppNumbers.withLock { known in
+            for (app, number) in read {
+                known[app] = number
+                numbers[app] = number
+            }
+        }
+        if let unknown = missing.first(where: { numbers[$0] == nil }) {
+            throw StoreError(.conflict, "events of an app that does not exist: \(unknown)")
+        }
+        return numbers
+    }
+
     static let eventColumnNames = [
-        "app", "id", "user_id", "name", "target", "timestamp", "received_at", "clamped", "properties", "platform", "app_version",
+        "app_number", "id", "user_id", "name", "target", "timestamp", "received_at", "clamped", "properties", "platform", "app_version",
     ]
 
     /// Events as COPY's text format: a line per event, columns separated by tabs, NULL as `\N`.
-    static func copyText(_ events: [StoredEvent]) -> ByteBuffer {
+    static func copyText(_ events: [StoredEvent], numbers: [String: Int32]) -> ByteBuffer {
         var output: [UInt8] = []
         output.reserveCapacity(events.count * 256)
         let tab = UInt8(ascii: "\t")
         for event in events {
-            appendCopyText(event.app, to: &output)
+            output.append(contentsOf: String(numbers[event.app]!).utf8)
             output.append(tab)
             appendCopyText(event.id, to: &output)
             output.append(tab)
@@ -276,37 +304,38 @@ public final class PostgresStore: Store, Service {
     /// Inserts those of `events` not stored yet, and says which: one INSERT with its columns bound
     /// as eleven arrays and unnested (the statement's text is the same for every batch, planned
     /// once per call however many rows it carries), returning the ids it stored.
-    private func insertEventsSkippingStored(_ events: [StoredEvent]) async throws(StoreError) -> [Bool] {
+    private func insertEventsSkippingStored(_ events: [StoredEvent], numbers: [String: Int32]) async throws(StoreError) -> [Bool] {
         var columns = EventColumns(capacity: events.count)
-        for event in events { columns.append(event) }
+        for event in events { columns.append(event, number: numbers[event.app]!) }
         let query: PostgresQuery = """
-            INSERT INTO events (app, id, user_id, name, target, timestamp, received_at, clamped, properties, platform, app_version)
+            INSERT INTO events (app_number, id, user_id, name, target, timestamp, received_at, clamped, properties, platform, app_version)
             SELECT * FROM unnest(
-                \(columns.app)::TEXT[], \(columns.id)::TEXT[]::UUID[], \(columns.user)::TEXT[], \(columns.name)::TEXT[], \(columns.target)::TEXT[],
+                \(columns.app)::INT4[], \(columns.id)::TEXT[]::UUID[], \(columns.user)::TEXT[], \(columns.name)::TEXT[], \(columns.target)::TEXT[],
                 \(columns.timestamp)::BIGINT[], \(columns.receivedAt)::BIGINT[], \(columns.clamped)::BOOLEAN[], \(columns.properties)::TEXT[],
                 \(columns.platform)::TEXT[], \(columns.appVersion)::TEXT[])
-            ON CONFLICT DO NOTHING RETURNING app, id::TEXT
+            ON CONFLICT DO NOTHING RETURNING app_number, id::TEXT
             """
         var inserted: Set<EventKey> = []
-        for (app, id) in try await all(query, as: (String, String).self) { inserted.insert(EventKey(app: app, id: id)) }
+        for (app, id) in try await all(query, as: (Int32, String).self) { inserted.insert(EventKey(app: app, id: id)) }
         // A repeat within the batch is a duplicate of its first occurrence.
-        return events.map { inserted.remove(EventKey(app: $0.app, id: $0.id)) != nil }
+        return events.map { inserted.remove(EventKey(app: numbers[$0.app]!, id: $0.id)) != nil }
     }
 
     /// Events as columns, for ``insertEvents(_:)``.
     private struct EventColumns {
-        var app = TextArray(), id = TextArray(), user = TextArray(), name = TextArray(), target = TextArray()
+        var app: [Int32] = [], id = TextArray(), user = TextArray(), name = TextArray(), target = TextArray()
         var timestamp: [Int64] = [], receivedAt: [Int64] = [], clamped: [Bool] = []
         var properties = TextArray(), platform = TextArray(), appVersion = TextArray()
 
         init(capacity: Int) {
+            app.reserveCapacity(capacity)
             timestamp.reserveCapacity(capacity)
             receivedAt.reserveCapacity(capacity)
             clamped.reserveCapacity(capacity)
         }
 
-        mutating func append(_ event: StoredEvent) {
-            app.append(event.app)
+        mutating func append(_ event: StoredEvent, number: Int32) {
+            app.append(number)
             id.append(event.id)
             user.append(event.user)
             name.append(event.name)
@@ -321,18 +350,18 @@ public final class PostgresStore: Store, Service {
     }
 
     private struct EventKey: Hashable {
-        var app: String
+        var app: Int32
         var id: String
     }
 
     public func eventCount(app: String) async throws(StoreError) -> Int {
-        Int(try await all("SELECT COUNT(*) FROM events WHERE app = \(app)", as: Int64.self).first ?? 0)
+        Int(try await all("SELECT COUNT(*) FROM events WHERE app_number = (SELECT number FROM apps WHERE id = \(app))", as: Int64.self).first ?? 0)
     }
 
     public func eventNames(app: String, since: Int64, limit: Int) async throws(StoreError) -> [String] {
         try await all(
             """
-            SELECT name, target FROM events WHERE app = \(app) AND timestamp >= \(since)
+            SELECT name, target FROM events WHERE app_number = (SELECT number FROM apps WHERE id = \(app)) AND timestamp >= \(since)
             GROUP BY name, target ORDER BY COUNT(*) DESC, name, target LIMIT \(Int64(limit))
             """,
             as: (String, String?).self
@@ -500,11 +529,19 @@ public final class PostgresStore: Store, Service {
 }
 
 /// Set once, read from another task.
-final class Flag: @unchecked Sendable {
+final class Flag: Sendable {
+    private let value = Locked(false)
+    func set() { value.withLock { $0 = true } }
+    var isSet: Bool { value.withLock { $0 } }
+}
+
+/// A value behind a lock, shared between tasks (the package still builds for macOS 14, which
+/// lacks the standard library's `Mutex`).
+final class Locked<Value>: @unchecked Sendable {
     private let lock = NSLock()
-    private var value = false
-    func set() { lock.withLock { value = true } }
-    var isSet: Bool { lock.withLock { value } }
+    private var value: Value
+    init(_ value: Value) { self.value = value }
+    func withLock<T>(_ body: (inout Value) throws -> T) rethrows -> T { try lock.withLock { try body(&value) } }
 }
 
 /// A `TEXT[]` parameter whose elements may be NULL (PostgresNIO's arrays take no optionals),

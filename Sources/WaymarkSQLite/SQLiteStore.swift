@@ -237,6 +237,14 @@ public final class SQLiteStore: Store {
         guard !events.isEmpty else { return [] }
         if let error = StoreError.invalidEventIDs(events) { throw error }
         return try await write { db in
+            let app = try db.cachedStatement(sql: "SELECT 1 FROM apps WHERE id = ?")
+            var known: Set<String> = []
+            for event in events where !known.contains(event.app) {
+                guard try Bool.fetchOne(app, arguments: [event.app]) != nil else {
+                    throw StoreError(.conflict, "events of an app that does not exist: \(event.app)")
+                }
+                known.insert(event.app)
+            }
             let statement = try db.cachedStatement(sql: """
                 INSERT INTO events (app, id, user, name, target, timestamp, received_at, clamped, properties, platform, app_version)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)

@@ -52,7 +52,8 @@ public protocol Store: AccountStore, AnalyticsStore, NarrationStore {
     // MARK: Events
 
     /// Stores events, each once per (app, id) for good; returns, per event in order, whether it was
-    /// new (`true`) or a duplicate. Committed before it returns.
+    /// new (`true`) or a duplicate. Committed before it returns. A batch holding an event of an app
+    /// that does not exist stores nothing (`.conflict`).
     func insertEvents(_ events: [StoredEvent]) async throws(StoreError) -> [Bool]
     func eventCount(app: String) async throws(StoreError) -> Int
     /// The events seen since a time (ms since 1970) as rules name them, `name` or `name:target`,

@@ -95,6 +95,9 @@ import WaymarkStore
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let store = try SQLiteStore(path: directory.appendingPathComponent("waymark.sqlite").path)
+        for app in ["shop", "other"] {
+            try await store.createApp(AppRecord(id: app, name: app, identitySecret: "secret-\(app)", createdAt: Date(millisecondsSince1970: Self.day0)))
+        }
         var events = Self.history()
         // Another app's events and events outside the period count nowhere.
         events.append(StoredEvent(app: "other", id: EventID.make(milliseconds: Self.day0, number: 2_000_001), user: "u9", name: "tip_shown", target: "search-tip", timestamp: Self.day0,

@@ -44,8 +44,9 @@ struct PostgresStoreTests {
     }
 
     /// A database made before event ids were `uuid` (v3) keeps its events, ids and order through
-    /// the migration; an id that is no UUID becomes one made of its MD5.
-    @Test func eventsKeepTheirIDsThroughTheUUIDMigration() async throws {
+    /// the migrations; an id that is no UUID becomes one made of its MD5. Events of an app missing
+    /// from `apps` (the table has no foreign key) keep it: v5 makes the app, without keys.
+    @Test func eventsKeepTheirIDsAndAppsThroughTheMigrations() async throws {
         try await PostgresDatabase.withFresh(url: try StoreUnderTest.requirePostgresURL(), migrate: false) { store, url in
             let ids = [EventID.make(milliseconds: 5, number: 2), EventID.make(milliseconds: 5, number: 1), EventID.make(milliseconds: 4, number: 9), Self.oldID]
             try await PostgresDatabase.withClient(url: url) { client in
@@ -54,11 +55,15 @@ struct PostgresStoreTests {
                     for statement in migration.sql { try await client.query(PostgresQuery(unsafeSQL: statement)) }
                     try await client.query("INSERT INTO migrations (name) VALUES (\(migration.name))")
                 }
+                try await client.query("INSERT INTO apps (id, name, identity_secret, created_at) VALUES ('a', 'A', 'secret', 1)")
                 for (index, id) in ids.enumerated() {
                     try await client.query(
                         "INSERT INTO events (app, id, user_id, name, timestamp, received_at, clamped) VALUES ('a', \(id), 'u', 'tap', \(Int64([5, 5, 4, 6][index])), 0, false)"
                     )
                 }
+                try await client.query(
+                    "INSERT INTO events (app, id, user_id, name, timestamp, received_at, clamped) VALUES ('gone', \(ids[0]), 'u', 'tap', 5, 0, false)"
+                )
             }
             try await store.migrate()
             let read = try await store.events(app: "a", period: Period(from: 0, to: 10), user: nil, after: nil, limit: 10)
@@ -68,6 +73,11 @@ struct PostgresStoreTests {
                 event.timestamp = 7
                 return event
             }) == [false, false, false, false], "the same ids, as uuid now")
+            #expect(try await store.events(app: "gone", period: Period(from: 0, to: 10), user: nil, after: nil, limit: 10).map(\.id) == [ids[0]])
+            let gone = try #require(try await store.app(id: "gone"))
+            #expect(gone.identitySecret.hasPrefix("wm_id_") && gone.identitySecret.count == 70)
+            #expect(try await store.keys(app: "gone").isEmpty)
+            #expect(try await store.app(id: "a")?.identitySecret == "secret")
         }
     }
 
@@ -76,6 +86,7 @@ struct PostgresStoreTests {
         try await PostgresDatabase.withFresh(url: try StoreUnderTest.requirePostgresURL()) { store, url in
             let id = EventID.make(milliseconds: 5, number: 1)
             try await store.importAll { importer in
+                try await importer.insert(.apps, [["a", "A", "secret", "0"]])
                 try await importer.insert(.events, [
                     ["a", id, "u", "tap", nil, "5", "0", "0", nil, nil, nil], ["a", Self.oldID, "u", "tap", nil, "6", "0", "1", nil, nil, nil],
                 ])

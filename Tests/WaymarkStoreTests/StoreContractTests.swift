@@ -162,6 +162,21 @@ import WaymarkTestSupport
         }
     }
 
+    /// Events belong to an app that exists (PostgreSQL names it by a number in the events table).
+    @Test(arguments: StoreUnderTest.available)
+    func eventsOfAnAppThatDoesNotExistStoreNothing(_ kind: StoreUnderTest) async throws {
+        try await kind.with { store, _ in
+            try await Self.makeApp("a", in: store)
+            await #expect(performing: { _ = try await store.insertEvents([Self.event("a", "e1"), Self.event("ghost", "e2")]) }, throws: { error in
+                (error as? StoreError)?.code == .conflict && "\(error)".contains("ghost")
+            })
+            #expect(try await store.eventCount(app: "a") == 0)
+            #expect(try await store.eventCount(app: "ghost") == 0)
+            try await Self.makeApp("b", in: store)
+            #expect(try await store.insertEvents([Self.event("a", "e1"), Self.event("b", "e1")]) == [true, true], "an app made later")
+        }
+    }
+
     /// Text is stored as sent, whatever it holds (PostgreSQL's COPY gives tabs, newlines and
     /// backslashes a meaning); ids that are not lowercase UUIDs store nothing.
     @Test(arguments: StoreUnderTest.available)

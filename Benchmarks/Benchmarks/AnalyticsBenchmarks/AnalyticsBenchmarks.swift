@@ -109,6 +109,7 @@ func makeDatabase(events count: Int) throws -> (SQLiteStore, Period) {
     let semaphore = DispatchSemaphore(value: 0)
     let batches = count / 10_000
     Task {
+        try await store.createApp(AppRecord(id: "bench", name: "Bench", identitySecret: "secret", createdAt: Date(millisecondsSince1970: start)))
         for batch in 0..<batches {
             var events: [StoredEvent] = []
             events.reserveCapacity(10_000)

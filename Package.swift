@@ -76,7 +76,7 @@ let package = Package(
         .target(
             name: "WaymarkPostgres",
             dependencies: [
-                "WaymarkStore",
+                "WaymarkStore", "WaymarkEngine",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

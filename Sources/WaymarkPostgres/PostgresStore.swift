@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import PostgresNIO
 import ServiceLifecycle
+import WaymarkEngine
 import WaymarkStore
 
 /// The ``Store`` on PostgreSQL, for several stateless servers on one database.
@@ -242,6 +243,7 @@ public final class PostgresStore: Store, Service {
     ]
 
     /// Events as COPY's text format: a line per event, columns separated by tabs, NULL as `\N`.
+    /// `numbers` has every app of `events` (``appNumbers(_:)`` throws otherwise).
     static func copyText(_ events: [StoredEvent], numbers: [String: Int32]) -> ByteBuffer {
         var output: [UInt8] = []
         output.reserveCapacity(events.count * 256)
@@ -533,15 +535,6 @@ final class Flag: Sendable {
     private let value = Locked(false)
     func set() { value.withLock { $0 = true } }
     var isSet: Bool { value.withLock { $0 } }
-}
-
-/// A value behind a lock, shared between tasks (the package still builds for macOS 14, which
-/// lacks the standard library's `Mutex`).
-final class Locked<Value>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Value
-    init(_ value: Value) { self.value = value }
-    func withLock<T>(_ body: (inout Value) throws -> T) rethrows -> T { try lock.withLock { try body(&value) } }
 }
 
 /// A `TEXT[]` parameter whose elements may be NULL (PostgresNIO's arrays take no optionals),

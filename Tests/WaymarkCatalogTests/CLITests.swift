@@ -23,11 +23,14 @@ struct CLITests {
         try WaymarkBinary.run(arguments, environment: environment)
     }
 
+    /// A new file in the temporary directory holding `text`; the caller removes it with ``remove(_:)``.
     func temporaryFile(_ text: String, _ suffix: String) throws -> String {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("waymark-\(UUID().uuidString)\(suffix)").path
         try text.write(toFile: path, atomically: true, encoding: .utf8)
         return path
     }
+
+    static func remove(_ path: String) { try? FileManager.default.removeItem(atPath: path) }
 
     /// A database that is not PostgreSQL, or that does not answer, is a clear error, not a hang
     /// (the connection pool itself retries for ever); the password is not printed.
@@ -53,6 +56,7 @@ struct CLITests {
 
     @Test func lintPointsIntoTheFile() throws {
         let path = try temporaryFile("tips:\n  - id: a\n    container: home\n    trigger: (tap AND scroll))\n", ".yaml")
+        defer { CLITests.remove(path) }
         let run = try waymark("lint", path)
         #expect(run.status == 1)
         #expect(run.errors.contains("\(path):4:30"), "\(run.errors)")
@@ -62,6 +66,7 @@ struct CLITests {
 
     @Test func lintReadsJSONToo() throws {
         let path = try temporaryFile(#"{"tips": [{"id": "a", "container": "home", "trigger": "tap within 5x"}]}"#, ".json")
+        defer { CLITests.remove(path) }
         let run = try waymark("lint", path)
         #expect(run.status == 1)
         #expect(run.errors.contains("\(path):1:67"), "\(run.errors)")
@@ -74,6 +79,7 @@ struct CLITests {
             {"t":"2026-01-01T10:00:10.001Z"}
             {"t":"2026-01-01T10:00:11Z","context":{"app.version":"1.3.0"}}
             """, ".jsonl")
+        defer { CLITests.remove(events) }
         let run = try waymark("eval", "count(tap) >= 2 within 10s OR app.version >= v1.3", events)
         #expect(run.status == 0, "\(run.errors)")
         #expect(run.output == """
@@ -90,6 +96,7 @@ struct CLITests {
 
     @Test func badEventLinesAreNamed() throws {
         let events = try temporaryFile("{\"t\":\"2026-01-01T10:00:00Z\",\"event\":\"tap\"}\nnot json\n{\"t\":\"yesterday\"}\n", ".jsonl")
+        defer { CLITests.remove(events) }
         let run = try waymark("simulate", "examples/shop.yaml", events)
         #expect(run.status == 1)
         #expect(run.errors.contains("\(events):2:1") && run.errors.contains("\(events):3:1"), "\(run.errors)")
@@ -144,11 +151,13 @@ struct DemoProcess {
 
         let shop = try String(contentsOf: CLITests.root.appendingPathComponent("examples/shop.yaml"), encoding: .utf8)
         let changed = try cli.temporaryFile(shop.replacingOccurrences(of: "frequency: immediate", with: "frequency: hourly"), ".yaml")
+        defer { CLITests.remove(changed) }
         let push = try cli.waymark(["push", changed, "--publish"], environment: environment)
         #expect(push.status == 0, "\(push.errors)")
         #expect(push.output.contains("published version 2"))
 
         let pulled = FileManager.default.temporaryDirectory.appendingPathComponent("waymark-pulled-\(UUID().uuidString).yaml").path
+        defer { CLITests.remove(pulled) }
         let pull = try cli.waymark(["pull", "--output", pulled], environment: environment)
         #expect(pull.status == 0, "\(pull.errors)")
         #expect(try CatalogDocument.load(path: pulled) == CatalogDocument.load(path: changed))
@@ -156,6 +165,7 @@ struct DemoProcess {
         #expect(try CatalogDocument.parse(first.output, file: "v1").frequency == .immediate)
 
         let broken = try cli.temporaryFile(shop.replacingOccurrences(of: "trigger: ", with: "trigger: ((", options: [], range: nil), ".yaml")
+        defer { CLITests.remove(broken) }
         let refused = try cli.waymark(["push", broken], environment: environment)
         #expect(refused.status == 1 && refused.errors.contains("\(broken):"))
         let wrongKey = try cli.waymark(["pull"], environment: environment.merging(["WAYMARK_KEY": "wm_sk_nope"]) { $1 })

@@ -219,8 +219,11 @@ public final class PostgresStore: Store, Service {
     func appNumbers(_ events: [StoredEvent]) async throws(StoreError) -> [String: Int32] {
         var numbers: [String: Int32] = [:]
         var missing: [String] = []
+        var previous: String?
         knownAppNumbers.withLock { known in
-            for event in events where numbers[event.app] == nil {
+            // A batch's events are runs of one app (an upload is one app's): one lookup per run.
+            for event in events where event.app != previous && numbers[event.app] == nil {
+                previous = event.app
                 if let number = known[event.app] { numbers[event.app] = number } else if !missing.contains(event.app) { missing.append(event.app) }
             }
         }
@@ -248,59 +251,84 @@ public final class PostgresStore: Store, Service {
         var output: [UInt8] = []
         output.reserveCapacity(events.count * 256)
         let tab = UInt8(ascii: "\t")
-        for event in events {
-            output.append(contentsOf: String(numbers[event.app]!).utf8)
+        var app = "", number: Int32 = 0
+        // Each field is read in place: a copy of an event would retain and release its strings.
+        for index in events.indices {
+            if events[index].app != app {
+                app = events[index].app
+                number = numbers[app]!
+            }
+            appendDecimal(Int64(number), to: &output)
             output.append(tab)
-            appendCopyText(event.id, to: &output)
+            appendCopyText(events[index].id, to: &output)
             output.append(tab)
-            appendCopyText(event.user, to: &output)
+            appendCopyText(events[index].user, to: &output)
             output.append(tab)
-            appendCopyText(event.name, to: &output)
+            appendCopyText(events[index].name, to: &output)
             output.append(tab)
-            appendCopyText(event.target, to: &output)
+            appendCopyText(events[index].target, to: &output)
             output.append(tab)
-            // Times in milliseconds have 13 digits: small strings, made without allocating.
-            output.append(contentsOf: String(event.timestamp).utf8)
+            appendDecimal(events[index].timestamp, to: &output)
             output.append(tab)
-            output.append(contentsOf: String(event.receivedAt).utf8)
+            appendDecimal(events[index].receivedAt, to: &output)
             output.append(tab)
-            output.append(event.clamped ? UInt8(ascii: "t") : UInt8(ascii: "f"))
+            output.append(events[index].clamped ? UInt8(ascii: "t") : UInt8(ascii: "f"))
             output.append(tab)
-            appendCopyText(event.properties, to: &output)
+            appendCopyText(events[index].properties, to: &output)
             output.append(tab)
-            appendCopyText(event.platform, to: &output)
+            appendCopyText(events[index].platform, to: &output)
             output.append(tab)
-            appendCopyText(event.appVersion, to: &output)
+            appendCopyText(events[index].appVersion, to: &output)
             output.append(UInt8(ascii: "\n"))
         }
         return ByteBuffer(bytes: output)
     }
 
+    /// An integer in decimal digits, written without making a `String`.
+    static func appendDecimal(_ value: Int64, to output: inout [UInt8]) {
+        if value < 0 { output.append(UInt8(ascii: "-")) }
+        var magnitude = value.magnitude
+        // At most 20 digits, written from the right into a buffer on the stack.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { buffer in
+            var start = buffer.count
+            repeat {
+                start -= 1
+                buffer[start] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+            } while magnitude > 0
+            output.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[start...]))
+        }
+    }
+
     /// One value in COPY's text format: backslash, tab, newline and carriage return escaped with a
     /// backslash; NULL as `\N`.
     static func appendCopyText(_ value: String?, to output: inout [UInt8]) {
-        guard var value else { return output.append(contentsOf: #"\N"#.utf8) }
-        value.withUTF8 { bytes in
-            var start = 0
-            for index in bytes.indices {
-                let byte = bytes[index]
-                // Most bytes are none of the four: one comparison each.
-                guard byte <= UInt8(ascii: "\r") || byte == UInt8(ascii: "\\") else { continue }
-                let escaped: UInt8
-                switch byte {
-                case UInt8(ascii: "\\"): escaped = UInt8(ascii: "\\")
-                case UInt8(ascii: "\t"): escaped = UInt8(ascii: "t")
-                case UInt8(ascii: "\n"): escaped = UInt8(ascii: "n")
-                case UInt8(ascii: "\r"): escaped = UInt8(ascii: "r")
-                default: continue
-                }
-                output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<index]))
-                output.append(UInt8(ascii: "\\"))
-                output.append(escaped)
-                start = index + 1
+        guard let value else { return output.append(contentsOf: #"\N"#.utf8) }
+        // Reading the string's bytes in place (a `var` copy for `withUTF8` costs a retain per value).
+        let appended: Void? = value.utf8.withContiguousStorageIfAvailable { appendCopyText($0, to: &output) }
+        if appended == nil { Array(value.utf8).withUnsafeBufferPointer { appendCopyText($0, to: &output) } }
+    }
+
+    private static func appendCopyText(_ bytes: UnsafeBufferPointer<UInt8>, to output: inout [UInt8]) {
+        var start = 0
+        for index in bytes.indices {
+            let byte = bytes[index]
+            // Most bytes are none of the four: one comparison each.
+            guard byte <= UInt8(ascii: "\r") || byte == UInt8(ascii: "\\") else { continue }
+            let escaped: UInt8
+            switch byte {
+            case UInt8(ascii: "\\"): escaped = UInt8(ascii: "\\")
+            case UInt8(ascii: "\t"): escaped = UInt8(ascii: "t")
+            case UInt8(ascii: "\n"): escaped = UInt8(ascii: "n")
+            case UInt8(ascii: "\r"): escaped = UInt8(ascii: "r")
+            default: continue
             }
-            output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start...]))
+            output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<index]))
+            output.append(UInt8(ascii: "\\"))
+            output.append(escaped)
+            start = index + 1
         }
+        output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start...]))
     }
 
     /// Inserts those of `events` not stored yet, and says which: one INSERT with its columns bound

@@ -61,13 +61,30 @@ private func appendJSONString(_ bytes: UnsafeBufferPointer<UInt8>, to output: in
 /// An object of strings as JSON text, keys sorted: how the server stores each event's properties,
 /// written by hand where an encoder would cost too much per request.
 public func jsonText(_ values: [String: String]) -> String {
+    jsonText(values.map { JSONMember(key: $0.key, value: $0.value) }.sorted { $0.key < $1.key })
+}
+
+/// One member of a JSON object of strings.
+public struct JSONMember: Hashable, Sendable {
+    public var key: String
+    public var value: String
+
+    public init(key: String, value: String) {
+        self.key = key
+        self.value = value
+    }
+}
+
+/// An object of strings as JSON text, its members in the order given (the event reader keeps
+/// them sorted by key, as ``jsonText(_:)-([String:String])`` writes them).
+public func jsonText(_ members: [JSONMember]) -> String {
     var output: [UInt8] = [UInt8(ascii: "{")]
-    output.reserveCapacity(values.count * 32 + 2)
-    for (position, (key, value)) in values.sorted(by: { $0.key < $1.key }).enumerated() {
+    output.reserveCapacity(members.count * 32 + 2)
+    for (position, member) in members.enumerated() {
         if position > 0 { output.append(UInt8(ascii: ",")) }
-        appendJSONString(key, to: &output)
+        appendJSONString(member.key, to: &output)
         output.append(UInt8(ascii: ":"))
-        appendJSONString(value, to: &output)
+        appendJSONString(member.value, to: &output)
     }
     output.append(UInt8(ascii: "}"))
     return String(decoding: output, as: UTF8.self)

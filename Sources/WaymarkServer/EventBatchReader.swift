@@ -1,10 +1,16 @@
 import Foundation
+import WaymarkEngine
+import WaymarkRules
 
 /// Reads the body of `POST /v1/events`, `{"events": [...]}`, straight from its bytes: the hottest
 /// input of the server, where Foundation's JSON decoding took most of the time. It is a complete
 /// JSON parser (strict grammar, escapes, surrogate pairs, nesting at most 64 deep) that keeps only
 /// what an event may hold and notes, per event, what is missing or of the wrong type, so that one
 /// bad event never fails the batch. A test compares it with JSONSerialization on random bodies.
+///
+/// It makes as few values per event as it can, since each costs an allocation under load: the
+/// timestamp is read from the body's bytes into milliseconds, and the properties are kept as a
+/// list sorted by key (as they are stored), not as a dictionary.
 struct EventBatchReader {
     /// What is wrong with the body as a whole.
     enum Failure: Error, Equatable {
@@ -20,8 +26,10 @@ struct EventBatchReader {
         var user: String?
         var name: String?
         var target: String?
-        var timestamp: String?
-        var properties: [String: String]?
+        /// Milliseconds since 1970; `nil` also when the text is not an RFC 3339 date and time.
+        var timestamp: Int64?
+        /// Sorted by key, each key once (a repeated key keeps its last value, as a dictionary does).
+        var properties: [JSONMember]?
         /// The first (in sorted order) field that is not an event field.
         var unknownKey: String?
         var badTarget = false
@@ -29,9 +37,14 @@ struct EventBatchReader {
     }
 
     static let maximumDepth = 64
+    /// The most properties an event's reading keeps (far more than an event may have): an object
+    /// with more is bad, and no body makes the sorted insertion slow.
+    static let maximumProperties = 256
 
     private let bytes: UnsafeRawBufferPointer
     private var index = 0
+    /// The last properties object read, where it is in the body and what it holds.
+    private var lastProperties: (bytes: Range<Int>, members: [JSONMember])?
 
     private init(_ bytes: UnsafeRawBufferPointer) {
         self.bytes = bytes
@@ -111,7 +124,7 @@ struct EventBatchReader {
             case "id": fields.id = try reader.readText(depth: 3)
             case "user": fields.user = try reader.readText(depth: 3)
             case "name": fields.name = try reader.readText(depth: 3)
-            case "timestamp": fields.timestamp = try reader.readText(depth: 3)
+            case "timestamp": fields.timestamp = try reader.readText(depth: 3) { Timestamp.parse(utf8: $0) }
             case "target":
                 if reader.peekNull() {
                     try reader.skipValue(depth: 3)
@@ -126,14 +139,26 @@ struct EventBatchReader {
                 fields.badProperties = false
                 if reader.peekNull() {
                     try reader.skipValue(depth: 3)
+                } else if let repeated = reader.repeatedProperties() {
+                    fields.properties = repeated
                 } else if reader.peek() == UInt8(ascii: "{") {
+                    let start = reader.index
                     reader.index += 1
-                    var properties = [String: String](minimumCapacity: 4)
+                    var properties: [JSONMember] = []
                     var bad = false
                     try reader.readMembers { reader, key throws(Failure) in
-                        if let value = try reader.readText(depth: 4) { properties[key] = value } else { bad = true }
+                        if let value = try reader.readText(depth: 4) {
+                            if !Self.insert(JSONMember(key: key, value: value), into: &properties) { bad = true }
+                        } else {
+                            bad = true
+                        }
                     }
-                    if bad { fields.badProperties = true } else { fields.properties = properties }
+                    if bad {
+                        fields.badProperties = true
+                    } else {
+                        fields.properties = properties
+                        reader.lastProperties = (start..<reader.index, properties)
+                    }
                 } else {
                     try reader.skipValue(depth: 3)
                     fields.badProperties = true
@@ -145,6 +170,34 @@ struct EventBatchReader {
         }
         fields.unknownKey = unknown.min()
         return fields
+    }
+
+    /// The last properties read again when the object at `index` has the same bytes, as an
+    /// upload's events mostly do: the reading of an object is decided by its bytes alone.
+    private mutating func repeatedProperties() -> [JSONMember]? {
+        guard let last = lastProperties, let base = bytes.baseAddress, index + last.bytes.count <= bytes.count,
+            memcmp(base + index, base + last.bytes.lowerBound, last.bytes.count) == 0
+        else { return nil }
+        index += last.bytes.count
+        return last.members
+    }
+
+    /// Adds `member` to `members`, which stay sorted by key; false when there are
+    /// ``maximumProperties`` already and its key is not one of them.
+    static func insert(_ member: JSONMember, into members: inout [JSONMember]) -> Bool {
+        var low = 0
+        var high = members.count
+        while low < high {
+            let middle = (low + high) / 2
+            if members[middle].key < member.key { low = middle + 1 } else { high = middle }
+        }
+        if low < members.count && members[low].key == member.key {
+            members[low].value = member.value
+            return true
+        }
+        guard members.count < maximumProperties else { return false }
+        members.insert(member, at: low)
+        return true
     }
 
     // MARK: JSON
@@ -175,7 +228,13 @@ struct EventBatchReader {
 
     /// A string value, or `nil` (having skipped the value) when it is something else.
     private mutating func readText(depth: Int) throws(Failure) -> String? {
-        if peek() == UInt8(ascii: "\"") { return try readString() }
+        try readText(depth: depth) { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// What `make` makes of a string value's UTF-8, or `nil` (having skipped the value) when it
+    /// is something else.
+    private mutating func readText<T>(depth: Int, _ make: (UnsafeRawBufferPointer) -> T?) throws(Failure) -> T? {
+        if peek() == UInt8(ascii: "\"") { return try readString(make) }
         try skipValue(depth: depth)
         return nil
     }
@@ -189,7 +248,7 @@ struct EventBatchReader {
         skipSpace()
         switch peek() {
         case UInt8(ascii: "\""):
-            _ = try readString()
+            try readString { _ in () }
         case UInt8(ascii: "{"):
             index += 1
             try readMembers { reader, _ throws(Failure) in try reader.skipValue(depth: depth + 1) }
@@ -250,15 +309,21 @@ struct EventBatchReader {
 
     /// A string whose opening quote is at `index`.
     private mutating func readString() throws(Failure) -> String {
+        try readString { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// What `make` makes of the UTF-8 of a string whose opening quote is at `index`: the body's
+    /// own bytes when the string has no escapes.
+    private mutating func readString<T>(_ make: (UnsafeRawBufferPointer) -> T) throws(Failure) -> T {
         index += 1
         let start = index
         // The common case: no escapes, so the bytes are the string.
         while index < bytes.count {
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
-                let text = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+                let value = make(UnsafeRawBufferPointer(rebasing: bytes[start..<index]))
                 index += 1
-                return text
+                return value
             }
             if byte == UInt8(ascii: "\\") { break }
             if byte < 0x20 { throw .invalidJSON }
@@ -270,7 +335,7 @@ struct EventBatchReader {
             index += 1
             switch byte {
             case UInt8(ascii: "\""):
-                return String(decoding: utf8, as: UTF8.self)
+                return utf8.withUnsafeBytes(make)
             case UInt8(ascii: "\\"):
                 guard let escape = next() else { throw .invalidJSON }
                 switch escape {

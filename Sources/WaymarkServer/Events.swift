@@ -22,8 +22,9 @@ extension WaymarkServer {
         var results: [EventResult] = []
         var stored: [StoredEvent] = []
         var storedIndex: [Int] = []
+        var properties = PropertiesText()
         for item in list {
-            switch Self.validate(item, app: key.app, receivedAt: receivedAt) {
+            switch Self.validate(item, app: key.app, receivedAt: receivedAt, properties: &properties) {
             case .success(let event):
                 storedIndex.append(results.count)
                 stored.append(event)
@@ -67,13 +68,15 @@ extension WaymarkServer {
         }
     }
 
-    /// Checks one event of a batch.
-    static func validate(_ item: EventBatchReader.Fields?, app: String, receivedAt: Int64) -> Result<StoredEvent, Rejection> {
+    /// Checks one event of a batch; `properties` writes its properties as stored.
+    static func validate(
+        _ item: EventBatchReader.Fields?, app: String, receivedAt: Int64, properties written: inout PropertiesText
+    ) -> Result<StoredEvent, Rejection> {
         guard let fields = item else { return .failure(Rejection(reason: "an event must be an object")) }
         let id = fields.id
         func reject(_ reason: String) -> Result<StoredEvent, Rejection> { .failure(Rejection(id: id, reason: reason)) }
         if let extra = fields.unknownKey { return reject("unknown field \"\(extra)\"") }
-        guard let id, EventID.isValid(id) else { return reject("id must be a UUID (UUIDv7, made by the client)") }
+        guard let id, let storedID = EventID.stored(id) else { return reject("id must be a UUID (UUIDv7, made by the client)") }
         // No NUL anywhere: PostgreSQL's text cannot hold it, and one such event would fail the
         // transaction it shares with other uploads.
         guard let user = fields.user, (1...256).contains(user.utf8.count), !user.utf8.contains(0) else {
@@ -85,7 +88,7 @@ extension WaymarkServer {
         if fields.badTarget || fields.target.map({ !isName($0) }) == true {
             return reject("target must be 1 to 64 letters, digits, - or _")
         }
-        guard let text = fields.timestamp, var timestamp = Timestamp.parse(text) else {
+        guard var timestamp = fields.timestamp else {
             return reject("timestamp must be an RFC 3339 date and time")
         }
         var clamped = false
@@ -93,22 +96,37 @@ extension WaymarkServer {
             timestamp = receivedAt
             clamped = true
         }
-        var properties: [String: String]?
         if fields.badProperties { return reject(propertiesRule) }
-        if let object = fields.properties {
-            guard object.count <= 32,
-                object.allSatisfy({ $0.key.utf8.count <= 64 && $0.value.utf8.count <= 512 && !$0.key.utf8.contains(0) && !$0.value.utf8.contains(0) })
+        if let properties = fields.properties {
+            guard properties.count <= 32,
+                properties.allSatisfy({ $0.key.utf8.count <= 64 && $0.value.utf8.count <= 512 && !$0.key.utf8.contains(0) && !$0.value.utf8.contains(0) })
             else {
                 return reject(propertiesRule)
             }
-            properties = object
         }
+        let properties = fields.properties.map { written.text($0) }
         return .success(
             StoredEvent(
-                app: app, id: EventID.stored(id), user: user, name: name, target: fields.target, timestamp: timestamp,
-                receivedAt: receivedAt, clamped: clamped, properties: properties
+                app: app, id: storedID, user: user, name: name, target: fields.target, timestamp: timestamp, receivedAt: receivedAt,
+                clamped: clamped, propertiesJSON: properties?.json, platform: properties?.platform, appVersion: properties?.appVersion
             )
         )
+    }
+
+    /// Events' properties as stored: JSON text, with the platform and app version apart. An
+    /// upload's events mostly carry the same properties (the reader then hands out one list for
+    /// them), which are written once and share one string.
+    struct PropertiesText {
+        private var last: (members: [JSONMember], text: (json: String, platform: String?, appVersion: String?))?
+
+        /// `members` are sorted by key, as the reader keeps them.
+        mutating func text(_ members: [JSONMember]) -> (json: String, platform: String?, appVersion: String?) {
+            if let last, last.members == members { return last.text }
+            func value(_ key: String) -> String? { members.first { $0.key == key }?.value }
+            let text = (json: jsonText(members), platform: value("platform"), appVersion: value("appVersion"))
+            last = (members, text)
+            return text
+        }
     }
 
     static let propertiesRule = "properties must be an object of at most 32 text values of at most 512 bytes, without NUL"
@@ -117,23 +135,34 @@ extension WaymarkServer {
     static func answer(_ results: [EventResult]) -> [UInt8] {
         var output = Array(#"{"results":["#.utf8)
         output.reserveCapacity(results.count * 64 + 16)
-        for (position, result) in results.enumerated() {
+        // Each field is read in place: a copy of a result would retain and release its strings.
+        for position in results.indices {
             if position > 0 { output.append(UInt8(ascii: ",")) }
             output.append(UInt8(ascii: "{"))
-            if result.clamped == true { output.append(contentsOf: #""clamped":true,"#.utf8) }
-            if let id = result.id {
+            if results[position].clamped == true { output.append(contentsOf: #""clamped":true,"#.utf8) }
+            let status = results[position].status
+            if let id = results[position].id {
                 output.append(contentsOf: #""id":"#.utf8)
-                appendJSONString(id, to: &output)
+                if status == .rejected {
+                    appendJSONString(id, to: &output)
+                } else {
+                    // A stored id: a lowercase UUID, nothing to escape.
+                    output.append(UInt8(ascii: "\""))
+                    output.append(contentsOf: id.utf8)
+                    output.append(UInt8(ascii: "\""))
+                }
                 output.append(UInt8(ascii: ","))
             }
-            if let reason = result.reason {
+            if let reason = results[position].reason {
                 output.append(contentsOf: #""reason":"#.utf8)
                 appendJSONString(reason, to: &output)
                 output.append(UInt8(ascii: ","))
             }
-            output.append(contentsOf: #""status":""#.utf8)
-            output.append(contentsOf: result.status.rawValue.utf8)
-            output.append(contentsOf: #""}"#.utf8)
+            switch status {
+            case .accepted: output.append(contentsOf: #""status":"accepted"}"#.utf8)
+            case .duplicate: output.append(contentsOf: #""status":"duplicate"}"#.utf8)
+            case .rejected: output.append(contentsOf: #""status":"rejected"}"#.utf8)
+            }
         }
         output.append(contentsOf: "]}".utf8)
         return output

@@ -5,25 +5,34 @@ public enum EventID {
     /// Whether `text` is a UUID in its 36-character form, in either case (or, with `lowercase`,
     /// only in lowercase, as stores keep ids).
     public static func isValid(_ text: String, lowercase: Bool = false) -> Bool {
+        guard let capitals = hasCapitals(text) else { return false }
+        return !(lowercase && capitals)
+    }
+
+    /// A valid id as stored: lowercase, so that a retry in capitals is the same event; `nil` when
+    /// `id` is not a UUID.
+    public static func stored(_ id: String) -> String? {
+        guard let capitals = hasCapitals(id) else { return nil }
+        return capitals ? id.lowercased() : id
+    }
+
+    /// For a UUID's text, whether it has capital letters; `nil` when it is not a UUID.
+    private static func hasCapitals(_ text: String) -> Bool? {
         var text = text
         return text.withUTF8 { bytes in
-            guard bytes.count == 36 else { return false }
+            guard bytes.count == 36 else { return nil }
+            var capitals = false
             for position in 0..<36 {
                 let dash = position == 8 || position == 13 || position == 18 || position == 23
                 switch bytes[position] {
                 case UInt8(ascii: "-") where dash: continue
                 case UInt8(ascii: "0")...UInt8(ascii: "9") where !dash, UInt8(ascii: "a")...UInt8(ascii: "f") where !dash: continue
-                case UInt8(ascii: "A")...UInt8(ascii: "F") where !dash && !lowercase: continue
-                default: return false
+                case UInt8(ascii: "A")...UInt8(ascii: "F") where !dash: capitals = true
+                default: return nil
                 }
             }
-            return true
+            return capitals
         }
-    }
-
-    /// A valid id as stored: lowercase, so that a retry in capitals is the same event.
-    public static func stored(_ id: String) -> String {
-        id.utf8.contains { (UInt8(ascii: "A")...UInt8(ascii: "F")).contains($0) } ? id.lowercased() : id
     }
 
     /// A UUIDv7-shaped id for events made on the server's side (the demo's sample traffic, tests,

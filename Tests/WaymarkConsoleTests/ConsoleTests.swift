@@ -551,7 +551,7 @@ import WaymarkTestSupport
             let today = Date().millisecondsSince1970 - Date().millisecondsSince1970 % Period.day
             func event(_ user: String, _ name: String, _ platform: String, target: String? = nil) -> StoredEvent {
                 StoredEvent(
-                    app: app, id: EventID.stored(UUID().uuidString), user: user, name: name, target: target, timestamp: today + 3_600_000, receivedAt: today, clamped: false,
+                    app: app, id: UUID().uuidString.lowercased(), user: user, name: name, target: target, timestamp: today + 3_600_000, receivedAt: today, clamped: false,
                     properties: ["platform": platform, "appVersion": "=1+1"]
                 )
             }
@@ -721,7 +721,7 @@ import WaymarkTestSupport
                 var properties = ["platform": platform, "appVersion": "2.0", "tip": "rate", "score": score]
                 properties["comment"] = comment
                 return StoredEvent(
-                    app: app, id: EventID.stored(UUID().uuidString), user: user, name: "survey_answered", target: "rate", timestamp: today + 3_600_000, receivedAt: today,
+                    app: app, id: UUID().uuidString.lowercased(), user: user, name: "survey_answered", target: "rate", timestamp: today + 3_600_000, receivedAt: today,
                     clamped: false, properties: properties
                 )
             }

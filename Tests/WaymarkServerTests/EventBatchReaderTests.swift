@@ -1,5 +1,7 @@
 import Foundation
 import Testing
+import WaymarkEngine
+import WaymarkRules
 @testable import WaymarkServer
 
 /// The hand-written reader of event uploads against Foundation's JSONSerialization, on random
@@ -27,7 +29,7 @@ import Testing
         return .events(list.map { item -> Fields? in
             guard let event = item as? [String: Any] else { return nil }
             func text(_ key: String) -> String? { event[key] as? String }
-            var fields = Fields(id: text("id"), user: text("user"), name: text("name"), timestamp: text("timestamp"))
+            var fields = Fields(id: text("id"), user: text("user"), name: text("name"), timestamp: text("timestamp").flatMap(Timestamp.parse))
             fields.unknownKey = event.keys.filter { !Self.eventKeys.contains($0) }.min()
             if let target = event["target"], !(target is NSNull) {
                 fields.target = target as? String
@@ -35,7 +37,7 @@ import Testing
             }
             if let properties = event["properties"], !(properties is NSNull) {
                 if let object = properties as? [String: Any], let strings = object as? [String: String], strings.count == object.count {
-                    fields.properties = strings
+                    fields.properties = strings.map { JSONMember(key: $0.key, value: $0.value) }.sorted { $0.key < $1.key }
                 } else {
                     fields.badProperties = true
                 }
@@ -81,7 +83,9 @@ import Testing
         case 2: return ["0", "-1", "3.25", "1e9", "-0.5E-3", "12345678901234567890"].randomElement(using: &random)!
         case 3: return ["true", "false"].randomElement(using: &random)!
         case 4: return "null"
-        case 5: return string(&random)
+        // Timestamps, read into milliseconds: valid (one written with escapes), and not.
+        case 5: return ["\"2026-11-22T10:00:00.250Z\"", "\"2026-11-22T10:00:00\\u002e5+05:30\"", "\"2026-02-30T10:00:00Z\"", string(&random)]
+            .randomElement(using: &random)!
         case 6: return "[" + (0..<Int.random(in: 0..<3, using: &random)).map { _ in value(&random, depth: depth + 1) }.joined(separator: ",") + "]"
         default: return object(&random, keys: ["k1", "k2", "x"], depth: depth + 1)
         }
@@ -141,6 +145,31 @@ import Testing
         }
         // Every kind of outcome came up.
         #expect(outcomes.count == 5, "\(outcomes)")
+    }
+
+    @Test func propertiesAreKeptSortedWithTheLastValueOfARepeatedKey() throws {
+        let body = #"{"events":[{"properties":{"b":"1","a":"2","b":"3","\u0061":"4","c":"5"}}]}"#
+        #expect(try EventBatchReader.read(Data(body.utf8)) == [
+            Fields(properties: [JSONMember(key: "a", value: "4"), JSONMember(key: "b", value: "3"), JSONMember(key: "c", value: "5")])
+        ])
+        // Events with the same properties object read the same (the reader reuses its reading).
+        let repeated = #"{"events":[{"properties":{"a":"1"}},{"properties":{"a":"1"}},{"properties":{"a":"1","b":"2"}},"#
+            + #"{"properties":{"a":"1","b":"2"}},{"properties":{"a":"1"} },{"properties":{"a":1}},{"properties":{"a":1}}]}"#
+        let one = [JSONMember(key: "a", value: "1")], two = one + [JSONMember(key: "b", value: "2")]
+        #expect(try EventBatchReader.read(Data(repeated.utf8)) == [
+            Fields(properties: one), Fields(properties: one), Fields(properties: two), Fields(properties: two), Fields(properties: one),
+            Fields(badProperties: true), Fields(badProperties: true),
+        ])
+        func properties(_ count: Int) throws -> Fields? {
+            let members = (0..<count).reversed().map { "\"k\($0)\":\"v\"" }.joined(separator: ",")
+            return try EventBatchReader.read(Data(#"{"events":[{"properties":{\#(members)}}]}"#.utf8)).first ?? nil
+        }
+        let most = try properties(EventBatchReader.maximumProperties)
+        #expect(most?.properties?.map(\.key) == (0..<EventBatchReader.maximumProperties).map { "k\($0)" }.sorted())
+        #expect(most?.badProperties == false)
+        // One more is bad (the server refuses more than 32 anyway), and no body makes it slow.
+        let tooMany = try properties(EventBatchReader.maximumProperties + 1)
+        #expect(tooMany?.properties == nil && tooMany?.badProperties == true)
     }
 
     @Test func deepNestingIsRefusedWithoutRecursingFar() {

@@ -22,6 +22,7 @@ import WaymarkStore
             let valid = EventID.isValid(text)
             #expect(valid == (text.wholeMatch(of: form) != nil), "\(text)")
             if valid { #expect(UUID(uuidString: text) != nil, "\(text)") }
+            #expect(EventID.stored(text) == (valid ? text.lowercased() : nil), "\(text)")
         }
         #expect(EventID.stored("0190C0DE-0000-7000-8000-00000000000A") == "0190c0de-0000-7000-8000-00000000000a")
         #expect(EventID.isValid("0190c0de-0000-7000-8000-00000000000a", lowercase: true))

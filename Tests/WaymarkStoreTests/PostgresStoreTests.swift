@@ -109,6 +109,15 @@ struct PostgresStoreTests {
     }
 }
 
+/// Integers go into COPY's text digit by digit, without a `String`: every sign and length.
+@Test func copyTextWritesIntegersAsSwiftDoes() {
+    for value: Int64 in [0, 7, -1, 10, 1_795_386_193_000, -1_795_386_193_000, .max, .min] {
+        var output: [UInt8] = []
+        PostgresStore.appendDecimal(value, to: &output)
+        #expect(String(decoding: output, as: UTF8.self) == String(value))
+    }
+}
+
 /// A database that does not answer fails each operation within the store's patience, as
 /// `.unavailable` (the server answers 503), instead of the pool's minute of retries.
 @Test func aDatabaseThatDoesNotAnswerIsUnavailableWithinThePatience() async throws {

@@ -159,6 +159,11 @@ import WaymarkTestSupport
             #expect(try await store.insertEvents([]) == [])
             #expect(try await store.eventCount(app: "a") == 3)
             #expect(try await store.eventCount(app: "b") == 1)
+            // Apps taking turns in one batch (PostgreSQL looks an app's number up once per run of it).
+            let mixed = [Self.event("b", "e2"), Self.event("a", "e4"), Self.event("b", "e3"), Self.event("a", "e5")]
+            #expect(try await store.insertEvents(mixed) == [true, true, true, true])
+            #expect(try await store.eventCount(app: "a") == 5)
+            #expect(try await store.eventCount(app: "b") == 3)
         }
     }
 

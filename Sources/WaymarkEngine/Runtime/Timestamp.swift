@@ -6,7 +6,12 @@ public enum Timestamp {
     /// Milliseconds since 1970 for an RFC 3339 date-time, or `nil` if it is not one. Digits past
     /// milliseconds are dropped.
     public static func parse(_ text: String) -> Int64? {
-        let bytes = Array(text.utf8)
+        var text = text
+        return text.withUTF8 { parse(utf8: UnsafeRawBufferPointer($0)) }
+    }
+
+    /// ``parse(_:)`` on UTF-8 bytes, such as a string's in a request body (no `String` made).
+    public static func parse(utf8 bytes: UnsafeRawBufferPointer) -> Int64? {
         var position = 0
         func number(_ digits: Int) -> Int? {
             guard position + digits <= bytes.count else { return nil }
@@ -19,8 +24,10 @@ public enum Timestamp {
             }
             return value
         }
-        func expect(_ characters: String) -> Bool {
-            guard position < bytes.count, characters.utf8.contains(bytes[position]) else { return false }
+        func expect(_ characters: StaticString) -> Bool {
+            guard position < bytes.count,
+                UnsafeBufferPointer(start: characters.utf8Start, count: characters.utf8CodeUnitCount).contains(bytes[position])
+            else { return false }
             position += 1
             return true
         }

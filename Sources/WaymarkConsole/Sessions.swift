@@ -134,7 +134,7 @@ public struct SessionSweeper: Service {
     }
 
     public func run() async throws {
-        try await cancelWhenGracefulShutdown {
+        await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
                 do {
                     let removed = try await sweep()

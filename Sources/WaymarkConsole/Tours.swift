@@ -189,7 +189,7 @@ struct PreviewClient {
     /// The form's values: `platforms` to choose from and `q_model`, `q_appVersion`, `q_locale`, `q_user`.
     var values: [String: Any] {
         var values: [String: Any] = [
-            "platforms": ["ios", "android", "web"].map { ["value": $0, "selected": $0 == client.platform] as [String: Any] }
+            "platforms": ["ios", "android", "web"].map { (platform: String) in ["value": platform, "selected": platform == client.platform] as [String: Any] }
         ]
         for (name, value) in [("model", client.model), ("appVersion", client.appVersion), ("locale", client.locale), ("user", client.user)] {
             values["q_" + name] = value ?? ""

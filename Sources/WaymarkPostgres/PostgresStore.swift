@@ -201,10 +201,12 @@ public final class PostgresStore: Store, Service {
         guard !events.isEmpty else { return [] }
         if let error = StoreError.invalidEventIDs(events) { throw error }
         let numbers = try await appNumbers(events)
+        // Written before the COPY starts: its backend would otherwise wait for it (`ClientRead`).
+        let text = Self.copyText(events, numbers: numbers)
         do {
             try await perform { connection in
                 try await connection.copyFrom(table: "events", columns: Self.eventColumnNames, logger: logger) { writer in
-                    try await writer.write(Self.copyText(events, numbers: numbers))
+                    try await writer.write(text)
                 }
             }
             return Array(repeating: true, count: events.count)

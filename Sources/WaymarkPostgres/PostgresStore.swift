@@ -224,8 +224,9 @@ public final class PostgresStore: Store, Service {
         var previous: String?
         knownAppNumbers.withLock { known in
             // A batch's events are runs of one app (an upload is one app's): one lookup per run.
-            for event in events where event.app != previous && numbers[event.app] == nil {
+            for event in events where event.app != previous {
                 previous = event.app
+                guard numbers[event.app] == nil else { continue }
                 if let number = known[event.app] { numbers[event.app] = number } else if !missing.contains(event.app) { missing.append(event.app) }
             }
         }
@@ -253,6 +254,15 @@ public final class PostgresStore: Store, Service {
         var output: [UInt8] = []
         output.reserveCapacity(events.count * 256)
         let tab = UInt8(ascii: "\t")
+        // Each column is followed by a tab; the line's last tab becomes its newline.
+        func column(_ value: String?) {
+            appendCopyText(value, to: &output)
+            output.append(tab)
+        }
+        func column(_ value: Int64) {
+            appendDecimal(value, to: &output)
+            output.append(tab)
+        }
         var app = "", number: Int32 = 0
         // Each field is read in place: a copy of an event would retain and release its strings.
         for index in events.indices {
@@ -260,28 +270,20 @@ public final class PostgresStore: Store, Service {
                 app = events[index].app
                 number = numbers[app]!
             }
-            appendDecimal(Int64(number), to: &output)
-            output.append(tab)
-            appendCopyText(events[index].id, to: &output)
-            output.append(tab)
-            appendCopyText(events[index].user, to: &output)
-            output.append(tab)
-            appendCopyText(events[index].name, to: &output)
-            output.append(tab)
-            appendCopyText(events[index].target, to: &output)
-            output.append(tab)
-            appendDecimal(events[index].timestamp, to: &output)
-            output.append(tab)
-            appendDecimal(events[index].receivedAt, to: &output)
-            output.append(tab)
+            // In the order of `eventColumnNames`.
+            column(Int64(number))
+            column(events[index].id)
+            column(events[index].user)
+            column(events[index].name)
+            column(events[index].target)
+            column(events[index].timestamp)
+            column(events[index].receivedAt)
             output.append(events[index].clamped ? UInt8(ascii: "t") : UInt8(ascii: "f"))
             output.append(tab)
-            appendCopyText(events[index].properties, to: &output)
-            output.append(tab)
-            appendCopyText(events[index].platform, to: &output)
-            output.append(tab)
-            appendCopyText(events[index].appVersion, to: &output)
-            output.append(UInt8(ascii: "\n"))
+            column(events[index].properties)
+            column(events[index].platform)
+            column(events[index].appVersion)
+            output[output.count - 1] = UInt8(ascii: "\n")
         }
         return ByteBuffer(bytes: output)
     }

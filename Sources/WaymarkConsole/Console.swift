@@ -20,7 +20,7 @@ public struct WaymarkConsole: Sendable {
     let server: WaymarkServer
     let store: any Store
     let sessions: Sessions
-    let throttle = LoginThrottle()
+    let throttle: LoginThrottle
     let eligibleCache = EligibleCache()
     let now: @Sendable () -> Date
 
@@ -29,6 +29,7 @@ public struct WaymarkConsole: Sendable {
         self.store = server.store
         self.now = now
         sessions = Sessions(store: server.store, now: now)
+        throttle = LoginThrottle(store: server.store)
     }
 
     public func register(on router: Router<WaymarkRequestContext>) {

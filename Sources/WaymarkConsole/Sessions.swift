@@ -81,45 +81,48 @@ struct Sessions: Sendable {
 }
 
 /// Failed logins, counted per email and per client address over a quarter of an hour: past the
-/// limit, logins are refused (429) without checking the password, so guessing is slow.
-/// Kept in memory: each server process counts its own (several servers multiply the limit).
-final class LoginThrottle: Sendable {
+/// limit, logins are refused (429) without checking the password, so guessing is slow. Counted
+/// in the store, so that several servers behind a load balancer share one count (a count per
+/// process would give N servers N times the attempts); ``SessionSweeper`` removes old failures.
+/// The store sees each email and address as a SHA-256 hash: fixed in length however long the typed
+/// email, and no list of the emails people tried.
+struct LoginThrottle: Sendable {
     static let window: TimeInterval = 15 * 60
     static let perEmail = 5
     static let perAddress = 20
-    private let failures = Locked<[String: [Date]]>([:])
+    let store: any Store
 
     /// Seconds to wait before trying again, or nil when a try is allowed now.
-    func retryAfter(email: String, address: String?, now: Date) -> Int? {
-        failures.withLock { failures in
-            var wait: TimeInterval = 0
-            for (key, limit) in Self.keys(email: email, address: address) {
-                let recent = (failures[key] ?? []).filter { now.timeIntervalSince($0) < Self.window }
-                failures[key] = recent.isEmpty ? nil : recent
-                if recent.count >= limit, let oldest = recent.first { wait = max(wait, Self.window - now.timeIntervalSince(oldest)) }
-            }
-            return wait > 0 ? Int(wait.rounded(.up)) : nil
+    func retryAfter(email: String, address: String?, now: Date) async throws(StoreError) -> Int? {
+        let keys = Self.keys(email: email, address: address)
+        let failures = try await store.loginFailures(keys: keys.map(\.key), since: now - Self.window)
+        var wait: TimeInterval = 0
+        for (key, limit) in keys {
+            guard let recent = failures[key], recent.count >= limit else { continue }
+            wait = max(wait, Self.window - now.timeIntervalSince(recent.earliest))
         }
+        return wait > 0 ? Int(wait.rounded(.up)) : nil
     }
 
-    func recordFailure(email: String, address: String?, at time: Date) {
-        failures.withLock { failures in
-            if failures.count > 100_000 { failures.removeAll() }  // a flood of made-up emails cannot fill memory
-            for (key, _) in Self.keys(email: email, address: address) { failures[key, default: []].append(time) }
-        }
+    func recordFailure(email: String, address: String?, at time: Date) async throws(StoreError) {
+        try await store.recordLoginFailure(keys: Self.keys(email: email, address: address).map(\.key), at: time)
     }
 
-    func recordSuccess(email: String) {
-        failures.withLock { _ = $0.removeValue(forKey: "email:" + email) }
+    func recordSuccess(email: String) async throws(StoreError) {
+        try await store.clearLoginFailures(key: Self.key(email: email))
     }
 
-    private static func keys(email: String, address: String?) -> [(String, Int)] {
-        [("email:" + email, perEmail)] + (address.map { [("address:" + $0, perAddress)] } ?? [])
+    /// The key an email's failures are counted under.
+    static func key(email: String) -> String { Secrets.hash("email:" + email) }
+
+    private static func keys(email: String, address: String?) -> [(key: String, limit: Int)] {
+        [(key(email: email), perEmail)] + (address.map { [(Secrets.hash("address:" + $0), perAddress)] } ?? [])
     }
 }
 
-/// Removes expired console sessions once an hour. An expired session is refused anyway (see
-/// ``Sessions``); this keeps the table to the live ones and leaves no old token hashes behind.
+/// Removes expired console sessions, and failed logins past the throttle's window, once an hour.
+/// An expired session is refused anyway (see ``Sessions``) and old failures no longer count (see
+/// ``LoginThrottle``); this keeps the tables to the live rows and leaves no old token hashes behind.
 public struct SessionSweeper: Service {
     let store: any Store
     let logger: Logger
@@ -138,21 +141,28 @@ public struct SessionSweeper: Service {
             while !Task.isCancelled {
                 do {
                     let removed = try await sweep()
-                    if removed > 0 { logger.info("removed expired console sessions", metadata: ["count": "\(removed)"]) }
+                    if removed.sessions > 0 || removed.loginFailures > 0 {
+                        logger.info(
+                            "removed expired console sessions and failed logins",
+                            metadata: ["sessions": "\(removed.sessions)", "loginFailures": "\(removed.loginFailures)"]
+                        )
+                    }
                 } catch {
-                    logger.warning("could not remove expired console sessions", metadata: ["error": "\(error)"])
+                    logger.warning("could not remove expired console sessions and failed logins", metadata: ["error": "\(error)"])
                 }
                 do { try await Task.sleep(for: interval) } catch { return }
             }
         }
     }
 
-    /// Removes the sessions past their idle or absolute limit now; returns how many.
+    /// Removes the sessions past their idle or absolute limit now, and the failed logins older
+    /// than the throttle's window; returns how many of each.
     @discardableResult
-    public func sweep() async throws(StoreError) -> Int {
+    public func sweep() async throws(StoreError) -> (sessions: Int, loginFailures: Int) {
         let time = now()
-        return try await store.deleteExpiredSessions(
+        let sessions = try await store.deleteExpiredSessions(
             lastSeenBefore: time - Sessions.idleLimit, createdBefore: time - Sessions.absoluteLimit
         )
+        return (sessions, try await store.deleteLoginFailures(before: time - LoginThrottle.window))
     }
 }

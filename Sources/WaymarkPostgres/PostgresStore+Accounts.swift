@@ -117,6 +117,33 @@ extension PostgresStore {
         ).count
     }
 
+    // MARK: Failed logins
+
+    public func recordLoginFailure(keys: [String], at time: Date) async throws(StoreError) {
+        try await execute("INSERT INTO login_failures (key, at) SELECT unnest(\(keys)::TEXT[]), \(time.millisecondsSince1970)")
+    }
+
+    public func loginFailures(keys: [String], since: Date) async throws(StoreError) -> [String: LoginFailures] {
+        let rows = try await all(
+            "SELECT key, COUNT(*), MIN(at) FROM login_failures WHERE key = ANY(\(keys)) AND at >= \(since.millisecondsSince1970) GROUP BY key",
+            as: (String, Int64, Int64).self
+        )
+        return Dictionary(uniqueKeysWithValues: rows.map { ($0, LoginFailures(count: Int($1), earliest: Date(millisecondsSince1970: $2))) })
+    }
+
+    public func clearLoginFailures(key: String) async throws(StoreError) {
+        try await execute("DELETE FROM login_failures WHERE key = \(key)")
+    }
+
+    @discardableResult
+    public func deleteLoginFailures(before: Date) async throws(StoreError) -> Int {
+        let deleted = try await all(
+            "WITH gone AS (DELETE FROM login_failures WHERE at < \(before.millisecondsSince1970) RETURNING 1) SELECT COUNT(*) FROM gone",
+            as: Int64.self
+        )
+        return Int(deleted.first ?? 0)
+    }
+
     // MARK: Audit log
 
     @discardableResult

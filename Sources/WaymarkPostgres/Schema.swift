@@ -156,6 +156,15 @@ enum Schema {
                 "CREATE INDEX events_by_name ON events(app_number, name, timestamp)",
             ]
         ),
+        (
+            // Failed logins, which the console's throttle counts per email and per client address:
+            // here, every server behind the load balancer counts the same ones.
+            "v6: failed logins",
+            [
+                "CREATE TABLE login_failures (key TEXT NOT NULL, at BIGINT NOT NULL)",
+                "CREATE INDEX login_failures_by_key ON login_failures(key, at)",
+            ]
+        ),
     ]
 
     /// Where a column of the portable form (``PortableTable``, given as text) goes in this schema

@@ -42,6 +42,13 @@ let accountsSchema = """
         BEGIN SELECT RAISE(ABORT, 'the audit log cannot be changed'); END;
     """
 
+/// Failed logins, which the console's throttle counts per email and per client address; in the
+/// database, so that every server behind a load balancer counts the same failures.
+let loginFailuresSchema = """
+    CREATE TABLE login_failures (key TEXT NOT NULL, at INTEGER NOT NULL);
+    CREATE INDEX login_failures_by_key ON login_failures(key, at);
+    """
+
 extension SQLiteStore {
     // MARK: Users and roles
 
@@ -149,6 +156,44 @@ extension SQLiteStore {
                 sql: "DELETE FROM sessions WHERE last_seen_at < ? OR created_at < ?",
                 arguments: [lastSeenBefore.millisecondsSince1970, createdBefore.millisecondsSince1970]
             )
+            return db.changesCount
+        }
+    }
+
+    // MARK: Failed logins
+
+    public func recordLoginFailure(keys: [String], at time: Date) async throws(StoreError) {
+        try await write { db in
+            for key in keys {
+                try db.execute(sql: "INSERT INTO login_failures (key, at) VALUES (?, ?)", arguments: [key, time.millisecondsSince1970])
+            }
+        }
+    }
+
+    public func loginFailures(keys: [String], since: Date) async throws(StoreError) -> [String: LoginFailures] {
+        try await read { db in
+            var failures: [String: LoginFailures] = [:]
+            for key in keys {
+                let row = try Row.fetchOne(
+                    db, sql: "SELECT COUNT(*), MIN(at) FROM login_failures WHERE key = ? AND at >= ?",
+                    arguments: [key, since.millisecondsSince1970]
+                )
+                if let row, let earliest: Int64 = row[1] {
+                    failures[key] = LoginFailures(count: row[0], earliest: Date(millisecondsSince1970: earliest))
+                }
+            }
+            return failures
+        }
+    }
+
+    public func clearLoginFailures(key: String) async throws(StoreError) {
+        try await write { db in try db.execute(sql: "DELETE FROM login_failures WHERE key = ?", arguments: [key]) }
+    }
+
+    @discardableResult
+    public func deleteLoginFailures(before: Date) async throws(StoreError) -> Int {
+        try await write { db in
+            try db.execute(sql: "DELETE FROM login_failures WHERE at < ?", arguments: [before.millisecondsSince1970])
             return db.changesCount
         }
     }

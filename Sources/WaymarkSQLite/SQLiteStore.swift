@@ -96,6 +96,9 @@ public final class SQLiteStore: Store {
         migrator.registerMigration("v6: narration audio") { db in
             try db.execute(sql: narrationSchema)
         }
+        migrator.registerMigration("v7: failed logins") { db in
+            try db.execute(sql: loginFailuresSchema)
+        }
         return migrator
     }
 

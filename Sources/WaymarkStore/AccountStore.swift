@@ -39,6 +39,20 @@ public protocol AccountStore: Sendable {
     @discardableResult
     func deleteExpiredSessions(lastSeenBefore: Date, createdBefore: Date) async throws(StoreError) -> Int
 
+    // MARK: Failed logins
+
+    /// Records a failed login under each of `keys` (the console counts per email and per client
+    /// address). Kept in the database so that every server behind a load balancer counts the same
+    /// failures.
+    func recordLoginFailure(keys: [String], at time: Date) async throws(StoreError)
+    /// Per key with failures at or after `since`: how many, and the earliest one's time.
+    func loginFailures(keys: [String], since: Date) async throws(StoreError) -> [String: LoginFailures]
+    /// Forgets the key's failures (a successful login forgets its email's).
+    func clearLoginFailures(key: String) async throws(StoreError)
+    /// Removes the failures before `before` (past every limit's window); returns how many.
+    @discardableResult
+    func deleteLoginFailures(before: Date) async throws(StoreError) -> Int
+
     // MARK: Audit log
 
     /// Appends an entry and returns it with its sequence number (increasing, never reused).
@@ -98,6 +112,17 @@ public struct Member: Hashable, Sendable {
     public init(user: ConsoleUser, role: Role) {
         self.user = user
         self.role = role
+    }
+}
+
+/// One key's recent failed logins (see ``AccountStore/loginFailures(keys:since:)``).
+public struct LoginFailures: Hashable, Sendable {
+    public var count: Int
+    public var earliest: Date
+
+    public init(count: Int, earliest: Date) {
+        self.count = count
+        self.earliest = earliest
     }
 }
 

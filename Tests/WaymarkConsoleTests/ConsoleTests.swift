@@ -195,7 +195,13 @@ import WaymarkTestSupport
         try await withConsole(kind) { setup in
             var stale = Browser(setup.client)
             _ = try await stale.signIn("vic@example.com")
-            setup.clock.advance(8 * 3600 + 60)  // past the idle limit
+            var guesser = Browser(setup.client)
+            #expect(try await guesser.signIn("oscar@example.com", "a wrong guess").status == .unauthorized)
+            func failures() async throws -> Int {
+                try await setup.store.loginFailures(keys: [LoginThrottle.key(email: "oscar@example.com")], since: .distantPast).values.map(\.count).reduce(0, +)
+            }
+            #expect(try await failures() == 1)
+            setup.clock.advance(8 * 3600 + 60)  // past the idle limit, and the throttle's window
             var fresh = Browser(setup.client)
             _ = try await fresh.signIn("ada@example.com")
             func stored(_ browser: Browser) async throws -> ConsoleSession? {
@@ -215,6 +221,7 @@ import WaymarkTestSupport
             try await running.value
             #expect(try await stored(stale) == nil)
             #expect(try await stored(fresh) != nil)
+            #expect(try await failures() == 0, "failed logins past the window are removed too")
         }
     }
 
@@ -229,6 +236,31 @@ import WaymarkTestSupport
             #expect(try await browser.signIn("ada@example.com").status == .seeOther, "another account is not locked")
             setup.clock.advance(15 * 60 + 1)
             #expect(try await browser.signIn("vic@example.com").status == .seeOther)
+        }
+    }
+
+    /// Two servers on one database, as behind a load balancer: failures through either count
+    /// against the same limit (a count per process would give each server five guesses).
+    @Test(arguments: StoreUnderTest.available)
+    func failedLoginsThroughTwoServersShareOneLimit(_ kind: StoreUnderTest) async throws {
+        try await withConsole(kind) { setup in
+            var logger = Logger(label: "test")
+            logger.logLevel = .warning
+            let otherServer = WaymarkServer(store: setup.store, logger: logger)
+            let console = WaymarkConsole(server: otherServer, now: { setup.clock.now })
+            try await otherServer.application(host: "127.0.0.1", port: 0, configure: { console.register(on: $0) }).test(.live) { client in
+                var first = Browser(setup.client), second = Browser(client)
+                for attempt in 0..<5 {
+                    let status = attempt.isMultiple(of: 2)
+                        ? try await first.signIn("vic@example.com", "guess guess guess").status
+                        : try await second.signIn("vic@example.com", "guess guess guess").status
+                    #expect(status == .unauthorized)
+                }
+                #expect(try await first.signIn("vic@example.com").status == .tooManyRequests)
+                #expect(try await second.signIn("vic@example.com").status == .tooManyRequests)
+                setup.clock.advance(15 * 60 + 1)
+                #expect(try await second.signIn("vic@example.com").status == .seeOther)
+            }
         }
     }
 

@@ -323,6 +323,33 @@ import WaymarkTestSupport
     }
 
     @Test(arguments: StoreUnderTest.available)
+    func failedLoginsAreCountedPerKeySinceATime(_ kind: StoreUnderTest) async throws {
+        try await kind.with { store, _ in
+            #expect(try await store.loginFailures(keys: ["email:ada"], since: Self.t0).isEmpty)
+            try await store.recordLoginFailure(keys: ["email:ada", "address:10.0.0.1"], at: Self.t0 - 10)
+            try await store.recordLoginFailure(keys: ["email:ada", "address:10.0.0.1"], at: Self.t0 + 5)
+            try await store.recordLoginFailure(keys: ["email:bob", "address:10.0.0.1"], at: Self.t0 + 7)
+            try await store.recordLoginFailure(keys: ["email:ada"], at: Self.t0 + 5)
+
+            let counted = try await store.loginFailures(keys: ["email:ada", "address:10.0.0.1", "email:eve"], since: Self.t0)
+            #expect(counted == [
+                "email:ada": LoginFailures(count: 2, earliest: Self.t0 + 5),
+                "address:10.0.0.1": LoginFailures(count: 2, earliest: Self.t0 + 5),
+            ], "failures before `since` do not count; a key with none is absent")
+            #expect(try await store.loginFailures(keys: ["email:ada"], since: Self.t0 - 10)["email:ada"]?.count == 3)
+
+            try await store.clearLoginFailures(key: "email:ada")
+            #expect(try await store.loginFailures(keys: ["email:ada"], since: Self.t0 - 60).isEmpty)
+            #expect(try await store.loginFailures(keys: ["address:10.0.0.1"], since: Self.t0 - 60)["address:10.0.0.1"]?.count == 3)
+
+            #expect(try await store.deleteLoginFailures(before: Self.t0 + 6) == 2)
+            #expect(try await store.loginFailures(keys: ["address:10.0.0.1", "email:bob"], since: Self.t0 - 60) == [
+                "address:10.0.0.1": LoginFailures(count: 1, earliest: Self.t0 + 7), "email:bob": LoginFailures(count: 1, earliest: Self.t0 + 7),
+            ])
+        }
+    }
+
+    @Test(arguments: StoreUnderTest.available)
     func theAuditLogNumbersEntriesAndListsThemNewestFirst(_ kind: StoreUnderTest) async throws {
         try await kind.with { store, _ in
             var sequences: [Int64] = []

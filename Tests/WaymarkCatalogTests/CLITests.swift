@@ -32,6 +32,13 @@ struct CLITests {
 
     static func remove(_ path: String) { try? FileManager.default.removeItem(atPath: path) }
 
+    /// The runner itself: a program that writes more errors than a pipe holds (64 KiB) before its
+    /// output still finishes, and both are kept.
+    @Test func runsAProgramThatWritesALotOfErrorsFirst() throws {
+        let run = try WaymarkBinary.run(program: URL(fileURLWithPath: "/bin/sh"), ["-c", "head -c 300000 /dev/zero | tr '\\0' e >&2; echo done"])
+        #expect(run.status == 0 && run.output == "done\n" && run.errors.utf8.count == 300_000)
+    }
+
     /// A database that is not PostgreSQL, or that does not answer, is a clear error, not a hang
     /// (the connection pool itself retries for ever); the password is not printed.
     @Test func aWrongOrUnreachableDatabaseIsAClearError() throws {

@@ -37,13 +37,20 @@ extension WaymarkBinary {
         process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         process.currentDirectoryURL = root
-        let output = Pipe(), errors = Pipe()
+        // Errors go to a file, not a second pipe: reading one pipe to its end while the program
+        // fills the other's buffer would leave both waiting for ever.
+        let errorsFile = FileManager.default.temporaryDirectory.appendingPathComponent("waymark-run-\(UUID().uuidString).err")
+        guard FileManager.default.createFile(atPath: errorsFile.path, contents: nil) else { throw CocoaError(.fileWriteUnknown) }
+        defer { try? FileManager.default.removeItem(at: errorsFile) }
+        let errors = try FileHandle(forWritingTo: errorsFile)
+        defer { try? errors.close() }
+        let output = Pipe()
         process.standardOutput = output
         process.standardError = errors
         try process.run()
         let out = output.fileHandleForReading.readDataToEndOfFile()
-        let err = errors.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
+        let err = (try? Data(contentsOf: errorsFile)) ?? Data()
         return Run(status: process.terminationStatus, output: String(decoding: out, as: UTF8.self), errors: String(decoding: err, as: UTF8.self))
     }
 }

@@ -515,7 +515,8 @@ import WaymarkTestSupport
             #expect(key.hasPrefix("wm_pk_"))
             let record = try #require(try await setup.store.keys(app: app).first { $0.hash == Secrets.hash(key) })
             func catalog() async throws -> HTTPResponse.Status {
-                try await setup.client.execute(uri: "/v1/catalog?platform=web", method: .get, headers: [.authorization: "Bearer \(key)"]).status
+                let response = try await setup.client.execute(uri: "/v1/catalog?platform=web", method: .get, headers: [.authorization: "Bearer \(key)"])
+                return response.status
             }
             #expect(try await catalog() != .unauthorized)
             // Another app's owner cannot revoke it through their own app.

@@ -12,7 +12,7 @@ import WaymarkStore
 /// The request context: what every handler knows besides the request.
 public struct WaymarkRequestContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
-    /// The peer's IP address, for per-client limits (the console's login throttle).
+    /// The peer's IP address: the client's, or a load balancer's (see ``WaymarkServer/clientAddress(_:_:)``).
     public let remoteAddress: String?
 
     public init(source: ApplicationRequestContextSource) {
@@ -40,14 +40,17 @@ public struct WaymarkServer: Sendable {
     let eventWriter: EventWriter
     /// Makes narration in the background; nil when this server makes none (espeak-ng missing).
     let narrator: Narrator?
+    /// The load balancers whose `X-Forwarded-For` names the client (see ``clientAddress(_:_:)``).
+    let trustedProxies: TrustedProxies
     /// The clock, injectable for tests of clamping and grant times.
     let now: @Sendable () -> Date
 
     public init(
         store: any Store, logger: Logger, metrics: ServerMetrics = ServerMetrics(), narrator: Narrator? = nil,
-        now: @escaping @Sendable () -> Date = { Date() }
+        trustedProxies: TrustedProxies = .none, now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.store = store
+        self.trustedProxies = trustedProxies
         self.narrator = narrator
         self.logger = logger
         self.metrics = metrics

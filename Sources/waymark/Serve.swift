@@ -15,8 +15,9 @@ import Yams
 
 /// Where the server listens and keeps its data. Each option comes from the flag, else the
 /// environment (`WAYMARK_HOST`, `WAYMARK_PORT`, `WAYMARK_DATA_DIR`, `WAYMARK_DATABASE`,
-/// `WAYMARK_LOG_LEVEL`, `WAYMARK_LOG_FORMAT`, `WAYMARK_NARRATION`), else the config file (`--config`,
-/// YAML with the keys host, port, dataDir, database, logLevel, logFormat, narration), else the default.
+/// `WAYMARK_LOG_LEVEL`, `WAYMARK_LOG_FORMAT`, `WAYMARK_NARRATION`, `WAYMARK_TRUSTED_PROXIES`), else
+/// the config file (`--config`, YAML with the keys host, port, dataDir, database, logLevel,
+/// logFormat, narration, trustedProxies), else the default.
 struct ServerOptions: ParsableArguments {
     @Option(help: ArgumentHelp(ServerOptions.configHelp))
     var config: String?
@@ -42,8 +43,14 @@ struct ServerOptions: ParsableArguments {
     @Option(help: "on: speak tips without a recording with espeak-ng and ffmpeg, if installed (the default); off: never.")
     var narration: String?
 
+    @Option(
+        name: .customLong("trusted-proxies"),
+        help: "The load balancers in front of the server, whose X-Forwarded-For names the client: addresses or ranges, comma-separated (10.0.0.0/8,fd00::/8). Default: none, the peer is the client."
+    )
+    var trustedProxies: String?
+
     /// The config file's keys.
-    static let configKeys = ["host", "port", "dataDir", "database", "logLevel", "logFormat", "narration"]
+    static let configKeys = ["host", "port", "dataDir", "database", "logLevel", "logFormat", "narration", "trustedProxies"]
     static let configHelp = "A YAML file with " + configKeys.joined(separator: ", ") + "."
 
     struct Resolved {
@@ -56,6 +63,7 @@ struct ServerOptions: ParsableArguments {
         var logFormat: LogFormat
         /// Whether this server makes narration.
         var narration: Bool
+        var trustedProxies: TrustedProxies
     }
 
     func resolve(defaultDataDirectory: String = "waymark-data") throws -> Resolved {
@@ -91,6 +99,9 @@ struct ServerOptions: ParsableArguments {
         guard ["on", "off"].contains(narrationText) else {
             throw ValidationError("narration is on or off, not \(narrationText)")
         }
+        let proxiesText = trustedProxies ?? environment["WAYMARK_TRUSTED_PROXIES"] ?? file["trustedProxies"] ?? ""
+        let proxies: TrustedProxies
+        do { proxies = try TrustedProxies(parsing: proxiesText) } catch { throw ValidationError("trusted proxies: \(error)") }
         return Resolved(
             host: host ?? environment["WAYMARK_HOST"] ?? file["host"] ?? "127.0.0.1",
             port: resolvedPort,
@@ -98,7 +109,8 @@ struct ServerOptions: ParsableArguments {
             database: database ?? environment["WAYMARK_DATABASE"] ?? file["database"],
             logLevel: level,
             logFormat: format,
-            narration: narrationText == "on"
+            narration: narrationText == "on",
+            trustedProxies: proxies
         )
     }
 }
@@ -183,7 +195,7 @@ func makeServer(store: any Store, logger: Logger, options: ServerOptions.Resolve
             logger.warning("this server makes no narration", metadata: ["reason": "\(error)"])
         }
     }
-    return WaymarkServer(store: store, logger: logger, metrics: metrics, narrator: narrator)
+    return WaymarkServer(store: store, logger: logger, metrics: metrics, narrator: narrator, trustedProxies: options.trustedProxies)
 }
 
 extension Waymark {

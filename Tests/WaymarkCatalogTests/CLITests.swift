@@ -39,6 +39,12 @@ struct CLITests {
         #expect(run.status == 0 && run.output == "done\n" && run.errors.utf8.count == 300_000)
     }
 
+    /// A load balancer's address that is not one stops the server before it starts, saying which.
+    @Test func aTrustedProxyThatIsNoAddressIsAClearError() throws {
+        let run = try waymark("serve", "--port", "0", "--trusted-proxies", "10.0.0.0/8, balancer.internal")
+        #expect(run.status != 0 && run.errors.contains("trusted proxies: not an IP address or a range such as 10.0.0.0/8 or fd00::/8: \"balancer.internal\""), "\(run.errors)")
+    }
+
     /// A database that is not PostgreSQL, or that does not answer, is a clear error, not a hang
     /// (the connection pool itself retries for ever); the password is not printed.
     @Test func aWrongOrUnreachableDatabaseIsAClearError() throws {

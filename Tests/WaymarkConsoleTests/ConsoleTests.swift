@@ -36,7 +36,9 @@ import WaymarkTestSupport
 
     /// A server with the console, two apps, and users: ada owns the shop, vic views it, oscar owns the other app.
     /// With `narrator`, the server makes speech in the background as `waymark serve` does.
-    func withConsole(_ kind: StoreUnderTest, narrator: Bool = false, _ body: @Sendable (Setup) async throws -> Void) async throws {
+    func withConsole(
+        _ kind: StoreUnderTest, narrator: Bool = false, trustedProxies: TrustedProxies = .none, _ body: @Sendable (Setup) async throws -> Void
+    ) async throws {
         try await kind.with { store, database in
             let shop = try await Provisioning.createApp(name: "Shop <b>", in: store)
             let other = try await Provisioning.createApp(name: "Other", in: store)
@@ -47,7 +49,7 @@ import WaymarkTestSupport
             logger.logLevel = .warning
             let clock = Clock()
             let speaker = narrator ? Narrator(store: store, synthesizer: try ESpeakSynthesizer.onPath().get(), logger: logger) : nil
-            let server = WaymarkServer(store: store, logger: logger, narrator: speaker)
+            let server = WaymarkServer(store: store, logger: logger, narrator: speaker, trustedProxies: trustedProxies)
             let console = WaymarkConsole(server: server, now: { clock.now })
             // Composed as `waymark serve` composes it: the narrator, if any, runs with the server.
             let application = server.application(host: "127.0.0.1", port: 0, configure: { console.register(on: $0) })
@@ -261,6 +263,41 @@ import WaymarkTestSupport
                 setup.clock.advance(15 * 60 + 1)
                 #expect(try await second.signIn("vic@example.com").status == .seeOther)
             }
+        }
+    }
+
+    /// Behind a trusted load balancer, the address limit counts each client, not the balancer
+    /// (which would lock everyone out after twenty failures); from any other peer the header is
+    /// ignored, so a guesser cannot give each try a new address.
+    @Test(arguments: StoreUnderTest.available)
+    func theAddressLimitCountsTheClientATrustedBalancerNames(_ kind: StoreUnderTest) async throws {
+        /// Twenty failed logins, for twenty emails, each from the address given for it.
+        @Sendable func guessTwentyTimes(_ setup: Setup, from address: @Sendable (Int) -> String) async throws {
+            for attempt in 0..<20 {
+                var guesser = Browser(setup.client)
+                let forwarded: HTTPFields = [.init("X-Forwarded-For")!: address(attempt)]
+                try await guesser.get("/console/login")
+                let status = try await guesser.post(
+                    "/console/login", [("email", "nobody\(attempt)@example.com"), ("password", "guess")], extra: forwarded
+                ).status
+                #expect(status == .unauthorized)
+            }
+        }
+        @Sendable func signIn(_ setup: Setup, from address: String) async throws -> HTTPResponse.Status {
+            var browser = Browser(setup.client)
+            try await browser.get("/console/login")
+            let forwarded: HTTPFields = [.init("X-Forwarded-For")!: address]
+            return try await browser.post("/console/login", [("email", "ada@example.com"), ("password", Self.password)], extra: forwarded).status
+        }
+        // The tests' client connects from 127.0.0.1: here, the balancer.
+        try await withConsole(kind, trustedProxies: try TrustedProxies(parsing: "127.0.0.1")) { setup in
+            try await guessTwentyTimes(setup, from: { _ in "203.0.113.9" })
+            #expect(try await signIn(setup, from: "203.0.113.9") == .tooManyRequests)
+            #expect(try await signIn(setup, from: "198.51.100.7") == .seeOther, "another client behind the balancer is not locked out")
+        }
+        try await withConsole(kind) { setup in
+            try await guessTwentyTimes(setup, from: { "203.0.113.\($0)" })
+            #expect(try await signIn(setup, from: "198.51.100.7") == .tooManyRequests, "an untrusted peer's header is ignored")
         }
     }
 

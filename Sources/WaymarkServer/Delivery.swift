@@ -86,8 +86,9 @@ extension WaymarkServer {
     func liveCatalog(app: String) async throws -> Resolver? {
         if let entry = live.get(app) {
             // Another server may have published since: on a shared database the cache holds only
-            // while its version is the live one (one indexed read, no document).
-            let current = store.isShared ? try await store.liveVersionNumber(app: app) : entry.resolver.version
+            // while its version is the live one (one indexed read, no document, begun after this
+            // request arrived and shared with the requests that arrived with it).
+            let current = store.isShared ? try await liveVersionReads.value(app) : entry.resolver.version
             if current == entry.resolver.version {
                 guard let recheckAt = entry.recheckAt, recheckAt <= .now else {
                     metrics.catalogCacheHits.increment()

@@ -35,6 +35,9 @@ public struct WaymarkServer: Sendable {
     public let store: any Store
     let logger: Logger
     let live: LiveCatalogs
+    /// On a shared database, the reads of an app's live version number, shared by the requests
+    /// waiting at once (see ``SharedReads``).
+    let liveVersionReads: SharedReads<Int?>
     let keys: KeyCache
     let metrics: ServerMetrics
     let eventWriter: EventWriter
@@ -57,6 +60,7 @@ public struct WaymarkServer: Sendable {
         self.now = now
         eventWriter = EventWriter(store: store)
         live = LiveCatalogs()
+        liveVersionReads = SharedReads { [store] app in try await store.liveVersionNumber(app: app) }
         keys = KeyCache(lifetime: store.isShared ? KeyCache.sharedLifetime : nil)
     }
 

@@ -88,7 +88,8 @@ extension WaymarkServer {
             // Another server may have published since: on a shared database the cache holds only
             // while its version is the live one (one indexed read, no document, begun after this
             // request arrived and shared with the requests that arrived with it).
-            let current = store.isShared ? try await liveVersionReads.value(app) : entry.resolver.version
+            let current = store.isShared
+                ? try await liveVersionReads.value(app) { [store] app in try await store.liveVersionNumber(app: app) } : entry.resolver.version
             if current == entry.resolver.version {
                 guard let recheckAt = entry.recheckAt, recheckAt <= .now else {
                     metrics.catalogCacheHits.increment()
@@ -99,8 +100,10 @@ extension WaymarkServer {
             }
         }
         metrics.catalogCacheMisses.increment()
-        guard let version = try await store.liveVersion(app: app) else { return nil }
-        return try await cacheLive(version)
+        return try await liveLoads.value(app) { app in
+            guard let version = try await store.liveVersion(app: app) else { return nil }
+            return try await cacheLive(version)
+        }
     }
 
     @discardableResult

@@ -37,7 +37,11 @@ public struct WaymarkServer: Sendable {
     let live: LiveCatalogs
     /// On a shared database, the reads of an app's live version number, shared by the requests
     /// waiting at once (see ``SharedReads``).
-    let liveVersionReads: SharedReads<Int?>
+    let liveVersionReads = SharedReads<Int?>()
+    /// Loads of an app's live catalog into the cache, shared likewise: after a publication, or at
+    /// start, the requests arriving together wait for one load instead of each reading and
+    /// compiling the catalog.
+    let liveLoads = SharedReads<Resolver?>()
     let keys: KeyCache
     let metrics: ServerMetrics
     let eventWriter: EventWriter
@@ -60,7 +64,6 @@ public struct WaymarkServer: Sendable {
         self.now = now
         eventWriter = EventWriter(store: store)
         live = LiveCatalogs()
-        liveVersionReads = SharedReads { [store] app in try await store.liveVersionNumber(app: app) }
         keys = KeyCache(lifetime: store.isShared ? KeyCache.sharedLifetime : nil)
     }
 

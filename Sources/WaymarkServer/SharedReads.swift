@@ -11,7 +11,8 @@ import WaymarkEngine
 /// is answered by a read that started after it arrived, so it sees everything committed before it
 /// arrived, exactly as with a read of its own; under load, one read answers many requests.
 ///
-/// A read is run in the task of one of the requests waiting for it (no task is made).
+/// A read is run in the task of one of the requests waiting for it (no task is made), with the
+/// `read` that request passed: the callers of one key pass reads that do the same.
 final class SharedReads<Value: Sendable>: Sendable {
     private typealias Waiter = CheckedContinuation<Turn, any Error>
 
@@ -27,13 +28,10 @@ final class SharedReads<Value: Sendable>: Sendable {
         var next: [Waiter] = []
     }
 
-    private let read: @Sendable (String) async throws -> Value
     /// Per key with a read running, the requests waiting for the next one.
     private let running = Locked<[String: Key]>([:])
 
-    init(read: @escaping @Sendable (String) async throws -> Value) {
-        self.read = read
-    }
+    init() {}
 
     /// How many requests wait for the next read of `key` (for tests).
     func waiting(_ key: String) -> Int {
@@ -41,7 +39,7 @@ final class SharedReads<Value: Sendable>: Sendable {
     }
 
     /// The value read for `key` by a read that started after this call.
-    func value(_ key: String) async throws -> Value {
+    func value(_ key: String, read: (String) async throws -> Value) async throws -> Value {
         let turn = try await withCheckedThrowingContinuation { (waiter: Waiter) in
             let runNow = running.withLock { running in
                 if running[key] != nil {

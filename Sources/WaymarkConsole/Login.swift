@@ -27,7 +27,8 @@ extension WaymarkConsole {
         let email = Accounts.normalize(email: form["email"] ?? "")
         let password = form["password"] ?? ""
         let time = now()
-        if let wait = try await throttle.retryAfter(email: email, address: server.clientAddress(request, context), now: time) {
+        let address = server.clientAddress(request, context)
+        if let wait = try await throttle.retryAfter(email: email, address: address, now: time) {
             var response = try await loginPage(
                 request, message: "Too many failed attempts. Try again in \((wait + 59) / 60) minute(s).", email: email, status: .tooManyRequests)
             response.headers[.retryAfter] = String(wait)
@@ -37,7 +38,7 @@ extension WaymarkConsole {
         // Without such a user, a hash is still checked, so the answer takes as long either way.
         let verified = try await Passwords.verify(password, hash: user?.passwordHash ?? Self.decoyHash)
         guard let user, verified else {
-            try await throttle.recordFailure(email: email, address: server.clientAddress(request, context), at: time)
+            try await throttle.recordFailure(email: email, address: address, at: time)
             return try await loginPage(request, message: "Wrong email or password.", email: email, status: .unauthorized)
         }
         try await throttle.recordSuccess(email: email)

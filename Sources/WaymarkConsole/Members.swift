@@ -124,12 +124,13 @@ extension WaymarkConsole {
         let signedIn = try await signedIn(request, form: form)
         let time = now()
         let email = signedIn.user.email
-        if let wait = try await throttle.retryAfter(email: email, address: server.clientAddress(request, context), now: time) {
+        let address = server.clientAddress(request, context)
+        if let wait = try await throttle.retryAfter(email: email, address: address, now: time) {
             return accountPage(signedIn, problem: "Too many failed attempts. Try again in \((wait + 59) / 60) minute(s).", status: .tooManyRequests)
         }
         let current = form["current"] ?? ""
         guard current.utf8.count <= Passwords.maximumLength, try await Passwords.verify(current, hash: signedIn.user.passwordHash) else {
-            try await throttle.recordFailure(email: email, address: server.clientAddress(request, context), at: time)
+            try await throttle.recordFailure(email: email, address: address, at: time)
             return accountPage(signedIn, problem: "The current password is wrong.", status: .unauthorized)
         }
         let new = form["new"] ?? ""

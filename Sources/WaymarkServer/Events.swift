@@ -97,14 +97,11 @@ extension WaymarkServer {
             clamped = true
         }
         if fields.badProperties { return reject(propertiesRule) }
-        if let properties = fields.properties {
-            guard properties.count <= 32,
-                properties.allSatisfy({ $0.key.utf8.count <= 64 && $0.value.utf8.count <= 512 && !$0.key.utf8.contains(0) && !$0.value.utf8.contains(0) })
-            else {
-                return reject(propertiesRule)
-            }
+        var properties: PropertiesText.Text?
+        if let members = fields.properties {
+            guard let text = written.text(members) else { return reject(propertiesRule) }
+            properties = text
         }
-        let properties = fields.properties.map { written.text($0) }
         return .success(
             StoredEvent(
                 app: app, id: storedID, user: user, name: name, target: fields.target, timestamp: timestamp, receivedAt: receivedAt,
@@ -115,17 +112,32 @@ extension WaymarkServer {
 
     /// Events' properties as stored: JSON text, with the platform and app version apart. An
     /// upload's events mostly carry the same properties (the reader then hands out one list for
-    /// them), which are written once and share one string.
+    /// them), which are checked and written once and share one string.
     struct PropertiesText {
-        private var last: (members: [JSONMember], text: (json: String, platform: String?, appVersion: String?))?
+        typealias Text = (json: String, platform: String?, appVersion: String?)
 
-        /// `members` are sorted by key, as the reader keeps them.
-        mutating func text(_ members: [JSONMember]) -> (json: String, platform: String?, appVersion: String?) {
+        /// The last members seen, and their text, or nil when they break ``propertiesRule``.
+        private var last: (members: [JSONMember], text: Text?)?
+
+        /// The stored form of `members` (sorted by key, as the reader keeps them), or nil when
+        /// they break ``propertiesRule``.
+        mutating func text(_ members: [JSONMember]) -> Text? {
             if let last, last.members == members { return last.text }
-            func value(_ key: String) -> String? { members.first { $0.key == key }?.value }
-            let text = (json: jsonText(members), platform: value("platform"), appVersion: value("appVersion"))
+            let text = Self.allowed(members) ? Self.text(members) : nil
             last = (members, text)
             return text
+        }
+
+        private static func allowed(_ members: [JSONMember]) -> Bool {
+            members.count <= 32
+                && members.allSatisfy {
+                    $0.key.utf8.count <= 64 && $0.value.utf8.count <= 512 && !$0.key.utf8.contains(0) && !$0.value.utf8.contains(0)
+                }
+        }
+
+        private static func text(_ members: [JSONMember]) -> Text {
+            func value(_ key: String) -> String? { members.first { $0.key == key }?.value }
+            return (json: jsonText(members), platform: value("platform"), appVersion: value("appVersion"))
         }
     }
 

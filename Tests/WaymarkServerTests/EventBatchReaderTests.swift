@@ -172,6 +172,23 @@ import WaymarkRules
         #expect(tooMany?.properties == nil && tooMany?.badProperties == true)
     }
 
+    /// The properties' limits hold for every event, including those whose properties repeat the
+    /// previous event's (checked once, the verdict kept with the text).
+    @Test func propertiesLimitsHoldForRepeatedPropertiesToo() throws {
+        func object(_ count: Int, value: String = "v") -> String {
+            "{" + (0..<count).map { "\"k\($0)\":\"\(value)\"" }.joined(separator: ",") + "}"
+        }
+        let objects = [object(2), object(2), object(33), object(33), object(32), object(1, value: String(repeating: "x", count: 513)),
+            object(1, value: String(repeating: "x", count: 513)), object(2)]
+        let events = objects.map { #"{"id":"\#(UUID().uuidString)","user":"u1","name":"tap","timestamp":"2026-11-20T10:00:00Z","properties":\#($0)}"# }
+        let read = try EventBatchReader.read(Data(#"{"events":[\#(events.joined(separator: ","))]}"#.utf8))
+        var properties = WaymarkServer.PropertiesText()
+        let accepted = read.map { (try? WaymarkServer.validate($0, app: "app", receivedAt: 1_795_000_000_000, properties: &properties).get()) != nil }
+        #expect(accepted == [true, true, false, false, true, false, false, true])
+        let stored = try WaymarkServer.validate(read[0], app: "app", receivedAt: 1_795_000_000_000, properties: &properties).get()
+        #expect(stored.properties == #"{"k0":"v","k1":"v"}"#)
+    }
+
     @Test func deepNestingIsRefusedWithoutRecursingFar() {
         for body in [String(repeating: "[", count: 100_000), "{\"events\":[" + String(repeating: "[", count: 100_000), "{\"events\":[{\"x\":" + String(repeating: "{\"a\":", count: 10_000)] {
             #expect(throws: EventBatchReader.Failure.invalidJSON) { try EventBatchReader.read(Data(body.utf8)) }

@@ -2,7 +2,7 @@
 // The libFuzzer targets: the rule parser with the JSON rule decoder (FuzzRules), and the HTML
 // sanitizer with Markdown (FuzzHTML). They live in their own package because they need
 // `-sanitize=fuzzer`, and in the tools-5.3 layout (a plain target with main.swift) so that SwiftPM
-// leaves `main` to libFuzzer. Run them with `Fuzz/run` (see the README).
+// leaves `main` to libFuzzer. Run them with `Fuzz/run` (see docs/rules.md).
 import PackageDescription
 
 let package = Package(

@@ -104,7 +104,7 @@ enum Schema {
             // two indexes, compared as bytes. The primary key leads with the id, which decides
             // almost every comparison alone (the app is the same in most). The other identifiers
             // compare as bytes (collation "C"), as SQLite compares them, so names and users also
-            // sort as they do there. Measured in README, "PostgreSQL: several servers on one database".
+            // sort as they do there. What limits ingestion: docs/performance.md.
             "v4: event ids as uuid, event identifiers in byte order",
             [
                 """
@@ -128,7 +128,6 @@ enum Schema {
             // fixed-width columns first, so none needs padding. Events whose app is not in `apps`
             // (none the server stores; a hand-made database could hold some) keep their app, made
             // with no keys and a fresh identity secret, rather than being lost.
-            // Measured in README, "PostgreSQL: several servers on one database".
             "v5: events name their app by number",
             [
                 "ALTER TABLE apps ADD COLUMN number INTEGER GENERATED ALWAYS AS IDENTITY UNIQUE",

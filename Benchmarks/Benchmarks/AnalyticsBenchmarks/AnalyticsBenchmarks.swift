@@ -7,7 +7,7 @@ import WaymarkStore
 
 /// The console's analytics over a SQLite database of one million events: 20,000 users on three
 /// platforms over 30 days, a tenth of the events from tips. Each benchmark is one page's reads.
-/// Target (issue 5): fast with a million events; the README states the times.
+/// Target: fast with a million events; docs/performance.md states the times.
 let benchmarks: @Sendable () -> Void = {
     Benchmark.defaultConfiguration = .init(
         metrics: [.wallClock],

@@ -2,6 +2,7 @@
 import PackageDescription
 
 // The layers, from the inside out:
+//   WaymarkSupport   what several layers share: a lock, RFC 3339 time, JSON writing, event ids, process deadlines (Foundation only)
 //   WaymarkRules     the rule language: parser, diagnostics, printer, JSON form (Foundation only)
 //   WaymarkEngine    the on-device runtime: incremental evaluation, scheduler, lifecycle (Foundation only)
 //   WaymarkAPI       the wire types servers and clients share: delivered catalog, events, claims (Foundation only)
@@ -20,6 +21,7 @@ let package = Package(
     name: "Waymark",
     platforms: [.macOS(.v14), .iOS(.v17), .tvOS(.v17), .watchOS(.v10)],
     products: [
+        .library(name: "WaymarkSupport", targets: ["WaymarkSupport"]),
         .library(name: "WaymarkRules", targets: ["WaymarkRules"]),
         .library(name: "WaymarkEngine", targets: ["WaymarkEngine"]),
         .library(name: "WaymarkAPI", targets: ["WaymarkAPI"]),
@@ -51,20 +53,21 @@ let package = Package(
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
+        .target(name: "WaymarkSupport"),
         .target(name: "WaymarkRules"),
-        .target(name: "WaymarkEngine", dependencies: ["WaymarkRules"]),
+        .target(name: "WaymarkEngine", dependencies: ["WaymarkRules", "WaymarkSupport"]),
         .target(name: "WaymarkAPI", dependencies: ["WaymarkRules"]),
-        .target(name: "WaymarkClient", dependencies: ["WaymarkAPI", "WaymarkEngine", "WaymarkRules"]),
+        .target(name: "WaymarkClient", dependencies: ["WaymarkAPI", "WaymarkEngine", "WaymarkRules", "WaymarkSupport"]),
         .target(name: "WaymarkHTML"),
         .target(
             name: "WaymarkCatalog",
-            dependencies: ["WaymarkRules", "WaymarkEngine", "WaymarkHTML", .product(name: "Yams", package: "Yams")]
+            dependencies: ["WaymarkRules", "WaymarkEngine", "WaymarkHTML", "WaymarkSupport", .product(name: "Yams", package: "Yams")]
         ),
         .target(
             name: "WaymarkDelivery",
-            dependencies: ["WaymarkCatalog", "WaymarkAPI"]
+            dependencies: ["WaymarkCatalog", "WaymarkAPI", "WaymarkSupport"]
         ),
-        .target(name: "WaymarkStore", dependencies: ["WaymarkRules"]),
+        .target(name: "WaymarkStore", dependencies: ["WaymarkSupport"]),
         .target(
             name: "WaymarkAnalytics",
             dependencies: ["WaymarkStore", "WaymarkCatalog", "WaymarkDelivery", "WaymarkEngine", "WaymarkRules", "WaymarkAPI"]
@@ -76,7 +79,7 @@ let package = Package(
         .target(
             name: "WaymarkPostgres",
             dependencies: [
-                "WaymarkStore", "WaymarkEngine",
+                "WaymarkStore", "WaymarkSupport",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -85,7 +88,7 @@ let package = Package(
         .target(
             name: "WaymarkNarration",
             dependencies: [
-                "WaymarkCatalog", "WaymarkStore", "WaymarkEngine",
+                "WaymarkCatalog", "WaymarkStore", "WaymarkSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -94,7 +97,7 @@ let package = Package(
         .target(
             name: "WaymarkServer",
             dependencies: [
-                "WaymarkRules", "WaymarkStore", "WaymarkDelivery", "WaymarkCatalog", "WaymarkNarration",
+                "WaymarkRules", "WaymarkStore", "WaymarkDelivery", "WaymarkCatalog", "WaymarkNarration", "WaymarkSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
@@ -108,7 +111,7 @@ let package = Package(
             name: "WaymarkConsole",
             dependencies: [
                 "WaymarkServer", "WaymarkStore", "WaymarkCatalog", "WaymarkRules", "WaymarkEngine", "WaymarkDelivery", "WaymarkAPI",
-                "WaymarkAnalytics", "WaymarkNarration",
+                "WaymarkAnalytics", "WaymarkNarration", "WaymarkSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -122,7 +125,7 @@ let package = Package(
         .executableTarget(
             name: "waymark",
             dependencies: [
-                "WaymarkCatalog", "WaymarkServer", "WaymarkConsole", "WaymarkSQLite", "WaymarkPostgres", "WaymarkNarration",
+                "WaymarkCatalog", "WaymarkServer", "WaymarkConsole", "WaymarkSQLite", "WaymarkPostgres", "WaymarkNarration", "WaymarkSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -132,9 +135,10 @@ let package = Package(
             ],
             resources: [.copy("Resources/shop.yaml"), .copy("Resources/demo")]
         ),
+        .testTarget(name: "WaymarkSupportTests", dependencies: ["WaymarkSupport"]),
         .testTarget(name: "WaymarkRulesTests", dependencies: ["WaymarkRules"]),
-        .testTarget(name: "WaymarkEngineTests", dependencies: ["WaymarkEngine"]),
-        .testTarget(name: "WaymarkClientTests", dependencies: ["WaymarkClient"]),
+        .testTarget(name: "WaymarkEngineTests", dependencies: ["WaymarkEngine", "WaymarkSupport"]),
+        .testTarget(name: "WaymarkClientTests", dependencies: ["WaymarkClient", "WaymarkSupport"]),
         .testTarget(name: "WaymarkHTMLTests", dependencies: ["WaymarkHTML"]),
         .testTarget(name: "WaymarkCatalogTests", dependencies: ["WaymarkCatalog", "WaymarkTestSupport", "waymark"]),
         .testTarget(name: "WaymarkDeliveryTests", dependencies: ["WaymarkDelivery"]),
@@ -147,7 +151,7 @@ let package = Package(
         .target(
             name: "WaymarkTestSupport",
             dependencies: [
-                "WaymarkStore", "WaymarkSQLite", "WaymarkPostgres",
+                "WaymarkStore", "WaymarkSQLite", "WaymarkPostgres", "WaymarkSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -157,22 +161,22 @@ let package = Package(
         .testTarget(
             name: "WaymarkStoreTests",
             dependencies: [
-                "WaymarkStore", "WaymarkSQLite", "WaymarkPostgres", "WaymarkServer", "WaymarkAPI", "WaymarkTestSupport", "waymark",
+                "WaymarkStore", "WaymarkSQLite", "WaymarkPostgres", "WaymarkServer", "WaymarkAPI", "WaymarkSupport", "WaymarkTestSupport", "waymark",
                 .product(name: "Logging", package: "swift-log"), .product(name: "PostgresNIO", package: "postgres-nio"),
             ]
         ),
-        .testTarget(name: "WaymarkAnalyticsTests", dependencies: ["WaymarkAnalytics", "WaymarkSQLite", "WaymarkCatalog"]),
+        .testTarget(name: "WaymarkAnalyticsTests", dependencies: ["WaymarkAnalytics", "WaymarkSQLite", "WaymarkCatalog", "WaymarkSupport"]),
         .testTarget(
             name: "WaymarkConsoleTests",
             dependencies: [
-                "WaymarkConsole", "WaymarkServer", "WaymarkCatalog", "WaymarkTestSupport", "WaymarkNarration",
+                "WaymarkConsole", "WaymarkServer", "WaymarkCatalog", "WaymarkSupport", "WaymarkTestSupport", "WaymarkNarration",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ]
         ),
         .testTarget(
             name: "WaymarkServerTests",
             dependencies: [
-                "WaymarkServer", "WaymarkSQLite", "WaymarkCatalog", "WaymarkClient", "WaymarkTestSupport", "WaymarkNarration",
+                "WaymarkServer", "WaymarkSQLite", "WaymarkCatalog", "WaymarkClient", "WaymarkSupport", "WaymarkTestSupport", "WaymarkNarration",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Yams", package: "Yams"),

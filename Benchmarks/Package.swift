@@ -39,6 +39,7 @@ let package = Package(
                 .product(name: "WaymarkSQLite", package: "Waymark"),
                 .product(name: "WaymarkStore", package: "Waymark"),
                 .product(name: "WaymarkCatalog", package: "Waymark"),
+                .product(name: "WaymarkSupport", package: "Waymark"),
                 .product(name: "Benchmark", package: "benchmark"),
             ],
             path: "Benchmarks/AnalyticsBenchmarks",
@@ -48,7 +49,7 @@ let package = Package(
         .executableTarget(
             name: "SQLiteBaseline",
             dependencies: [
-                .product(name: "WaymarkClient", package: "Waymark"),
+                .product(name: "WaymarkSupport", package: "Waymark"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             path: "Benchmarks/SQLiteBaseline"

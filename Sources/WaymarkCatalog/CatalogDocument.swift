@@ -1,6 +1,7 @@
 import Foundation
 import WaymarkEngine
 import WaymarkRules
+import WaymarkSupport
 import Yams
 
 /// Reads catalog files, YAML or JSON (JSON is read as YAML's flow style), and reports every

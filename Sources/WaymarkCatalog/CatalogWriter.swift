@@ -1,6 +1,7 @@
 import Foundation
 import WaymarkEngine
 import WaymarkRules
+import WaymarkSupport
 import Yams
 
 extension CatalogDocument {

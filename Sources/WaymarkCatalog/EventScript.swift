@@ -1,6 +1,7 @@
 import Foundation
 import WaymarkEngine
 import WaymarkRules
+import WaymarkSupport
 
 /// A JSON Lines file of timed inputs, as `waymark eval`, `simulate` and `explain` read them:
 ///

@@ -1,6 +1,7 @@
 import Foundation
 import WaymarkEngine
 import WaymarkRules
+import WaymarkSupport
 
 /// Plays an ``EventScript`` through an engine or an evaluator, and writes what happened as JSON
 /// Lines: the output of `waymark simulate` and `waymark eval`.

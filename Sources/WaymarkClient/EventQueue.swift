@@ -1,6 +1,7 @@
 import Foundation
 import WaymarkAPI
 import WaymarkEngine
+import WaymarkSupport
 
 /// Events waiting to be uploaded, kept on disk so that they survive the app being killed.
 ///

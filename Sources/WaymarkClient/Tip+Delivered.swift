@@ -1,6 +1,7 @@
 import Foundation
 import WaymarkAPI
 import WaymarkEngine
+import WaymarkSupport
 
 extension Tip {
     /// The engine's view of a delivered tip: where and when it shows, not what it says.

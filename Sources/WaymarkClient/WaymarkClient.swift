@@ -2,6 +2,7 @@ import Foundation
 import WaymarkAPI
 import WaymarkEngine
 import WaymarkRules
+import WaymarkSupport
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking

@@ -6,6 +6,7 @@ import WaymarkCatalog
 import WaymarkEngine
 import WaymarkServer
 import WaymarkStore
+import WaymarkSupport
 
 /// Engagement, tips, tours and A/B tests for a chosen period; one tip by platform and version with
 /// the eligibility debugger; the backtest of a draft tip. Every figure is in a table (and so in the

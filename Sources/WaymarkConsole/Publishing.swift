@@ -4,6 +4,7 @@ import WaymarkCatalog
 import WaymarkEngine
 import WaymarkServer
 import WaymarkStore
+import WaymarkSupport
 
 /// Publishing with the difference in view, versions with one-step rollback, and the audit log.
 extension WaymarkConsole {

@@ -2,6 +2,7 @@ import Foundation
 import WaymarkAnalytics
 import WaymarkEngine
 import WaymarkStore
+import WaymarkSupport
 
 /// One table of figures, drawn by the `table` template and exported as CSV from the same rows, so
 /// the page and the file cannot disagree.

@@ -3,6 +3,7 @@ import WaymarkAPI
 import WaymarkCatalog
 import WaymarkEngine
 import WaymarkRules
+import WaymarkSupport
 
 /// Resolves a published catalog for one client: keeps the tips and tours whose targeting the
 /// client meets and whose rollout includes the user, assigns A/B variants, picks one locale's

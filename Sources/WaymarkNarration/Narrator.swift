@@ -1,8 +1,8 @@
 import Foundation
 import Logging
 import ServiceLifecycle
-import WaymarkEngine
 import WaymarkStore
+import WaymarkSupport
 
 /// Generates narration in the background, one job at a time, never inside a request.
 ///

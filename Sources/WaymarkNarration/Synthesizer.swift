@@ -1,4 +1,5 @@
 import Foundation
+import WaymarkSupport
 
 /// Makes audio from text.
 public protocol Synthesizer: Sendable {
@@ -169,20 +170,16 @@ enum ProcessRunner {
         } catch {
             throw NarrationError("cannot run \(name): \(error)")
         }
-        let pid = process.processIdentifier
         // The time limit, and the server shutting down, kill the program with SIGKILL (it may have
         // inherited SIGTERM ignored); either way this waits for it to be gone before reading its status.
-        let killer = Task {
-            try await Task.sleep(for: timeout)
-            kill(pid, SIGKILL)
-        }
+        let deadline = ProcessDeadline(process: process.processIdentifier, limit: timeout)
         await withTaskCancellationHandler {
             // Drained in a task of its own: a cancelled task's iteration would end early.
             await Task { for await _ in finished.stream {} }.value
         } onCancel: {
-            kill(pid, SIGKILL)
+            deadline.killNow()
         }
-        killer.cancel()
+        deadline.cancel()
         if process.terminationReason == .uncaughtSignal {
             throw NarrationError("\(name) did not finish within \(timeout)")
         }

@@ -1,6 +1,7 @@
 import Foundation
 import PostgresNIO
 import WaymarkStore
+import WaymarkSupport
 
 extension PostgresStore {
     public func tally(app: String, _ query: TallyQuery) async throws(StoreError) -> [TallyRow] {

@@ -2,8 +2,8 @@ import Foundation
 import Logging
 import PostgresNIO
 import ServiceLifecycle
-import WaymarkEngine
 import WaymarkStore
+import WaymarkSupport
 
 /// The ``Store`` on PostgreSQL, for several stateless servers on one database.
 ///

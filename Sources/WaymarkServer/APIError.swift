@@ -1,7 +1,6 @@
 import Foundation
 import Hummingbird
 import WaymarkAPI
-import WaymarkRules
 
 /// An error answer: a status and `{"error": {"code", "message", "diagnostics"?}}`.
 public struct APIError: HTTPResponseError, Sendable {

@@ -2,8 +2,8 @@ import Foundation
 import Hummingbird
 import WaymarkAPI
 import WaymarkCatalog
-import WaymarkEngine
 import WaymarkStore
+import WaymarkSupport
 
 /// The admin API, for secret keys: publishing, versions, rollback and keys (the draft: Drafts.swift).
 extension WaymarkServer {

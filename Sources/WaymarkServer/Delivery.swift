@@ -3,9 +3,9 @@ import Hummingbird
 import WaymarkAPI
 import WaymarkCatalog
 import WaymarkDelivery
-import WaymarkEngine
 import WaymarkNarration
 import WaymarkStore
+import WaymarkSupport
 
 /// The live catalog of each app, parsed once per published version: a hot catalog costs no
 /// database work on SQLite, one version-number read on a shared database. Publishing or rolling

@@ -1,6 +1,5 @@
 import Foundation
-import WaymarkEngine
-import WaymarkRules
+import WaymarkSupport
 
 /// Reads the body of `POST /v1/events`, `{"events": [...]}`, straight from its bytes: the hottest
 /// input of the server, where Foundation's JSON decoding took most of the time. It is a complete

@@ -1,5 +1,5 @@
-import WaymarkEngine
 import WaymarkStore
+import WaymarkSupport
 
 /// Group commit for events: uploads that arrive while transactions are being written wait, and
 /// are then written together in the next one, so each still gets its answer only after its events

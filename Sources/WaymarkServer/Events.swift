@@ -1,9 +1,9 @@
 import Foundation
 import Hummingbird
 import WaymarkAPI
-import WaymarkEngine
 import WaymarkRules
 import WaymarkStore
+import WaymarkSupport
 
 extension WaymarkServer {
     /// How far in the future a timestamp may be before it is clamped to the receive time.

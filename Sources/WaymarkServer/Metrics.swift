@@ -2,7 +2,7 @@ import Foundation
 import Hummingbird
 import Metrics
 import Prometheus
-import WaymarkEngine
+import WaymarkSupport
 
 /// What the server counts, served at `GET /metrics` in Prometheus' text format. The metrics are
 /// swift-metrics values made by a Prometheus factory over this server's own registry, so two

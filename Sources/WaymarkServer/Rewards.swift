@@ -1,8 +1,8 @@
 import Foundation
 import Hummingbird
 import WaymarkAPI
-import WaymarkEngine
 import WaymarkStore
+import WaymarkSupport
 
 extension WaymarkServer {
     /// `POST /v1/rewards/claims`: grants a page's credits once per user, proven by `userHash`.

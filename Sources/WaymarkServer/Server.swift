@@ -5,9 +5,9 @@ import ServiceLifecycle
 import WaymarkAPI
 import WaymarkCatalog
 import WaymarkDelivery
-import WaymarkEngine
 import WaymarkNarration
 import WaymarkStore
+import WaymarkSupport
 
 /// The request context: what every handler knows besides the request.
 public struct WaymarkRequestContext: RequestContext {

@@ -1,4 +1,4 @@
-import WaymarkEngine
+import WaymarkSupport
 
 /// One read shared by the requests that need it at the same moment, without ever answering a
 /// request with a read that began before it arrived.

@@ -1,5 +1,5 @@
 import Foundation
-import WaymarkRules
+import WaymarkSupport
 
 /// Everything the server keeps, behind one protocol so that SQLite (the default) and PostgreSQL
 /// (for several servers) are interchangeable without touching the handlers.

@@ -6,6 +6,7 @@ import WaymarkEngine
 import WaymarkRules
 import WaymarkServer
 import WaymarkStore
+import WaymarkSupport
 
 /// Two weeks of made-up shoppers for the demo, so the console's analytics have something to show.
 ///

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import WaymarkEngine
+import WaymarkSupport
 
 /// How `waymark serve` writes its log.
 enum LogFormat: String {

@@ -4,6 +4,7 @@ import WaymarkAnalytics
 import WaymarkCatalog
 import WaymarkSQLite
 import WaymarkStore
+import WaymarkSupport
 
 /// Every report over a real SQLite database holding a small, hand-counted history.
 @Suite struct AnalyticsTests {

@@ -146,8 +146,7 @@ struct DemoProcess {
     }
 
     func stop() {
-        process.terminate()
-        process.waitUntilExit()
+        stopProcess(process)
         try? FileManager.default.removeItem(at: directory)
     }
 }
@@ -193,27 +192,10 @@ struct DemoProcess {
     @Test func serveLogsTheAddressItListensOn() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("waymark-serve-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let process = Process()
-        process.executableURL = try cli.binary()
-        process.arguments = ["serve", "--port", "0", "--data-dir", directory.path, "--log-format", "json"]
-        let log = directory.appendingPathExtension("log")
-        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-        defer { try? FileManager.default.removeItem(at: log) }
-        process.standardError = try FileHandle(forWritingTo: log)
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        defer { process.terminate(); process.waitUntilExit() }
-        var url: String?
-        var seen = ""
-        for _ in 0..<200 where url == nil {
-            try await Task.sleep(for: .milliseconds(50))
-            seen = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
-            url = seen.split(separator: "\n").lazy.compactMap { line in
-                (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any]
-            }.first { $0["message"] as? String == "waymark listening" }?["url"] as? String
-        }
+        let server = try await ServerProcess(["--data-dir", directory.path])
+        defer { server.stop() }
         // Port 0 asks for any free port: the log names the one the server got.
-        let address = try #require(url, "no listening line in \(seen)")
+        let address = server.url
         #expect(address.hasPrefix("http://127.0.0.1:") && !address.hasSuffix(":0"), "\(address)")
         let (body, _) = try await URLSession.shared.data(from: try #require(URL(string: address + "/healthz")))
         #expect(String(decoding: body, as: UTF8.self) == "ok\n")

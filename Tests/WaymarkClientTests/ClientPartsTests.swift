@@ -2,32 +2,11 @@ import Foundation
 import Testing
 import WaymarkAPI
 @testable import WaymarkClient
+import WaymarkSupport
 
 /// The SDK's parts that need no server; the client against a live server is tested in
 /// WaymarkServerTests/ClientTests.swift.
 @Suite struct ClientPartsTests {
-    @Test func eventIDsAreVersion7AndSortInTheOrderMade() {
-        let date = Date(timeIntervalSince1970: 1_795_000_000.123)
-        let sequence = EventID.Generator()
-        var ids: [String] = []
-        // Far more than the 12-bit counter holds in one millisecond.
-        for _ in 0..<10_000 { ids.append(sequence.make(at: date)) }
-        ids.append(sequence.make(at: date.addingTimeInterval(-60)))  // a clock stepping back
-        ids.append(sequence.make(at: date.addingTimeInterval(1)))
-        #expect(ids == ids.sorted())
-        #expect(Set(ids).count == ids.count)
-        for id in ids.prefix(100) {
-            #expect(UUID(uuidString: id) != nil)
-            #expect(id == id.lowercased())
-            let characters = Array(id)
-            #expect(characters[14] == "7")
-            #expect("89ab".contains(characters[19]))
-        }
-        // The first 48 bits are the time in milliseconds.
-        let millis = Int64(ids[0].replacingOccurrences(of: "-", with: "").prefix(12), radix: 16)
-        #expect(millis == 1_795_000_000_123)
-    }
-
     @Test func retriesBackOffExponentiallyWithinACap() {
         let policy = RetryPolicy(initialDelay: 2, maximumDelay: 60)
         #expect(policy.delay(afterFailures: 1, jitter: 0) == 1)

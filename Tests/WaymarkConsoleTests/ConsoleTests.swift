@@ -10,6 +10,7 @@ import WaymarkRules
 import WaymarkNarration
 import WaymarkServer
 import WaymarkStore
+import WaymarkSupport
 import WaymarkTestSupport
 
 /// The console over HTTP on a real port and a real SQLite database: sign-in, sessions, CSRF,

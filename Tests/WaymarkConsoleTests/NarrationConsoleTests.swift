@@ -6,6 +6,7 @@ import WaymarkCatalog
 import WaymarkNarration
 import WaymarkServer
 import WaymarkStore
+import WaymarkSupport
 import WaymarkTestSupport
 
 /// The console's narration page with a server that really speaks: status and players per tip and

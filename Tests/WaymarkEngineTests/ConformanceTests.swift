@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WaymarkRules
 @testable import WaymarkEngine
+import WaymarkSupport
 
 /// Runs every case in `conformance/`, the language's shared truth for every SDK: both evaluators
 /// must give the expected value after each step, and bad rules must fail at the expected place.

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WaymarkRules
 @testable import WaymarkEngine
+import WaymarkSupport
 
 struct StoreTests {
     private func temporaryDirectory() throws -> URL {

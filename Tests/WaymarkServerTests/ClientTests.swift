@@ -13,6 +13,7 @@ import WaymarkEngine
 import WaymarkNarration
 import WaymarkServer
 import WaymarkStore
+import WaymarkSupport
 import WaymarkTestSupport
 
 /// A Waymark server on loopback that can be stopped and started again on the same port and

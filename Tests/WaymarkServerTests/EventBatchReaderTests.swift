@@ -3,6 +3,7 @@ import Testing
 import WaymarkEngine
 import WaymarkRules
 @testable import WaymarkServer
+import WaymarkSupport
 
 /// The hand-written reader of event uploads against Foundation's JSONSerialization, on random
 /// bodies: valid ones with every kind of value where events' fields go, and mutated ones.

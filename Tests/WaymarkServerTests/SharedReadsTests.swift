@@ -1,6 +1,7 @@
 import Testing
 import WaymarkEngine
 @testable import WaymarkServer
+import WaymarkSupport
 
 /// Reads shared by the requests waiting at once never answer a request with a read that began
 /// before it arrived.

@@ -103,7 +103,7 @@ struct DurabilityTests {
         defer { cluster.remove() }
         let made = try JSONSerialization.jsonObject(with: Data(try TwoServersTests.run(["apps", "create", "Shop", "--database", cluster.url]).utf8))
         let key = try #require((made as? [String: Any])?["clientKey"] as? String)
-        let server = try await TwoServersTests.Server(database: cluster.url)
+        let server = try await ServerProcess(["--database", cluster.url])
         defer { server.stop() }
         let url = server.url
 

@@ -3,6 +3,7 @@ import Testing
 import WaymarkPostgres
 import WaymarkSQLite
 import WaymarkStore
+import WaymarkSupport
 import WaymarkTestSupport
 
 /// `waymark migrate-data`: a SQLite database with something in every table, copied into a fresh

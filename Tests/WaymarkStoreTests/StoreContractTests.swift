@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WaymarkStore
+import WaymarkSupport
 import WaymarkTestSupport
 
 /// The storage contract: what every ``Store`` must do, whatever the database. Each test runs

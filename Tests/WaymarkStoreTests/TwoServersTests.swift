@@ -22,36 +22,6 @@ struct TwoServersTests {
         return run.output + (expectFailure ? run.errors : "")
     }
 
-    /// A `waymark serve` on the database, on a free port; stopped by `stop()`.
-    final class Server {
-        let process = Process()
-        let log: URL
-        private(set) var url = ""
-
-        init(database: String) async throws {
-            log = FileManager.default.temporaryDirectory.appendingPathComponent("waymark-two-servers-\(UUID().uuidString).log")
-            _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-            process.executableURL = try WaymarkBinary.url()
-            process.arguments = ["serve", "--port", "0", "--database", database, "--log-format", "json"]
-            process.standardError = try FileHandle(forWritingTo: log)
-            process.standardOutput = FileHandle.nullDevice
-            try process.run()
-            for _ in 0..<300 where url.isEmpty {
-                try await Task.sleep(for: .milliseconds(50))
-                let lines = ((try? String(contentsOf: log, encoding: .utf8)) ?? "").split(separator: "\n")
-                url = lines.lazy.compactMap { (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any] }
-                    .first { $0["message"] as? String == "waymark listening" }?["url"] as? String ?? ""
-            }
-            #expect(!url.isEmpty, "the server did not start: \((try? String(contentsOf: log, encoding: .utf8)) ?? "")")
-        }
-
-        func stop() {
-            process.terminate()
-            process.waitUntilExit()
-            try? FileManager.default.removeItem(at: log)
-        }
-    }
-
     static func request(_ method: String, _ url: String, key: String, body: String? = nil) async throws -> (Int, String) {
         var request = URLRequest(url: try #require(URL(string: url)))
         request.httpMethod = method
@@ -71,9 +41,9 @@ struct TwoServersTests {
             let secret = try #require(made?["secretKey"] as? String)
             let client = try #require(made?["clientKey"] as? String)
             let identity = try #require(made?["identitySecret"] as? String)
-            let first = try await Server(database: database)
+            let first = try await ServerProcess(["--database", database])
             defer { first.stop() }
-            let second = try await Server(database: database)
+            let second = try await ServerProcess(["--database", database])
             defer { second.stop() }
 
             // Nothing is live yet; then a push through the first server is delivered by the second.

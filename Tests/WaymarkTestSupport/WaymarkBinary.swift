@@ -1,4 +1,5 @@
 import Foundation
+import WaymarkSupport
 
 /// The `waymark` executable built beside the tests, and the package it was built from.
 public enum WaymarkBinary {
@@ -20,18 +21,29 @@ public enum WaymarkBinary {
 extension WaymarkBinary {
     /// What a finished run of a program left.
     public struct Run: Sendable {
+        /// The exit status; SIGKILL's number when the program was killed for its time limit.
         public var status: Int32
         public var output: String
         public var errors: String
     }
 
-    /// Runs `waymark` with the arguments to its end, in the package's directory.
-    public static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Run {
-        try run(program: try url(), arguments, environment: environment)
+    /// A program that ran past its time limit and was killed.
+    public struct TimedOut: Error, CustomStringConvertible {
+        public var program: String
+        public var limit: Duration
+        public var description: String { "\(program) did not finish within \(limit) and was killed" }
     }
 
-    /// Runs any program (ffprobe, say) to its end, in the package's directory.
-    public static func run(program: URL, _ arguments: [String], environment: [String: String] = [:]) throws -> Run {
+    /// Runs `waymark` with the arguments to its end, in the package's directory.
+    public static func run(_ arguments: [String], environment: [String: String] = [:], limit: Duration = .seconds(300)) throws -> Run {
+        try run(program: try url(), arguments, environment: environment, limit: limit)
+    }
+
+    /// Runs any program (ffprobe, say) to its end, in the package's directory; a program still
+    /// running after `limit` is killed, and the test fails with ``TimedOut`` instead of hanging.
+    public static func run(
+        program: URL, _ arguments: [String], environment: [String: String] = [:], limit: Duration = .seconds(300)
+    ) throws -> Run {
         let process = Process()
         process.executableURL = program
         process.arguments = arguments
@@ -48,8 +60,10 @@ extension WaymarkBinary {
         process.standardOutput = output
         process.standardError = errors
         try process.run()
+        let deadline = ProcessDeadline(process: process.processIdentifier, limit: limit)
         let out = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
+        if deadline.cancel() { throw TimedOut(program: program.lastPathComponent, limit: limit) }
         let err = (try? Data(contentsOf: errorsFile)) ?? Data()
         return Run(status: process.terminationStatus, output: String(decoding: out, as: UTF8.self), errors: String(decoding: err, as: UTF8.self))
     }

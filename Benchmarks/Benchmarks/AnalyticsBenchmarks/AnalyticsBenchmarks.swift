@@ -4,6 +4,7 @@ import WaymarkAnalytics
 import WaymarkCatalog
 import WaymarkSQLite
 import WaymarkStore
+import WaymarkSupport
 
 /// The console's analytics over a SQLite database of one million events: 20,000 users on three
 /// platforms over 30 days, a tenth of the events from tips. Each benchmark is one page's reads.

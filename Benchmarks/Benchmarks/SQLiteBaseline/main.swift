@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import WaymarkClient
+import WaymarkSupport
 
 /// The yardstick for event ingestion: plain SQLite inserts into a table shaped like Waymark's
 /// events table (same schema and indexes, the analytics columns bound the same way, WAL,

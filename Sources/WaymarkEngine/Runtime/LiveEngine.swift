@@ -1,5 +1,6 @@
 import Foundation
 import WaymarkRules
+import WaymarkSupport
 
 /// An ``Engine`` for an app to hold: it reads a clock, publishes render commands as an
 /// `AsyncStream`, persists its state to an ``EngineStore``, and wakes itself when a window expires.
@@ -132,21 +133,5 @@ public final class LiveEngine: Sendable {
             do { try store?.save(snapshot) } catch { saveFailed?(error) }
         }
         return produced
-    }
-}
-
-/// A value behind a lock (Foundation's, so this runs on every platform the SDK targets). Shared by
-/// the parts that hold mutable state across tasks: the live engine, the client SDK, the server's caches,
-/// the PostgreSQL store.
-public final class Locked<Value>: @unchecked Sendable {
-    private var value: Value
-    private let lock = NSLock()
-
-    public init(_ value: Value) { self.value = value }
-
-    public func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body(&value)
     }
 }

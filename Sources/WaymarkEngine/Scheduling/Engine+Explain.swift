@@ -1,5 +1,6 @@
 import Foundation
 import WaymarkRules
+import WaymarkSupport
 
 /// Why a rule has its value: the rule's tree, each node with its value and, for terms, what the
 /// engine knows (`2 in the last 7d, needs >= 3`).

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import WaymarkStore
+@testable import WaymarkSupport
 
 @Suite struct EventIDTests {
     /// Event ids are checked by hand, against a regular expression on real UUIDs in both cases and
@@ -37,5 +37,27 @@ import WaymarkStore
         #expect(made.allSatisfy { EventID.isValid($0, lowercase: true) && UUID(uuidString: $0) != nil })
         #expect(made == made.sorted())
         #expect(EventID.make(milliseconds: 0x0190_C0DE_1234, number: 10) == "0190c0de-1234-7000-8000-00000000000a")
+    }
+
+    @Test func eventIDsAreVersion7AndSortInTheOrderMade() {
+        let date = Date(timeIntervalSince1970: 1_795_000_000.123)
+        let sequence = EventID.Generator()
+        var ids: [String] = []
+        // Far more than the 12-bit counter holds in one millisecond.
+        for _ in 0..<10_000 { ids.append(sequence.make(at: date)) }
+        ids.append(sequence.make(at: date.addingTimeInterval(-60)))  // a clock stepping back
+        ids.append(sequence.make(at: date.addingTimeInterval(1)))
+        #expect(ids == ids.sorted())
+        #expect(Set(ids).count == ids.count)
+        for id in ids.prefix(100) {
+            #expect(UUID(uuidString: id) != nil)
+            #expect(id == id.lowercased())
+            let characters = Array(id)
+            #expect(characters[14] == "7")
+            #expect("89ab".contains(characters[19]))
+        }
+        // The first 48 bits are the time in milliseconds.
+        let millis = Int64(ids[0].replacingOccurrences(of: "-", with: "").prefix(12), radix: 16)
+        #expect(millis == 1_795_000_000_123)
     }
 }

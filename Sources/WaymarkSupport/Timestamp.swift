@@ -88,7 +88,7 @@ public enum Timestamp {
 
     /// RFC 3339 for a date, as ``format(_:)-(Int64)``.
     public static func format(_ date: Date) -> String {
-        format(date.millis)
+        format(Int64((date.timeIntervalSince1970 * 1000).rounded(.down)))
     }
 
     private static func floorDivide(_ value: Int64, _ divisor: Int64) -> (Int64, Int64) {

@@ -16,7 +16,8 @@ import PackageDescription
 //   WaymarkNarration spoken narration: what a catalog says aloud, espeak-ng and ffmpeg, the background queue
 //   WaymarkServer    the HTTP server (Hummingbird): authoring, delivery, events, rewards
 //   WaymarkConsole   the web console on that server: accounts, sessions, authoring forms, publishing
-//   waymark          the command-line tool and the one place where the parts are put together
+//   WaymarkApplication the composition root: one function builds the server, console and services on a store
+//   waymark          the command-line tool: options, logging and metrics set up once, the demo
 let package = Package(
     name: "Waymark",
     platforms: [.macOS(.v14), .iOS(.v17), .tvOS(.v17), .watchOS(.v10)],
@@ -34,6 +35,7 @@ let package = Package(
         .library(name: "WaymarkPostgres", targets: ["WaymarkPostgres"]),
         .library(name: "WaymarkAnalytics", targets: ["WaymarkAnalytics"]),
         .library(name: "WaymarkNarration", targets: ["WaymarkNarration"]),
+        .library(name: "WaymarkApplication", targets: ["WaymarkApplication"]),
         .executable(name: "waymark", targets: ["waymark"]),
     ],
     dependencies: [
@@ -122,9 +124,19 @@ let package = Package(
             ],
             resources: [.copy("Resources/templates"), .copy("Resources/assets")]
         ),
+        .target(
+            name: "WaymarkApplication",
+            dependencies: [
+                "WaymarkServer", "WaymarkConsole", "WaymarkNarration", "WaymarkStore", "WaymarkSQLite", "WaymarkPostgres",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
         .executableTarget(
             name: "waymark",
             dependencies: [
+                "WaymarkApplication",
                 "WaymarkCatalog", "WaymarkServer", "WaymarkConsole", "WaymarkSQLite", "WaymarkPostgres", "WaymarkNarration", "WaymarkSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -169,14 +181,14 @@ let package = Package(
         .testTarget(
             name: "WaymarkConsoleTests",
             dependencies: [
-                "WaymarkConsole", "WaymarkServer", "WaymarkCatalog", "WaymarkSupport", "WaymarkTestSupport", "WaymarkNarration",
+                "WaymarkApplication", "WaymarkConsole", "WaymarkServer", "WaymarkCatalog", "WaymarkSupport", "WaymarkTestSupport", "WaymarkNarration",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ]
         ),
         .testTarget(
             name: "WaymarkServerTests",
             dependencies: [
-                "WaymarkServer", "WaymarkSQLite", "WaymarkCatalog", "WaymarkClient", "WaymarkSupport", "WaymarkTestSupport", "WaymarkNarration",
+                "WaymarkApplication", "WaymarkServer", "WaymarkSQLite", "WaymarkCatalog", "WaymarkClient", "WaymarkSupport", "WaymarkTestSupport", "WaymarkNarration",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Yams", package: "Yams"),

@@ -10,9 +10,11 @@ import WaymarkStore
 /// here is checked, versioned and audited exactly as one made through the admin API.
 ///
 /// ```swift
-/// let console = WaymarkConsole(server: server)
-/// let app = server.application(host: "127.0.0.1", port: 8080) { router in console.register(on: router) }
+/// let router = server.router()
+/// WaymarkConsole(server: server).register(on: router)
 /// ```
+///
+/// `buildApplication` in WaymarkApplication does this, with the console's session sweeper.
 ///
 /// Pages work without JavaScript; the one script (`assets/console.js`, no inline script anywhere,
 /// as the Content-Security-Policy requires) only checks rules as one types.

@@ -179,9 +179,11 @@ enum ProcessRunner {
         } onCancel: {
             deadline.killNow()
         }
-        deadline.cancel()
-        if process.terminationReason == .uncaughtSignal {
+        if deadline.cancel() {
             throw NarrationError("\(name) did not finish within \(timeout)")
+        }
+        if process.terminationReason == .uncaughtSignal {
+            throw NarrationError("\(name) was stopped by a signal (the server shutting down, or the system)")
         }
         guard process.terminationStatus == 0 else {
             let said = (try? String(contentsOf: errors, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""

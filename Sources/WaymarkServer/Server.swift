@@ -24,13 +24,9 @@ public struct WaymarkRequestContext: RequestContext {
     public var maxUploadSize: Int { 1 << 20 }
 }
 
-/// The Waymark HTTP server: authoring, delivery, events and rewards, over any ``Store``.
-///
-/// ```swift
-/// let server = WaymarkServer(store: try SQLiteStore(path: "data/waymark.sqlite"), logger: logger)
-/// let app = server.application(host: "127.0.0.1", port: 8080)
-/// try await app.runService()
-/// ```
+/// The Waymark HTTP API: authoring, delivery, events and rewards, over any ``Store``. Its routes
+/// come from ``router()``; `buildApplication` in WaymarkApplication puts it together with the
+/// console and the background services.
 public struct WaymarkServer: Sendable {
     public let store: any Store
     let logger: Logger
@@ -65,27 +61,6 @@ public struct WaymarkServer: Sendable {
         eventWriter = EventWriter(store: store)
         live = LiveCatalogs()
         keys = KeyCache(lifetime: store.isShared ? KeyCache.sharedLifetime : nil)
-    }
-
-    /// The HTTP application, ready to run as a service.
-    ///
-    /// - Parameters:
-    ///   - services: background work that runs and stops with the server (the console's session
-    ///     sweeper); the narrator, if the server has one, runs too.
-    ///   - configure: adds routes or middleware after the API's own (the demo's pages).
-    public func application(
-        host: String, port: Int, services: [any Service] = [], onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in },
-        configure: (Router<WaymarkRequestContext>) -> Void = { _ in }
-    ) -> some ApplicationProtocol {
-        let router = router()
-        configure(router)
-        return Application(
-            router: router,
-            configuration: .init(address: .hostname(host, port: port), serverName: "waymark"),
-            services: services + (narrator.map { [$0] } ?? []),
-            onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? port) },
-            logger: logger
-        )
     }
 
     /// The OpenAPI 3.1 description of this API (`Resources/openapi.yaml`).

@@ -1,5 +1,7 @@
 import ArgumentParser
 import Foundation
+import WaymarkApplication
+import WaymarkApplication
 import WaymarkPostgres
 import WaymarkSQLite
 import WaymarkStore
@@ -31,27 +33,38 @@ struct MigrateData: AsyncParsableCommand {
             printError("error: no SQLite database at \(path) (--data-dir names the directory that holds waymark.sqlite)")
             throw ExitCode(1)
         }
-        let source = try openStore(dataDirectory: resolved.dataDirectory)
+        let logger = bootstrap(resolved)
         let start = Date()
-        try await withPostgres(url: url, logger: makeLogger(resolved)) { target in
-            do throws(StoreError) {
-                try await target.importAll { importer in
-                    for table in PortableTable.allCases {
-                        let expected = try await source.rowCount(table)
-                        try await source.exportRows(table) { rows in try await importer.insert(table, rows) }
-                        let copied = try await importer.rowCount(table)
-                        guard copied == expected else {
-                            throw StoreError(.failed, "\(table.rawValue): \(copied) rows copied of \(expected); nothing was kept")
-                        }
-                        print("\(table.rawValue): \(copied) rows")
-                    }
-                }
-            } catch {
-                printError("error: \(error.message)")
-                throw ExitCode(1)
+        do {
+            let source = try openSQLite(dataDirectory: resolved.dataDirectory)
+            try await withPostgres(url: url, logger: logger) { target in
+                try await copy(from: source, to: target)
             }
+        } catch let error as StorageError {
+            printError("error: \(error)")
+            throw ExitCode(1)
         }
         print("Copied \(path) into \(redactingPassword(url)) in \(String(format: "%.1f", Date().timeIntervalSince(start))) s.")
         print("Start the servers with --database and that URL.")
+    }
+
+    /// Copies every table in one transaction of the target, counting each table's rows on both sides.
+    private func copy(from source: SQLiteStore, to target: PostgresStore) async throws {
+        do throws(StoreError) {
+            try await target.importAll { importer in
+                for table in PortableTable.allCases {
+                    let expected = try await source.rowCount(table)
+                    try await source.exportRows(table) { rows in try await importer.insert(table, rows) }
+                    let copied = try await importer.rowCount(table)
+                    guard copied == expected else {
+                        throw StoreError(.failed, "\(table.rawValue): \(copied) rows copied of \(expected); nothing was kept")
+                    }
+                    print("\(table.rawValue): \(copied) rows")
+                }
+            }
+        } catch {
+            printError("error: \(error.message)")
+            throw ExitCode(1)
+        }
     }
 }

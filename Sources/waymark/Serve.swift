@@ -4,8 +4,9 @@ import Hummingbird
 import Logging
 import Metrics
 import Prometheus
+import ServiceLifecycle
+import WaymarkApplication
 import WaymarkCatalog
-import WaymarkSQLite
 import WaymarkConsole
 import WaymarkNarration
 import WaymarkPostgres
@@ -115,87 +116,55 @@ struct ServerOptions: ParsableArguments {
     }
 }
 
-/// The composition root: the store, the server and the logger, put together once.
-func openStore(dataDirectory: String) throws -> SQLiteStore {
-    do {
-        try FileManager.default.createDirectory(atPath: dataDirectory, withIntermediateDirectories: true)
-        return try SQLiteStore(path: (dataDirectory as NSString).appendingPathComponent("waymark.sqlite"))
-    } catch let error as StoreError {
-        printError("error: \(error)")
-        throw ExitCode(1)
-    } catch {
-        printError("error: cannot create the data directory \(dataDirectory): \(error)")
-        throw ExitCode(1)
-    }
-}
+extension ServerOptions.Resolved {
+    /// Where the data lives: PostgreSQL with `database`, else SQLite in the data directory.
+    var storage: Storage { database.map { .postgres(url: $0) } ?? .sqlite(dataDirectory: dataDirectory) }
 
-/// A database URL fit for a log line or an error: its password masked.
-func redactingPassword(_ url: String) -> String {
-    guard var components = URLComponents(string: url), components.password != nil else { return url }
-    components.password = "***"
-    return components.string ?? url
-}
-
-/// Runs `body` with the store the options name: PostgreSQL with `database` (its connection pool
-/// runs meanwhile, and its schema is migrated first, safely when several servers start at once),
-/// else SQLite in the data directory. A database that does not answer within the store's patience
-/// (5 s) is an error, not a wait: the pool alone would retry for ever.
-func withStore<T: Sendable>(_ options: ServerOptions.Resolved, logger: Logger, _ body: (any Store) async throws -> T) async throws -> T {
-    guard let url = options.database else { return try await body(try openStore(dataDirectory: options.dataDirectory)) }
-    return try await withPostgres(url: url, logger: logger) { try await body($0) }
-}
-
-/// Runs `body` with the PostgreSQL store at `url`, migrated, its pool running meanwhile.
-func withPostgres<T: Sendable>(url: String, logger: Logger, _ body: (PostgresStore) async throws -> T) async throws -> T {
-    let store: PostgresStore
-    do {
-        store = try PostgresStore(url: url, logger: logger)
-    } catch {
-        printError("error: \(error)")
-        throw ExitCode(1)
-    }
-    return try await withThrowingTaskGroup(of: Void.self) { group in
-        group.addTask { await store.run() }
-        defer { group.cancelAll() }
-        do throws(StoreError) {
-            try await store.migrate()
-        } catch {
-            if error.code == .unavailable {
-                printError("error: cannot reach the database at \(redactingPassword(url)): \(error.message)")
-            } else {
-                printError("error: cannot prepare the database: \(error)")
+    /// The application's configuration; with narration on, espeak-ng and ffmpeg from `PATH`, or a
+    /// warning that this server makes none.
+    func applicationConfiguration(logger: Logger) -> WaymarkConfiguration {
+        var configuration = WaymarkConfiguration(host: host, port: port, trustedProxies: trustedProxies)
+        if narration {
+            switch ESpeakSynthesizer.onPath() {
+            case .success(let synthesizer): configuration.synthesizer = synthesizer
+            case .failure(let error): logger.warning("this server makes no narration", metadata: ["reason": "\(error)"])
             }
-            throw ExitCode(1)
         }
-        return try await body(store)
+        return configuration
     }
 }
 
-func makeLogger(_ options: ServerOptions.Resolved) -> Logger {
-    var logger =
-        switch options.logFormat {
-        case .text: Logger(label: "waymark")
-        case .json: Logger(label: "waymark") { JSONLogHandler(label: $0) }
+/// Sets up the process's logging, as the options say, and with `metrics` its metrics, which then
+/// report into the registry `/metrics` shows. Called once, at the start of a command.
+func bootstrap(_ options: ServerOptions.Resolved, metrics: ServerMetrics? = nil) -> Logger {
+    let level = options.logLevel
+    switch options.logFormat {
+    case .text:
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
         }
-    logger.logLevel = options.logLevel
-    return logger
-}
-
-/// The server with its metrics and its narrator; the process's `MetricsSystem` reports into the
-/// same registry, so `/metrics` also shows what libraries count.
-func makeServer(store: any Store, logger: Logger, options: ServerOptions.Resolved) -> WaymarkServer {
-    let metrics = ServerMetrics()
-    MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: metrics.registry))
-    var narrator: Narrator?
-    if options.narration {
-        switch ESpeakSynthesizer.onPath() {
-        case .success(let synthesizer):
-            narrator = Narrator(store: store, synthesizer: synthesizer, logger: logger)
-        case .failure(let error):
-            logger.warning("this server makes no narration", metadata: ["reason": "\(error)"])
+    case .json:
+        LoggingSystem.bootstrap { label in
+            var handler = JSONLogHandler(label: label)
+            handler.logLevel = level
+            return handler
         }
     }
-    return WaymarkServer(store: store, logger: logger, metrics: metrics, narrator: narrator, trustedProxies: options.trustedProxies)
+    if let metrics { MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: metrics.registry)) }
+    return Logger(label: "waymark")
+}
+
+/// Runs `body` with the store of `storage`; one that cannot be opened ends the command with its
+/// message and exit status 1.
+func withStoreOrExit<T: Sendable>(_ storage: Storage, logger: Logger, _ body: (any Store) async throws -> T) async throws -> T {
+    do {
+        return try await withStore(storage, logger: logger, body)
+    } catch let error as StorageError {
+        printError("error: \(error)")
+        throw ExitCode(1)
+    }
 }
 
 extension Waymark {
@@ -208,16 +177,16 @@ extension Waymark {
 
         mutating func run() async throws {
             let resolved = try options.resolve()
-            let logger = makeLogger(resolved)
-            let data = resolved.database.map(redactingPassword) ?? resolved.dataDirectory
-            try await withStore(resolved, logger: logger) { store in
-                let server = makeServer(store: store, logger: logger, options: resolved)
-                let console = WaymarkConsole(server: server)
-                let app = server.application(
-                    host: resolved.host, port: resolved.port, services: [SessionSweeper(store: store, logger: logger)],
+            let metrics = ServerMetrics()
+            let logger = bootstrap(resolved, metrics: metrics)
+            let configuration = resolved.applicationConfiguration(logger: logger)
+            try await withStoreOrExit(resolved.storage, logger: logger) { store in
+                let app = buildApplication(
+                    configuration, store: store, logger: logger, metrics: metrics,
                     onServerRunning: { port in
-                        logger.notice("waymark listening", metadata: ["url": "http://\(resolved.host):\(port)", "data": "\(data)"])
-                    }, configure: { router in console.register(on: router) })
+                        logger.notice("waymark listening", metadata: ["url": "http://\(resolved.host):\(port)", "data": "\(resolved.storage.description)"])
+                    }
+                )
                 try await app.runService()
             }
         }
@@ -240,8 +209,6 @@ extension Waymark {
                 printError("error: \(directory) already has a database; the demo starts from a fresh data directory")
                 throw ExitCode(1)
             }
-            let store = try openStore(dataDirectory: directory)
-            let logger = makeLogger(resolved)
             guard let url = Bundle.module.url(forResource: "shop", withExtension: "yaml"),
                 let shopText = try? String(contentsOf: url, encoding: .utf8),
                 let demoPages = Bundle.module.resourceURL?.appendingPathComponent("demo").path
@@ -249,70 +216,96 @@ extension Waymark {
                 printError("error: the demo catalog is missing from the installation")
                 throw ExitCode(1)
             }
-            let made = try await Provisioning.createApp(name: "Demo shop", in: store)
-            // The console's owner, with a password made now and shown below: there is no default one.
-            let ownerEmail = "owner@demo.example"
-            let ownerPassword = Accounts.generatePassword()
-            try await Accounts.addMember(email: ownerEmail, password: ownerPassword, role: .owner, app: made.appId, in: store)
-            let server = makeServer(store: store, logger: logger, options: resolved)
-            let console = WaymarkConsole(server: server)
-            let host = resolved.host
-            let pages: (Router<WaymarkRequestContext>) -> Void = { router in
-                console.register(on: router)
-                // The demo shop's pages and videos, and its stand-in for an app's own backend: it
-                // names the user and signs the identity proof that reward claims need.
-                router.add(middleware: FileMiddleware(demoPages, urlBasePath: "/demo", searchForIndexHtml: true, logger: logger))
-                router.get("/demo/session") { request, context in
-                    let user = request.uri.queryParameters.get("user") ?? "shopper"
-                    guard (1...64).contains(user.count) else { throw HTTPError(.badRequest, message: "user must be 1 to 64 characters") }
-                    let host = request.head.authority ?? "\(host):\(resolved.port)"
-                    return DemoSession(
-                        server: "http://\(host)", clientKey: made.clientKey, user: user,
-                        userHash: Secrets.userHash(user: user, identitySecret: made.identitySecret)
-                    )
-                }
-            }
-            let app = server.application(host: host, port: resolved.port, services: [SessionSweeper(store: store, logger: logger)], onServerRunning: { port in
-                let base = "http://\(host):\(port)"
-                var sampleCount = 0
-                do {
-                    // The tour's videos are served by this demo under /demo/media.
-                    let text = shopText.replacingOccurrences(of: "https://media.example.com/", with: "\(base)/demo/media/")
-                    let catalog = try CatalogDocument.parse(text, file: "shop.yaml")
-                    try await Provisioning.publish(catalog, app: made.appId, note: "demo", in: store)
-                    sampleCount = try await DemoTraffic.seed(catalog: catalog, app: made.appId, store: store, directory: directory)
-                } catch {
-                    printError("error: the demo catalog cannot be published: \(error)")
-                    Foundation.exit(1)
-                }
-                let facts = DemoFacts(
-                    server: base, appId: made.appId, clientKey: made.clientKey, secretKey: made.secretKey,
-                    identitySecret: made.identitySecret, dataDir: directory, consoleEmail: ownerEmail, consolePassword: ownerPassword
+            let metrics = ServerMetrics()
+            let logger = bootstrap(resolved, metrics: metrics)
+            let configuration = resolved.applicationConfiguration(logger: logger)
+            try await withStoreOrExit(.sqlite(dataDirectory: directory), logger: logger) { store in
+                let made = try await Provisioning.createApp(name: "Demo shop", in: store)
+                // The console's owner, with a password made now and shown below: there is no default one.
+                let owner = (email: "owner@demo.example", password: Accounts.generatePassword())
+                try await Accounts.addMember(email: owner.email, password: owner.password, role: .owner, app: made.appId, in: store)
+                let (ports, listening) = AsyncStream.makeStream(of: Int.self)
+                let publisher = DemoPublisher(
+                    ports: ports, shopText: shopText, app: made, owner: owner, host: resolved.host, directory: directory, store: store
                 )
-                let encoder = JSONEncoder()
-                encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-                try? encoder.encode(facts).write(to: URL(fileURLWithPath: (directory as NSString).appendingPathComponent("demo.json")))
-                FileHandle.standardOutput.write(Data("""
-                    Waymark demo: the demo shop's catalog is published.
+                let app = buildApplication(
+                    configuration, store: store, logger: logger, metrics: metrics,
+                    routes: { router in
+                        // The demo shop's pages and videos, and its stand-in for an app's own backend: it
+                        // names the user and signs the identity proof that reward claims need.
+                        router.add(middleware: FileMiddleware(demoPages, urlBasePath: "/demo", searchForIndexHtml: true, logger: logger))
+                        router.get("/demo/session") { request, context in
+                            let user = request.uri.queryParameters.get("user") ?? "shopper"
+                            guard (1...64).contains(user.count) else { throw HTTPError(.badRequest, message: "user must be 1 to 64 characters") }
+                            let host = request.head.authority ?? "\(resolved.host):\(resolved.port)"
+                            return DemoSession(
+                                server: "http://\(host)", clientKey: made.clientKey, user: user,
+                                userHash: Secrets.userHash(user: user, identitySecret: made.identitySecret)
+                            )
+                        }
+                    },
+                    services: [publisher],
+                    onServerRunning: { port in listening.yield(port) }
+                )
+                try await app.runService()
+            }
+        }
+    }
 
-                      shop            \(base)/demo/   (open it in a browser; ?locale=hi-IN for Hindi)
-                      console         \(base)/console/   (sign in as \(ownerEmail), password \(ownerPassword))
-                      server          \(base)
-                      app id          \(made.appId)
-                      client key      \(made.clientKey)
-                      secret key      \(made.secretKey)
-                      identity secret \(made.identitySecret)
-                      data            \(directory)  (facts also in demo.json)
-                      sample traffic  \(sampleCount) events of \(DemoTraffic.days) days before today (sample-events.jsonl), in the console's analytics
+    /// Publishes the demo shop once the server listens (its videos are served from the server's own
+    /// address), seeds the sample traffic, and prints what to open. A failure stops the server: the
+    /// error ends the command.
+    struct DemoPublisher: Service {
+        let ports: AsyncStream<Int>
+        let shopText: String
+        let app: Provisioning.NewApp
+        let owner: (email: String, password: String)
+        let host: String
+        let directory: String
+        let store: any Store
 
-                    Try:
-                      curl -H 'Authorization: Bearer \(made.clientKey)' '\(base)/v1/catalog?platform=ios&model=iPhone15,2&appVersion=1.4&locale=hi-IN&user=u1'
+        func run() async throws {
+            var waiting = ports.makeAsyncIterator()
+            guard let port = await waiting.next() else { return }
+            let base = "http://\(host):\(port)"
+            let sampleCount: Int
+            do {
+                // The tour's videos are served by this demo under /demo/media.
+                let text = shopText.replacingOccurrences(of: "https://media.example.com/", with: "\(base)/demo/media/")
+                let catalog = try CatalogDocument.parse(text, file: "shop.yaml")
+                try await Provisioning.publish(catalog, app: app.appId, note: "demo", in: store)
+                sampleCount = try await DemoTraffic.seed(catalog: catalog, app: app.appId, store: store, directory: directory)
+            } catch {
+                throw ValidationError("the demo catalog cannot be published: \(error)")
+            }
+            let facts = DemoFacts(
+                server: base, appId: app.appId, clientKey: app.clientKey, secretKey: app.secretKey,
+                identitySecret: app.identitySecret, dataDir: directory, consoleEmail: owner.email, consolePassword: owner.password
+            )
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            try encoder.encode(facts).write(to: URL(fileURLWithPath: (directory as NSString).appendingPathComponent("demo.json")))
+            FileHandle.standardOutput.write(Data("""
+                Waymark demo: the demo shop's catalog is published.
 
-                    Ctrl-C stops it.
+                  shop            \(base)/demo/   (open it in a browser; ?locale=hi-IN for Hindi)
+                  console         \(base)/console/   (sign in as \(owner.email), password \(owner.password))
+                  server          \(base)
+                  app id          \(app.appId)
+                  client key      \(app.clientKey)
+                  secret key      \(app.secretKey)
+                  identity secret \(app.identitySecret)
+                  data            \(directory)  (facts also in demo.json)
+                  sample traffic  \(sampleCount) events of \(DemoTraffic.days) days before today (sample-events.jsonl), in the console's analytics
 
-                    """.utf8))
-            }, configure: pages)
-            try await app.runService()
+                Try:
+                  curl -H 'Authorization: Bearer \(app.clientKey)' '\(base)/v1/catalog?platform=ios&model=iPhone15,2&appVersion=1.4&locale=hi-IN&user=u1'
+
+                Ctrl-C stops it.
+
+                """.utf8))
+            // Done: wait, as every service does, for the server to stop.
+            try? await gracefulShutdown()
         }
     }
 
@@ -333,7 +326,7 @@ extension Waymark {
 
             mutating func run() async throws {
                 let resolved = try options.resolve()
-                let made = try await withStore(resolved, logger: makeLogger(resolved)) { [name] store in
+                let made = try await withStoreOrExit(resolved.storage, logger: bootstrap(resolved)) { [name] store in
                     try await Provisioning.createApp(name: name, in: store)
                 }
                 let encoder = JSONEncoder()
@@ -350,7 +343,7 @@ extension Waymark {
 
             mutating func run() async throws {
                 let resolved = try options.resolve()
-                for app in try await withStore(resolved, logger: makeLogger(resolved), { try await $0.apps() }) { print("\(app.id)\t\(app.name)") }
+                for app in try await withStoreOrExit(resolved.storage, logger: bootstrap(resolved), { try await $0.apps() }) { print("\(app.id)\t\(app.name)") }
             }
         }
     }
@@ -384,7 +377,7 @@ extension Waymark {
             mutating func run() async throws {
                 guard let role = Role(rawValue: role) else { throw ValidationError("role is viewer, editor or owner") }
                 let resolved = try options.resolve()
-                try await withStore(resolved, logger: makeLogger(resolved)) { [email, app, passwordStdin] store in
+                try await withStoreOrExit(resolved.storage, logger: bootstrap(resolved)) { [email, app, passwordStdin] store in
                     var password: String?
                     var generated = false
                     if passwordStdin {
@@ -426,7 +419,7 @@ extension Waymark {
             mutating func run() async throws {
                 guard let kind = KeyRecord.Kind(rawValue: kind) else { throw ValidationError("kind is client or secret") }
                 let resolved = try options.resolve()
-                let made = try await withStore(resolved, logger: makeLogger(resolved)) { [app] store in
+                let made = try await withStoreOrExit(resolved.storage, logger: bootstrap(resolved)) { [app] store in
                     try await Provisioning.createKey(app: app, kind: kind, actor: .cli, in: store)
                 }
                 guard let made else {

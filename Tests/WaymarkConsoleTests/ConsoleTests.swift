@@ -3,6 +3,7 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 import Testing
+import WaymarkApplication
 import WaymarkCatalog
 @testable import WaymarkConsole
 import WaymarkAnalytics
@@ -49,11 +50,11 @@ import WaymarkTestSupport
             var logger = Logger(label: "test")
             logger.logLevel = .warning
             let clock = Clock()
-            let speaker = narrator ? Narrator(store: store, synthesizer: try ESpeakSynthesizer.onPath().get(), logger: logger) : nil
-            let server = WaymarkServer(store: store, logger: logger, narrator: speaker, trustedProxies: trustedProxies)
-            let console = WaymarkConsole(server: server, now: { clock.now })
+            let configuration = WaymarkConfiguration(
+                port: 0, synthesizer: narrator ? try ESpeakSynthesizer.onPath().get() : nil, trustedProxies: trustedProxies, now: { clock.now }
+            )
             // Composed as `waymark serve` composes it: the narrator, if any, runs with the server.
-            let application = server.application(host: "127.0.0.1", port: 0, configure: { console.register(on: $0) })
+            let application = buildApplication(configuration, store: store, logger: logger)
             try await application.test(.live) { client in
                 try await body(Setup(client: client, shop: shop, other: other, store: store, database: database, clock: clock))
             }
@@ -249,9 +250,8 @@ import WaymarkTestSupport
         try await withConsole(kind) { setup in
             var logger = Logger(label: "test")
             logger.logLevel = .warning
-            let otherServer = WaymarkServer(store: setup.store, logger: logger)
-            let console = WaymarkConsole(server: otherServer, now: { setup.clock.now })
-            try await otherServer.application(host: "127.0.0.1", port: 0, configure: { console.register(on: $0) }).test(.live) { client in
+            let otherServer = buildApplication(.init(port: 0, now: { setup.clock.now }), store: setup.store, logger: logger)
+            try await otherServer.test(.live) { client in
                 var first = Browser(setup.client), second = Browser(client)
                 for attempt in 0..<5 {
                     let status = attempt.isMultiple(of: 2)

@@ -6,6 +6,7 @@ import Hummingbird
 import Logging
 import ServiceLifecycle
 import Testing
+import WaymarkApplication
 import WaymarkAPI
 import WaymarkCatalog
 import WaymarkClient
@@ -64,9 +65,10 @@ final class LiveServer: Sendable {
         var logger = Logger(label: "test")
         logger.logLevel = .warning
         let (listening, signal) = AsyncStream.makeStream(of: Int.self)
-        let narrator = narrating ? Narrator(store: store, synthesizer: try ESpeakSynthesizer.onPath().get(), logger: logger) : nil
-        let application = WaymarkServer(store: store, logger: logger, narrator: narrator)
-            .application(host: "127.0.0.1", port: port, onServerRunning: { port in signal.yield(port) })
+        let synthesizer = narrating ? try ESpeakSynthesizer.onPath().get() : nil
+        let application = buildApplication(
+            .init(port: port, synthesizer: synthesizer), store: store, logger: logger, onServerRunning: { port in signal.yield(port) }
+        )
         let group = ServiceGroup(configuration: .init(services: [application], logger: logger))
         let task = Task { try await group.run() }
         running.withLock { $0 = (group, task) }

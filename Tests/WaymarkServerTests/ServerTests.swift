@@ -3,6 +3,7 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 import Testing
+import WaymarkApplication
 import WaymarkAPI
 import WaymarkCatalog
 import WaymarkNarration
@@ -27,9 +28,8 @@ import WaymarkTestSupport
             let otherApp = try await Provisioning.createApp(name: "Other", in: store)
             var logger = Logger(label: "test")
             logger.logLevel = .warning
-            let narrator = synthesizer.map { Narrator(store: store, synthesizer: $0, logger: logger) }
-            let server = WaymarkServer(store: store, logger: logger, narrator: narrator)
-            try await server.application(host: "127.0.0.1", port: 0).test(.live) { client in try await body(client, shopApp, otherApp, store) }
+            let application = buildApplication(.init(port: 0, synthesizer: synthesizer), store: store, logger: logger)
+            try await application.test(.live) { client in try await body(client, shopApp, otherApp, store) }
         }
     }
 

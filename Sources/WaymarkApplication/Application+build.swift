@@ -1,0 +1,88 @@
+import Foundation
+import Hummingbird
+import Logging
+import ServiceLifecycle
+import WaymarkConsole
+import WaymarkNarration
+import WaymarkServer
+import WaymarkStore
+
+/// How a Waymark server is put together: where it listens, and the parts that differ between
+/// `waymark serve`, `waymark demo` and the tests.
+///
+/// ```swift
+/// var configuration = WaymarkConfiguration(host: "0.0.0.0", port: 8080)
+/// configuration.synthesizer = try? ESpeakSynthesizer.onPath().get()
+/// try await withStore(.sqlite(dataDirectory: "waymark-data"), logger: logger) { store in
+///     try await buildApplication(configuration, store: store, logger: logger).runService()
+/// }
+/// ```
+public struct WaymarkConfiguration: Sendable {
+    /// The address to listen on.
+    public var host: String
+    /// The port to listen on; 0 picks a free one, which `onServerRunning` is told.
+    public var port: Int
+    /// What speaks tips without a recording; nil makes no narration.
+    public var synthesizer: (any Synthesizer)?
+    /// The load balancers whose `X-Forwarded-For` names the client.
+    public var trustedProxies: TrustedProxies
+    /// How often expired console sessions and old failed logins are removed.
+    public var sweepInterval: Duration
+    /// The clock of sessions, event clamping and grants; tests move their own.
+    public var now: @Sendable () -> Date
+
+    public init(
+        host: String = "127.0.0.1", port: Int = 8080, synthesizer: (any Synthesizer)? = nil, trustedProxies: TrustedProxies = .none,
+        sweepInterval: Duration = .seconds(3600), now: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        self.host = host
+        self.port = port
+        self.synthesizer = synthesizer
+        self.trustedProxies = trustedProxies
+        self.sweepInterval = sweepInterval
+        self.now = now
+    }
+}
+
+/// The one place where a Waymark server is assembled: the HTTP API and the console on one router,
+/// with the background services that run and stop with it (the console's session sweeper, and the
+/// narrator when there is a synthesizer). `waymark serve`, `waymark demo` and the HTTP tests all
+/// call it.
+///
+/// - Parameters:
+///   - store: an open store (see ``withStore(_:logger:_:)``).
+///   - metrics: the counters `/metrics` shows; the process's `MetricsSystem`, bootstrapped by the
+///     executable, may report into the same registry.
+///   - routes: routes added after Waymark's own (the demo shop's pages).
+///   - services: further background work that runs and stops with the server.
+///   - onServerRunning: told the port once the server listens.
+public func buildApplication(
+    _ configuration: WaymarkConfiguration, store: any Store, logger: Logger, metrics: ServerMetrics = ServerMetrics(),
+    routes: (Router<WaymarkRequestContext>) -> Void = { _ in }, services: [any Service] = [],
+    onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+) -> some ApplicationProtocol {
+    let narrator = configuration.synthesizer.map { Narrator(store: store, synthesizer: $0, logger: logger, now: configuration.now) }
+    let server = WaymarkServer(
+        store: store, logger: logger, metrics: metrics, narrator: narrator, trustedProxies: configuration.trustedProxies, now: configuration.now
+    )
+    let router = buildRouter(server: server, console: WaymarkConsole(server: server, now: configuration.now), routes: routes)
+    let sweeper = SessionSweeper(store: store, logger: logger, interval: configuration.sweepInterval, now: configuration.now)
+    let port = configuration.port
+    return Application(
+        router: router,
+        configuration: .init(address: .hostname(configuration.host, port: port), serverName: "waymark"),
+        services: [sweeper] + (narrator.map { [$0] } ?? []) + services,
+        onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? port) },
+        logger: logger
+    )
+}
+
+/// The router of the HTTP API, the console, and any further `routes`.
+public func buildRouter(
+    server: WaymarkServer, console: WaymarkConsole, routes: (Router<WaymarkRequestContext>) -> Void = { _ in }
+) -> Router<WaymarkRequestContext> {
+    let router = server.router()
+    console.register(on: router)
+    routes(router)
+    return router
+}

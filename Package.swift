@@ -173,7 +173,7 @@ let package = Package(
         .testTarget(
             name: "WaymarkStoreTests",
             dependencies: [
-                "WaymarkStore", "WaymarkSQLite", "WaymarkPostgres", "WaymarkServer", "WaymarkAPI", "WaymarkSupport", "WaymarkTestSupport", "waymark",
+                "WaymarkStore", "WaymarkSQLite", "WaymarkPostgres", "WaymarkServer", "WaymarkConsole", "WaymarkAPI", "WaymarkSupport", "WaymarkTestSupport", "waymark",
                 .product(name: "Logging", package: "swift-log"), .product(name: "PostgresNIO", package: "postgres-nio"),
             ]
         ),

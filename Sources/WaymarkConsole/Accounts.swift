@@ -36,6 +36,14 @@ public enum Accounts {
         public let description: String
     }
 
+    /// The rule every membership change follows: an app keeps at least one owner. Refuses
+    /// (`.conflict`) the change that would demote or remove the last one.
+    public static let keepsAnOwner: @Sendable (MembershipChange) throws(StoreError) -> Void = { change throws(StoreError) in
+        if change.before == .owner, change.after != .owner, change.owners <= 1 {
+            throw StoreError(.conflict, "an app keeps at least one owner")
+        }
+    }
+
     /// Adds the user if the email is new (with `password`), and gives them `role` in `app`,
     /// recording it in the audit log. Returns whether the user was created.
     @discardableResult
@@ -60,7 +68,7 @@ public enum Accounts {
             try await store.createUser(user)
             created = true
         }
-        let before = try await store.changeRole(role, user: user.id, app: app)
+        let before = try await store.changeRole(role, user: user.id, app: app, check: keepsAnOwner)
         try await store.appendAudit(
             AuditEntry(app: app, actor: actor.description, at: time, action: "role.set", object: "user \(email)", before: before?.rawValue, after: role.rawValue)
         )

@@ -49,7 +49,7 @@ extension WaymarkConsole {
         guard choice == "remove" || Role(rawValue: choice) != nil else { throw ConsoleError.badRequest("Choose a role.") }
         let role = Role(rawValue: choice)
         do throws(StoreError) {
-            try await store.changeRole(role, user: id, app: app.id)
+            try await store.changeRole(role, user: id, app: app.id, check: Accounts.keepsAnOwner)
         } catch {
             guard error.code == .conflict else { throw error }
             return try await membersPage(

@@ -42,19 +42,19 @@ extension PostgresStore {
     }
 
     @discardableResult
-    public func changeRole(_ role: Role?, user: String, app: String) async throws(StoreError) -> Role? {
+    public func changeRole(
+        _ role: Role?, user: String, app: String, check: @escaping @Sendable (MembershipChange) throws(StoreError) -> Void
+    ) async throws(StoreError) -> Role? {
         try await transaction { connection in
             // The app's row serializes changes of its members, so two owners cannot demote each other at once.
             try await Self.lockApp(app, connection, self.logger)
             let before = try await Self.all(
                 "SELECT role FROM memberships WHERE user_id = \(user) AND app = \(app)", as: String.self, connection, self.logger
             ).first.flatMap(Role.init(rawValue:))
-            if before == .owner && role != .owner {
-                let owners = try await Self.all(
-                    "SELECT COUNT(*) FROM memberships WHERE app = \(app) AND role = 'owner'", as: Int64.self, connection, self.logger
-                ).first ?? 0
-                if owners <= 1 { throw StoreError(.conflict, "an app keeps at least one owner") }
-            }
+            let owners = try await Self.all(
+                "SELECT COUNT(*) FROM memberships WHERE app = \(app) AND role = 'owner'", as: Int64.self, connection, self.logger
+            ).first ?? 0
+            try check(MembershipChange(before: before, after: role, owners: Int(owners)))
             if let role {
                 try await connection.query(
                     """

@@ -4,52 +4,30 @@ import WaymarkStore
 import WaymarkSupport
 
 extension PostgresStore {
+    static let tallyDialect = TallySQL.Dialect(
+        placeholder: { "$\($0)" }, app: { "app_number = (SELECT number FROM apps WHERE id = \($0))" }, user: "user_id",
+        day: "(timestamp - timestamp % \(Period.day))::TEXT", property: { "(properties::JSONB ->> '\($0)')" }, nullText: "NULL::TEXT"
+    )
+
     public func tally(app: String, _ query: TallyQuery) async throws(StoreError) -> [TallyRow] {
+        guard let tally = try TallySQL(query, app: app, dialect: Self.tallyDialect) else { return [] }
         var bindings = PostgresBindings()
-        bindings.append(app)
-        bindings.append(query.period.from)
-        bindings.append(query.period.to)
-        var columns: [String] = []
-        for dimension in query.dimensions {
-            switch dimension {
-            case .day: columns.append("(timestamp - timestamp % \(Period.day))::TEXT")
-            case .platform: columns.append("platform")
-            case .appVersion: columns.append("app_version")
-            case .target: columns.append("target")
-            case .property(let name):
-                guard TallyDimension.isPropertyName(name) else { throw StoreError(.failed, "not a property name: \(name)") }
-                bindings.append(name)
-                columns.append("(properties::JSONB ->> $\(bindings.count))")
+        for value in tally.arguments {
+            switch value {
+            case .text(let text): bindings.append(text)
+            case .integer(let number): bindings.append(number)
             }
         }
-        var filter = ""
-        if let names = query.names {
-            guard !names.isEmpty else { return [] }
-            filter = " AND name IN (" + names.map { name in
-                bindings.append(name)
-                return "$\(bindings.count)"
-            }.joined(separator: ", ") + ")"
-        }
-        let name = query.byName ? "name" : "NULL::TEXT"
-        let keys = [name] + columns
-        var sql = """
-            SELECT \(keys.joined(separator: ", ")), COUNT(*), COUNT(DISTINCT user_id)
-            FROM events WHERE app_number = (SELECT number FROM apps WHERE id = $1) AND timestamp >= $2 AND timestamp < $3\(filter)
-            """
-        if keys.count > 1 || query.byName {
-            sql += " GROUP BY " + (1...keys.count).map(String.init).filter { query.byName || $0 != "1" }.joined(separator: ", ")
-        }
-        let dimensions = columns.count
         return try await perform { connection in
             var rows: [TallyRow] = []
-            for try await row in try await connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger) {
+            for try await row in try await connection.query(PostgresQuery(unsafeSQL: tally.sql, binds: bindings), logger: logger) {
                 let cells = Array(row)
-                let events = try cells[keys.count].decode(Int64.self)
+                let events = try cells[tally.dimensions + 1].decode(Int64.self)
                 guard events > 0 else { continue }
                 rows.append(
                     TallyRow(
-                        name: try cells[0].decode(String?.self), keys: try (0..<dimensions).map { try cells[1 + $0].decode(String?.self) },
-                        events: Int(events), users: Int(try cells[keys.count + 1].decode(Int64.self))
+                        name: try cells[0].decode(String?.self), keys: try (0..<tally.dimensions).map { try cells[1 + $0].decode(String?.self) },
+                        events: Int(events), users: Int(try cells[tally.dimensions + 2].decode(Int64.self))
                     )
                 )
             }

@@ -128,13 +128,13 @@ public final class PostgresStore: Store, Service {
     }
 
     public func saveDraft(
-        app: String, document: String, at time: Date, expected: Int?, audit: [AuditEntry]
+        app: String, document: String, at time: Date, audit: [AuditEntry], accept: @escaping @Sendable (_ currentRevision: Int) -> Bool
     ) async throws(StoreError) -> CatalogDraft? {
         try await transaction { connection in
             // The app's row is the lock every change of its draft takes first.
             try await Self.lockApp(app, connection, self.logger)
             let current = try await Self.all("SELECT revision FROM drafts WHERE app = \(app)", as: Int64.self, connection, self.logger).first ?? 0
-            if let expected, expected != Int(current) { return nil }
+            guard accept(Int(current)) else { return nil }
             try await connection.query(
                 """
                 INSERT INTO drafts (app, document, updated_at, revision) VALUES (\(app), \(document), \(time.millisecondsSince1970), \(current + 1))
@@ -147,7 +147,9 @@ public final class PostgresStore: Store, Service {
         }
     }
 
-    public func publish(app: String, document: String, at time: Date, note: String?, actor: String) async throws(StoreError) -> CatalogVersion {
+    public func publish(
+        app: String, document: String, at time: Date, note: String?, audit: @escaping @Sendable (CatalogVersion) -> [AuditEntry]
+    ) async throws(StoreError) -> CatalogVersion {
         try await transaction { connection in
             try await Self.lockApp(app, connection, self.logger)
             let last = try await Self.all("SELECT COALESCE(MAX(number), 0) FROM versions WHERE app = \(app)", as: Int64.self, connection, self.logger)
@@ -160,10 +162,7 @@ public final class PostgresStore: Store, Service {
                 """,
                 logger: self.logger
             )
-            _ = try await Self.insertAudit(
-                AuditEntry(app: app, actor: actor, at: time, action: "publish", object: "version \(version.number)", before: nil, after: note),
-                connection, self.logger
-            )
+            for entry in audit(version) { _ = try await Self.insertAudit(entry, connection, self.logger) }
             return version
         }
     }
@@ -404,7 +403,7 @@ public final class PostgresStore: Store, Service {
 
     // MARK: Rewards
 
-    public func claim(_ grant: Grant, cap: Int?) async throws(StoreError) -> ClaimOutcome {
+    public func claim(_ grant: Grant, credits: @escaping @Sendable (_ balance: Int) -> Int) async throws(StoreError) -> ClaimOutcome {
         try await transaction { connection in
             // One user's claims take turns: the cap reads their balance before it grants.
             try await connection.query("SELECT pg_advisory_xact_lock(hashtextextended(\(grant.app + "\u{1F}" + grant.user), 0))", logger: self.logger)
@@ -424,7 +423,7 @@ public final class PostgresStore: Store, Service {
                 return ClaimOutcome(grant: found, created: false, balance: balance)
             }
             var granted = grant
-            if let cap { granted.credits = max(0, min(grant.credits, cap - balance)) }
+            granted.credits = credits(balance)
             try await connection.query(
                 """
                 INSERT INTO grants (app, user_id, tour, page, id, credits, granted_at)

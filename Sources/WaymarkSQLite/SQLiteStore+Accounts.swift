@@ -87,14 +87,14 @@ extension SQLiteStore {
     }
 
     @discardableResult
-    public func changeRole(_ role: Role?, user: String, app: String) async throws(StoreError) -> Role? {
+    public func changeRole(
+        _ role: Role?, user: String, app: String, check: @escaping @Sendable (MembershipChange) throws(StoreError) -> Void
+    ) async throws(StoreError) -> Role? {
         try await write { db in
             let before = try String.fetchOne(db, sql: "SELECT role FROM memberships WHERE user = ? AND app = ?", arguments: [user, app])
                 .flatMap(Role.init(rawValue:))
-            if before == .owner && role != .owner {
-                let owners = try Int.fetchOne(db, sql: "SELECT count(*) FROM memberships WHERE app = ? AND role = 'owner'", arguments: [app]) ?? 0
-                if owners <= 1 { throw StoreError(.conflict, "an app keeps at least one owner") }
-            }
+            let owners = try Int.fetchOne(db, sql: "SELECT count(*) FROM memberships WHERE app = ? AND role = 'owner'", arguments: [app]) ?? 0
+            try check(MembershipChange(before: before, after: role, owners: owners))
             if let role {
                 try db.execute(
                     sql: "INSERT INTO memberships (user, app, role) VALUES (?, ?, ?) ON CONFLICT (user, app) DO UPDATE SET role = excluded.role",

@@ -27,39 +27,24 @@ let eventsByTimeThenID = """
     """
 
 extension SQLiteStore {
+    static let tallyDialect = TallySQL.Dialect(
+        placeholder: { _ in "?" }, app: { "app = \($0)" }, user: "user", day: "CAST(timestamp - timestamp % \(Period.day) AS TEXT)",
+        property: { "json_extract(properties, '$.\($0)')" }, nullText: "NULL"
+    )
+
     public func tally(app: String, _ query: TallyQuery) async throws(StoreError) -> [TallyRow] {
-        var columns: [String] = []
-        for dimension in query.dimensions {
-            switch dimension {
-            case .day: columns.append("CAST(timestamp - timestamp % \(Period.day) AS TEXT)")
-            case .platform: columns.append("platform")
-            case .appVersion: columns.append("app_version")
-            case .target: columns.append("target")
-            case .property(let name):
-                guard TallyDimension.isPropertyName(name) else { throw StoreError(.failed, "not a property name: \(name)") }
-                columns.append("json_extract(properties, '$.\(name)')")
+        guard let tally = try TallySQL(query, app: app, dialect: Self.tallyDialect) else { return [] }
+        var arguments = StatementArguments()
+        for value in tally.arguments {
+            switch value {
+            case .text(let text): arguments += [text]
+            case .integer(let number): arguments += [number]
             }
         }
-        var arguments: StatementArguments = [app, query.period.from, query.period.to]
-        var filter = ""
-        if let names = query.names {
-            if names.isEmpty { return [] }
-            filter = " AND name IN (\(Array(repeating: "?", count: names.count).joined(separator: ", ")))"
-            arguments += StatementArguments(names)
-        }
-        let name = query.byName ? "name" : "NULL"
-        let keys = [name + " AS name"] + columns.enumerated().map { "\($1) AS k\($0)" }
-        let groups = (query.byName ? ["name"] : []) + columns.indices.map { "k\($0)" }
-        var sql = """
-            SELECT \(keys.joined(separator: ", ")), COUNT(*) AS events, COUNT(DISTINCT user) AS users
-            FROM events WHERE app = ? AND timestamp >= ? AND timestamp < ?\(filter)
-            """
-        if !groups.isEmpty { sql += " GROUP BY \(groups.joined(separator: ", "))" }
-        let dimensions = columns.count
-        return try await read { [sql, arguments] db in
-            try Row.fetchAll(db, sql: sql, arguments: arguments).filter { $0["events"] as Int > 0 }.map { row in
+        return try await read { [arguments] db in
+            try Row.fetchAll(db, sql: tally.sql, arguments: arguments).filter { $0["events"] as Int > 0 }.map { row in
                 TallyRow(
-                    name: row["name"], keys: (0..<dimensions).map { row["k\($0)"] as String? }, events: row["events"], users: row["users"]
+                    name: row["name"], keys: (0..<tally.dimensions).map { row["k\($0)"] as String? }, events: row["events"], users: row["users"]
                 )
             }
         }

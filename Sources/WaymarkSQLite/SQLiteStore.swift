@@ -171,11 +171,11 @@ public final class SQLiteStore: Store {
     }
 
     public func saveDraft(
-        app: String, document: String, at time: Date, expected: Int?, audit: [AuditEntry]
+        app: String, document: String, at time: Date, audit: [AuditEntry], accept: @escaping @Sendable (_ currentRevision: Int) -> Bool
     ) async throws(StoreError) -> CatalogDraft? {
         try await write { db in
             let current = try Int.fetchOne(db, sql: "SELECT revision FROM drafts WHERE app = ?", arguments: [app]) ?? 0
-            if let expected, expected != current { return nil }
+            guard accept(current) else { return nil }
             try db.execute(
                 sql: """
                     INSERT INTO drafts (app, document, updated_at, revision) VALUES (?, ?, ?, ?)
@@ -189,7 +189,9 @@ public final class SQLiteStore: Store {
         }
     }
 
-    public func publish(app: String, document: String, at time: Date, note: String?, actor: String) async throws(StoreError) -> CatalogVersion {
+    public func publish(
+        app: String, document: String, at time: Date, note: String?, audit: @escaping @Sendable (CatalogVersion) -> [AuditEntry]
+    ) async throws(StoreError) -> CatalogVersion {
         try await write { db in
             let last = try Int.fetchOne(db, sql: "SELECT MAX(number) FROM versions WHERE app = ?", arguments: [app]) ?? 0
             let version = CatalogVersion(app: app, number: last + 1, document: document, publishedAt: time, note: note)
@@ -197,8 +199,7 @@ public final class SQLiteStore: Store {
                 sql: "INSERT INTO versions (app, number, document, published_at, note) VALUES (?, ?, ?, ?, ?)",
                 arguments: [app, version.number, document, time.millisecondsSince1970, note]
             )
-            try Self.insertAudit(
-                AuditEntry(app: app, actor: actor, at: time, action: "publish", object: "version \(version.number)", before: nil, after: note), db)
+            for entry in audit(version) { try Self.insertAudit(entry, db) }
             return version
         }
     }
@@ -291,7 +292,7 @@ public final class SQLiteStore: Store {
 
     // MARK: Rewards
 
-    public func claim(_ grant: Grant, cap: Int?) async throws(StoreError) -> ClaimOutcome {
+    public func claim(_ grant: Grant, credits: @escaping @Sendable (_ balance: Int) -> Int) async throws(StoreError) -> ClaimOutcome {
         try await write { db in
             let balance = try Self.balance(db, app: grant.app, user: grant.user)
             if let row = try Row.fetchOne(
@@ -301,7 +302,7 @@ public final class SQLiteStore: Store {
                 return ClaimOutcome(grant: Self.grant(from: row), created: false, balance: balance)
             }
             var granted = grant
-            if let cap { granted.credits = max(0, min(grant.credits, cap - balance)) }
+            granted.credits = credits(balance)
             try db.execute(
                 sql: """
                     INSERT INTO grants (app, user, tour, page, id, credits, granted_at) VALUES (?, ?, ?, ?, ?, ?, ?)

@@ -24,6 +24,29 @@ extension AuditEntry {
     }
 }
 
+extension AuditEntry {
+    /// The entry of a publication: `publish` of `version N`, with its note (a rollback's "rollback to N").
+    public static func publication(by actor: Actor) -> @Sendable (CatalogVersion) -> [AuditEntry] {
+        { version in
+            [
+                AuditEntry(
+                    app: version.app, actor: actor.description, at: version.publishedAt, action: "publish", object: "version \(version.number)",
+                    before: nil, after: version.note
+                )
+            ]
+        }
+    }
+}
+
+extension CatalogDraft {
+    /// Whether a save may replace the draft: when it was made from revision `expected` (0: there
+    /// was no draft), and the draft is still at it; always when `expected` is nil (a save that
+    /// means to replace whatever is there).
+    public static func unchanged(since expected: Int?) -> @Sendable (_ currentRevision: Int) -> Bool {
+        { current in expected == nil || current == expected }
+    }
+}
+
 /// Changing an app's catalog, for the admin API and the console alike: every change is checked
 /// whole, saved as a new draft revision, and written to the audit log in the same transaction.
 extension WaymarkServer {
@@ -50,7 +73,9 @@ extension WaymarkServer {
             let checked = try check(document, file: "draft")
             let time = now()
             let audit = CatalogChange.changes(from: before, to: checked).map { AuditEntry(change: $0, app: app, actor: actor, at: time) }
-            if let saved = try await store.saveDraft(app: app, document: document, at: time, expected: current?.revision ?? 0, audit: audit) {
+            if let saved = try await store.saveDraft(
+                app: app, document: document, at: time, audit: audit, accept: CatalogDraft.unchanged(since: current?.revision ?? 0)
+            ) {
                 return (checked, saved.revision)
             }
         }
@@ -63,7 +88,7 @@ extension WaymarkServer {
             throw APIError(.conflict, "no_draft", "nothing to publish: save a draft first")
         }
         _ = try check(draft.document, file: "draft")
-        let version = try await store.publish(app: app, document: draft.document, at: now(), note: nil, actor: actor.description)
+        let version = try await store.publish(app: app, document: draft.document, at: now(), note: nil, audit: AuditEntry.publication(by: actor))
         try await cacheLive(version)
         return version
     }
@@ -72,7 +97,9 @@ extension WaymarkServer {
     /// left as it is.
     public func rollback(app: String, to number: Int, actor: Actor) async throws -> CatalogVersion {
         guard let old = try await store.version(app: app, number: number) else { throw APIError.notFound }
-        let version = try await store.publish(app: app, document: old.document, at: now(), note: "rollback to \(number)", actor: actor.description)
+        let version = try await store.publish(
+            app: app, document: old.document, at: now(), note: "rollback to \(number)", audit: AuditEntry.publication(by: actor)
+        )
         try await cacheLive(version)
         return version
     }

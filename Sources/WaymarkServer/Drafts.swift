@@ -38,7 +38,10 @@ extension WaymarkServer {
         let previous = try await draftCatalog(app: key.app)?.catalog ?? Catalog(tips: [])
         let time = now()
         let audit = CatalogChange.changes(from: previous, to: catalog).map { AuditEntry(change: $0, app: key.app, actor: .key(key.id), at: time) }
-        guard let saved = try await store.saveDraft(app: key.app, document: CatalogDocument.yaml(catalog), at: time, expected: expected, audit: audit)
+        guard
+            let saved = try await store.saveDraft(
+                app: key.app, document: CatalogDocument.yaml(catalog), at: time, audit: audit, accept: CatalogDraft.unchanged(since: expected)
+            )
         else {
             throw APIError(.preconditionFailed, "draft_changed", "the draft changed since revision \(expected ?? 0): GET it again")
         }

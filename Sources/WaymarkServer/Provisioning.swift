@@ -30,8 +30,8 @@ public enum Provisioning {
     public static func publish(_ catalog: Catalog, app: String, note: String, in store: any Store, at time: Date = Date()) async throws(StoreError) {
         let document = CatalogDocument.yaml(catalog)
         let audit = CatalogChange.changes(from: Catalog(tips: []), to: catalog).map { AuditEntry(change: $0, app: app, actor: .cli, at: time) }
-        _ = try await store.saveDraft(app: app, document: document, at: time, expected: nil, audit: audit)
-        _ = try await store.publish(app: app, document: document, at: time, note: note, actor: "cli")
+        _ = try await store.saveDraft(app: app, document: document, at: time, audit: audit, accept: CatalogDraft.unchanged(since: nil))
+        _ = try await store.publish(app: app, document: document, at: time, note: note, audit: AuditEntry.publication(by: .cli))
     }
 
     /// A new key for an existing app, recorded in the audit log; `nil` when there is no such app.

@@ -4,6 +4,17 @@ import WaymarkAPI
 import WaymarkStore
 import WaymarkSupport
 
+/// The per-user cap on credits (`rewards.maxCreditsPerUser`): a grant gives what the page offers,
+/// or what is left under the cap, never below zero. The store applies it to the balance it reads
+/// in the claim's own transaction.
+public enum CreditCap {
+    /// The credits a new grant gives, for a user whose balance is `balance`.
+    public static func credits(offered: Int, balance: Int, cap: Int?) -> Int {
+        guard let cap else { return offered }
+        return max(0, min(offered, cap - balance))
+    }
+}
+
 extension WaymarkServer {
     /// `POST /v1/rewards/claims`: grants a page's credits once per user, proven by `userHash`.
     func claim(_ request: Request, _ context: WaymarkRequestContext) async throws -> Response {
@@ -34,7 +45,7 @@ extension WaymarkServer {
                 id: "grant_" + Secrets.randomHex(bytes: 12), app: app.id, user: claim.user, tour: tour.id, page: page.id,
                 credits: credits, grantedAt: now()
             ),
-            cap: live.catalog.rewards.maxCreditsPerUser
+            credits: { [cap = live.catalog.rewards.maxCreditsPerUser] balance in CreditCap.credits(offered: credits, balance: balance, cap: cap) }
         )
         let grant = outcome.grant
         if outcome.created { metrics.rewardsGranted.increment() }

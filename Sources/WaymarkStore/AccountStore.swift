@@ -18,10 +18,14 @@ public protocol AccountStore: Sendable {
     func memberships(user: String) async throws(StoreError) -> [Membership]
     /// The app's members with their roles, by email.
     func members(app: String) async throws(StoreError) -> [Member]
-    /// Gives the user `role` in the app, or with nil removes them from it, in one transaction that
-    /// refuses (`.conflict`) to leave the app without an owner. Returns the role they had.
+    /// Gives the user `role` in the app, or with nil removes them from it, once `check` has
+    /// accepted the change (it throws to refuse it). `check` sees the change with the app's owners
+    /// counted in the same transaction, and changes of one app's members take turns, so no other
+    /// change comes between. Returns the role they had.
     @discardableResult
-    func changeRole(_ role: Role?, user: String, app: String) async throws(StoreError) -> Role?
+    func changeRole(
+        _ role: Role?, user: String, app: String, check: @escaping @Sendable (MembershipChange) throws(StoreError) -> Void
+    ) async throws(StoreError) -> Role?
     /// Replaces the user's password hash and ends all their sessions but `keeping` (the one that
     /// changed it), so a stolen session dies with the old password.
     func setPassword(user: String, hash: String, keeping session: String?) async throws(StoreError)
@@ -171,5 +175,22 @@ public struct AuditEntry: Hashable, Sendable {
         self.object = object
         self.before = before
         self.after = after
+    }
+}
+
+/// A change of one member's role, as ``AccountStore/changeRole(_:user:app:check:)`` shows it to
+/// the rule that decides whether it may happen.
+public struct MembershipChange: Hashable, Sendable {
+    /// The role before the change; nil when the user is not a member.
+    public var before: Role?
+    /// The role after it; nil when the user is removed.
+    public var after: Role?
+    /// How many owners the app has before the change.
+    public var owners: Int
+
+    public init(before: Role?, after: Role?, owners: Int) {
+        self.before = before
+        self.after = after
+        self.owners = owners
     }
 }

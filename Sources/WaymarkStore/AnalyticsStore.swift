@@ -128,3 +128,82 @@ extension TallyDimension {
         !name.isEmpty && name.count <= 64 && name.unicodeScalars.allSatisfy { $0.isASCII && ($0 == "_" || CharacterSet.alphanumerics.contains($0)) }
     }
 }
+
+/// The SQL of a ``TallyQuery``, written once for every database; a store names the few places
+/// where its dialect differs. The rows it selects are, in order: the name (or NULL), one text key
+/// per dimension, the number of events and the number of distinct users.
+public struct TallySQL: Sendable {
+    /// A value bound to a placeholder.
+    public enum Value: Hashable, Sendable {
+        case text(String)
+        case integer(Int64)
+    }
+
+    /// Where a database's SQL differs.
+    public struct Dialect: Sendable {
+        /// The placeholder of the nth bound value, from 1: `?` or `$1`.
+        public var placeholder: @Sendable (Int) -> String
+        /// The condition that selects the app's events, given the placeholder of its id.
+        public var app: @Sendable (String) -> String
+        /// The column of the user's id.
+        public var user: String
+        /// The UTC day of `timestamp`, as text of ms since 1970.
+        public var day: String
+        /// The text of a property, given its name (letters, digits and `_` only).
+        public var property: @Sendable (String) -> String
+        /// A NULL of type text.
+        public var nullText: String
+
+        public init(
+            placeholder: @escaping @Sendable (Int) -> String, app: @escaping @Sendable (String) -> String, user: String, day: String,
+            property: @escaping @Sendable (String) -> String, nullText: String
+        ) {
+            self.placeholder = placeholder
+            self.app = app
+            self.user = user
+            self.day = day
+            self.property = property
+            self.nullText = nullText
+        }
+    }
+
+    public var sql: String
+    public var arguments: [Value]
+    /// How many keys each row has.
+    public var dimensions: Int
+
+    /// The tally's SQL, or nil when it can select nothing (an empty list of names). A property
+    /// name that is not letters, digits and `_` is refused: names go into the SQL as text.
+    public init?(_ query: TallyQuery, app: String, dialect: Dialect) throws(StoreError) {
+        var arguments: [Value] = [.text(app), .integer(query.period.from), .integer(query.period.to)]
+        var columns: [String] = []
+        for dimension in query.dimensions {
+            switch dimension {
+            case .day: columns.append(dialect.day)
+            case .platform: columns.append("platform")
+            case .appVersion: columns.append("app_version")
+            case .target: columns.append("target")
+            case .property(let name):
+                guard TallyDimension.isPropertyName(name) else { throw StoreError(.failed, "not a property name: \(name)") }
+                columns.append(dialect.property(name))
+            }
+        }
+        var filter = ""
+        if let names = query.names {
+            guard !names.isEmpty else { return nil }
+            filter = " AND name IN (" + names.map { name in
+                arguments.append(.text(name))
+                return dialect.placeholder(arguments.count)
+            }.joined(separator: ", ") + ")"
+        }
+        let keys = [(query.byName ? "name" : dialect.nullText) + " AS name"] + columns.enumerated().map { "\($1) AS k\($0)" }
+        let groups = (query.byName ? ["name"] : []) + columns.indices.map { "k\($0)" }
+        sql = """
+            SELECT \(keys.joined(separator: ", ")), COUNT(*) AS events, COUNT(DISTINCT \(dialect.user)) AS users
+            FROM events WHERE \(dialect.app(dialect.placeholder(1))) AND timestamp >= \(dialect.placeholder(2)) AND timestamp < \(dialect.placeholder(3))\(filter)
+            """
+        if !groups.isEmpty { sql += " GROUP BY \(groups.joined(separator: ", "))" }
+        self.arguments = arguments
+        dimensions = columns.count
+    }
+}

@@ -31,15 +31,19 @@ public protocol Store: AccountStore, AnalyticsStore, NarrationStore {
 
     /// The draft document of an app, if one was saved.
     func draft(app: String) async throws(StoreError) -> CatalogDraft?
-    /// Saves the app's draft as the next revision, if its current revision is `expected` (0: there
-    /// is no draft yet) or `expected` is nil, and appends `audit` to the audit log in the same
-    /// transaction. Returns the saved draft, or nil when another change came first: the caller
-    /// reads the draft again rather than overwrite that change.
-    func saveDraft(app: String, document: String, at time: Date, expected: Int?, audit: [AuditEntry]) async throws(StoreError)
-        -> CatalogDraft?
-    /// Freezes a document as the next numbered version of the app and makes it live; the audit log
-    /// gets `publish` of `version N` by `actor`, with the note, in the same transaction.
-    func publish(app: String, document: String, at time: Date, note: String?, actor: String) async throws(StoreError) -> CatalogVersion
+    /// Saves the app's draft as the next revision if `accept` takes its current revision (0: there
+    /// is no draft yet), and appends `audit` to the audit log in the same transaction. The revision
+    /// is read and the draft written under one lock, so no other save comes between. Returns the
+    /// saved draft, or nil when `accept` refused: the caller decides what a refusal means (another
+    /// change came first, say).
+    func saveDraft(
+        app: String, document: String, at time: Date, audit: [AuditEntry], accept: @escaping @Sendable (_ currentRevision: Int) -> Bool
+    ) async throws(StoreError) -> CatalogDraft?
+    /// Freezes a document as the next numbered version of the app and makes it live, and appends
+    /// the entries `audit` makes for that version to the audit log in the same transaction.
+    func publish(
+        app: String, document: String, at time: Date, note: String?, audit: @escaping @Sendable (CatalogVersion) -> [AuditEntry]
+    ) async throws(StoreError) -> CatalogVersion
     /// The live version: the latest published.
     func liveVersion(app: String) async throws(StoreError) -> CatalogVersion?
     /// The live version's number alone (nil: nothing published): a cheap read that lets a server
@@ -62,10 +66,11 @@ public protocol Store: AccountStore, AnalyticsStore, NarrationStore {
 
     // MARK: Rewards
 
-    /// Grants the credits of a claim once: the first claim of (app, user, tour, page) appends a
-    /// grant to the ledger (fewer credits, or none, if the cap would be passed); every later claim,
-    /// concurrent or not, returns that same grant.
-    func claim(_ grant: Grant, cap: Int?) async throws(StoreError) -> ClaimOutcome
+    /// Grants a claim once: the first claim of (app, user, tour, page) appends `grant` to the
+    /// ledger with `credits(balance)` credits, given the user's balance read in the same
+    /// transaction (one user's claims take turns, so the balance cannot change in between); every
+    /// later claim, concurrent or not, returns that same grant.
+    func claim(_ grant: Grant, credits: @escaping @Sendable (_ balance: Int) -> Int) async throws(StoreError) -> ClaimOutcome
     /// The sum of the user's ledger.
     func balance(app: String, user: String) async throws(StoreError) -> Int
 }

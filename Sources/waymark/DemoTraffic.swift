@@ -172,7 +172,7 @@ struct DemoTraffic {
             let credits = catalog.tours.first?.pages.first { $0.id == grant.page }?.reward ?? 0
             _ = try await store.claim(
                 Grant(id: "demo-grant-\(number)", app: app, user: grant.user, tour: "shop-tour", page: grant.page, credits: credits, grantedAt: grant.at),
-                cap: catalog.rewards.maxCreditsPerUser
+                credits: { [cap = catalog.rewards.maxCreditsPerUser] balance in CreditCap.credits(offered: credits, balance: balance, cap: cap) }
             )
         }
         let encoder = JSONEncoder()

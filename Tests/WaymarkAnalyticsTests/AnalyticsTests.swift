@@ -108,7 +108,7 @@ import WaymarkSupport
         _ = try await store.insertEvents(events)
         let grant = Grant(id: "g1", app: "shop", user: "u1", tour: "welcome", page: "two", credits: 5,
                           grantedAt: Date(millisecondsSince1970: Self.day0 + 7 * 60_000))
-        _ = try await store.claim(grant, cap: nil)
+        _ = try await store.claim(grant) { _ in grant.credits }
         let catalog = try CatalogDocument.parse(Self.catalog, file: "test.yaml")
         try await body(store, catalog, Period(from: Self.day0, to: Self.day0 + 2 * Period.day))
     }

@@ -216,13 +216,16 @@ import WaymarkTestSupport
             logger.logLevel = .critical
             let sweeper = SessionSweeper(store: setup.store, logger: logger, interval: .milliseconds(20), now: { setup.clock.now })
             let running = Task { try await sweeper.run() }
-            var waited = 0
-            while try await stored(stale) != nil && waited < 250 {
-                try await Task.sleep(for: .milliseconds(20))
-                waited += 1
+            // A sweep removes sessions, then failed logins: wait for both, or the sweeper could be
+            // stopped between the two.
+            let swept = try await eventually(within: 30, every: .milliseconds(20)) {
+                let sessionGone = try await stored(stale) == nil
+                let failuresGone = try await failures() == 0
+                return sessionGone && failuresGone
             }
             running.cancel()
             try await running.value
+            #expect(swept, "the expired session and the old failed login are removed")
             #expect(try await stored(stale) == nil)
             #expect(try await stored(fresh) != nil)
             #expect(try await failures() == 0, "failed logins past the window are removed too")

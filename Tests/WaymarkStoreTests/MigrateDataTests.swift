@@ -1,7 +1,9 @@
 import Foundation
 import Testing
+import WaymarkConsole
 import WaymarkPostgres
 import WaymarkSQLite
+import WaymarkServer
 import WaymarkStore
 import WaymarkSupport
 import WaymarkTestSupport
@@ -18,10 +20,10 @@ struct MigrateDataTests {
             try await store.createApp(AppRecord(id: app, name: "App « \(app) »", identitySecret: "secret-\(app)", createdAt: t0))
             try await store.insertKey(KeyRecord(id: "key-\(app)-1", app: app, kind: .client, hash: "hash-\(app)-1", createdAt: t0))
             try await store.insertKey(KeyRecord(id: "key-\(app)-2", app: app, kind: .secret, hash: "hash-\(app)-2", createdAt: t0, revokedAt: t0 + 60))
-            _ = try await store.saveDraft(app: app, document: "tips: []\n", at: t0, expected: nil, audit: [])
-            _ = try await store.saveDraft(app: app, document: "tips:\n  - id: héllo\n", at: t0 + 1, expected: 1, audit: [])
-            _ = try await store.publish(app: app, document: "tips: []\n", at: t0 + 2, note: nil, actor: "cli")
-            _ = try await store.publish(app: app, document: "tips:\n  - id: héllo\n", at: t0 + 3, note: "second", actor: "user:ada@example.com")
+            _ = try await store.saveDraft(app: app, document: "tips: []\n", at: t0, audit: [], accept: CatalogDraft.unchanged(since: nil))
+            _ = try await store.saveDraft(app: app, document: "tips:\n  - id: héllo\n", at: t0 + 1, audit: [], accept: CatalogDraft.unchanged(since: 1))
+            _ = try await store.publish(app: app, document: "tips: []\n", at: t0 + 2, note: nil, audit: AuditEntry.publication(by: .cli))
+            _ = try await store.publish(app: app, document: "tips:\n  - id: héllo\n", at: t0 + 3, note: "second", audit: AuditEntry.publication(by: .user("ada@example.com")))
             var events: [StoredEvent] = []
             for index in 0..<12_345 {
                 let target: String? = index % 5 == 0 ? nil : "t\(index % 11)"
@@ -36,7 +38,7 @@ struct MigrateDataTests {
                 )
             }
             _ = try await store.insertEvents(events)
-            _ = try await store.claim(Grant(id: "g-\(app)", app: app, user: "u1", tour: "tour", page: "p", credits: 5, grantedAt: t0), cap: nil)
+            _ = try await store.claim(Grant(id: "g-\(app)", app: app, user: "u1", tour: "tour", page: "p", credits: 5, grantedAt: t0)) { _ in 5 }
             // Audio with every byte value, and a failure.
             try await store.saveNarration(
                 NarrationAudio(
@@ -48,8 +50,8 @@ struct MigrateDataTests {
         }
         try await store.createUser(ConsoleUser(id: "ada", email: "ada@example.com", passwordHash: "$2b$hash", createdAt: t0))
         try await store.createUser(ConsoleUser(id: "vic", email: "vic@example.com", passwordHash: "$2b$hash2", createdAt: t0))
-        try await store.changeRole(.owner, user: "ada", app: "shop")
-        try await store.changeRole(.viewer, user: "vic", app: "shop")
+        try await store.changeRole(.owner, user: "ada", app: "shop", check: Accounts.keepsAnOwner)
+        try await store.changeRole(.viewer, user: "vic", app: "shop", check: Accounts.keepsAnOwner)
         try await store.insertSession(ConsoleSession(id: "session-hash", user: "ada", csrfToken: "csrf", createdAt: t0, lastSeenAt: t0 + 5))
         try await store.appendAudit(AuditEntry(app: "shop", actor: "user:ada@example.com", at: t0, action: "tip.added", object: "tip héllo", before: nil, after: "id: héllo"))
     }

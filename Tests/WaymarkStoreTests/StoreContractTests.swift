@@ -1,5 +1,7 @@
 import Foundation
 import Testing
+import WaymarkConsole
+import WaymarkServer
 import WaymarkStore
 import WaymarkSupport
 import WaymarkTestSupport
@@ -109,12 +111,12 @@ import WaymarkTestSupport
                 [AuditEntry(app: "a", actor: "cli", at: Self.t0, action: "tip.added", object: object, before: nil, after: "x")]
             }
             #expect(try await store.draft(app: "a") == nil)
-            let first = try #require(try await store.saveDraft(app: "a", document: "one", at: Self.t0, expected: 0, audit: audit("tip one")))
+            let first = try #require(try await store.saveDraft(app: "a", document: "one", at: Self.t0, audit: audit("tip one"), accept: CatalogDraft.unchanged(since: 0)))
             #expect(first.revision == 1 && first.document == "one")
-            #expect(try await store.saveDraft(app: "a", document: "lost", at: Self.t0, expected: 0, audit: audit("tip lost")) == nil)
-            let second = try #require(try await store.saveDraft(app: "a", document: "two", at: Self.t0 + 5, expected: 1, audit: audit("tip two")))
+            #expect(try await store.saveDraft(app: "a", document: "lost", at: Self.t0, audit: audit("tip lost"), accept: CatalogDraft.unchanged(since: 0)) == nil)
+            let second = try #require(try await store.saveDraft(app: "a", document: "two", at: Self.t0 + 5, audit: audit("tip two"), accept: CatalogDraft.unchanged(since: 1)))
             #expect(second.revision == 2)
-            let forced = try #require(try await store.saveDraft(app: "a", document: "three", at: Self.t0 + 6, expected: nil, audit: []))
+            let forced = try #require(try await store.saveDraft(app: "a", document: "three", at: Self.t0 + 6, audit: [], accept: CatalogDraft.unchanged(since: nil)))
             #expect(forced.revision == 3)
             #expect(try await store.draft(app: "a")?.document == "three")
             #expect(try await store.draft(app: "b") == nil)
@@ -130,10 +132,15 @@ import WaymarkTestSupport
             try await Self.makeApp("b", in: store)
             #expect(try await store.liveVersion(app: "a") == nil)
             #expect(try await store.liveVersionNumber(app: "a") == nil)
-            let one = try await store.publish(app: "a", document: "doc 1", at: Self.t0, note: "first", actor: "user:ada@example.com")
-            let two = try await store.publish(app: "a", document: "doc 2", at: Self.t0 + 1, note: nil, actor: "cli")
-            let other = try await store.publish(app: "b", document: "b 1", at: Self.t0, note: nil, actor: "cli")
+            let one = try await store.publish(app: "a", document: "doc 1", at: Self.t0, note: "first", audit: AuditEntry.publication(by: .user("ada@example.com")))
+            let two = try await store.publish(app: "a", document: "doc 2", at: Self.t0 + 1, note: nil, audit: AuditEntry.publication(by: .cli))
+            let other = try await store.publish(app: "b", document: "b 1", at: Self.t0, note: nil, audit: { _ in [] })
             #expect((one.number, two.number, other.number) == (1, 2, 1))
+            // The entries made for each version are in the log, in the same change.
+            #expect(try await store.auditLog(app: "a", limit: 10).map { "\($0.actor) \($0.action) \($0.object) \($0.after ?? "-")" } == [
+                "cli publish version 2 -", "user:ada@example.com publish version 1 first",
+            ])
+            #expect(try await store.auditLog(app: "b", limit: 10).isEmpty)
             #expect(try await store.liveVersion(app: "a")?.document == "doc 2")
             #expect(try await store.liveVersionNumber(app: "a") == 2)
             #expect(try await store.liveVersionNumber(app: "b") == 1)
@@ -228,6 +235,11 @@ import WaymarkTestSupport
 
     // MARK: Rewards
 
+    /// Claims `grant` under the credit rule the server applies.
+    static func claim(_ grant: Grant, cap: Int?, in store: any Store) async throws -> ClaimOutcome {
+        try await store.claim(grant) { balance in CreditCap.credits(offered: grant.credits, balance: balance, cap: cap) }
+    }
+
     @Test(arguments: StoreUnderTest.available)
     func aClaimIsGrantedOnceEvenWhenClaimedAtOnce(_ kind: StoreUnderTest) async throws {
         try await kind.with { store, _ in
@@ -236,19 +248,19 @@ import WaymarkTestSupport
                 Grant(id: id, app: "a", user: user, tour: "tour", page: page, credits: credits, grantedAt: Self.t0)
             }
             let outcomes = try await withThrowingTaskGroup(of: ClaimOutcome.self) { group in
-                for index in 0..<20 { group.addTask { try await store.claim(grant("g\(index)", page: "one", credits: 10), cap: 25) } }
+                for index in 0..<20 { group.addTask { try await Self.claim(grant("g\(index)", page: "one", credits: 10), cap: 25, in: store) } }
                 return try await group.reduce(into: []) { $0.append($1) }
             }
             #expect(outcomes.filter(\.created).count == 1)
             #expect(Set(outcomes.map(\.grant.id)).count == 1, "every claim returns the one grant")
             #expect(outcomes.allSatisfy { $0.balance == 10 })
-            let capped = try await store.claim(grant("g-two", page: "two", credits: 10), cap: 25)
+            let capped = try await Self.claim(grant("g-two", page: "two", credits: 10), cap: 25, in: store)
             #expect(capped.created && capped.grant.credits == 10 && capped.balance == 20)
-            let partial = try await store.claim(grant("g-three", page: "three", credits: 10), cap: 25)
+            let partial = try await Self.claim(grant("g-three", page: "three", credits: 10), cap: 25, in: store)
             #expect(partial.grant.credits == 5 && partial.balance == 25, "cut to the cap")
-            let none = try await store.claim(grant("g-four", page: "four", credits: 10), cap: 25)
+            let none = try await Self.claim(grant("g-four", page: "four", credits: 10), cap: 25, in: store)
             #expect(none.created && none.grant.credits == 0 && none.balance == 25)
-            #expect(try await store.claim(grant("g-other", page: "one", credits: 7, user: "u2"), cap: nil).balance == 7)
+            #expect(try await Self.claim(grant("g-other", page: "one", credits: 7, user: "u2"), cap: nil, in: store).balance == 7)
             #expect(try await store.balance(app: "a", user: "u1") == 25)
             #expect(try await store.balance(app: "a", user: "nobody") == 0)
         }
@@ -272,20 +284,56 @@ import WaymarkTestSupport
             #expect(try await store.user(id: "usr_bob") == bob)
             #expect(try await store.user(email: "nobody@example.com") == nil)
 
-            #expect(try await store.changeRole(.owner, user: ada.id, app: "a") == nil)
-            #expect(try await store.changeRole(.viewer, user: bob.id, app: "a") == nil)
-            #expect(try await store.changeRole(.owner, user: bob.id, app: "b") == nil)
+            #expect(try await store.changeRole(.owner, user: ada.id, app: "a", check: Accounts.keepsAnOwner) == nil)
+            #expect(try await store.changeRole(.viewer, user: bob.id, app: "a", check: Accounts.keepsAnOwner) == nil)
+            #expect(try await store.changeRole(.owner, user: bob.id, app: "b", check: Accounts.keepsAnOwner) == nil)
             #expect(try await store.memberships(user: bob.id) == [Membership(user: bob.id, app: "a", role: .viewer), Membership(user: bob.id, app: "b", role: .owner)])
             #expect(try await store.members(app: "a") == [Member(user: ada, role: .owner), Member(user: bob, role: .viewer)])
 
             // The only owner can be neither demoted nor removed; once there is another, they can.
-            await #expect(throws: StoreError.self) { try await store.changeRole(.editor, user: ada.id, app: "a") }
-            await #expect(throws: StoreError.self) { try await store.changeRole(nil, user: ada.id, app: "a") }
+            await #expect(throws: StoreError.self) { try await store.changeRole(.editor, user: ada.id, app: "a", check: Accounts.keepsAnOwner) }
+            await #expect(throws: StoreError.self) { try await store.changeRole(nil, user: ada.id, app: "a", check: Accounts.keepsAnOwner) }
             #expect(try await store.members(app: "a").first?.role == .owner)
-            #expect(try await store.changeRole(.owner, user: bob.id, app: "a") == .viewer)
-            #expect(try await store.changeRole(nil, user: ada.id, app: "a") == .owner)
+            #expect(try await store.changeRole(.owner, user: bob.id, app: "a", check: Accounts.keepsAnOwner) == .viewer)
+            #expect(try await store.changeRole(nil, user: ada.id, app: "a", check: Accounts.keepsAnOwner) == .owner)
             #expect(try await store.members(app: "a").map(\.user.id) == [bob.id])
-            #expect(try await store.changeRole(nil, user: ada.id, app: "a") == nil, "removing a non-member changes nothing")
+            #expect(try await store.changeRole(nil, user: ada.id, app: "a", check: Accounts.keepsAnOwner) == nil, "removing a non-member changes nothing")
+
+            // The check sees the change and the owners counted in its transaction; a refusal changes nothing.
+            let seen = Locked<[MembershipChange]>([])
+            await #expect(throws: StoreError.self) {
+                try await store.changeRole(.viewer, user: bob.id, app: "a") { change throws(StoreError) in
+                    seen.withLock { $0.append(change) }
+                    throw StoreError(.conflict, "refused")
+                }
+            }
+            #expect(seen.withLock { $0 } == [MembershipChange(before: .owner, after: .viewer, owners: 1)])
+            #expect(try await store.members(app: "a").map(\.role) == [.owner])
+        }
+    }
+
+    /// Two owners demoting each other at the same moment: the changes take turns, so the second
+    /// sees one owner left and is refused, and the app keeps its owner.
+    @Test(arguments: StoreUnderTest.available)
+    func ownersDemotingEachOtherAtOnceLeaveOne(_ kind: StoreUnderTest) async throws {
+        try await kind.with { store, _ in
+            try await Self.makeApp("a", in: store)
+            let users = ["usr_1", "usr_2"]
+            for (index, id) in users.enumerated() {
+                try await store.createUser(ConsoleUser(id: id, email: "owner\(index)@example.com", passwordHash: "h", createdAt: Self.t0))
+                try await store.changeRole(.owner, user: id, app: "a", check: Accounts.keepsAnOwner)
+            }
+            for _ in 0..<10 {
+                let refused = await withTaskGroup(of: Bool.self) { group in
+                    for id in users {
+                        group.addTask { (try? await store.changeRole(.editor, user: id, app: "a", check: Accounts.keepsAnOwner)) == nil }
+                    }
+                    return await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+                }
+                #expect(refused == 1)
+                #expect(try await store.members(app: "a").filter { $0.role == .owner }.count == 1)
+                for id in users { try await store.changeRole(.owner, user: id, app: "a", check: Accounts.keepsAnOwner) }
+            }
         }
     }
 
@@ -436,9 +484,9 @@ import WaymarkTestSupport
         try await kind.with { store, _ in
             try await Self.makeApp("a", in: store)
             for (index, (user, page, credits)) in [("u1", "one", 5), ("u2", "one", 5), ("u1", "two", 3)].enumerated() {
-                _ = try await store.claim(
+                _ = try await Self.claim(
                     Grant(id: "g\(index)", app: "a", user: user, tour: "tour", page: page, credits: credits, grantedAt: Self.t0 + Double(index)),
-                    cap: nil
+                    cap: nil, in: store
                 )
             }
             let from = Self.t0.millisecondsSince1970

@@ -77,12 +77,14 @@ public func buildApplication(
     )
 }
 
-/// The router of the HTTP API, the console, and any further `routes`.
+/// The router of the HTTP API, the console, and any further `routes`; a method a path does not
+/// have is answered 405 with `Allow`.
 public func buildRouter(
     server: WaymarkServer, console: WaymarkConsole, routes: (Router<WaymarkRequestContext>) -> Void = { _ in }
 ) -> Router<WaymarkRequestContext> {
     let router = server.router()
     console.register(on: router)
     routes(router)
+    router.add(middleware: MethodNotAllowedMiddleware(routes: router.routes))
     return router
 }

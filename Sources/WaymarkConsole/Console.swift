@@ -242,6 +242,8 @@ struct Form: Sendable {
 
     init(fields: [String: String]) { self.fields = fields }
 
+    /// The request's `application/x-www-form-urlencoded` body, read by Hummingbird's
+    /// `URLEncodedFormDecoder`: at most 256 KB of UTF-8, each field once.
     static func read(_ request: Request) async throws -> Form {
         let buffer: ByteBuffer
         do {
@@ -252,15 +254,10 @@ struct Form: Sendable {
         guard let text = String(validating: buffer.readableBytesView, as: UTF8.self) else {
             throw ConsoleError.badRequest("The form is not UTF-8 text.")
         }
-        return Form(encoded: text)
-    }
-
-    init(encoded text: String) {
-        for pair in text.split(separator: "&") {
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            func decode(_ part: Substring) -> String? { String(part).replacingOccurrences(of: "+", with: " ").removingPercentEncoding }
-            guard let name = decode(parts[0]) else { continue }
-            fields[name] = parts.count > 1 ? decode(parts[1]) ?? "" : ""
+        do {
+            return Form(fields: try URLEncodedFormDecoder().decode([String: String].self, from: text))
+        } catch {
+            throw ConsoleError.badRequest("The form could not be read: each field is sent once, as text.")
         }
     }
 

@@ -58,7 +58,7 @@ extension WaymarkConsole {
         }
         try await store.appendAudit(
             AuditEntry(
-                app: app.id, actor: signedIn.actor.description, at: now(), action: role == nil ? "role.remove" : "role.set",
+                app: app.id, actor: signedIn.actor, at: now(), action: role == nil ? .roleRemove : .roleSet,
                 object: "user \(member.user.email)", before: member.role.rawValue, after: role?.rawValue
             )
         )

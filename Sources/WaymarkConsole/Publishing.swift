@@ -61,7 +61,7 @@ extension WaymarkConsole {
         var values = frame("Audit log", signedIn, app: app)
         values["entries"] = try await store.auditLog(app: app.id, limit: 200).map { entry in
             [
-                "sequence": entry.sequence, "at": Self.format(entry.at), "actor": entry.actor, "action": entry.action, "object": entry.object,
+                "sequence": entry.sequence, "at": Self.format(entry.at), "actor": entry.actor.description, "action": entry.action.description, "object": entry.object,
                 "lines": DiffLine.diff(entry.before ?? "", entry.after ?? "").map(Self.lineValues),
                 "hasLines": entry.before != nil || entry.after != nil,
             ] as [String: Any]

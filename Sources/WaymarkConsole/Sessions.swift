@@ -13,7 +13,7 @@ struct SignedIn: Sendable {
     let memberships: [Membership]
 
     func role(in app: String) -> Role? { memberships.first { $0.app == app }?.role }
-    var actor: Actor { .user(user.email) }
+    var actor: AuditEntry.Actor { .user(user.email) }
 }
 
 /// Console sessions: a 256-bit random token in a `__Host-` cookie (Secure, HttpOnly,

@@ -84,7 +84,7 @@ extension WaymarkConsole {
 
     /// Applies a form's change to the draft through the server's checked and audited edit. Returns
     /// the form's errors: a field's, or the whole catalog check's under `form`; empty when saved.
-    func saveEdit(app: AppRecord, actor: Actor, _ change: (inout Catalog) throws -> Void) async throws -> [String: [String: String]] {
+    func saveEdit(app: AppRecord, actor: AuditEntry.Actor, _ change: (inout Catalog) throws -> Void) async throws -> [String: [String: String]] {
         do {
             try await server.editDraft(app: app.id, actor: actor, change)
             return [:]

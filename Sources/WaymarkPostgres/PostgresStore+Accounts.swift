@@ -155,7 +155,7 @@ extension PostgresStore {
         let sequence = try await all(
             """
             INSERT INTO audit (app, actor, at, action, object, before, after)
-            VALUES (\(entry.app), \(entry.actor), \(entry.at.millisecondsSince1970), \(entry.action), \(entry.object), \(entry.before), \(entry.after))
+            VALUES (\(entry.app), \(entry.actor.description), \(entry.at.millisecondsSince1970), \(entry.action.description), \(entry.object), \(entry.before), \(entry.after))
             RETURNING sequence
             """,
             as: Int64.self, connection, logger
@@ -173,7 +173,7 @@ extension PostgresStore {
             as: (Int64, String, Int64, String, String, String?, String?).self
         ).map { sequence, actor, at, action, object, before, after in
             AuditEntry(
-                sequence: sequence, app: app, actor: actor, at: Date(millisecondsSince1970: at), action: action, object: object, before: before,
+                sequence: sequence, app: app, actor: AuditEntry.Actor(stored: actor), at: Date(millisecondsSince1970: at), action: AuditEntry.Action(stored: action), object: object, before: before,
                 after: after
             )
         }

@@ -209,7 +209,7 @@ extension SQLiteStore {
     static func insertAudit(_ entry: AuditEntry, _ db: Database) throws -> AuditEntry {
         try db.execute(
             sql: "INSERT INTO audit (app, actor, at, action, object, before, after) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            arguments: [entry.app, entry.actor, entry.at.millisecondsSince1970, entry.action, entry.object, entry.before, entry.after]
+            arguments: [entry.app, entry.actor.description, entry.at.millisecondsSince1970, entry.action.description, entry.object, entry.before, entry.after]
         )
         var saved = entry
         saved.sequence = db.lastInsertedRowID
@@ -220,8 +220,8 @@ extension SQLiteStore {
         try await read { db in
             try Row.fetchAll(db, sql: "SELECT * FROM audit WHERE app = ? ORDER BY sequence DESC LIMIT ?", arguments: [app, limit]).map { row in
                 AuditEntry(
-                    sequence: row["sequence"], app: row["app"], actor: row["actor"], at: Date(millisecondsSince1970: row["at"]),
-                    action: row["action"], object: row["object"], before: row["before"], after: row["after"]
+                    sequence: row["sequence"], app: row["app"], actor: AuditEntry.Actor(stored: row["actor"]), at: Date(millisecondsSince1970: row["at"]),
+                    action: AuditEntry.Action(stored: row["action"]), object: row["object"], before: row["before"], after: row["after"]
                 )
             }
         }

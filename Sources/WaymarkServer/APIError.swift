@@ -4,26 +4,74 @@ import WaymarkAPI
 
 /// An error answer: a status and `{"error": {"code", "message", "diagnostics"?}}`.
 public struct APIError: HTTPResponseError, Sendable {
+    /// What went wrong, for programs: the `code` of the answer. New codes may be added.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        private enum Base: String {
+            case badRequest = "bad_request", unauthorized, badUserHash = "bad_user_hash", notFound = "not_found"
+            case notPublished = "not_published", noDraft = "no_draft", noReward = "no_reward", methodNotAllowed = "method_not_allowed"
+            case draftBusy = "draft_busy", draftChanged = "draft_changed", tooManyEvents = "too_many_events"
+            case invalidCatalog = "invalid_catalog", idMismatch = "id_mismatch", storageUnavailable = "storage_unavailable", `internal`
+        }
+
+        private let base: Base
+        private init(_ base: Base) { self.base = base }
+        public var description: String { base.rawValue }
+
+        /// The body or a parameter is malformed (400).
+        public static let badRequest = Code(.badRequest)
+        /// No key, or an unknown, revoked or wrong kind of key (401).
+        public static let unauthorized = Code(.unauthorized)
+        /// The identity proof does not prove the user (403).
+        public static let badUserHash = Code(.badUserHash)
+        /// No such object for this key's app (404).
+        public static let notFound = Code(.notFound)
+        /// The app has no live catalog yet (404).
+        public static let notPublished = Code(.notPublished)
+        /// The app has no draft (404, or 409 when publishing).
+        public static let noDraft = Code(.noDraft)
+        /// The tour page has no reward in the live catalog (404).
+        public static let noReward = Code(.noReward)
+        /// The path has no route for this method (405, with `Allow`).
+        public static let methodNotAllowed = Code(.methodNotAllowed)
+        /// The draft kept changing while a change was saved (409).
+        public static let draftBusy = Code(.draftBusy)
+        /// The draft changed since the revision the client named (412).
+        public static let draftChanged = Code(.draftChanged)
+        /// A batch holds more events than one request may (413).
+        public static let tooManyEvents = Code(.tooManyEvents)
+        /// The catalog has errors, each in `diagnostics` (422).
+        public static let invalidCatalog = Code(.invalidCatalog)
+        /// The body's id is not the path's (422).
+        public static let idMismatch = Code(.idMismatch)
+        /// The database failed; nothing was stored (503).
+        public static let storageUnavailable = Code(.storageUnavailable)
+        /// The server failed; nothing was stored (500).
+        public static let `internal` = Code(.internal)
+    }
+
     public var status: HTTPResponse.Status
-    public var code: String
+    public var code: Code
     public var message: String
     public var diagnostics: [String]?
+    /// Headers the answer carries besides its type (`Allow` on a 405).
+    public var headers: HTTPFields
 
-    public init(_ status: HTTPResponse.Status, _ code: String, _ message: String, diagnostics: [String]? = nil) {
+    public init(_ status: HTTPResponse.Status, _ code: Code, _ message: String, diagnostics: [String]? = nil, headers: HTTPFields = [:]) {
         self.status = status
         self.code = code
         self.message = message
         self.diagnostics = diagnostics
+        self.headers = headers
     }
 
     public func response(from request: Request, context: some RequestContext) throws -> Response {
-        let body = APIErrorBody(code: code, message: message, diagnostics: diagnostics)
-        return jsonResponse(body, status: status)
+        let body = APIErrorBody(code: code.description, message: message, diagnostics: diagnostics)
+        return jsonResponse(body, status: status, headers: headers)
     }
 
-    static let unauthorized = APIError(.unauthorized, "unauthorized", "a valid key is needed: Authorization: Bearer KEY")
-    static let notFound = APIError(.notFound, "not_found", "no such object")
-    static func badRequest(_ message: String) -> APIError { APIError(.badRequest, "bad_request", message) }
+    static let unauthorized = APIError(.unauthorized, .unauthorized, "a valid key is needed: Authorization: Bearer KEY")
+    static let notFound = APIError(.notFound, .notFound, "no such object")
+    static func badRequest(_ message: String) -> APIError { APIError(.badRequest, .badRequest, message) }
 }
 
 let jsonEncoder: JSONEncoder = {

@@ -8,30 +8,27 @@ import WaymarkSupport
 /// The admin API, for secret keys: publishing, versions, rollback and keys (the draft: Drafts.swift).
 extension WaymarkServer {
     /// Freezes the draft as the next version and makes it live.
-    func publish(_ request: Request) async throws -> Response {
-        let key = try await authenticate(request, allow: [.secret])
+    func publish(_ context: WaymarkRequestContext) async throws -> Response {
+        let key = try context.key()
         let version = try await publishDraft(app: key.app, actor: .key(key.id))
         return jsonResponse(VersionSummary(version), status: .created)
     }
 
     /// `{"version": n}`: publishes version n again, as a new version.
     func rollback(_ request: Request, _ context: WaymarkRequestContext) async throws -> Response {
-        let key = try await authenticate(request, allow: [.secret])
-        let object = try jsonObject(Data(buffer: try await request.body.collect(upTo: 1024)))
-        guard object.count == 1, let number = object["version"] as? Int else {
-            throw APIError.badRequest("the body is {\"version\": n}")
-        }
-        let version = try await rollback(app: key.app, to: number, actor: .key(key.id))
+        let key = try context.key()
+        let body = try await request.decodeBody(as: RollbackBody.self, context: context)
+        let version = try await rollback(app: key.app, to: body.version, actor: .key(key.id))
         return jsonResponse(VersionSummary(version), status: .created)
     }
 
-    func versions(_ request: Request) async throws -> Response {
-        let key = try await authenticate(request, allow: [.secret])
+    func versions(_ context: WaymarkRequestContext) async throws -> Response {
+        let key = try context.key()
         return jsonResponse(try await store.versions(app: key.app).map(VersionSummary.init))
     }
 
-    func version(_ request: Request, _ context: WaymarkRequestContext) async throws -> Response {
-        let key = try await authenticate(request, allow: [.secret])
+    func version(_ context: WaymarkRequestContext) async throws -> Response {
+        let key = try context.key()
         guard let number = context.parameters.get("number", as: Int.self),
             let version = try await store.version(app: key.app, number: number)
         else { throw APIError.notFound }
@@ -40,26 +37,23 @@ extension WaymarkServer {
 
     // MARK: Keys
 
-    func listKeys(_ request: Request) async throws -> Response {
-        let key = try await authenticate(request, allow: [.secret])
+    func listKeys(_ context: WaymarkRequestContext) async throws -> Response {
+        let key = try context.key()
         return jsonResponse(try await store.keys(app: key.app).map(KeySummary.init))
     }
 
     /// `{"kind": "client" | "secret"}`: a new key, shown in this answer only.
     func createKey(_ request: Request, _ context: WaymarkRequestContext) async throws -> Response {
-        let key = try await authenticate(request, allow: [.secret])
-        let object = try jsonObject(Data(buffer: try await request.body.collect(upTo: 1024)))
-        guard object.count == 1, let kind = (object["kind"] as? String).flatMap(KeyRecord.Kind.init(rawValue:)) else {
-            throw APIError.badRequest("the body is {\"kind\": \"client\"} or {\"kind\": \"secret\"}")
-        }
-        guard let (secret, record) = try await createKey(app: key.app, kind: kind, actor: .key(key.id)) else { throw APIError.notFound }
+        let key = try context.key()
+        let body = try await request.decodeBody(as: NewKeyBody.self, context: context)
+        guard let (secret, record) = try await createKey(app: key.app, kind: body.kind, actor: .key(key.id)) else { throw APIError.notFound }
         var summary = KeySummary(record)
         summary.key = secret
         return jsonResponse(summary, status: .created)
     }
 
-    func revokeKey(_ request: Request, _ context: WaymarkRequestContext) async throws -> Response {
-        let key = try await authenticate(request, allow: [.secret])
+    func revokeKey(_ context: WaymarkRequestContext) async throws -> Response {
+        let key = try context.key()
         guard let id = context.parameters.get("id"), try await revokeKey(id: id, app: key.app, actor: .key(key.id)) else {
             throw APIError.notFound
         }
@@ -68,20 +62,20 @@ extension WaymarkServer {
 
     /// A new key for the app (shown only in what this returns), recorded in the audit log; nil
     /// when there is no such app.
-    public func createKey(app: String, kind: KeyRecord.Kind, actor: Actor) async throws(StoreError) -> (key: String, record: KeyRecord)? {
+    public func createKey(app: String, kind: KeyRecord.Kind, actor: AuditEntry.Actor) async throws(StoreError) -> (key: String, record: KeyRecord)? {
         try await Provisioning.createKey(app: app, kind: kind, actor: actor, in: store, at: now())
     }
 
     /// Revokes the app's key: this server refuses it from the next request, other servers on the
     /// same database within ``KeyCache/sharedLifetime`` (5 s). False when the app has no
     /// such key; revoking a revoked key changes nothing and is not logged again.
-    public func revokeKey(id: String, app: String, actor: Actor) async throws(StoreError) -> Bool {
+    public func revokeKey(id: String, app: String, actor: AuditEntry.Actor) async throws(StoreError) -> Bool {
         let time = now()
         guard let record = try await store.keys(app: app).first(where: { $0.id == id }) else { return false }
         if record.revokedAt == nil {
             _ = try await store.revokeKey(id: id, app: app, at: time)
             try await store.appendAudit(
-                AuditEntry(app: app, actor: actor.description, at: time, action: "key.revoke", object: "key \(id)", before: record.kind.rawValue, after: "revoked")
+                AuditEntry(app: app, actor: actor, at: time, action: .keyRevoke, object: "key \(id)", before: record.kind.rawValue, after: "revoked")
             )
         }
         keys.drop(keyID: id)
@@ -114,5 +108,31 @@ struct KeySummary: Codable {
         kind = record.kind.rawValue
         createdAt = Timestamp.format(record.createdAt)
         revokedAt = record.revokedAt.map { Timestamp.format($0) }
+    }
+}
+
+/// `POST /v1/admin/catalog/rollback`: `{"version": n}`.
+struct RollbackBody: Decodable {
+    var version: Int
+
+    init(from decoder: any Decoder) throws {
+        try decoder.refuseUnknownFields(["version"])
+        version = try decoder.container(keyedBy: AnyCodingKey.self).decode(Int.self, forKey: AnyCodingKey(stringValue: "version"))
+    }
+}
+
+/// `POST /v1/admin/keys`: `{"kind": "client"}` or `{"kind": "secret"}`.
+struct NewKeyBody: Decodable {
+    var kind: KeyRecord.Kind
+
+    init(from decoder: any Decoder) throws {
+        try decoder.refuseUnknownFields(["kind"])
+        let text = try decoder.container(keyedBy: AnyCodingKey.self).decode(String.self, forKey: AnyCodingKey(stringValue: "kind"))
+        guard let kind = KeyRecord.Kind(rawValue: text) else {
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: [], debugDescription: "kind", underlyingError: FieldError(message: "\"kind\" is client or secret, not \"\(text)\""))
+            )
+        }
+        self.kind = kind
     }
 }

@@ -2,23 +2,11 @@ import Foundation
 import WaymarkCatalog
 import WaymarkStore
 
-/// Who changes an app, as the audit log names them.
-public struct Actor: Hashable, Sendable, CustomStringConvertible {
-    public let description: String
-
-    /// A console user, by email.
-    public static func user(_ email: String) -> Actor { Actor(description: "user:\(email)") }
-    /// The admin API, by the secret key's public id.
-    public static func key(_ id: String) -> Actor { Actor(description: "key:\(id)") }
-    /// The command line on the server's machine.
-    public static let cli = Actor(description: "cli")
-}
-
 extension AuditEntry {
     /// The entry for one object's change: `tip.added`, `tour.changed`, `media.removed`, `settings.changed`.
-    public init(change: CatalogChange, app: String, actor: Actor, at time: Date) {
+    public init(change: CatalogChange, app: String, actor: AuditEntry.Actor, at time: Date) {
         self.init(
-            app: app, actor: actor.description, at: time, action: "\(change.kind.rawValue).\(change.verb)",
+            app: app, actor: actor, at: time, action: .change(of: change.kind.rawValue, change.verb),
             object: "\(change.kind.rawValue) \(change.id)", before: change.before, after: change.after
         )
     }
@@ -26,11 +14,11 @@ extension AuditEntry {
 
 extension AuditEntry {
     /// The entry of a publication: `publish` of `version N`, with its note (a rollback's "rollback to N").
-    public static func publication(by actor: Actor) -> @Sendable (CatalogVersion) -> [AuditEntry] {
+    public static func publication(by actor: AuditEntry.Actor) -> @Sendable (CatalogVersion) -> [AuditEntry] {
         { version in
             [
                 AuditEntry(
-                    app: version.app, actor: actor.description, at: version.publishedAt, action: "publish", object: "version \(version.number)",
+                    app: version.app, actor: actor, at: version.publishedAt, action: .publish, object: "version \(version.number)",
                     before: nil, after: version.note
                 )
             ]
@@ -60,7 +48,7 @@ extension WaymarkServer {
     /// and saves it; when another save came first, applies the change again to that one.
     @discardableResult
     public func editDraft(
-        app: String, actor: Actor, _ change: (inout Catalog) throws -> Void
+        app: String, actor: AuditEntry.Actor, _ change: (inout Catalog) throws -> Void
     ) async throws -> (catalog: Catalog, revision: Int) {
         for attempt in 0..<20 {
             if attempt > 0 { try await Task.sleep(for: .milliseconds(Int.random(in: 1...(5 * attempt)))) }
@@ -79,13 +67,13 @@ extension WaymarkServer {
                 return (checked, saved.revision)
             }
         }
-        throw APIError(.conflict, "draft_busy", "the draft kept changing while this change was saved: try again")
+        throw APIError(.conflict, .draftBusy, "the draft kept changing while this change was saved: try again")
     }
 
     /// Freezes the draft as the next version and makes it live at once on this server.
-    public func publishDraft(app: String, actor: Actor) async throws -> CatalogVersion {
+    public func publishDraft(app: String, actor: AuditEntry.Actor) async throws -> CatalogVersion {
         guard let draft = try await store.draft(app: app) else {
-            throw APIError(.conflict, "no_draft", "nothing to publish: save a draft first")
+            throw APIError(.conflict, .noDraft, "nothing to publish: save a draft first")
         }
         _ = try check(draft.document, file: "draft")
         let version = try await store.publish(app: app, document: draft.document, at: now(), note: nil, audit: AuditEntry.publication(by: actor))
@@ -95,7 +83,7 @@ extension WaymarkServer {
 
     /// Publishes an earlier version again, as a new version noted "rollback to N". The draft is
     /// left as it is.
-    public func rollback(app: String, to number: Int, actor: Actor) async throws -> CatalogVersion {
+    public func rollback(app: String, to number: Int, actor: AuditEntry.Actor) async throws -> CatalogVersion {
         guard let old = try await store.version(app: app, number: number) else { throw APIError.notFound }
         let version = try await store.publish(
             app: app, document: old.document, at: now(), note: "rollback to \(number)", audit: AuditEntry.publication(by: actor)

@@ -50,8 +50,8 @@ final class LiveCatalogs: Sendable {
 extension WaymarkServer {
     /// `GET /v1/catalog?platform=&model=&appVersion=&locale=&user=`: the live catalog resolved for
     /// this client, with a strong ETag; `If-None-Match` with it answers 304.
-    func catalog(_ request: Request) async throws -> Response {
-        let key = try await authenticate(request, allow: [.client, .secret])
+    func catalog(_ request: Request, _ context: WaymarkRequestContext) async throws -> Response {
+        let key = try context.key()
         let query = request.uri.queryParameters
         func parameter(_ name: String) throws -> String? {
             guard let value = query.get(name) else { return nil }
@@ -63,7 +63,7 @@ extension WaymarkServer {
             locale: try parameter("locale"), user: try parameter("user")
         )
         guard let live = try await liveCatalog(app: key.app) else {
-            throw APIError(.notFound, "not_published", "this app has not published a catalog yet")
+            throw APIError(.notFound, .notPublished, "this app has not published a catalog yet")
         }
         // Deciding is cheap and names the bytes, so the ETag comes before (and without) any JSON.
         let resolution = live.decide(for: client)
@@ -72,6 +72,8 @@ extension WaymarkServer {
         headers[.eTag] = etag
         headers[.cacheControl] = "private, max-age=60, stale-if-error=604800"
         headers[.vary] = "Authorization"
+        // A page on another origin reads the ETag to send it back as If-None-Match.
+        headers[.accessControlExposeHeaders] = "ETag"
         if let match = request.headers[.ifNoneMatch], match.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == etag }) {
             metrics.catalogNotModified.increment()
             return Response(status: .notModified, headers: headers)
@@ -114,7 +116,7 @@ extension WaymarkServer {
         } catch {
             // Documents are checked before they are stored; one that no longer reads is a bug.
             logger.error("a published catalog does not read", metadata: ["app": "\(version.app)", "error": "\(error)"])
-            throw APIError(.internalServerError, "internal", "the published catalog cannot be read")
+            throw APIError(.internalServerError, .internal, "the published catalog cannot be read")
         }
         return try await cacheLive(app: version.app, catalog: catalog, version: version.number)
     }

@@ -12,10 +12,10 @@ import WaymarkStore
 /// `If-Match` is refused with 412 when someone saved in between; per-object changes re-apply
 /// themselves to the newer draft instead.
 extension WaymarkServer {
-    func getDraft(_ request: Request) async throws -> Response {
-        let key = try await authenticate(request, allow: [.secret])
+    func getDraft(_ context: WaymarkRequestContext) async throws -> Response {
+        let key = try context.key()
         guard let draft = try await store.draft(app: key.app) else {
-            throw APIError(.notFound, "no_draft", "no draft yet: PUT /v1/admin/catalog/draft")
+            throw APIError(.notFound, .noDraft, "no draft yet: PUT /v1/admin/catalog/draft")
         }
         return yamlResponse(draft.document, revision: draft.revision)
     }
@@ -23,12 +23,12 @@ extension WaymarkServer {
     /// Saves the whole catalog document (YAML or JSON) as the draft, if it reads without errors;
     /// otherwise 422 with every error as `draft:line:column: message` and the line with a caret.
     func putDraft(_ request: Request, _ context: WaymarkRequestContext) async throws -> Response {
-        let key = try await authenticate(request, allow: [.secret])
+        let key = try context.key()
         let document = try await text(of: request, context)
         var expected: Int?
         if let match = request.headers[.ifMatch] {
             guard let revision = Self.revision(inETag: match) else {
-                throw APIError(.preconditionFailed, "draft_changed", "If-Match must be the draft's ETag, such as \"r3\"")
+                throw APIError(.preconditionFailed, .draftChanged, "If-Match must be the draft's ETag, such as \"r3\"")
             }
             expected = revision
         }
@@ -43,7 +43,7 @@ extension WaymarkServer {
                 app: key.app, document: CatalogDocument.yaml(catalog), at: time, audit: audit, accept: CatalogDraft.unchanged(since: expected)
             )
         else {
-            throw APIError(.preconditionFailed, "draft_changed", "the draft changed since revision \(expected ?? 0): GET it again")
+            throw APIError(.preconditionFailed, .draftChanged, "the draft changed since revision \(expected ?? 0): GET it again")
         }
         return jsonResponse(DraftSummary(catalog, revision: saved.revision), headers: Self.etag(saved.revision))
     }
@@ -55,15 +55,15 @@ extension WaymarkServer {
     // MARK: One object at a time
 
     /// `GET /v1/admin/catalog/draft/{tips|tours|media}`: the ids, in order.
-    func listObjects(_ request: Request, _ context: WaymarkRequestContext) async throws -> Response {
-        let key = try await authenticate(request, allow: [.secret])
+    func listObjects(_ context: WaymarkRequestContext) async throws -> Response {
+        let key = try context.key()
         let kind = try objectKind(context)
         let catalog = try await draftCatalog(app: key.app)?.catalog ?? Catalog(tips: [])
         return jsonResponse(kind.ids(in: catalog))
     }
 
-    func getObject(_ request: Request, _ context: WaymarkRequestContext) async throws -> Response {
-        let key = try await authenticate(request, allow: [.secret])
+    func getObject(_ context: WaymarkRequestContext) async throws -> Response {
+        let key = try context.key()
         let (kind, id) = try (objectKind(context), objectID(context))
         guard let (catalog, revision) = try await draftCatalog(app: key.app), let yaml = kind.yaml(id, in: catalog) else {
             throw APIError.notFound
@@ -74,7 +74,7 @@ extension WaymarkServer {
     /// Creates or replaces one object from its YAML or JSON. The id in the body must be the id in
     /// the path. 201 when it is new, 200 when it replaced one; the body is the object as saved.
     func putObject(_ request: Request, _ context: WaymarkRequestContext) async throws -> Response {
-        let key = try await authenticate(request, allow: [.secret])
+        let key = try context.key()
         let (kind, id) = try (objectKind(context), objectID(context))
         let text = try await text(of: request, context)
         var created = false
@@ -83,15 +83,15 @@ extension WaymarkServer {
                 try kind.parse(text, mediaIDs: Set(catalog.media.map(\.id)))
             }
             guard object.id == id else {
-                throw APIError(.unprocessableContent, "id_mismatch", "the body's id is \"\(object.id)\", the path's \"\(id)\"")
+                throw APIError(.unprocessableContent, .idMismatch, "the body's id is \"\(object.id)\", the path's \"\(id)\"")
             }
             created = kind.upsert(object, into: &catalog)
         }
         return yamlResponse(kind.yaml(id, in: catalog) ?? "", revision: revision, status: created ? .created : .ok)
     }
 
-    func deleteObject(_ request: Request, _ context: WaymarkRequestContext) async throws -> Response {
-        let key = try await authenticate(request, allow: [.secret])
+    func deleteObject(_ context: WaymarkRequestContext) async throws -> Response {
+        let key = try context.key()
         let (kind, id) = try (objectKind(context), objectID(context))
         let (_, revision) = try await editDraft(app: key.app, actor: .key(key.id)) { catalog in
             guard kind.remove(id, from: &catalog) else { throw APIError.notFound }
@@ -143,7 +143,7 @@ func diagnosed<T>(_ body: () throws(DiagnosticsError) -> T) throws(APIError) -> 
         return try body()
     } catch {
         throw APIError(
-            .unprocessableContent, "invalid_catalog", "the catalog has \(error.diagnostics.count) error(s)",
+            .unprocessableContent, .invalidCatalog, "the catalog has \(error.diagnostics.count) error(s)",
             diagnostics: error.diagnostics.map(\.description)
         )
     }

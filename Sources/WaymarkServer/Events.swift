@@ -12,11 +12,11 @@ extension WaymarkServer {
     /// `POST /v1/events`: stores each valid event once and answers, per event, accepted,
     /// duplicate or rejected with the reason. Events are committed before the answer.
     func events(_ request: Request, _ context: WaymarkRequestContext) async throws -> Response {
-        let key = try await authenticate(request, allow: [.client, .secret])
+        let key = try context.key()
         let buffer = try await request.body.collect(upTo: EventBatch.maxBodyBytes)
         let list = try Self.readBatch(Data(buffer: buffer))
         guard list.count <= EventBatch.maxEvents else {
-            throw APIError(.contentTooLarge, "too_many_events", "at most \(EventBatch.maxEvents) events per request")
+            throw APIError(.contentTooLarge, .tooManyEvents, "at most \(EventBatch.maxEvents) events per request")
         }
         let receivedAt = now().millisecondsSince1970
         var results: [EventResult] = []

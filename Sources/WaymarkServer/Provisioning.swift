@@ -36,13 +36,13 @@ public enum Provisioning {
 
     /// A new key for an existing app, recorded in the audit log; `nil` when there is no such app.
     public static func createKey(
-        app: String, kind: KeyRecord.Kind, actor: Actor, in store: any Store, at time: Date = Date()
+        app: String, kind: KeyRecord.Kind, actor: AuditEntry.Actor, in store: any Store, at time: Date = Date()
     ) async throws(StoreError) -> (key: String, record: KeyRecord)? {
         guard try await store.app(id: app) != nil else { return nil }
         let made = Secrets.makeKey(app: app, kind: kind, at: time)
         try await store.insertKey(made.record)
         try await store.appendAudit(
-            AuditEntry(app: app, actor: actor.description, at: time, action: "key.create", object: "key \(made.record.id)", before: nil, after: kind.rawValue)
+            AuditEntry(app: app, actor: actor, at: time, action: .keyCreate, object: "key \(made.record.id)", before: nil, after: kind.rawValue)
         )
         return made
     }

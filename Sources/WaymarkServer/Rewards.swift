@@ -18,27 +18,17 @@ public enum CreditCap {
 extension WaymarkServer {
     /// `POST /v1/rewards/claims`: grants a page's credits once per user, proven by `userHash`.
     func claim(_ request: Request, _ context: WaymarkRequestContext) async throws -> Response {
-        let key = try await authenticate(request, allow: [.client, .secret])
-        let object = try jsonObject(Data(buffer: try await request.body.collect(upTo: 16 * 1024)))
-        let fields = ["user", "userHash", "tour", "page"]
-        if let extra = object.keys.sorted().first(where: { !fields.contains($0) }) {
-            throw APIError.badRequest("unknown field \"\(extra)\"")
-        }
-        guard let user = object["user"] as? String, let userHash = object["userHash"] as? String,
-            let tourID = object["tour"] as? String, let pageID = object["page"] as? String
-        else {
-            throw APIError.badRequest("the body is {\"user\", \"userHash\", \"tour\", \"page\"}, all text")
-        }
-        let claim = RewardClaim(user: user, userHash: userHash, tour: tourID, page: pageID)
+        let key = try context.key()
+        let claim = try await request.decodeBody(as: ClaimBody.self, context: context).claim
         let app = try await app(of: key)
         guard Secrets.verify(userHash: claim.userHash, user: claim.user, identitySecret: app.identitySecret) else {
-            throw APIError(.forbidden, "bad_user_hash", "userHash is not the HMAC-SHA256 of user with this app's identity secret")
+            throw APIError(.forbidden, .badUserHash, "userHash is not the HMAC-SHA256 of user with this app's identity secret")
         }
         guard let live = try await liveCatalog(app: app.id),
             let tour = live.catalog.tours.first(where: { $0.id == claim.tour }),
             let page = tour.pages.first(where: { $0.id == claim.page }), let credits = page.reward
         else {
-            throw APIError(.notFound, "no_reward", "the live catalog has no reward for this tour page")
+            throw APIError(.notFound, .noReward, "the live catalog has no reward for this tour page")
         }
         let outcome = try await store.claim(
             Grant(
@@ -56,5 +46,15 @@ extension WaymarkServer {
             ),
             status: outcome.created ? .created : .ok
         )
+    }
+}
+
+/// `POST /v1/rewards/claims`: a ``RewardClaim`` and nothing else.
+struct ClaimBody: Decodable {
+    var claim: RewardClaim
+
+    init(from decoder: any Decoder) throws {
+        try decoder.refuseUnknownFields(["user", "userHash", "tour", "page"])
+        claim = try RewardClaim(from: decoder)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import HummingbirdAuth
 import Logging
 import ServiceLifecycle
 import WaymarkAPI
@@ -10,14 +11,17 @@ import WaymarkStore
 import WaymarkSupport
 
 /// The request context: what every handler knows besides the request.
-public struct WaymarkRequestContext: RequestContext {
+public struct WaymarkRequestContext: AuthRequestContext {
     public var coreContext: CoreRequestContextStorage
     /// The peer's IP address: the client's, or a load balancer's (see ``WaymarkServer/clientAddress(_:_:)``).
     public let remoteAddress: String?
+    /// The key the request was authenticated with (see ``KeyAuthenticator``); nil on routes that need none.
+    public var identity: KeyRecord?
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         remoteAddress = source.channel.remoteAddress?.ipAddress
+        identity = nil
     }
 
     /// Admin documents can be large; event batches have their own, smaller limit.
@@ -71,10 +75,12 @@ public struct WaymarkServer: Sendable {
         return text
     }()
 
+    /// The API's routes and middleware. The client endpoints (catalog, events, claims) take client
+    /// and secret keys and answer CORS requests from any origin; the admin API takes secret keys;
+    /// health, metrics, the description, the SDK and narration audio need none.
     public func router() -> Router<WaymarkRequestContext> {
         let router = Router(context: WaymarkRequestContext.self)
         router.add(middleware: RequestMetricsMiddleware(metrics: metrics))
-        router.add(middleware: ClientCORSMiddleware())
         router.add(middleware: ErrorLoggingMiddleware(logger: logger))
         router.get("/healthz") { _, _ in "ok\n" }
         router.get("/metrics") { _, _ in
@@ -90,47 +96,45 @@ public struct WaymarkServer: Sendable {
             )
         }
         router.get("/sdk/waymark.js") { request, _ in self.webSDK(request) }
-        router.get("/v1/catalog") { request, _ in try await self.catalog(request) }
-        router.post("/v1/events") { request, context in try await self.events(request, context) }
-        router.post("/v1/rewards/claims") { request, context in try await self.claim(request, context) }
         router.get("/v1/narration/:app/:key") { request, context in try await self.narrationAudio(request, context) }
-        let admin = router.group("/v1/admin")
-        admin.get("/catalog/draft") { request, _ in try await self.getDraft(request) }
+
+        let client = router.group("/v1")
+            .add(middleware: Self.clientCORS)
+            .add(middleware: KeyAuthenticator(server: self, kinds: [.client, .secret]))
+        client.get("/catalog") { request, context in try await self.catalog(request, context) }
+        client.post("/events") { request, context in try await self.events(request, context) }
+        client.post("/rewards/claims") { request, context in try await self.claim(request, context) }
+        // Preflights carry no key: CORSMiddleware answers them on routes of their own.
+        let preflight = router.group("/v1").add(middleware: Self.clientCORS)
+        for path in ["/catalog", "/events", "/rewards/claims"] {
+            preflight.on(RouterPath(path), method: .options) { _, _ in Response(status: .noContent) }
+        }
+
+        let admin = router.group("/v1/admin").add(middleware: KeyAuthenticator(server: self, kinds: [.secret]))
+        admin.get("/catalog/draft") { _, context in try await self.getDraft(context) }
         admin.put("/catalog/draft") { request, context in try await self.putDraft(request, context) }
-        admin.get("/catalog/draft/:kind") { request, context in try await self.listObjects(request, context) }
-        admin.get("/catalog/draft/:kind/:id") { request, context in try await self.getObject(request, context) }
+        admin.get("/catalog/draft/:kind") { _, context in try await self.listObjects(context) }
+        admin.get("/catalog/draft/:kind/:id") { _, context in try await self.getObject(context) }
         admin.put("/catalog/draft/:kind/:id") { request, context in try await self.putObject(request, context) }
-        admin.delete("/catalog/draft/:kind/:id") { request, context in try await self.deleteObject(request, context) }
-        admin.post("/catalog/publish") { request, _ in try await self.publish(request) }
+        admin.delete("/catalog/draft/:kind/:id") { _, context in try await self.deleteObject(context) }
+        admin.post("/catalog/publish") { _, context in try await self.publish(context) }
         admin.post("/catalog/rollback") { request, context in try await self.rollback(request, context) }
-        admin.get("/catalog/versions") { request, _ in try await self.versions(request) }
-        admin.get("/catalog/versions/:number") { request, context in try await self.version(request, context) }
-        admin.get("/keys") { request, _ in try await self.listKeys(request) }
+        admin.get("/catalog/versions") { _, context in try await self.versions(context) }
+        admin.get("/catalog/versions/:number") { _, context in try await self.version(context) }
+        admin.get("/keys") { _, context in try await self.listKeys(context) }
         admin.post("/keys") { request, context in try await self.createKey(request, context) }
-        admin.delete("/keys/:id") { request, context in try await self.revokeKey(request, context) }
+        admin.delete("/keys/:id") { _, context in try await self.revokeKey(context) }
         return router
     }
 
-    // MARK: Authentication
-
-    /// The key a request carries, if it is valid, not revoked, and of an allowed kind; else 401.
-    func authenticate(_ request: Request, allow kinds: Set<KeyRecord.Kind>) async throws -> KeyRecord {
-        guard let header = request.headers[.authorization], header.hasPrefix("Bearer ") else { throw APIError.unauthorized }
-        var presented = header.dropFirst("Bearer ".count)
-        while presented.first == " " || presented.first == "\t" { presented.removeFirst() }
-        while presented.last == " " || presented.last == "\t" { presented.removeLast() }
-        guard presented.utf8.count <= 200 else { throw APIError.unauthorized }
-        let key = String(presented)
-        let record: KeyRecord?
-        if let cached = keys.get(key) {
-            record = cached
-        } else {
-            record = try await store.key(hash: Secrets.hash(key))
-            if let record { keys.put(key, record) }
-        }
-        guard let record, record.revokedAt == nil, kinds.contains(record.kind) else { throw APIError.unauthorized }
-        return record
-    }
+    /// Cross-origin access to the client endpoints, so that waymark.js works in pages served from
+    /// anywhere. Keys travel in the Authorization header, never in cookies, so any origin may call;
+    /// the admin API and the console get no CORS headers. (The catalog's answer names its ETag in
+    /// `Access-Control-Expose-Headers` itself: CORSMiddleware sends that on preflights only.)
+    static let clientCORS = CORSMiddleware<WaymarkRequestContext>(
+        allowOrigin: .all, allowHeaders: [.authorization, .contentType, .ifNoneMatch], allowMethods: [.get, .post, .options],
+        maxAge: .seconds(86_400)
+    )
 
     func app(of key: KeyRecord) async throws -> AppRecord {
         guard let app = try await store.app(id: key.app) else { throw APIError.unauthorized }
@@ -149,10 +153,10 @@ struct ErrorLoggingMiddleware<Context: RequestContext>: RouterMiddleware {
             throw error
         } catch let error as StoreError {
             logger.error("storage failed", metadata: ["error": "\(error)", "path": "\(request.uri.path)"])
-            throw APIError(.serviceUnavailable, "storage_unavailable", "the database failed; nothing was stored, retry later")
+            throw APIError(.serviceUnavailable, .storageUnavailable, "the database failed; nothing was stored, retry later")
         } catch {
             logger.error("request failed", metadata: ["error": "\(error)", "path": "\(request.uri.path)"])
-            throw APIError(.internalServerError, "internal", "the server failed; nothing was stored")
+            throw APIError(.internalServerError, .internal, "the server failed; nothing was stored")
         }
     }
 }

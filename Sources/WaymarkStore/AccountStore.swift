@@ -154,18 +154,16 @@ public struct AuditEntry: Hashable, Sendable {
     /// Assigned by the store; 0 before.
     public var sequence: Int64
     public var app: String
-    /// `user:EMAIL` for the console, `key:KEY_ID` for the admin API, `cli` for the command line.
-    public var actor: String
+    public var actor: Actor
     public var at: Date
-    /// `tip.save`, `tip.delete`, `draft.replace`, `publish`, `rollback`, `role.set`, `key.create`...
-    public var action: String
+    public var action: Action
     /// What it applied to: `tip search-tip`, `version 4`, `user ada@example.com`.
     public var object: String
     public var before: String?
     public var after: String?
 
     public init(
-        sequence: Int64 = 0, app: String, actor: String, at: Date, action: String, object: String, before: String?, after: String?
+        sequence: Int64 = 0, app: String, actor: Actor, at: Date, action: Action, object: String, before: String?, after: String?
     ) {
         self.sequence = sequence
         self.app = app
@@ -192,5 +190,43 @@ public struct MembershipChange: Hashable, Sendable {
         self.before = before
         self.after = after
         self.owners = owners
+    }
+}
+
+extension AuditEntry {
+    /// Who made a change: a console user, a secret key through the admin API, or the command line.
+    /// Stored as its description: `user:EMAIL`, `key:KEY_ID`, `cli`.
+    public struct Actor: Hashable, Sendable, CustomStringConvertible {
+        public let description: String
+
+        /// A console user, by email.
+        public static func user(_ email: String) -> Actor { Actor(stored: "user:\(email)") }
+        /// The admin API, by the secret key's public id.
+        public static func key(_ id: String) -> Actor { Actor(stored: "key:\(id)") }
+        /// The command line on the server's machine.
+        public static let cli = Actor(stored: "cli")
+
+        /// An actor as a store keeps it.
+        public init(stored description: String) { self.description = description }
+    }
+
+    /// What a change did. Stored as its description: `publish`, `role.set`, `key.create`, or an
+    /// object's change such as `tip.added`.
+    public struct Action: Hashable, Sendable, CustomStringConvertible {
+        public let description: String
+
+        /// A version was published (a rollback publishes an earlier document again).
+        public static let publish = Action(stored: "publish")
+        /// A member was given a role.
+        public static let roleSet = Action(stored: "role.set")
+        /// A member was removed from the app.
+        public static let roleRemove = Action(stored: "role.remove")
+        public static let keyCreate = Action(stored: "key.create")
+        public static let keyRevoke = Action(stored: "key.revoke")
+        /// A catalog object changed: `tip.added`, `tour.changed`, `media.removed`, `settings.changed`.
+        public static func change(of kind: String, _ verb: String) -> Action { Action(stored: "\(kind).\(verb)") }
+
+        /// An action as a store keeps it.
+        public init(stored description: String) { self.description = description }
     }
 }

@@ -367,7 +367,7 @@ extension Waymark {
             var app: String
 
             @Option(help: "viewer (reads), editor (also edits and publishes) or owner (also manages members and keys).")
-            var role: String = "editor"
+            var role: Role = .editor
 
             @Flag(help: "Read the new user's password from standard input instead of generating one.")
             var passwordStdin = false
@@ -375,9 +375,8 @@ extension Waymark {
             @OptionGroup var options: ServerOptions
 
             mutating func run() async throws {
-                guard let role = Role(rawValue: role) else { throw ValidationError("role is viewer, editor or owner") }
                 let resolved = try options.resolve()
-                try await withStoreOrExit(resolved.storage, logger: bootstrap(resolved)) { [email, app, passwordStdin] store in
+                try await withStoreOrExit(resolved.storage, logger: bootstrap(resolved)) { [email, app, role, passwordStdin] store in
                     var password: String?
                     var generated = false
                     if passwordStdin {
@@ -412,14 +411,13 @@ extension Waymark {
             var app: String
 
             @Option(help: "client (publishable, goes into apps) or secret (admin and server-to-server).")
-            var kind: String = "secret"
+            var kind: KeyRecord.Kind = .secret
 
             @OptionGroup var options: ServerOptions
 
             mutating func run() async throws {
-                guard let kind = KeyRecord.Kind(rawValue: kind) else { throw ValidationError("kind is client or secret") }
                 let resolved = try options.resolve()
-                let made = try await withStoreOrExit(resolved.storage, logger: bootstrap(resolved)) { [app] store in
+                let made = try await withStoreOrExit(resolved.storage, logger: bootstrap(resolved)) { [app, kind] store in
                     try await Provisioning.createKey(app: app, kind: kind, actor: .cli, in: store)
                 }
                 guard let made else {
@@ -451,3 +449,6 @@ struct DemoFacts: Codable {
     var consoleEmail: String
     var consolePassword: String
 }
+
+extension Role: ExpressibleByArgument {}
+extension KeyRecord.Kind: ExpressibleByArgument {}

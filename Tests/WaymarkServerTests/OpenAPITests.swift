@@ -17,7 +17,7 @@ import Yams
         let document = try #require(try Yams.load(yaml: String(contentsOf: Self.file, encoding: .utf8)) as? [String: Any])
         #expect(document["openapi"] as? String == "3.1.0")
         let paths = try #require(document["paths"] as? [String: [String: Any]])
-        let methods: Set<String> = ["get", "put", "post", "delete", "patch"]
+        let methods: Set<String> = ["get", "put", "post", "delete", "patch", "options"]
         let documented = Set(paths.flatMap { path, operations in
             operations.keys.filter(methods.contains).map { "\($0.uppercased()) \(path)" }
         })

@@ -28,7 +28,7 @@ import WaymarkStore
         let time = Date(timeIntervalSince1970: 1_790_000_000)
         let version = CatalogVersion(app: "a", number: 7, document: "tips: []", publishedAt: time, note: "rollback to 3")
         #expect(AuditEntry.publication(by: .key("key_1"))(version) == [
-            AuditEntry(app: "a", actor: "key:key_1", at: time, action: "publish", object: "version 7", before: nil, after: "rollback to 3")
+            AuditEntry(app: "a", actor: .key("key_1"), at: time, action: .publish, object: "version 7", before: nil, after: "rollback to 3")
         ])
     }
 }

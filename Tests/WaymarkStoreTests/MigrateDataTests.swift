@@ -53,7 +53,7 @@ struct MigrateDataTests {
         try await store.changeRole(.owner, user: "ada", app: "shop", check: Accounts.keepsAnOwner)
         try await store.changeRole(.viewer, user: "vic", app: "shop", check: Accounts.keepsAnOwner)
         try await store.insertSession(ConsoleSession(id: "session-hash", user: "ada", csrfToken: "csrf", createdAt: t0, lastSeenAt: t0 + 5))
-        try await store.appendAudit(AuditEntry(app: "shop", actor: "user:ada@example.com", at: t0, action: "tip.added", object: "tip héllo", before: nil, after: "id: héllo"))
+        try await store.appendAudit(AuditEntry(app: "shop", actor: .user("ada@example.com"), at: t0, action: .change(of: "tip", "added"), object: "tip héllo", before: nil, after: "id: héllo"))
     }
 
     /// What a server would read, table by table, through the protocol.
@@ -100,7 +100,7 @@ struct MigrateDataTests {
             #expect(copied == expected, "first difference: \(zip(copied, expected).first { $0 != $1 }.map { "\($0) ≠ \($1)" } ?? "in length")")
             // The audit log continues from the copied numbers.
             let last = try #require(try await target.auditLog(app: "shop", limit: 1).first)
-            let next = try await target.appendAudit(AuditEntry(app: "shop", actor: "cli", at: Self.t0, action: "publish", object: "version 3", before: nil, after: nil))
+            let next = try await target.appendAudit(AuditEntry(app: "shop", actor: .cli, at: Self.t0, action: .publish, object: "version 3", before: nil, after: nil))
             #expect(next.sequence == last.sequence + 1)
 
             // A second copy into the same database is refused and changes nothing.

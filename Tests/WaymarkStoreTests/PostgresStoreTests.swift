@@ -99,13 +99,13 @@ struct PostgresStoreTests {
 
     @Test func theDatabaseRefusesToRewriteTheAuditLog() async throws {
         try await PostgresDatabase.withFresh(url: try StoreUnderTest.requirePostgresURL()) { store, url in
-            try await store.appendAudit(AuditEntry(app: "a", actor: "cli", at: Date(), action: "publish", object: "version 1", before: nil, after: nil))
+            try await store.appendAudit(AuditEntry(app: "a", actor: .cli, at: Date(), action: .publish, object: "version 1", before: nil, after: nil))
             try await PostgresDatabase.withClient(url: url) { client in
                 await #expect(throws: PSQLError.self) { try await client.query("UPDATE audit SET actor = 'someone else'") }
                 await #expect(throws: PSQLError.self) { try await client.query("DELETE FROM audit") }
                 await #expect(throws: PSQLError.self) { try await client.query("TRUNCATE audit") }
             }
-            #expect(try await store.auditLog(app: "a", limit: 10).map(\.actor) == ["cli"])
+            #expect(try await store.auditLog(app: "a", limit: 10).map(\.actor) == [.cli])
         }
     }
 }

@@ -108,7 +108,7 @@ import WaymarkTestSupport
             try await Self.makeApp("a", in: store)
             try await Self.makeApp("b", in: store)
             func audit(_ object: String) -> [AuditEntry] {
-                [AuditEntry(app: "a", actor: "cli", at: Self.t0, action: "tip.added", object: object, before: nil, after: "x")]
+                [AuditEntry(app: "a", actor: .cli, at: Self.t0, action: .change(of: "tip", "added"), object: object, before: nil, after: "x")]
             }
             #expect(try await store.draft(app: "a") == nil)
             let first = try #require(try await store.saveDraft(app: "a", document: "one", at: Self.t0, audit: audit("tip one"), accept: CatalogDraft.unchanged(since: 0)))
@@ -149,8 +149,8 @@ import WaymarkTestSupport
             let listed = try await store.versions(app: "a")
             #expect(listed.map(\.number) == [2, 1] && listed.map(\.note) == [nil, "first"])
             let entries = try await store.auditLog(app: "a", limit: 10)
-            #expect(entries.map(\.action) == ["publish", "publish"])
-            #expect(entries.last?.object == "version 1" && entries.last?.actor == "user:ada@example.com")
+            #expect(entries.map(\.action.description) == ["publish", "publish"])
+            #expect(entries.last?.object == "version 1" && entries.last?.actor == .user("ada@example.com"))
         }
     }
 
@@ -404,7 +404,7 @@ import WaymarkTestSupport
             var sequences: [Int64] = []
             for index in 0..<5 {
                 let entry = AuditEntry(
-                    app: index % 2 == 0 ? "a" : "b", actor: "cli", at: Self.t0 + Double(index), action: "tip.changed", object: "tip t\(index)",
+                    app: index % 2 == 0 ? "a" : "b", actor: .cli, at: Self.t0 + Double(index), action: .change(of: "tip", "changed"), object: "tip t\(index)",
                     before: index == 0 ? nil : "before \(index)", after: "after \(index)"
                 )
                 sequences.append(try await store.appendAudit(entry).sequence)

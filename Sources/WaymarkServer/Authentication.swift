@@ -1,0 +1,46 @@
+import Foundation
+import Hummingbird
+import HummingbirdAuth
+import WaymarkStore
+import WaymarkSupport
+
+extension WaymarkRequestContext {
+    /// The key this request was authenticated with. Every route that needs one sits behind a
+    /// ``KeyAuthenticator``, which refuses the request (401) before the handler without a key.
+    public func key() throws -> KeyRecord {
+        guard let identity else { throw APIError.unauthorized }
+        return identity
+    }
+}
+
+/// Authenticates the routes of a group by their `Authorization: Bearer KEY`: the key must be
+/// valid, not revoked, and of a kind the group allows, or the request is answered 401 before any
+/// handler runs. A request then costs no database read for its key while it is cached
+/// (``KeyCache``).
+struct KeyAuthenticator: AuthenticatorMiddleware {
+    typealias Context = WaymarkRequestContext
+    let server: WaymarkServer
+    let kinds: Set<KeyRecord.Kind>
+
+    func authenticate(request: Request, context: Context) async throws -> KeyRecord? {
+        guard let key = Self.presentedKey(request.headers) else { throw APIError.unauthorized }
+        let record: KeyRecord?
+        if let cached = server.keys.get(key) {
+            record = cached
+        } else {
+            record = try await server.store.key(hash: Secrets.hash(key))
+            if let record { server.keys.put(key, record) }
+        }
+        guard let record, record.revokedAt == nil, kinds.contains(record.kind) else { throw APIError.unauthorized }
+        return record
+    }
+
+    /// The bearer token, without the blanks around it; nil when there is none or it is longer than
+    /// any key (200 bytes), which is then not even hashed.
+    static func presentedKey(_ headers: HTTPFields) -> String? {
+        guard let bearer = headers.bearer else { return nil }
+        let token = bearer.token.trimmingCharacters(in: CharacterSet(charactersIn: " \t"))
+        guard !token.isEmpty, token.utf8.count <= 200 else { return nil }
+        return token
+    }
+}

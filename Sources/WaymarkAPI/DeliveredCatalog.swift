@@ -9,9 +9,12 @@ public struct DeliveredCatalog: Codable, Hashable, Sendable {
     public var version: Int
     /// The minimum gap between two tips appearing: immediate, hourly, daily, weekly or monthly.
     public var frequency: String
+    /// The tips this client may see, in the catalog's order.
     public var tips: [DeliveredTip]
+    /// The tours this client may take.
     public var tours: [DeliveredTour]
 
+    /// A catalog of `version` with these tips and tours.
     public init(version: Int, frequency: String, tips: [DeliveredTip], tours: [DeliveredTour]) {
         self.version = version
         self.frequency = frequency
@@ -22,14 +25,23 @@ public struct DeliveredCatalog: Codable, Hashable, Sendable {
 
 /// One tip for one client.
 public struct DeliveredTip: Codable, Hashable, Sendable {
+    /// The tip's id, unique in the catalog.
     public var id: String
+    /// The screen area the tip shows in; at most one tip per area at a time.
     public var container: String
+    /// The element the tip points at, if any.
     public var anchor: String?
+    /// The tip may show while this rule holds.
     public var trigger: Rule
+    /// The tip is done for good once this rule holds: the user did what it teaches.
     public var dismissal: Rule?
+    /// Higher shows first when several tips want the same area.
     public var priority: Int
+    /// The tour (group of tips) the tip belongs to, if any.
     public var group: String?
+    /// Its place in its group: it waits for the tips of the group with a lower order.
     public var order: Int
+    /// How often and how long it may show.
     public var policy: DeliveredPolicy
     /// tooltip, spotlight, pointer, banner or modal.
     public var renderer: String
@@ -37,10 +49,12 @@ public struct DeliveredTip: Codable, Hashable, Sendable {
     public var gesture: String?
     /// The A/B variant this client was assigned, if the tip has variants.
     public var variant: String?
+    /// The text in the locale chosen for this client.
     public var content: DeliveredContent
     /// The question, when the tip is a survey: the content's title asks it.
     public var survey: DeliveredSurvey?
 
+    /// A tip with every field of the wire form.
     public init(
         id: String, container: String, anchor: String?, trigger: Rule, dismissal: Rule?, priority: Int,
         group: String?, order: Int, policy: DeliveredPolicy, renderer: String, gesture: String?, variant: String?,
@@ -69,10 +83,14 @@ public struct DeliveredTip: Codable, Hashable, Sendable {
 public struct DeliveredSurvey: Codable, Hashable, Sendable {
     /// csat or nps.
     public var scale: String
+    /// The lowest score offered (1 for CSAT, 0 for NPS).
     public var min: Int
+    /// The highest score offered (5 for CSAT, 10 for NPS).
     public var max: Int
+    /// Whether to offer a free-text comment.
     public var comment: Bool
 
+    /// A survey on `scale` with scores from `min` to `max`.
     public init(scale: String, min: Int, max: Int, comment: Bool) {
         self.scale = scale
         self.min = min
@@ -83,10 +101,14 @@ public struct DeliveredSurvey: Codable, Hashable, Sendable {
 
 /// A tip's display policy on the wire: durations in seconds, dates in RFC 3339.
 public struct DeliveredPolicy: Codable, Hashable, Sendable {
+    /// How many times the tip may appear; `nil`: no limit.
     public var maxDisplayCount: Int?
+    /// How long it may be visible in all, in seconds; `nil`: no limit.
     public var maxDisplayDuration: Double?
+    /// When it stops showing, as RFC 3339; `nil`: never.
     public var expiresAt: String?
 
+    /// A policy with these limits; `nil` is no limit.
     public init(maxDisplayCount: Int? = nil, maxDisplayDuration: Double? = nil, expiresAt: String? = nil) {
         self.maxDisplayCount = maxDisplayCount
         self.maxDisplayDuration = maxDisplayDuration
@@ -98,12 +120,14 @@ public struct DeliveredPolicy: Codable, Hashable, Sendable {
 public struct DeliveredContent: Codable, Hashable, Sendable {
     /// The locale the text is in (after the fallback chain), or `default`.
     public var locale: String
+    /// The title, as plain text.
     public var title: String
     /// Sanitized HTML.
     public var html: String
     /// The content read aloud, if there is audio for it.
     public var narration: DeliveredNarration?
 
+    /// Content in `locale` with its title, its sanitized HTML and its narration.
     public init(locale: String, title: String, html: String, narration: DeliveredNarration? = nil) {
         self.locale = locale
         self.title = title
@@ -114,16 +138,22 @@ public struct DeliveredContent: Codable, Hashable, Sendable {
 
 /// Audio that reads a content aloud: a recording, or speech the server made from the text.
 public struct DeliveredNarration: Codable, Hashable, Sendable {
+    /// Where the audio came from.
     public enum Source: String, Codable, Hashable, Sendable {
-        case recording, generated
+        /// An author recorded it (uploaded in the console, or a URL in the catalog).
+        case recording
+        /// The server spoke the text with espeak-ng.
+        case generated
     }
 
     /// Absolute (a recording elsewhere), or a path on the server the catalog came from.
     public var url: String
     /// Seconds; nil when unknown (a recording elsewhere).
     public var duration: Double?
+    /// Whether an author recorded it or the server made it.
     public var source: Source
 
+    /// Narration at `url`, `duration` seconds long when known.
     public init(url: String, duration: Double?, source: Source) {
         self.url = url
         self.duration = duration
@@ -133,11 +163,14 @@ public struct DeliveredNarration: Codable, Hashable, Sendable {
 
 /// A tour for one client: its pages in order, each with the media variant chosen for the device.
 public struct DeliveredTour: Codable, Hashable, Sendable {
+    /// The tour's id, unique in the catalog.
     public var id: String
     /// When the tour offers itself; `nil`: when the app opens it.
     public var trigger: Rule?
+    /// The pages, in order.
     public var pages: [DeliveredPage]
 
+    /// A tour offered when `trigger` holds, with these pages.
     public init(id: String, trigger: Rule?, pages: [DeliveredPage]) {
         self.id = id
         self.trigger = trigger
@@ -145,13 +178,18 @@ public struct DeliveredTour: Codable, Hashable, Sendable {
     }
 }
 
+/// One page of a tour: its text, the media chosen for the device, and the credits for reading it.
 public struct DeliveredPage: Codable, Hashable, Sendable {
+    /// The page's id, unique in its tour.
     public var id: String
+    /// The text in the locale chosen for this client.
     public var content: DeliveredContent
+    /// The video or image for this device, model and app version, if the page has one.
     public var media: DeliveredMedia?
     /// Credits for reading the page to the bottom.
     public var reward: Int?
 
+    /// A page with its content, media and reward.
     public init(id: String, content: DeliveredContent, media: DeliveredMedia?, reward: Int?) {
         self.id = id
         self.content = content
@@ -160,12 +198,18 @@ public struct DeliveredPage: Codable, Hashable, Sendable {
     }
 }
 
+/// The media variant the server chose for one device: the newest for its model (or family) not newer than its app version, in its locale.
 public struct DeliveredMedia: Codable, Hashable, Sendable {
+    /// The media entry's id in the catalog.
     public var id: String
+    /// Where to load it from.
     public var url: String
+    /// A still image to show while it loads, if there is one.
     public var thumbnail: String?
+    /// The MIME type, such as `video/mp4`, if known.
     public var type: String?
 
+    /// A media variant at `url`.
     public init(id: String, url: String, thumbnail: String?, type: String?) {
         self.id = id
         self.url = url
@@ -176,12 +220,18 @@ public struct DeliveredMedia: Codable, Hashable, Sendable {
 
 /// Who is asking for the catalog: the query parameters of `GET /v1/catalog`.
 public struct ClientContext: Hashable, Sendable {
+    /// `ios`, `android`, `web`...: what targeting rules read as `device.platform`.
     public var platform: String?
+    /// The device model, such as `iPhone15,2`: chooses media variants (`device.model`).
     public var model: String?
+    /// The app's version, such as `1.4.0` (`app.version`).
     public var appVersion: String?
+    /// The user's locale, such as `hi-IN`: chooses the content (`user.locale`).
     public var locale: String?
+    /// The user's id: keeps rollouts and A/B variants the same for one user (`user.id`).
     public var user: String?
 
+    /// A context with the values the app knows; missing ones match no targeting rule that reads them.
     public init(platform: String? = nil, model: String? = nil, appVersion: String? = nil, locale: String? = nil, user: String? = nil) {
         self.platform = platform
         self.model = model

@@ -2,26 +2,35 @@ import Foundation
 
 /// `POST /v1/events`: `{"events": [...]}`, at most ``maxEvents`` events and ``maxBodyBytes`` bytes.
 public struct EventBatch: Codable, Sendable {
+    /// The most events one upload may hold.
     public static let maxEvents = 500
+    /// The largest body of one upload, in bytes.
     public static let maxBodyBytes = 512 * 1024
 
+    /// The events, each answered on its own.
     public var events: [IncomingEvent]
 
+    /// An upload of these events.
     public init(events: [IncomingEvent]) { self.events = events }
 }
 
 /// One event as a client sends it. The id is made by the client (a UUIDv7, time-ordered), so a
 /// retried upload is recognised and stored once.
 public struct IncomingEvent: Codable, Hashable, Sendable {
+    /// A UUID made by the client when the event happened.
     public var id: String
+    /// The user, as the app names them.
     public var user: String
+    /// The event's name, as rules name it: 1 to 64 letters, digits, `-` or `_`.
     public var name: String
+    /// The element or object the event was about, such as `search`, if any.
     public var target: String?
     /// RFC 3339.
     public var timestamp: String
     /// Small string properties (platform, appVersion, tip, tour, page...).
     public var properties: [String: String]?
 
+    /// An event with these fields.
     public init(id: String, user: String, name: String, target: String? = nil, timestamp: String, properties: [String: String]? = nil) {
         self.id = id
         self.user = user
@@ -41,21 +50,35 @@ public struct IncomingEvent: Codable, Hashable, Sendable {
 
 /// The answer to an upload: one result per event, in the order sent.
 public struct EventBatchResult: Codable, Hashable, Sendable {
+    /// One result per event sent, in the same order.
     public var results: [EventResult]
 
+    /// An answer with these results.
     public init(results: [EventResult]) { self.results = results }
 }
 
+/// What the server did with one event.
 public struct EventResult: Codable, Hashable, Sendable {
-    public enum Status: String, Codable, Sendable { case accepted, duplicate, rejected }
+    /// What happened to the event.
+    public enum Status: String, Codable, Sendable {
+        /// Stored now.
+        case accepted
+        /// Stored before, by an earlier upload whose answer was lost: not stored again.
+        case duplicate
+        /// Refused, for the ``EventResult/reason`` given; sending it again will not help.
+        case rejected
+    }
 
+    /// The event's id, when it had one.
     public var id: String?
+    /// Whether the event was stored, had been stored before, or was refused.
     public var status: Status
     /// Why the event was rejected, or what was changed (a clamped timestamp).
     public var reason: String?
     /// Set when a timestamp in the future was replaced by the time of receipt.
     public var clamped: Bool?
 
+    /// A result for the event `id`.
     public init(id: String?, status: Status, reason: String? = nil, clamped: Bool? = nil) {
         self.id = id
         self.status = status

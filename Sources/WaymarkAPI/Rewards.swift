@@ -3,11 +3,16 @@
 /// `userHash` proves the user id: the lowercase hex HMAC-SHA256 of `user` keyed with the app's
 /// identity secret, computed by the app's own backend (the client key is public).
 public struct RewardClaim: Codable, Hashable, Sendable {
+    /// The user who read the page, as the app names them.
     public var user: String
+    /// The identity proof: HMAC-SHA256 of `user` with the app's identity secret, in lowercase hex.
     public var userHash: String
+    /// The tour's id.
     public var tour: String
+    /// The page's id.
     public var page: String
 
+    /// A claim of `page` of `tour` for `user`, proven by `userHash`.
     public init(user: String, userHash: String, tour: String, page: String) {
         self.user = user
         self.userHash = userHash
@@ -18,10 +23,15 @@ public struct RewardClaim: Codable, Hashable, Sendable {
 
 /// The grant for a claim: the same for every repetition of the claim.
 public struct RewardGrant: Codable, Hashable, Sendable {
+    /// The grant's id in the ledger.
     public var grantId: String
+    /// The user it was granted to.
     public var user: String
+    /// The tour's id.
     public var tour: String
+    /// The page's id.
     public var page: String
+    /// The credits granted: the page's, or fewer under the app's cap per user.
     public var credits: Int
     /// RFC 3339 time of the first claim.
     public var grantedAt: String
@@ -30,6 +40,7 @@ public struct RewardGrant: Codable, Hashable, Sendable {
     /// Whether this answer created the grant (false for a repeated claim).
     public var created: Bool
 
+    /// A grant with these fields.
     public init(grantId: String, user: String, tour: String, page: String, credits: Int, grantedAt: String, balance: Int, created: Bool) {
         self.grantId = grantId
         self.user = user
@@ -44,12 +55,16 @@ public struct RewardGrant: Codable, Hashable, Sendable {
 
 /// Every error the API answers with: `{"error": {"code": "...", "message": "..."}}`.
 public struct APIErrorBody: Codable, Hashable, Sendable {
+    /// The error itself.
     public struct Detail: Codable, Hashable, Sendable {
+        /// What went wrong, for programs: `unauthorized`, `bad_request`, `invalid_catalog`...
         public var code: String
+        /// What went wrong, for people.
         public var message: String
         /// For rule and catalog errors: where, as `file:line:column` diagnostics.
         public var diagnostics: [String]?
 
+        /// An error with this code, message and diagnostics.
         public init(code: String, message: String, diagnostics: [String]? = nil) {
             self.code = code
             self.message = message
@@ -57,8 +72,10 @@ public struct APIErrorBody: Codable, Hashable, Sendable {
         }
     }
 
+    /// The error.
     public var error: Detail
 
+    /// An error body with this code, message and diagnostics.
     public init(code: String, message: String, diagnostics: [String]? = nil) {
         error = Detail(code: code, message: message, diagnostics: diagnostics)
     }

@@ -3,6 +3,7 @@ import WaymarkAPI
 import WaymarkEngine
 import WaymarkSupport
 
+/// Tips from a delivered catalog, for the engine.
 extension Tip {
     /// The engine's view of a delivered tip: where and when it shows, not what it says.
     public init(_ tip: DeliveredTip) {

@@ -11,8 +11,10 @@ public struct WaymarkClientError: Error, Hashable, Sendable, CustomStringConvert
     public var status: Int?
     /// The API's error code (`unauthorized`, `bad_user_hash`...), `unreachable` or `bad_response`.
     public var code: String
+    /// A sentence for people: what the server said, or why no answer came.
     public var message: String
 
+    /// An error with the answer's status (nil when none came), the API's code and its message.
     public init(status: Int?, code: String, message: String) {
         self.status = status
         self.code = code
@@ -33,9 +35,12 @@ public struct WaymarkClientError: Error, Hashable, Sendable, CustomStringConvert
 /// How long to wait after failures: exponential, capped, with jitter so that many devices that
 /// lost the server at once do not all come back in the same second.
 public struct RetryPolicy: Hashable, Sendable {
+    /// The wait after the first failure, in seconds.
     public var initialDelay: TimeInterval
+    /// The longest wait, however many failures come in a row, in seconds.
     public var maximumDelay: TimeInterval
 
+    /// A policy that starts at `initialDelay` and doubles up to `maximumDelay`.
     public init(initialDelay: TimeInterval = 2, maximumDelay: TimeInterval = 600) {
         self.initialDelay = initialDelay
         self.maximumDelay = maximumDelay

@@ -26,10 +26,11 @@ import WaymarkSupport
 ///   and runs from it while offline; ``refresh()`` asks the server only whether it changed.
 /// - Events are kept on disk until the server has answered for them and uploaded in batches, every
 ///   ``Options/flushInterval`` or as soon as a batch is full, with exponential backoff after
-///   failures. Each event has a time-ordered id (``EventID``) made once, so a retried upload is
+///   failures. Each event has a time-ordered id (`EventID`, from WaymarkSupport) made once, so a retried upload is
 ///   stored once.
 /// - The engine's state (what was shown, closed, counted) is kept on disk as well.
 public final class WaymarkClient: Sendable {
+    /// How the client keeps its data and talks to the server; every field has a default fit for a phone.
     public struct Options: Sendable {
         /// Where the catalog, the event queue and the engine's state are kept; `nil`: in memory only.
         public var directory: URL?
@@ -50,6 +51,7 @@ public final class WaymarkClient: Sendable {
         /// The time source; tests inject their own.
         public var clock: @Sendable () -> Date
 
+        /// Options with the defaults: uploads of 100 events every 15 s, the catalog checked every 5 minutes, 10,000 events kept offline.
         public init(
             directory: URL? = nil, batchSize: Int = 100, flushInterval: TimeInterval = 15, refreshInterval: TimeInterval = 300,
             retry: RetryPolicy = RetryPolicy(), claimAttempts: Int = 4, queueLimit: Int = 10_000, session: URLSession? = nil,
@@ -79,6 +81,7 @@ public final class WaymarkClient: Sendable {
 
     /// What ``flush()`` uploaded.
     public struct FlushReport: Hashable, Sendable {
+        /// Events the server stored.
         public var accepted = 0
         /// Events the server already had: an earlier upload got through but its answer did not.
         public var duplicates = 0
@@ -88,10 +91,13 @@ public final class WaymarkClient: Sendable {
         public var remaining = 0
     }
 
+    /// The user the client records events for, as the app names them.
     public let user: String
+    /// The device and app the catalog is resolved for.
     public let context: ClientContext
+    /// The options the client was started with.
     public let options: Options
-    /// The engine that decides which tips show; its ``LiveEngine/commands`` are ``commands``.
+    /// The engine that decides which tips show; its `LiveEngine.commands` are ``commands``.
     public let engine: LiveEngine
 
     private let transport: Transport
@@ -106,9 +112,10 @@ public final class WaymarkClient: Sendable {
     /// The catalog the client runs, if it has one (from the server or from disk).
     public var catalog: DeliveredCatalog? { state.withLock { $0.entry?.catalog } }
 
-    /// A tip's content and presentation, for drawing a ``RenderCommand``.
+    /// A tip's content and presentation, for drawing a `RenderCommand`.
     public func tip(_ id: String) -> DeliveredTip? { catalog?.tips.first { $0.id == id } }
 
+    /// A tour's pages and media, for drawing its panel.
     public func tour(_ id: String) -> DeliveredTour? { catalog?.tours.first { $0.id == id } }
 
     /// Events waiting to be uploaded.
@@ -231,6 +238,7 @@ public final class WaymarkClient: Sendable {
         public var url: URL
         /// Seconds, when known.
         public var duration: Double?
+        /// Whether the audio was recorded by an author or made by the server.
         public var source: DeliveredNarration.Source
     }
 
@@ -260,6 +268,7 @@ public final class WaymarkClient: Sendable {
     /// The same for a tour page's narration.
     public func narrationPlayed(tour: String, page: String) { recordNarration("narration_played", tour: tour, page: page) }
 
+    /// The same for a tour page's narration heard to its end.
     public func narrationCompleted(tour: String, page: String) { recordNarration("narration_completed", tour: tour, page: page) }
 
     private func recordNarration(_ name: String, tip id: String) {

@@ -1,8 +1,11 @@
 /// A value the host app sets in the context (`app.version`, `device.model`, `user.plan`...) for
 /// comparisons to read.
 public enum ContextValue: Hashable, Sendable {
+    /// Text, such as a locale or a plan's name.
     case string(String)
+    /// A number; integers and decimals alike.
     case number(Double)
+    /// A flag.
     case bool(Bool)
 }
 

@@ -31,9 +31,12 @@ public indirect enum Rule: Hashable, Sendable {
 ///
 /// A pattern without a target matches every event of that name whatever its target.
 public struct EventPattern: Hashable, Sendable, Codable {
+    /// The event's name, such as `tap`.
     public var name: String
+    /// The target the event must have, such as `search`; `nil` matches any target.
     public var target: String?
 
+    /// A pattern for events named `name`, on `target` only when one is given.
     public init(name: String, target: String? = nil) {
         self.name = name
         self.target = target
@@ -51,6 +54,7 @@ public struct ContextPath: Hashable, Sendable, CustomStringConvertible {
     /// The dot-separated components, at least two.
     public var components: [String]
 
+    /// A path of these components, as `["app", "version"]` for `app.version`.
     public init(_ components: [String]) {
         self.components = components
     }
@@ -61,11 +65,17 @@ public struct ContextPath: Hashable, Sendable, CustomStringConvertible {
 
 /// A comparison operator: `==`, `!=`, `>=`, `<=`, `>`, `<`.
 public enum Comparator: String, Hashable, Sendable, CaseIterable, Codable {
+    /// `==`: the same value.
     case equal = "=="
+    /// `!=`: another value (false when the value is missing or of another type).
     case notEqual = "!="
+    /// `>=`: at least.
     case greaterOrEqual = ">="
+    /// `<=`: at most.
     case lessOrEqual = "<="
+    /// `>`: more than.
     case greater = ">"
+    /// `<`: less than.
     case less = "<"
 
     /// Applies the operator to two comparable values.
@@ -89,7 +99,16 @@ public enum Comparator: String, Hashable, Sendable, CaseIterable, Codable {
 public struct Window: Hashable, Sendable, CustomStringConvertible {
     /// A unit of a window.
     public enum Unit: String, Hashable, Sendable, CaseIterable {
-        case seconds = "s", minutes = "m", hours = "h", days = "d", weeks = "w"
+        /// `s`: seconds.
+        case seconds = "s"
+        /// `m`: minutes.
+        case minutes = "m"
+        /// `h`: hours.
+        case hours = "h"
+        /// `d`: days of 24 hours.
+        case days = "d"
+        /// `w`: weeks of 7 days.
+        case weeks = "w"
 
         /// The length of one unit in milliseconds.
         public var milliseconds: Int64 {
@@ -103,9 +122,12 @@ public struct Window: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// How many units long the window is.
     public var amount: Int
+    /// The unit of ``amount``.
     public var unit: Unit
 
+    /// A window of `amount` units: `Window(7, .days)` is `7d`.
     public init(_ amount: Int, _ unit: Unit) {
         self.amount = amount
         self.unit = unit
@@ -120,8 +142,11 @@ public struct Window: Hashable, Sendable, CustomStringConvertible {
 
 /// A literal on the right-hand side of a comparison.
 public enum Literal: Hashable, Sendable {
+    /// A number, compared with number values.
     case number(Double)
+    /// A quoted string, compared with string values by their UTF-8 bytes.
     case string(String)
+    /// `true` or `false`, compared with flags.
     case bool(Bool)
     /// `v1.3.0`: compared component-wise with context strings that read as versions.
     case version(Version)
@@ -130,8 +155,10 @@ public enum Literal: Hashable, Sendable {
 /// A dotted version number such as `1.10.2`, compared component-wise; missing components are 0,
 /// so `1.3 == 1.3.0`.
 public struct Version: Hashable, Sendable, Comparable, CustomStringConvertible {
+    /// The numbers between the dots, most significant first.
     public var components: [Int]
 
+    /// The version of these components: `Version([1, 10, 2])` is `1.10.2`.
     public init(_ components: [Int]) {
         self.components = components
     }

@@ -35,6 +35,7 @@ public struct RuleError: Error, Hashable, Sendable, CustomStringConvertible {
         public var description: String { base.rawValue }
     }
 
+    /// The kind of error.
     public var code: Code
     /// What is wrong, as a short sentence fragment: `unexpected ")"`.
     public var message: String
@@ -47,6 +48,7 @@ public struct RuleError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The 0-based offset from the start of the text, in Unicode scalars.
     public var offset: Int
 
+    /// An error of the kind `code` at `line`:`column` (`offset` from the start), with what was expected there.
     public init(code: Code, message: String, expected: String? = nil, line: Int, column: Int, offset: Int) {
         self.code = code
         self.message = message

@@ -29,14 +29,21 @@ public struct RuleParser: Sendable {
         /// The longest window, in days.
         public var maxWindowDays = 3_650
 
+        /// The limits every rule from the server respects.
         public init() {}
     }
 
     /// The keywords of the language, reserved as names.
     public static let keywords: Set<String> = ["and", "or", "not", "then", "within", "count", "in", "true", "false"]
 
+    /// The limits this parser enforces.
     public var limits: Limits
 
+    /// A parser that refuses rules past `limits`.
+    ///
+    /// ```swift
+    /// let rule = try RuleParser().parse("count(add_to_cart) >= 3 within 7d")
+    /// ```
     public init(limits: Limits = Limits()) {
         self.limits = limits
     }

@@ -66,9 +66,12 @@ public func jsonText(_ values: [String: String]) -> String {
 
 /// One member of a JSON object of strings.
 public struct JSONMember: Hashable, Sendable {
+    /// The member's name.
     public var key: String
+    /// The member's value, a string.
     public var value: String
 
+    /// A member named `key` whose value is `value`.
     public init(key: String, value: String) {
         self.key = key
         self.value = value

@@ -19,7 +19,9 @@ public struct EvaluatorSnapshot: Hashable, Sendable, Codable {
 
     /// The latest time seen, in milliseconds since 1970.
     public var now: Int64?
+    /// The context values set by the host, by path (`app.version`).
     public var context: [String: ContextValue]
+    /// Each term's state, by the term's text.
     public var terms: [String: TermState]
 }
 

@@ -74,8 +74,10 @@ public struct Evaluator: Sendable {
 
     /// Compiles rules for evaluation. Equal terms and sub-rules are shared.
     ///
-    /// - Parameter snapshot: the state of an earlier evaluator (``snapshot()``); the terms these
-    ///   rules share with it carry on where they were, new terms start empty.
+    /// - Parameters:
+    ///   - rules: the rules to evaluate; their values are asked for by their index here.
+    ///   - snapshot: the state of an earlier evaluator (``snapshot()``); the terms these rules share
+    ///     with it carry on where they were, new terms start empty.
     public init(rules: [Rule], restoring snapshot: EvaluatorSnapshot? = nil) {
         var compiler = GraphCompiler()
         ruleNodes = rules.map { compiler.node(for: $0) }

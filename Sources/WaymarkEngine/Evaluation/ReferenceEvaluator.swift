@@ -7,10 +7,14 @@ import WaymarkRules
 public struct ReferenceEvaluator: Sendable {
     /// One recorded event.
     public struct Event: Hashable, Sendable {
+        /// The event's name.
         public var name: String
+        /// The event's target, if it has one.
         public var target: String?
+        /// When it happened, after the evaluator made times monotonic.
         public var time: Date
 
+        /// An event named `name` on `target` at `time`.
         public init(name: String, target: String? = nil, time: Date) {
             self.name = name
             self.target = target
@@ -20,17 +24,21 @@ public struct ReferenceEvaluator: Sendable {
 
     /// Every event, in arrival order, with times made monotonic as the engine makes them.
     public private(set) var history: [Event] = []
+    /// The context values set so far, by path.
     public private(set) var context: [String: ContextValue] = [:]
     /// The latest time seen.
     public private(set) var now: Date?
 
+    /// An evaluator with no history.
     public init() {}
 
+    /// Records an event; a time before the latest seen counts as the latest.
     public mutating func record(_ name: String, target: String? = nil, at time: Date) {
         let time = advance(to: time)
         history.append(Event(name: name, target: target, time: time))
     }
 
+    /// Sets a context value (`nil` removes it) at `time`.
     public mutating func setContext(_ path: String, to value: ContextValue?, at time: Date) {
         advance(to: time)
         context[path] = value

@@ -18,7 +18,9 @@ public protocol EngineStore: Sendable {
 
 /// An error of an ``EngineStore``.
 public struct EngineStoreError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// What failed, such as "cannot read the engine's state".
     public var message: String
+    /// The file it failed on.
     public var path: String
 
     public var description: String { "\(message): \(path)" }
@@ -27,8 +29,10 @@ public struct EngineStoreError: Error, Hashable, Sendable, CustomStringConvertib
 /// Keeps the state in one JSON file, crash-safe: each save writes a new file, flushes it to disk
 /// and renames it over the old one, so the file is always either the old state or the new.
 public struct FileEngineStore: EngineStore {
+    /// The file the state is kept in.
     public let url: URL
 
+    /// A store in the file at `url`; its directory must exist.
     public init(url: URL) {
         self.url = url
     }
@@ -58,15 +62,19 @@ public struct FileEngineStore: EngineStore {
 /// data goes to a new file, is flushed to disk and renamed over the old one. The engine's state
 /// and the client SDK's caches are written this way.
 public enum DurableFile {
+    /// A write that did not complete; the old contents are untouched.
     public struct WriteError: Error, Hashable, Sendable, CustomStringConvertible {
         /// What failed, such as "cannot write".
         public var message: String
+        /// The file it failed on.
         public var path: String
+        /// What the system said.
         public var reason: String
 
         public var description: String { "\(message) \(path) (\(reason))" }
     }
 
+    /// Replaces the contents of the file at `url` with `data`, crash-safely: a new file, flushed, then renamed over the old one.
     public static func write(_ data: Data, to url: URL) throws(WriteError) {
         let temporary = url.path + ".\(getpid()).tmp"
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC, 0o644)

@@ -29,7 +29,11 @@ public final class LiveEngine: Sendable {
     /// forward can wake it early.
     private let wake = Locked<(sleeper: Task<Void, Never>?, at: Date?)>((nil, nil))
 
+    /// An engine running `tips` on the clock, its state kept in `store`.
+    ///
     /// - Parameters:
+    ///   - tips: the tips to schedule.
+    ///   - configuration: how the engine schedules across tips.
     ///   - store: where the state is kept; its saved state is restored now.
     ///   - clock: the time source; tests inject their own.
     ///   - saveFailed: told when a save after a change fails (the engine goes on in memory).
@@ -57,26 +61,31 @@ public final class LiveEngine: Sendable {
         continuation.finish()
     }
 
+    /// Records an event now, such as `record("tap", target: "search")`; returns the render commands it caused, which also go to ``commands``.
     @discardableResult
     public func record(_ name: String, target: String? = nil) -> [RenderCommand] {
         apply { $0.record(name, target: target, at: $1) }
     }
 
+    /// Sets context values now (`nil` removes one), such as `["app.version": .string("1.4")]`; returns the render commands it caused.
     @discardableResult
     public func setContext(_ values: [String: ContextValue?]) -> [RenderCommand] {
         apply { $0.setContext(values, at: $1) }
     }
 
+    /// Says that a screen area became visible or hidden: its tip pauses while it is hidden and resumes as it was.
     @discardableResult
     public func setContainer(_ container: String, visible: Bool) -> [RenderCommand] {
         apply { $0.setContainer(container, visible: visible, at: $1) }
     }
 
+    /// The user closed a tip: it finishes for good (`closed`).
     @discardableResult
     public func close(tip id: String) -> [RenderCommand] {
         apply { $0.close(tip: id, at: $1) }
     }
 
+    /// Runs a new set of tips (a new catalog), keeping what the engine knows of the tips it had.
     @discardableResult
     public func update(tips: [Tip]) -> [RenderCommand] {
         apply { $0.update(tips: tips, at: $1) }
@@ -88,6 +97,7 @@ public final class LiveEngine: Sendable {
         apply { $0.advance(to: $1) }
     }
 
+    /// Where a tip is in its lifecycle; `nil` for a tip the engine does not know.
     public func phase(of tip: String) -> TipPhase? {
         state.withLock { $0.phase(of: tip) }
     }

@@ -5,9 +5,13 @@ import WaymarkSupport
 /// Why a rule has its value: the rule's tree, each node with its value and, for terms, what the
 /// engine knows (`2 in the last 7d, needs >= 3`).
 public struct RuleExplanation: Hashable, Sendable {
+    /// The rule or sub-rule as written.
     public var rule: String
+    /// Its value now.
     public var value: Bool
+    /// For a term, what the engine knows of it: `2 in the last 7d, needs >= 3`.
     public var detail: String?
+    /// The operands of AND, OR and NOT.
     public var children: [RuleExplanation]
 
     /// The tree as indented lines.
@@ -21,16 +25,25 @@ public struct RuleExplanation: Hashable, Sendable {
 
 /// Why a tip is or is not showing: its phase, each condition for showing it, and its rules.
 public struct TipExplanation: Hashable, Sendable, CustomStringConvertible {
+    /// One condition for showing the tip, such as its container being visible.
     public struct Condition: Hashable, Sendable {
+        /// What the condition is: `container home visible`.
         public var label: String
+        /// Whether it holds now.
         public var satisfied: Bool
+        /// Why it holds or not, for people.
         public var detail: String
     }
 
+    /// The tip's id.
     public var tip: String
+    /// Where the tip is in its lifecycle.
     public var phase: TipPhase
+    /// Every condition for showing it, in the order the engine checks them.
     public var conditions: [Condition]
+    /// Why the trigger has its value.
     public var trigger: RuleExplanation
+    /// Why the dismissal has its value, if the tip has one.
     public var dismissal: RuleExplanation?
 
     /// The explanation as text for people.

@@ -1,9 +1,11 @@
 /// What an ``Engine`` knows, as plain data to persist: the evaluator's term states, every tip's
 /// state, hidden containers and the time of the last tip shown. Never the event history.
 public struct EngineSnapshot: Hashable, Sendable, Codable {
+    /// The evaluator's term states and context.
     public var evaluator: EvaluatorSnapshot
     /// By tip id, including tips no longer in the catalog (a closed tip stays closed).
     public var tips: [String: TipState]
+    /// The containers the host has said are hidden.
     public var hiddenContainers: [String]
     /// When the last tip appeared, in milliseconds since 1970.
     public var lastShow: Int64?

@@ -20,16 +20,20 @@ import WaymarkRules
 /// engine.record("tap", target: "search", at: now) // [hide search-tip, reason dismissed]
 /// ```
 public struct Engine: Sendable {
+    /// How the engine schedules across all tips.
     public struct Configuration: Hashable, Sendable {
         /// The least time between two tips appearing.
         public var frequency: DisplayFrequency
 
+        /// A configuration in which tips may appear `frequency` apart at the least.
         public init(frequency: DisplayFrequency = .immediate) {
             self.frequency = frequency
         }
     }
 
+    /// The tips the engine schedules, in the catalog's order.
     public let tips: [Tip]
+    /// How the engine schedules across all tips.
     public let configuration: Configuration
 
     var evaluator: Evaluator
@@ -66,8 +70,11 @@ public struct Engine: Sendable {
 
     /// Builds an engine for a catalog of tips.
     ///
-    /// - Parameter snapshot: the state of an earlier engine (``snapshot()``), which may have had a
-    ///   different catalog: tips keep their states by id, rules their terms by text.
+    /// - Parameters:
+    ///   - tips: the tips to schedule, in the catalog's order.
+    ///   - configuration: how the engine schedules across tips.
+    ///   - snapshot: the state of an earlier engine (``snapshot()``), which may have had a
+    ///     different catalog: tips keep their states by id, rules their terms by text.
     public init(tips: [Tip], configuration: Configuration = Configuration(), restoring snapshot: EngineSnapshot? = nil) {
         self.tips = tips
         self.configuration = configuration
@@ -423,6 +430,7 @@ public struct Engine: Sendable {
 
 /// A tip's runtime state: its phase and what its display policy counts.
 public struct TipState: Hashable, Sendable {
+    /// Where the tip is in its lifecycle.
     public var phase: TipPhase = .waiting
     /// How many times it appeared (shows and resumes).
     public var displayCount = 0
@@ -431,10 +439,12 @@ public struct TipState: Hashable, Sendable {
     /// When the current visible stretch began, in milliseconds since 1970.
     public var activeSince: Int64 = noTime
 
+    /// The state of a tip that never showed.
     public init() {}
 }
 
 extension TipPhase {
+    /// Whether the tip finished: it never shows again.
     public var isFinished: Bool {
         if case .finished = self { return true }
         return false

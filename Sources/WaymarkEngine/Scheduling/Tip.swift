@@ -4,6 +4,7 @@ import WaymarkRules
 /// A tip as the engine schedules it: where it shows, when (its rules), and how often (its policy).
 /// Content (title, body, media) is the renderer's business and not the engine's.
 public struct Tip: Hashable, Sendable {
+    /// The tip's id, unique in its catalog.
     public var id: String
     /// The screen area the tip shows in; at most one tip per container at a time.
     public var container: String
@@ -18,9 +19,12 @@ public struct Tip: Hashable, Sendable {
     /// Tips of one group form an ordered tour: a tip waits until every tip of its group with a
     /// lower `order` finished.
     public var group: String?
+    /// The tip's place in its group's tour.
     public var order: Int
+    /// How often and how long it may show.
     public var policy: DisplayPolicy
 
+    /// A tip shown in `container` while `trigger` holds, until `dismissal` does.
     public init(
         id: String, container: String, anchor: String? = nil, trigger: Rule, dismissal: Rule? = nil,
         priority: Int = 0, group: String? = nil, order: Int = 0, policy: DisplayPolicy = DisplayPolicy()
@@ -47,6 +51,7 @@ public struct DisplayPolicy: Hashable, Sendable {
     /// After this moment the tip never shows, and finishes if it is showing.
     public var expiresAt: Date?
 
+    /// A policy with these limits; `nil` is no limit.
     public init(maxDisplayCount: Int? = nil, maxDisplayDuration: TimeInterval? = nil, expiresAt: Date? = nil) {
         self.maxDisplayCount = maxDisplayCount
         self.maxDisplayDuration = maxDisplayDuration
@@ -57,7 +62,16 @@ public struct DisplayPolicy: Hashable, Sendable {
 /// The least time between two tips appearing (a resume does not count), over all containers, as
 /// Apple's TipKit has it.
 public enum DisplayFrequency: String, Hashable, Sendable, CaseIterable, Codable {
-    case immediate, hourly, daily, weekly, monthly
+    /// No least time: a tip may appear as soon as its rules say.
+    case immediate
+    /// At most one tip appearing an hour.
+    case hourly
+    /// At most one a day.
+    case daily
+    /// At most one a week.
+    case weekly
+    /// At most one in 30 days.
+    case monthly
 
     var milliseconds: Int64 {
         switch self {
@@ -72,10 +86,13 @@ public enum DisplayFrequency: String, Hashable, Sendable, CaseIterable, Codable 
 
 /// Where a tip is in its lifecycle: waiting -> active <-> paused -> finished.
 public enum TipPhase: Hashable, Sendable {
+    /// Its trigger has not held yet, or another tip holds its container.
     case waiting
+    /// It is showing.
     case active
     /// Its container is hidden; it resumes as it was when the container shows again.
     case paused
+    /// It will not show again, for this reason.
     case finished(FinishReason)
 }
 
@@ -85,7 +102,9 @@ public enum FinishReason: String, Hashable, Sendable, Codable, CaseIterable {
     case dismissed
     /// The user closed it.
     case closed
+    /// It appeared as many times as its policy allows.
     case maxDisplayCount
+    /// It was visible as long as its policy allows.
     case maxDisplayDuration
     /// Its expiry date passed.
     case expired
@@ -95,18 +114,32 @@ public enum FinishReason: String, Hashable, Sendable, Codable, CaseIterable {
 
 /// What a renderer must do: the engine decides, renderers (web, Apple, terminal) only draw.
 public struct RenderCommand: Hashable, Sendable {
+    /// What to do with the tip.
     public enum Action: String, Hashable, Sendable, Codable {
-        case show, hide, pause, resume
+        /// Draw the tip now.
+        case show
+        /// Remove it for good; ``RenderCommand/reason`` says why.
+        case hide
+        /// Hide it for now, keeping its state: its container was hidden.
+        case pause
+        /// Draw it again as it was before the pause.
+        case resume
     }
 
+    /// What to do.
     public var action: Action
+    /// The tip's id; its content is in the catalog.
     public var tip: String
+    /// The screen area it shows in.
     public var container: String
+    /// The element it points at, if any.
     public var anchor: String?
     /// Why a tip is hidden (`hide`): how it finished.
     public var reason: FinishReason?
+    /// When the engine decided it.
     public var time: Date
 
+    /// A command to `action` the tip `tip` in `container`.
     public init(
         action: Action, tip: String, container: String, anchor: String? = nil, reason: FinishReason? = nil,
         time: Date

@@ -140,7 +140,8 @@ let package = Package(
             name: "waymark",
             dependencies: [
                 "WaymarkApplication",
-                "WaymarkCatalog", "WaymarkServer", "WaymarkConsole", "WaymarkSQLite", "WaymarkPostgres", "WaymarkNarration", "WaymarkSupport",
+                "WaymarkCatalog", "WaymarkServer", "WaymarkConsole", "WaymarkSQLite", "WaymarkPostgres", "WaymarkNarration",
+                "WaymarkSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -159,7 +160,9 @@ let package = Package(
         .testTarget(name: "WaymarkDeliveryTests", dependencies: ["WaymarkDelivery"]),
         .testTarget(
             name: "WaymarkNarrationTests",
-            dependencies: ["WaymarkNarration", "WaymarkCatalog", "WaymarkStore", "WaymarkTestSupport", .product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                "WaymarkNarration", "WaymarkCatalog", "WaymarkStore", "WaymarkTestSupport", .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         // Fresh databases of every store for the tests (SQLite, and PostgreSQL where scripts/test
         // starts one), and the waymark binary they run.
@@ -176,22 +179,26 @@ let package = Package(
         .testTarget(
             name: "WaymarkStoreTests",
             dependencies: [
-                "WaymarkStore", "WaymarkSQLite", "WaymarkPostgres", "WaymarkServer", "WaymarkConsole", "WaymarkAPI", "WaymarkSupport", "WaymarkTestSupport", "waymark",
+                "WaymarkStore", "WaymarkSQLite", "WaymarkPostgres", "WaymarkServer", "WaymarkConsole", "WaymarkAPI", "WaymarkSupport",
+                "WaymarkTestSupport", "waymark",
                 .product(name: "Logging", package: "swift-log"), .product(name: "PostgresNIO", package: "postgres-nio"),
             ]
         ),
-        .testTarget(name: "WaymarkAnalyticsTests", dependencies: ["WaymarkAnalytics", "WaymarkSQLite", "WaymarkCatalog", "WaymarkSupport"]),
+        .testTarget(
+            name: "WaymarkAnalyticsTests", dependencies: ["WaymarkAnalytics", "WaymarkSQLite", "WaymarkCatalog", "WaymarkSupport"]),
         .testTarget(
             name: "WaymarkConsoleTests",
             dependencies: [
-                "WaymarkApplication", "WaymarkConsole", "WaymarkServer", "WaymarkCatalog", "WaymarkSupport", "WaymarkTestSupport", "WaymarkNarration",
+                "WaymarkApplication", "WaymarkConsole", "WaymarkServer", "WaymarkCatalog", "WaymarkSupport", "WaymarkTestSupport",
+                "WaymarkNarration",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ]
         ),
         .testTarget(
             name: "WaymarkServerTests",
             dependencies: [
-                "WaymarkApplication", "WaymarkServer", "WaymarkSQLite", "WaymarkCatalog", "WaymarkClient", "WaymarkSupport", "WaymarkTestSupport", "WaymarkNarration",
+                "WaymarkApplication", "WaymarkServer", "WaymarkSQLite", "WaymarkCatalog", "WaymarkClient", "WaymarkSupport",
+                "WaymarkTestSupport", "WaymarkNarration",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Yams", package: "Yams"),

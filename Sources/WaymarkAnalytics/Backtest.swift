@@ -108,7 +108,8 @@ public struct Backtest: Sendable {
     private func newState(_ user: String) -> UserState {
         UserState(
             evaluator: compiled, user: user,
-            seen: Array(repeating: nil, count: tips.count), done: Array(repeating: false, count: tips.count), actedAt: Array(repeating: nil, count: tips.count)
+            seen: Array(repeating: nil, count: tips.count), done: Array(repeating: false, count: tips.count),
+            actedAt: Array(repeating: nil, count: tips.count)
         )
     }
 

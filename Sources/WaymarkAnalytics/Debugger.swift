@@ -65,7 +65,10 @@ extension Analytics {
         let events = script.count { if case .event = $0.input { true } else { false } }
         for line in script {
             let commands = Replay.play(line, on: &engine).filter { $0.tip == id }
-            steps.append(.init(time: line.time, input: Self.describe(line.input), outcome: commands.isEmpty ? nil : commands.map(Self.describe).joined(separator: ", ")))
+            steps.append(
+                .init(
+                    time: line.time, input: Self.describe(line.input),
+                    outcome: commands.isEmpty ? nil : commands.map(Self.describe).joined(separator: ", ")))
         }
         return EligibilityTrace(
             user: user, tip: id, events: events,
@@ -81,7 +84,9 @@ extension Analytics {
         case .event(let name, let target): target.map { "\(name):\($0)" } ?? name
         case .tick: "time passes"
         case .context(let values):
-            "context " + values.sorted { $0.key < $1.key }.compactMap { path, value in value.map { "\(path)=\(Self.describe($0))" } }.joined(separator: " ")
+            "context "
+                + values.sorted { $0.key < $1.key }.compactMap { path, value in value.map { "\(path)=\(Self.describe($0))" } }.joined(
+                    separator: " ")
         case .container(let container, let visible): "\(container) \(visible ? "shown" : "hidden")"
         case .close(let tip): "close \(tip)"
         }

@@ -14,7 +14,9 @@ struct ReportedContext {
         }
     }
 
-    static let paths = [("device.platform", "platform"), ("device.model", "model"), ("app.version", "appVersion"), ("user.locale", "locale")]
+    static let paths = [
+        ("device.platform", "platform"), ("device.model", "model"), ("app.version", "appVersion"), ("user.locale", "locale"),
+    ]
 
     func values(user: String) -> [String: ContextValue] {
         var values: [String: ContextValue] = ["user.id": .string(user)]

@@ -191,7 +191,9 @@ public struct Analytics: Sendable {
         // A tour page's narration events name the page: not a tip unless it was ever shown as one.
         return reports.values.filter { order[$0.tip] != nil || $0.total.shown + $0.total.acted + $0.total.closed > 0 }.map { report in
             var report = report
-            report.segments = (segments[report.tip] ?? [:]).sorted { $0.key < $1.key }.map { TipReport.Part(segment: $0.key, funnel: $0.value) }
+            report.segments = (segments[report.tip] ?? [:]).sorted { $0.key < $1.key }.map {
+                TipReport.Part(segment: $0.key, funnel: $0.value)
+            }
             if order[report.tip] != nil && eligible != nil {
                 for index in report.segments.indices where report.segments[index].funnel.eligible == nil {
                     report.segments[index].funnel.eligible = 0
@@ -213,7 +215,8 @@ public struct Analytics: Sendable {
 
     /// The catalog's tours, page by page in their order.
     public func tours(app: String, catalog: Catalog, period: Period) async throws -> [TourReport] {
-        async let rows = store.tally(app: app, TallyQuery(period: period, names: Self.tourEvents, by: [.property("tour"), .property("page")]))
+        async let rows = store.tally(
+            app: app, TallyQuery(period: period, names: Self.tourEvents, by: [.property("tour"), .property("page")]))
         async let grants = store.grantTotals(app: app, period: period)
         var counts: [String: [String: TourPageReport]] = [:]
         for row in try await rows {
@@ -227,8 +230,10 @@ public struct Analytics: Sendable {
             counts[tour, default: [:]][page] = report
         }
         for grant in try await grants {
-            counts[grant.tour, default: [:]][grant.page, default: TourPageReport(page: grant.page, viewed: 0, readToBottom: 0, videoPlays: 0, credits: 0)]
-                .credits = grant.credits
+            counts[grant.tour, default: [:]][
+                grant.page, default: TourPageReport(page: grant.page, viewed: 0, readToBottom: 0, videoPlays: 0, credits: 0)
+            ]
+            .credits = grant.credits
         }
         return catalog.tours.map { tour in
             TourReport(
@@ -257,8 +262,12 @@ public struct Analytics: Sendable {
             }
         }
         return EngagementReport(
-            platforms: join(try await whole, try await wholeSessions, days: false).sorted { ($1.users, $0.platform ?? "") < ($0.users, $1.platform ?? "") },
-            days: join(try await daily, try await dailySessions, days: true).sorted { ($0.day ?? 0, $0.platform ?? "") < ($1.day ?? 0, $1.platform ?? "") }
+            platforms: join(try await whole, try await wholeSessions, days: false).sorted {
+                ($1.users, $0.platform ?? "") < ($0.users, $1.platform ?? "")
+            },
+            days: join(try await daily, try await dailySessions, days: true).sorted {
+                ($0.day ?? 0, $0.platform ?? "") < ($1.day ?? 0, $1.platform ?? "")
+            }
         )
     }
 

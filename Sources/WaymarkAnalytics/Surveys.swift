@@ -112,7 +112,8 @@ extension Analytics {
             segments[tip, default: [:]][segment, default: SurveyScore(scale: report.total.scale)].add(score: score, answers: row.events)
             if let text = row.keys[5]?.trimmingCharacters(in: .whitespacesAndNewlines), !text.isEmpty {
                 report.comments.append(
-                    SurveyComment(day: row.keys[1].flatMap { Int64($0) } ?? 0, segment: segment, score: score, text: text, times: row.events)
+                    SurveyComment(
+                        day: row.keys[1].flatMap { Int64($0) } ?? 0, segment: segment, score: score, text: text, times: row.events)
                 )
             }
             reports[tip] = report
@@ -121,7 +122,8 @@ extension Analytics {
             guard var report = reports[id] else { return nil }
             report.segments = (segments[id] ?? [:]).sorted { $0.key < $1.key }.map { SurveyReport.Part(segment: $0.key, score: $0.value) }
             report.comments = Array(
-                report.comments.sorted { ($1.day, $0.segment, $0.text) < ($0.day, $1.segment, $1.text) }.prefix(SurveyReport.maximumComments)
+                report.comments.sorted { ($1.day, $0.segment, $0.text) < ($0.day, $1.segment, $1.text) }.prefix(
+                    SurveyReport.maximumComments)
             )
             return report
         }

@@ -63,7 +63,8 @@ public func buildApplication(
 ) -> some ApplicationProtocol {
     let narrator = configuration.synthesizer.map { Narrator(store: store, synthesizer: $0, logger: logger, now: configuration.now) }
     let server = WaymarkServer(
-        store: store, logger: logger, metrics: metrics, narrator: narrator, trustedProxies: configuration.trustedProxies, now: configuration.now
+        store: store, logger: logger, metrics: metrics, narrator: narrator, trustedProxies: configuration.trustedProxies,
+        now: configuration.now
     )
     let router = buildRouter(server: server, console: WaymarkConsole(server: server, now: configuration.now), routes: routes)
     let sweeper = SessionSweeper(store: store, logger: logger, interval: configuration.sweepInterval, now: configuration.now)

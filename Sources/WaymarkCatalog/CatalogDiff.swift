@@ -35,7 +35,9 @@ public struct CatalogChange: Hashable, Sendable {
             let newIDs = Set(new.map(id))
             for object in new {
                 let previous = oldByID[id(object)]
-                if previous != object { changes.append(CatalogChange(kind: kind, id: id(object), before: previous.map(yaml), after: yaml(object))) }
+                if previous != object {
+                    changes.append(CatalogChange(kind: kind, id: id(object), before: previous.map(yaml), after: yaml(object)))
+                }
             }
             for object in old where !newIDs.contains(id(object)) {
                 changes.append(CatalogChange(kind: kind, id: id(object), before: yaml(object), after: nil))
@@ -44,9 +46,11 @@ public struct CatalogChange: Hashable, Sendable {
         compare(.tip, old.tips, new.tips, id: \.id, yaml: CatalogDocument.yaml)
         compare(.tour, old.tours, new.tours, id: \.id, yaml: CatalogDocument.yaml)
         compare(.media, old.media, new.media, id: \.id, yaml: CatalogDocument.yaml)
-        let settings = { (catalog: Catalog) in CatalogDocument.yaml(
+        let settings = { (catalog: Catalog) in
+            CatalogDocument.yaml(
                 Catalog(frequency: catalog.frequency, tips: [], rewards: catalog.rewards, narration: catalog.narration)
-            ) }
+            )
+        }
         if old.frequency != new.frequency || old.rewards != new.rewards || old.narration != new.narration {
             changes.append(CatalogChange(kind: .settings, id: "catalog", before: settings(old), after: settings(new)))
         }

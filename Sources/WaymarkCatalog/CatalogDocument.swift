@@ -124,7 +124,7 @@ private let mediaVariantKeys = ["url", "thumbnail", "type", "model", "family", "
 public let targetingPaths: Set<String> = ["device.platform", "device.model", "app.version", "user.locale", "user.id"]
 private let policyKeys = ["maxDisplayCount", "maxDisplayDuration", "expiresAt"]
 
-fileprivate struct CatalogReader {
+private struct CatalogReader {
     let text: String
     let file: String
     let lines: [Substring]
@@ -228,9 +228,10 @@ fileprivate struct CatalogReader {
         let id = requiredName(mapping, "id", in: node)
         let container = requiredName(mapping, "container", in: node)
         let anchor = mapping["anchor"].flatMap { string($0, "anchor") }
-        let trigger: Rule? = if let triggerNode = mapping["trigger"] { rule(triggerNode) } else {
-            missing("trigger", in: node)
-        }
+        let trigger: Rule? =
+            if let triggerNode = mapping["trigger"] { rule(triggerNode) } else {
+                missing("trigger", in: node)
+            }
         let survey = mapping["survey"].flatMap { readSurvey($0, tip: id) }
         var dismissal = mapping["dismissal"].flatMap { rule($0) }
         if let id, survey != nil, mapping["dismissal"] == nil { dismissal = Survey.answered(tip: id) }
@@ -263,9 +264,10 @@ fileprivate struct CatalogReader {
 
     mutating func readSurvey(_ node: Node, tip id: String?) -> Survey? {
         guard let mapping = mapping(node, "survey", keys: ["scale", "comment"]) else { return nil }
-        let scale: Survey.Scale? = if let scaleNode = mapping["scale"] { oneOf(scaleNode, "scale", Survey.Scale.allCases) } else {
-            missing("scale", in: node)
-        }
+        let scale: Survey.Scale? =
+            if let scaleNode = mapping["scale"] { oneOf(scaleNode, "scale", Survey.Scale.allCases) } else {
+                missing("scale", in: node)
+            }
         var comment = false
         if let commentNode = mapping["comment"] {
             switch commentNode.scalar?.string {
@@ -379,7 +381,11 @@ fileprivate struct CatalogReader {
         }
         var reward: Int?
         if let rewardNode = mapping["reward"], let credits = integer(rewardNode, "reward") {
-            if credits >= 1 && credits <= 1_000_000 { reward = credits } else { fail(at: rewardNode, "reward must be from 1 to 1000000 credits") }
+            if credits >= 1 && credits <= 1_000_000 {
+                reward = credits
+            } else {
+                fail(at: rewardNode, "reward must be from 1 to 1000000 credits")
+            }
         }
         guard let id, let content else { return nil }
         return TourPage(id: id, content: content, media: media, reward: reward)

@@ -66,13 +66,14 @@ extension CatalogDocument {
             pairs["survey"] = surveyPairs.node
         }
         if !entry.variants.isEmpty {
-            pairs["variants"] = Node(entry.variants.map { variant in
-                var pairs = Pairs()
-                pairs["id"] = text(variant.id)
-                pairs["weight"] = number(variant.weight)
-                pairs["content"] = node(variant.content)
-                return pairs.node
-            })
+            pairs["variants"] = Node(
+                entry.variants.map { variant in
+                    var pairs = Pairs()
+                    pairs["id"] = text(variant.id)
+                    pairs["weight"] = number(variant.weight)
+                    pairs["content"] = node(variant.content)
+                    return pairs.node
+                })
         }
         return pairs.node
     }
@@ -82,31 +83,36 @@ extension CatalogDocument {
         pairs["id"] = text(tour.id)
         pairs["trigger"] = tour.trigger.map { text($0.description) }
         addTargeting(tour.targeting, to: &pairs)
-        pairs["pages"] = Node(tour.pages.map { page in
-            var pairs = Pairs()
-            pairs["id"] = text(page.id)
-            pairs["content"] = node(page.content)
-            pairs["media"] = page.media.map(text)
-            pairs["reward"] = page.reward.map(number)
-            return pairs.node
-        })
+        pairs["pages"] = Node(
+            tour.pages.map { page in
+                var pairs = Pairs()
+                pairs["id"] = text(page.id)
+                pairs["content"] = node(page.content)
+                pairs["media"] = page.media.map(text)
+                pairs["reward"] = page.reward.map(number)
+                return pairs.node
+            })
         return pairs.node
     }
 
     static func node(_ media: Media) -> Node {
         Node([
             (text("id"), text(media.id)),
-            (text("variants"), Node(media.variants.map { variant in
-                var pairs = Pairs()
-                pairs["url"] = text(variant.url)
-                pairs["thumbnail"] = variant.thumbnail.map(text)
-                pairs["type"] = variant.type.map(text)
-                pairs["model"] = variant.model.map(text)
-                pairs["family"] = variant.family.map(text)
-                pairs["minAppVersion"] = variant.minAppVersion.map { text($0.description) }
-                pairs["locale"] = variant.locale.map(text)
-                return pairs.node
-            })),
+            (
+                text("variants"),
+                Node(
+                    media.variants.map { variant in
+                        var pairs = Pairs()
+                        pairs["url"] = text(variant.url)
+                        pairs["thumbnail"] = variant.thumbnail.map(text)
+                        pairs["type"] = variant.type.map(text)
+                        pairs["model"] = variant.model.map(text)
+                        pairs["family"] = variant.family.map(text)
+                        pairs["minAppVersion"] = variant.minAppVersion.map { text($0.description) }
+                        pairs["locale"] = variant.locale.map(text)
+                        return pairs.node
+                    })
+            ),
         ])
     }
 

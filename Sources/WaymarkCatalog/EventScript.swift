@@ -119,7 +119,8 @@ public struct EventScript: Hashable, Sendable {
             input = .close(tip: try text("close"))
         default:
             throw LineError(
-                message: "unexpected keys \(keys.sorted().joined(separator: ", ")); a line is an event, a tick, context, a container or a close"
+                message:
+                    "unexpected keys \(keys.sorted().joined(separator: ", ")); a line is an event, a tick, context, a container or a close"
             )
         }
         return Line(number: number, time: time, input: input)

@@ -113,7 +113,8 @@ struct Transport: Sendable {
         do {
             (data, response) = try await session.data(for: request)
         } catch {
-            throw WaymarkClientError(status: nil, code: "unreachable", message: "\(server) cannot be reached: \(error.localizedDescription)")
+            throw WaymarkClientError(
+                status: nil, code: "unreachable", message: "\(server) cannot be reached: \(error.localizedDescription)")
         }
         guard let http = response as? HTTPURLResponse else {
             throw WaymarkClientError(status: nil, code: "bad_response", message: "the answer is not HTTP")

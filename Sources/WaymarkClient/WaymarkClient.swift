@@ -208,7 +208,8 @@ public final class WaymarkClient: Sendable {
             throw WaymarkClientError(status: nil, code: "not_a_survey", message: "the catalog has no survey tip \"\(id)\"")
         }
         guard (survey.min...survey.max).contains(score) else {
-            throw WaymarkClientError(status: nil, code: "bad_score", message: "a score of this survey is from \(survey.min) to \(survey.max)")
+            throw WaymarkClientError(
+                status: nil, code: "bad_score", message: "a score of this survey is from \(survey.min) to \(survey.max)")
         }
         var properties = ["tip": id, "score": String(score)]
         properties["variant"] = tip.variant
@@ -372,8 +373,10 @@ public final class WaymarkClient: Sendable {
     @discardableResult
     public func refresh() async -> RefreshOutcome {
         var items: [URLQueryItem] = []
-        for (name, value) in [("platform", context.platform), ("model", context.model), ("appVersion", context.appVersion),
-                              ("locale", context.locale), ("user", context.user)] {
+        for (name, value) in [
+            ("platform", context.platform), ("model", context.model), ("appVersion", context.appVersion),
+            ("locale", context.locale), ("user", context.user),
+        ] {
             if let value { items.append(URLQueryItem(name: name, value: value)) }
         }
         let query = items.map { "\($0.name)=\($0.value ?? "")" }.joined(separator: "&")
@@ -437,7 +440,7 @@ public final class WaymarkClient: Sendable {
             // for it), which hung this loop's tests on Linux.
             if queue.count > 0 { _ = await Task { try? await self.flush() }.value }
             if options.clock() >= nextRefresh {
-                await Task { await self.refresh() }.value
+                _ = await Task { await self.refresh() }.value
                 nextRefresh = options.clock().addingTimeInterval(options.refreshInterval)
             }
         }

@@ -48,7 +48,8 @@ public enum Accounts {
     /// recording it in the audit log. Returns whether the user was created.
     @discardableResult
     public static func addMember(
-        email rawEmail: String, password: String?, role: Role, app: String, actor: AuditEntry.Actor = .cli, in store: any Store, cost: UInt8 = 12,
+        email rawEmail: String, password: String?, role: Role, app: String, actor: AuditEntry.Actor = .cli, in store: any Store,
+        cost: UInt8 = 12,
         at time: Date = Date()
     ) async throws -> Bool {
         let email = normalize(email: rawEmail)
@@ -70,7 +71,8 @@ public enum Accounts {
         }
         let before = try await store.changeRole(role, user: user.id, app: app, check: keepsAnOwner)
         try await store.appendAudit(
-            AuditEntry(app: app, actor: actor, at: time, action: .roleSet, object: "user \(email)", before: before?.rawValue, after: role.rawValue)
+            AuditEntry(
+                app: app, actor: actor, at: time, action: .roleSet, object: "user \(email)", before: before?.rawValue, after: role.rawValue)
         )
         return created
     }

@@ -33,19 +33,23 @@ extension WaymarkConsole {
         let platforms = report.platforms.map(\.platform)
         func daily(_ measure: (Engagement) -> Double) -> [(String, [Double?])] {
             platforms.map { platform in
-                let byDay = Dictionary(report.days.filter { $0.platform == platform }.map { ($0.day ?? 0, measure($0)) }, uniquingKeysWith: +)
+                let byDay = Dictionary(
+                    report.days.filter { $0.platform == platform }.map { ($0.day ?? 0, measure($0)) }, uniquingKeysWith: +)
                 return (platform ?? "unknown", days.map { byDay[$0] ?? 0 })
             }
         }
         let labels = days.map { String(Timestamp.format($0).prefix(10)) }
-        values["eventsChart"] = Chart.line(title: "Events per active user, per day and platform", labels: labels, series: daily(\.eventsPerUser)) {
+        values["eventsChart"] = Chart.line(
+            title: "Events per active user, per day and platform", labels: labels, series: daily(\.eventsPerUser)
+        ) {
             String(format: "%.1f", $0)
         }
         values["usersChart"] = Chart.line(title: "Active users, per day and platform", labels: labels, series: daily { Double($0.users) }) {
             String(Int($0))
         }
         let eligible = try await counted
-        let tips = try await analytics.tips(app: app.id, catalog: catalog, period: choice.period, eligible: eligible.map { .counted($0) } ?? .unknown)
+        let tips = try await analytics.tips(
+            app: app.id, catalog: catalog, period: choice.period, eligible: eligible.map { .counted($0) } ?? .unknown)
         values["tipsTable"] = ReportTable.tips(tips, link: "/console/apps/\(app.id)/analytics/tips/", query: choice.query).values
         if eligible == nil { values["refresh"] = Self.countingRefresh }
         values["tours"] = try await tours.map { tour in
@@ -58,11 +62,13 @@ extension WaymarkConsole {
             ] as [String: Any]
         }
         values["experiments"] = try await experiments.map { experiment in
-            ["tip": experiment.tip, "enoughData": experiment.enoughData, "table": ReportTable.experiment(experiment).values] as [String: Any]
+            ["tip": experiment.tip, "enoughData": experiment.enoughData, "table": ReportTable.experiment(experiment).values]
+                as [String: Any]
         }
         let surveyReports = try await surveys
         if !surveyReports.isEmpty {
-            values["surveysTable"] = ReportTable.surveys(surveyReports, link: "/console/apps/\(app.id)/analytics/tips/", query: choice.query).values
+            values["surveysTable"] =
+                ReportTable.surveys(surveyReports, link: "/console/apps/\(app.id)/analytics/tips/", query: choice.query).values
         }
         return Templates.page("analytics", values)
     }
@@ -74,7 +80,9 @@ extension WaymarkConsole {
         let id = context.parameters.get("id") ?? ""
         let live = try await server.publishedCatalog(app: app.id)
         let catalog = live?.catalog ?? Catalog(tips: [])
-        guard let (report, counted) = try await tipReport(app: app.id, live: live, tip: id, period: choice.period, patience: Self.eligiblePatience)
+        guard
+            let (report, counted) = try await tipReport(
+                app: app.id, live: live, tip: id, period: choice.period, patience: Self.eligiblePatience)
         else { throw ConsoleError.notFound }
         var values = frame("Tip \(id)", signedIn, app: app)
         if !counted { values["refresh"] = Self.countingRefresh }
@@ -84,18 +92,19 @@ extension WaymarkConsole {
         values["segmentsTable"] = ReportTable.segments(report).values
         values["live"] = catalog.tips.contains { $0.id == id }
         if let survey = try await surveyReport(app: app.id, catalog: catalog, tip: id, period: choice.period) {
-            values["survey"] = [
-                "summary": ReportTable.surveys([survey], link: nil, query: "").values,
-                "segments": ReportTable.surveySegments(survey).values,
-                "comments": ReportTable.surveyComments(survey).values,
-                "discarded": survey.discarded,
-                "chart": Chart.bars(
-                    title: "Answers per score",
-                    rows: survey.total.counts.enumerated().map { offset, count in
-                        (String(offset + survey.total.scale.scores.lowerBound), Double(count), String(count))
-                    }
-                ),
-            ] as [String: Any]
+            values["survey"] =
+                [
+                    "summary": ReportTable.surveys([survey], link: nil, query: "").values,
+                    "segments": ReportTable.surveySegments(survey).values,
+                    "comments": ReportTable.surveyComments(survey).values,
+                    "discarded": survey.discarded,
+                    "chart": Chart.bars(
+                        title: "Answers per score",
+                        rows: survey.total.counts.enumerated().map { offset, count in
+                            (String(offset + survey.total.scale.scores.lowerBound), Double(count), String(count))
+                        }
+                    ),
+                ] as [String: Any]
         }
         if let user = request.uri.queryParameters["user"].map(String.init)?.trimmingCharacters(in: .whitespaces), !user.isEmpty {
             values["user"] = user
@@ -110,7 +119,9 @@ extension WaymarkConsole {
     func backtestPage(_ request: Request, _ context: WaymarkRequestContext) async throws -> Response {
         let (signedIn, app) = try await access(request, context, needs: .viewer)
         let id = context.parameters.get("id") ?? ""
-        guard let tip = try await server.draftCatalog(app: app.id)?.catalog.tips.first(where: { $0.id == id }) else { throw ConsoleError.notFound }
+        guard let tip = try await server.draftCatalog(app: app.id)?.catalog.tips.first(where: { $0.id == id }) else {
+            throw ConsoleError.notFound
+        }
         let days = min(365, max(1, request.uri.queryParameters["days"].flatMap { Int(String($0)) } ?? 14))
         let end = now().millisecondsSince1970
         let period = Period(from: end - Int64(days) * Period.day, to: end + 1)
@@ -151,20 +162,28 @@ extension WaymarkConsole {
         case "tips.csv":
             // A download waits for the counts.
             let eligible = try await eligibleCounts(app: app.id, live: live, period: choice.period, patience: nil)
-            let tips = try await analytics.tips(app: app.id, catalog: catalog, period: choice.period, eligible: eligible.map { .counted($0) } ?? .unknown)
+            let tips = try await analytics.tips(
+                app: app.id, catalog: catalog, period: choice.period, eligible: eligible.map { .counted($0) } ?? .unknown)
             table = ReportTable.tips(tips, link: nil, query: "")
         case "segments.csv":
-            guard let (report, _) = try await tipReport(app: app.id, live: live, tip: parameter("tip"), period: choice.period, patience: nil) else {
+            guard
+                let (report, _) = try await tipReport(app: app.id, live: live, tip: parameter("tip"), period: choice.period, patience: nil)
+            else {
                 throw ConsoleError.notFound
             }
             table = ReportTable.segments(report)
         case "tour.csv":
-            guard let tour = try await analytics.tours(app: app.id, catalog: catalog, period: choice.period).first(where: { $0.tour == parameter("tour") })
+            guard
+                let tour = try await analytics.tours(app: app.id, catalog: catalog, period: choice.period).first(where: {
+                    $0.tour == parameter("tour")
+                })
             else { throw ConsoleError.notFound }
             table = ReportTable.tour(tour)
         case "experiments.csv":
             table = ReportTable.experiments(try await analytics.experiments(app: app.id, catalog: catalog, period: choice.period))
-        case "surveys.csv": table = ReportTable.surveys(try await analytics.surveys(app: app.id, catalog: catalog, period: choice.period), link: nil, query: "")
+        case "surveys.csv":
+            table = ReportTable.surveys(
+                try await analytics.surveys(app: app.id, catalog: catalog, period: choice.period), link: nil, query: "")
         case "survey.csv", "comments.csv":
             guard let report = try await surveyReport(app: app.id, catalog: catalog, tip: parameter("tip"), period: choice.period) else {
                 throw ConsoleError.notFound

@@ -14,7 +14,9 @@ enum Chart {
     static let bottom = 30.0
 
     /// One line per series over the same x labels (days); `nil` values leave a gap in the dots.
-    static func line(title: String, labels: [String], series: [(name: String, values: [Double?])], format: (Double) -> String) -> [String: Any] {
+    static func line(title: String, labels: [String], series: [(name: String, values: [Double?])], format: (Double) -> String) -> [String:
+        Any]
+    {
         // Four steps of 1, 2 or 5 times a power of ten: round labels for counts and rates alike.
         let maximum = 4 * niceCeiling((series.flatMap { $0.values.compactMap { $0 } }.max() ?? 0) / 4)
         let plotWidth = width - left - right
@@ -30,7 +32,10 @@ enum Chart {
                     "name": entry.name, "index": index % 6,
                     "points": points.map { "\(coordinate(x($0.0))),\(coordinate(y($0.1)))" }.joined(separator: " "),
                     "dots": points.map { position, value in
-                        ["x": coordinate(x(position)), "y": coordinate(y(value)), "label": "\(entry.name), \(labels[position]): \(format(value))"]
+                        [
+                            "x": coordinate(x(position)), "y": coordinate(y(value)),
+                            "label": "\(entry.name), \(labels[position]): \(format(value))",
+                        ]
                     },
                 ] as [String: Any]
             },
@@ -52,9 +57,11 @@ enum Chart {
             "title": title, "width": width, "height": max(rowHeight, Double(rows.count) * rowHeight + 8),
             "bars": rows.enumerated().map { index, row in
                 [
-                    "label": row.label, "text": row.text, "labelX": labelWidth - 8, "x": labelWidth, "y": coordinate(4 + Double(index) * rowHeight),
+                    "label": row.label, "text": row.text, "labelX": labelWidth - 8, "x": labelWidth,
+                    "y": coordinate(4 + Double(index) * rowHeight),
                     "textY": coordinate(4 + Double(index) * rowHeight + rowHeight / 2 + 4),
-                    "width": coordinate(maximum > 0 && row.value > 0 ? max(1, plotWidth * row.value / maximum) : 0), "barHeight": rowHeight - 8,
+                    "width": coordinate(maximum > 0 && row.value > 0 ? max(1, plotWidth * row.value / maximum) : 0),
+                    "barHeight": rowHeight - 8,
                     "valueX": coordinate(labelWidth + (maximum > 0 ? plotWidth * row.value / maximum : 0) + 6),
                 ] as [String: Any]
             },

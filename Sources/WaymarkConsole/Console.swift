@@ -138,7 +138,8 @@ struct ConsoleError: HTTPResponseError {
     /// Where to send the browser instead of showing a page.
     var location: String?
 
-    static let notFound = ConsoleError(status: .notFound, message: "There is no such page, or it belongs to an app you are not a member of.")
+    static let notFound = ConsoleError(
+        status: .notFound, message: "There is no such page, or it belongs to an app you are not a member of.")
     /// Not signed in: the login page.
     static let signIn = ConsoleError(status: .seeOther, message: "", location: "/console/login")
     static func forbidden(_ message: String) -> ConsoleError { ConsoleError(status: .forbidden, message: message) }

@@ -46,7 +46,9 @@ actor EligibleCache {
         }
     }
 
-    private func entry(_ key: Key, now: Date, count: @escaping @Sendable () async throws -> [Backtest.Outcome]) -> Task<[Backtest.Outcome], any Error> {
+    private func entry(_ key: Key, now: Date, count: @escaping @Sendable () async throws -> [Backtest.Outcome]) -> Task<
+        [Backtest.Outcome], any Error
+    > {
         if let entry = entries[key], now.timeIntervalSince(entry.started) < Self.lifetime { return entry.task }
         if entries.count >= Self.capacity, let oldest = entries.min(by: { $0.value.started < $1.value.started })?.key {
             entries[oldest] = nil

@@ -53,7 +53,9 @@ enum RuleCheck {
     }
 
     /// The errors of a form's rule fields by name; a field with a `required` message may not be blank.
-    static func errors(_ values: [String: String], _ fields: [(name: String, required: String?, targeting: Bool)]) -> [String: [String: String]] {
+    static func errors(_ values: [String: String], _ fields: [(name: String, required: String?, targeting: Bool)]) -> [String: [String:
+        String]]
+    {
         var errors: [String: [String: String]] = [:]
         for field in fields {
             guard let text = values.text(field.name) else {

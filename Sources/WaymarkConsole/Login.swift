@@ -9,7 +9,9 @@ extension WaymarkConsole {
     /// The login form, with a fresh double-submit token in a cookie and in the form (a login
     /// cannot be forged from another site either). It shows even to a signed-in browser: signing
     /// in again, as someone else or not, replaces that session.
-    func loginPage(_ request: Request, message: String? = nil, email: String = "", status: HTTPResponse.Status = .ok) async throws -> Response {
+    func loginPage(_ request: Request, message: String? = nil, email: String = "", status: HTTPResponse.Status = .ok) async throws
+        -> Response
+    {
         let token = Secrets.randomHex(bytes: 32)
         var values: [String: Any] = ["title": "Sign in", "csrf": token, "email": email]
         values["message"] = message
@@ -30,7 +32,8 @@ extension WaymarkConsole {
         let address = server.clientAddress(request, context)
         if let wait = try await throttle.retryAfter(email: email, address: address, now: time) {
             var response = try await loginPage(
-                request, message: "Too many failed attempts. Try again in \((wait + 59) / 60) minute(s).", email: email, status: .tooManyRequests)
+                request, message: "Too many failed attempts. Try again in \((wait + 59) / 60) minute(s).", email: email,
+                status: .tooManyRequests)
             response.headers[.retryAfter] = String(wait)
             return response
         }

@@ -24,7 +24,8 @@ extension WaymarkConsole {
         let password = Accounts.generatePassword()
         let created: Bool
         do {
-            created = try await Accounts.addMember(email: email, password: password, role: role, app: app.id, actor: signedIn.actor, in: store, at: now())
+            created = try await Accounts.addMember(
+                email: email, password: password, role: role, app: app.id, actor: signedIn.actor, in: store, at: now())
         } catch let error as Accounts.AccountError {
             return try await membersPage(signedIn, app, problem: error.description, status: .badRequest)
         } catch let error as StoreError where error.code == .conflict {
@@ -71,7 +72,9 @@ extension WaymarkConsole {
     func createKey(_ request: Request, _ context: WaymarkRequestContext) async throws -> Response {
         let form = try await Form.read(request)
         let (signedIn, app) = try await access(request, context, needs: .owner, form: form)
-        guard let kind = form["kind"].flatMap(KeyRecord.Kind.init(rawValue:)) else { throw ConsoleError.badRequest("Choose client or secret.") }
+        guard let kind = form["kind"].flatMap(KeyRecord.Kind.init(rawValue:)) else {
+            throw ConsoleError.badRequest("Choose client or secret.")
+        }
         guard let made = try await server.createKey(app: app.id, kind: kind, actor: signedIn.actor) else { throw ConsoleError.notFound }
         return try await membersPage(
             signedIn, app, notice: "New \(kind.rawValue) key \(made.record.id). Copy it now: it is not shown again.", secret: made.key,
@@ -126,7 +129,8 @@ extension WaymarkConsole {
         let email = signedIn.user.email
         let address = server.clientAddress(request, context)
         if let wait = try await throttle.retryAfter(email: email, address: address, now: time) {
-            return accountPage(signedIn, problem: "Too many failed attempts. Try again in \((wait + 59) / 60) minute(s).", status: .tooManyRequests)
+            return accountPage(
+                signedIn, problem: "Too many failed attempts. Try again in \((wait + 59) / 60) minute(s).", status: .tooManyRequests)
         }
         let current = form["current"] ?? ""
         guard current.utf8.count <= Passwords.maximumLength, try await Passwords.verify(current, hash: signedIn.user.passwordHash) else {
@@ -134,13 +138,19 @@ extension WaymarkConsole {
             return accountPage(signedIn, problem: "The current password is wrong.", status: .unauthorized)
         }
         let new = form["new"] ?? ""
-        if let problem = Passwords.problem(with: new) { return accountPage(signedIn, problem: "Not changed: \(problem).", status: .badRequest) }
-        guard new == form["repeat"] else { return accountPage(signedIn, problem: "Not changed: the two new passwords differ.", status: .badRequest) }
+        if let problem = Passwords.problem(with: new) {
+            return accountPage(signedIn, problem: "Not changed: \(problem).", status: .badRequest)
+        }
+        guard new == form["repeat"] else {
+            return accountPage(signedIn, problem: "Not changed: the two new passwords differ.", status: .badRequest)
+        }
         try await store.setPassword(user: signedIn.user.id, hash: try await Passwords.hash(new), keeping: signedIn.session.id)
         return accountPage(signedIn, notice: "Your password is changed, and your other sessions are signed out.")
     }
 
-    private func accountPage(_ signedIn: SignedIn, notice: String? = nil, problem: String? = nil, status: HTTPResponse.Status = .ok) -> Response {
+    private func accountPage(_ signedIn: SignedIn, notice: String? = nil, problem: String? = nil, status: HTTPResponse.Status = .ok)
+        -> Response
+    {
         var values = frame("Account", signedIn)
         values["notice"] = notice
         values["problem"] = problem

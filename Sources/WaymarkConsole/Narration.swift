@@ -122,7 +122,9 @@ extension WaymarkConsole {
             throw ConsoleError.badRequest("The draft has no such narration: reload the page.")
         }
         guard server.makesNarration else {
-            throw ConsoleError(status: .serviceUnavailable, message: "This server makes no speech: espeak-ng or ffmpeg is not installed, or narration is off.")
+            throw ConsoleError(
+                status: .serviceUnavailable,
+                message: "This server makes no speech: espeak-ng or ffmpeg is not installed, or narration is off.")
         }
         try await server.regenerateNarration(app: app.id, speech: speech)
         return .redirect(to: "/console/apps/\(app.id)/narration", type: .normal)

@@ -13,7 +13,8 @@ extension WaymarkConsole {
         let (signedIn, app) = try await access(request, context, needs: .viewer)
         let draft = try await server.draftCatalog(app: app.id)
         let live = try await server.publishedCatalog(app: app.id)
-        let changes = CatalogChange.changes(from: live?.catalog ?? Catalog(tips: []), to: draft?.catalog ?? live?.catalog ?? Catalog(tips: []))
+        let changes = CatalogChange.changes(
+            from: live?.catalog ?? Catalog(tips: []), to: draft?.catalog ?? live?.catalog ?? Catalog(tips: []))
         var values = frame("Publish", signedIn, app: app)
         values["changes"] = changes.map(Self.changeValues)
         values["hasChanges"] = !changes.isEmpty
@@ -61,7 +62,8 @@ extension WaymarkConsole {
         var values = frame("Audit log", signedIn, app: app)
         values["entries"] = try await store.auditLog(app: app.id, limit: 200).map { entry in
             [
-                "sequence": entry.sequence, "at": Self.format(entry.at), "actor": entry.actor.description, "action": entry.action.description, "object": entry.object,
+                "sequence": entry.sequence, "at": Self.format(entry.at), "actor": entry.actor.description,
+                "action": entry.action.description, "object": entry.object,
                 "lines": DiffLine.diff(entry.before ?? "", entry.after ?? "").map(Self.lineValues),
                 "hasLines": entry.before != nil || entry.after != nil,
             ] as [String: Any]

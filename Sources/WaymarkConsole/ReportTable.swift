@@ -26,11 +26,14 @@ struct ReportTable {
         [
             "caption": caption, "columns": columns, "empty": rows.isEmpty, "span": columns.count,
             "rows": rows.map { row in
-                ["key": row.first?.text ?? "", "cells": row.map { cell -> [String: Any] in
-                    var values: [String: Any] = ["text": cell.text]
-                    if let link = cell.link { values["link"] = link }
-                    return values
-                }] as [String: Any]
+                [
+                    "key": row.first?.text ?? "",
+                    "cells": row.map { cell -> [String: Any] in
+                        var values: [String: Any] = ["text": cell.text]
+                        if let link = cell.link { values["link"] = link }
+                        return values
+                    },
+                ] as [String: Any]
             },
         ]
     }
@@ -65,10 +68,14 @@ extension ReportTable {
 
     static func engagement(_ report: EngagementReport) -> ReportTable {
         ReportTable(
-            "Engagement by platform", ["Platform", "Active users", "Sessions", "Events", "Sessions per user", "Events per user", "Relative engagement"],
+            "Engagement by platform",
+            ["Platform", "Active users", "Sessions", "Events", "Sessions per user", "Events per user", "Relative engagement"],
             report.platforms.map {
-                [name($0.platform), number($0.users), number($0.sessions), number($0.events), decimal($0.sessionsPerUser), decimal($0.eventsPerUser),
-                 percent(report.ratio($0))]
+                [
+                    name($0.platform), number($0.users), number($0.sessions), number($0.events), decimal($0.sessionsPerUser),
+                    decimal($0.eventsPerUser),
+                    percent(report.ratio($0)),
+                ]
             }
         )
     }
@@ -76,15 +83,19 @@ extension ReportTable {
     static func daily(_ report: EngagementReport) -> ReportTable {
         ReportTable(
             "Engagement per day", ["Day", "Platform", "Active users", "Sessions", "Events", "Events per user"],
-            report.days.map { [day($0.day), name($0.platform), number($0.users), number($0.sessions), number($0.events), decimal($0.eventsPerUser)] }
+            report.days.map {
+                [day($0.day), name($0.platform), number($0.users), number($0.sessions), number($0.events), decimal($0.eventsPerUser)]
+            }
         )
     }
 
     static let funnelColumns = ["Eligible", "Shown", "Acted on", "Closed", "Conversion", "95% interval", "Listened", "Heard to the end"]
 
     static func funnel(_ funnel: TipFunnel) -> [Cell] {
-        [number(funnel.eligible), number(funnel.shown), number(funnel.acted), number(funnel.closed), percent(funnel.conversion.rate),
-         interval(funnel.conversion), number(funnel.listened), number(funnel.heardToTheEnd)]
+        [
+            number(funnel.eligible), number(funnel.shown), number(funnel.acted), number(funnel.closed), percent(funnel.conversion.rate),
+            interval(funnel.conversion), number(funnel.listened), number(funnel.heardToTheEnd),
+        ]
     }
 
     static func tips(_ reports: [TipReport], link: String?, query: String) -> ReportTable {
@@ -105,8 +116,10 @@ extension ReportTable {
         ReportTable(
             "Tour \(tour.tour)", ["Page", "Viewed", "Reached", "Read to bottom", "Read rate", "Video plays", "Credits granted"],
             tour.pages.enumerated().map { index, page in
-                [Cell(text: page.page), number(page.viewed), percent(tour.reached(index).rate), number(page.readToBottom),
-                 percent(page.readRate.rate), number(page.videoPlays), number(page.credits)]
+                [
+                    Cell(text: page.page), number(page.viewed), percent(tour.reached(index).rate), number(page.readToBottom),
+                    percent(page.readRate.rate), number(page.videoPlays), number(page.credits),
+                ]
             }
         )
     }
@@ -114,8 +127,10 @@ extension ReportTable {
     static let experimentColumns = ["Variant", "Shown", "Acted on", "Conversion", "95% interval", "p-value against the first"]
 
     static func arm(_ arm: Experiment.Arm) -> [Cell] {
-        [Cell(text: arm.variant), number(arm.conversion.trials), number(arm.conversion.successes), percent(arm.conversion.rate),
-         interval(arm.conversion), Cell(text: arm.pValue.map { String(format: "%.4f", $0) } ?? "—")]
+        [
+            Cell(text: arm.variant), number(arm.conversion.trials), number(arm.conversion.successes), percent(arm.conversion.rate),
+            interval(arm.conversion), Cell(text: arm.pValue.map { String(format: "%.4f", $0) } ?? "—"),
+        ]
     }
 
     static func experiment(_ experiment: Experiment) -> ReportTable {
@@ -123,18 +138,22 @@ extension ReportTable {
     }
 
     static func experiments(_ experiments: [Experiment]) -> ReportTable {
-        ReportTable("A/B tests", ["Tip"] + experimentColumns, experiments.flatMap { experiment in
-            experiment.arms.map { [Cell(text: experiment.tip)] + arm($0) }
-        })
+        ReportTable(
+            "A/B tests", ["Tip"] + experimentColumns,
+            experiments.flatMap { experiment in
+                experiment.arms.map { [Cell(text: experiment.tip)] + arm($0) }
+            })
     }
 
     static let surveyColumns = ["Answers", "Mean", "Score", "Satisfied or promoters", "Detractors"]
 
     /// Answers, mean, CSAT (% satisfied) or NPS (promoters minus detractors), and the shares.
     static func survey(_ score: SurveyScore) -> [Cell] {
-        [number(score.answers), Cell(text: score.mean.map { String(format: "%.2f", $0) } ?? "—"),
-         Cell(text: score.score.map { String(format: score.scale == .csat ? "%.1f%%" : "%+.0f", $0) } ?? "—"),
-         percent(score.satisfied.rate), percent(score.detractors?.rate)]
+        [
+            number(score.answers), Cell(text: score.mean.map { String(format: "%.2f", $0) } ?? "—"),
+            Cell(text: score.score.map { String(format: score.scale == .csat ? "%.1f%%" : "%+.0f", $0) } ?? "—"),
+            percent(score.satisfied.rate), percent(score.detractors?.rate),
+        ]
     }
 
     static func surveys(_ reports: [SurveyReport], link: String?, query: String) -> ReportTable {
@@ -142,7 +161,10 @@ extension ReportTable {
             "Surveys",
             ["Tip", "Scale"] + surveyColumns,
             reports.map { report in
-                [Cell(text: report.tip, link: link.map { "\($0)\(report.tip)?\(query)" }), Cell(text: report.total.scale.rawValue.uppercased())]
+                [
+                    Cell(text: report.tip, link: link.map { "\($0)\(report.tip)?\(query)" }),
+                    Cell(text: report.total.scale.rawValue.uppercased()),
+                ]
                     + survey(report.total)
             }
         )
@@ -159,7 +181,10 @@ extension ReportTable {
         ReportTable(
             "Comments, newest first", ["Day", "Platform", "App version", "Score", "Comment", "Times"],
             report.comments.map {
-                [day($0.day), name($0.segment.platform), name($0.segment.appVersion), number($0.score), Cell(text: $0.text), number($0.times)]
+                [
+                    day($0.day), name($0.segment.platform), name($0.segment.appVersion), number($0.score), Cell(text: $0.text),
+                    number($0.times),
+                ]
             }
         )
     }

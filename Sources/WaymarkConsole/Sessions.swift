@@ -76,7 +76,9 @@ struct Sessions: Sendable {
         let host = request.head.authority ?? ""
         guard let url = URL(string: origin), let originHost = url.host else { throw ConsoleError.forbidden("cross-site request refused") }
         let originAuthority = url.port.map { "\(originHost):\($0)" } ?? originHost
-        guard originAuthority.caseInsensitiveCompare(host) == .orderedSame else { throw ConsoleError.forbidden("cross-site request refused") }
+        guard originAuthority.caseInsensitiveCompare(host) == .orderedSame else {
+            throw ConsoleError.forbidden("cross-site request refused")
+        }
     }
 }
 

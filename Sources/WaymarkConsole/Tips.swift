@@ -24,7 +24,10 @@ extension WaymarkConsole {
             ]
         }
         let draftIDs = Set(draftCatalog.tips.map(\.id))
-        let tips = draftCatalog.tips.map { tip in row(tip, liveTips[tip.id].map { $0 == tip ? "live" : "changed, not published" } ?? "new, not published") }
+        let tips =
+            draftCatalog.tips.map { tip in
+                row(tip, liveTips[tip.id].map { $0 == tip ? "live" : "changed, not published" } ?? "new, not published")
+            }
             + (live?.catalog.tips ?? []).filter { !draftIDs.contains($0.id) }.map { row($0, "removed, not published") }
         var values = frame(app.name, signedIn, app: app)
         values["tips"] = tips
@@ -48,7 +51,8 @@ extension WaymarkConsole {
     func tipPage(_ request: Request, _ context: WaymarkRequestContext, new: Bool) async throws -> Response {
         let (signedIn, app) = try await access(request, context, needs: .viewer)
         if new { return try await tipForm(signedIn, app, TipFields.empty, new: true) }
-        guard let id = context.parameters.get("id"), let tip = try await server.draftCatalog(app: app.id)?.catalog.tips.first(where: { $0.id == id })
+        guard let id = context.parameters.get("id"),
+            let tip = try await server.draftCatalog(app: app.id)?.catalog.tips.first(where: { $0.id == id })
         else { throw ConsoleError.notFound }
         return try await tipForm(signedIn, app, TipFields(tip), new: false)
     }
@@ -68,7 +72,11 @@ extension WaymarkConsole {
                 if isNew, existing != nil { throw FieldError(field: "id", message: "a tip \"\(id)\" exists already") }
                 if !isNew, existing == nil { throw FieldError(field: "id", message: "the tip \"\(id)\" was deleted meanwhile") }
                 let tip = try fields.tip(updating: existing)
-                if let index = catalog.tips.firstIndex(where: { $0.id == id }) { catalog.tips[index] = tip } else { catalog.tips.append(tip) }
+                if let index = catalog.tips.firstIndex(where: { $0.id == id }) {
+                    catalog.tips[index] = tip
+                } else {
+                    catalog.tips.append(tip)
+                }
             }
             if errors.isEmpty { return .redirect(to: "/console/apps/\(app.id)?saved=\(id)", type: .normal) }
         }
@@ -84,7 +92,9 @@ extension WaymarkConsole {
 
     /// Applies a form's change to the draft through the server's checked and audited edit. Returns
     /// the form's errors: a field's, or the whole catalog check's under `form`; empty when saved.
-    func saveEdit(app: AppRecord, actor: AuditEntry.Actor, _ change: (inout Catalog) throws -> Void) async throws -> [String: [String: String]] {
+    func saveEdit(app: AppRecord, actor: AuditEntry.Actor, _ change: (inout Catalog) throws -> Void) async throws -> [String: [String:
+        String]]
+    {
         do {
             try await server.editDraft(app: app.id, actor: actor, change)
             return [:]
@@ -140,7 +150,8 @@ extension WaymarkConsole {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys]
             values["tipJSON"] = String(decoding: try encoder.encode(delivered), as: UTF8.self)
-            values["message"] = "As \(client.platform ?? "") \(client.model ?? "") \(client.appVersion ?? "") in \(delivered.content.locale)"
+            values["message"] =
+                "As \(client.platform ?? "") \(client.model ?? "") \(client.appVersion ?? "") in \(delivered.content.locale)"
                 + (delivered.variant.map { ", variant \($0)" } ?? "") + ": the draft's tip, drawn by waymark.js."
         } else {
             values["message"] = "This client does not get the tip: its targeting or rollout leaves it out."
@@ -158,7 +169,9 @@ extension WaymarkConsole {
         values["errors"] = errors
         values["hasErrors"] = !errors.isEmpty
         for (name, error) in errors { values["e_" + name] = error }
-        values["renderers"] = Renderer.allCases.map { ["value": $0.rawValue, "selected": $0.rawValue == fields.values["renderer"]] as [String: Any] }
+        values["renderers"] = Renderer.allCases.map {
+            ["value": $0.rawValue, "selected": $0.rawValue == fields.values["renderer"]] as [String: Any]
+        }
         values["gestures"] = ([""] + Gesture.allCases.map(\.rawValue)).map {
             ["value": $0, "label": $0.isEmpty ? "none" : $0, "selected": $0 == (fields.values["gesture"] ?? "")] as [String: Any]
         }
@@ -168,9 +181,11 @@ extension WaymarkConsole {
         values["surveyComment"] = fields.values["surveyComment"] == "1"
         values["locales"] = LocaleRow.values(fields.locales)
         values["variants"] = fields.variants.enumerated().map {
-            ["index": $0.offset, "id": $0.element.id, "weight": $0.element.weight, "title": $0.element.title, "body": $0.element.body] as [String: Any]
+            ["index": $0.offset, "id": $0.element.id, "weight": $0.element.weight, "title": $0.element.title, "body": $0.element.body]
+                as [String: Any]
         }
-        values["eventNames"] = try await store.eventNames(app: app.id, since: now().addingTimeInterval(-30 * 86400).millisecondsSince1970, limit: 200)
+        values["eventNames"] = try await store.eventNames(
+            app: app.id, since: now().addingTimeInterval(-30 * 86400).millisecondsSince1970, limit: 200)
         return Templates.page("tip", values, status: status)
     }
 }
@@ -198,20 +213,24 @@ struct TipFields {
         values = [
             "id": tip.id, "container": tip.tip.container, "anchor": tip.tip.anchor ?? "", "trigger": tip.tip.trigger.description,
             "dismissal": tip.tip.dismissal?.description ?? "", "priority": String(tip.tip.priority), "renderer": tip.renderer.rawValue,
-            "gesture": tip.gesture?.rawValue ?? "", "targeting": tip.targeting.rule?.description ?? "", "rollout": String(tip.targeting.rollout),
+            "gesture": tip.gesture?.rawValue ?? "", "targeting": tip.targeting.rule?.description ?? "",
+            "rollout": String(tip.targeting.rollout),
             "title": content.title, "body": Content.editable(content), "format": Content.format(content),
             "survey": tip.survey?.scale.rawValue ?? "", "surveyComment": tip.survey?.comment == true ? "1" : "",
         ]
         locales = LocaleRow.rows(tip.content)
-        variants = tip.variants.map {
-            VariantRow(id: $0.id, weight: String($0.weight), title: $0.content.fallback.title, body: Content.editable($0.content.fallback))
-        } + [VariantRow()]
+        variants =
+            tip.variants.map {
+                VariantRow(
+                    id: $0.id, weight: String($0.weight), title: $0.content.fallback.title, body: Content.editable($0.content.fallback))
+            } + [VariantRow()]
     }
 
     init(form: Form) {
         values = [:]
         for name in [
-            "id", "container", "anchor", "trigger", "dismissal", "priority", "renderer", "gesture", "targeting", "rollout", "title", "body", "format",
+            "id", "container", "anchor", "trigger", "dismissal", "priority", "renderer", "gesture", "targeting", "rollout", "title", "body",
+            "format",
             "survey", "surveyComment",
         ] {
             values[name] = form[name] ?? ""
@@ -220,7 +239,8 @@ struct TipFields {
         variants = (0..<20).compactMap { index in
             guard form["variant.\(index).id"] != nil else { return nil }
             return VariantRow(
-                id: form["variant.\(index).id"] ?? "", weight: form["variant.\(index).weight"] ?? "1", title: form["variant.\(index).title"] ?? "",
+                id: form["variant.\(index).id"] ?? "", weight: form["variant.\(index).weight"] ?? "1",
+                title: form["variant.\(index).title"] ?? "",
                 body: form["variant.\(index).body"] ?? "")
         }
         if !variants.contains(where: { $0.id.isEmpty }) { variants.append(VariantRow()) }
@@ -228,10 +248,12 @@ struct TipFields {
 
     /// The parser's errors in the three rule fields, each with its caret excerpt.
     func ruleErrors() -> [String: [String: String]] {
-        RuleCheck.errors(values, [
-            ("trigger", required: "a tip needs a trigger: the rule that shows it", targeting: false),
-            ("dismissal", required: nil, targeting: false), ("targeting", required: nil, targeting: true),
-        ])
+        RuleCheck.errors(
+            values,
+            [
+                ("trigger", required: "a tip needs a trigger: the rule that shows it", targeting: false),
+                ("dismissal", required: nil, targeting: false), ("targeting", required: nil, targeting: true),
+            ])
     }
 
     /// The tip these fields describe, keeping what the form does not show from `existing`.
@@ -248,7 +270,8 @@ struct TipFields {
         }
         guard let title = values.text("title") else { throw FieldError(field: "title", message: "a tip needs a title") }
         let html = values["format"] == "html"
-        var tip = existing ?? CatalogTip(tip: Tip(id: id, container: container, trigger: trigger), content: Localized(Content(title: title)))
+        var tip =
+            existing ?? CatalogTip(tip: Tip(id: id, container: container, trigger: trigger), content: Localized(Content(title: title)))
         tip.tip.id = id
         tip.tip.container = container
         tip.tip.anchor = values.text("anchor")
@@ -266,7 +289,8 @@ struct TipFields {
         tip.tip.priority = try values.wholeNumber("priority", default: 0, in: -1000...1000)
         tip.renderer = renderer
         tip.gesture = gesture
-        tip.targeting = Targeting(rule: try values.targetingRule("targeting"), rollout: try values.wholeNumber("rollout", default: 100, in: 0...100))
+        tip.targeting = Targeting(
+            rule: try values.targetingRule("targeting"), rollout: try values.wholeNumber("rollout", default: 100, in: 0...100))
         let locales = try LocaleRow.contents(self.locales, html: html, keeping: existing?.content.locales ?? [:], field: "locales")
         tip.content = Localized(
             Content.written(title: title, body: values["body"] ?? "", html: html, keeping: existing?.content.fallback), locales: locales
@@ -283,7 +307,8 @@ struct TipFields {
             return Variant(
                 id: variantID, weight: weight,
                 content: Localized(
-                    Content.written(title: row.title, body: row.body, html: html, keeping: old?.content.fallback), locales: old?.content.locales ?? [:]
+                    Content.written(title: row.title, body: row.body, html: html, keeping: old?.content.fallback),
+                    locales: old?.content.locales ?? [:]
                 )
             )
         }

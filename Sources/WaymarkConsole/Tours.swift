@@ -14,7 +14,9 @@ extension WaymarkConsole {
         let (signedIn, app) = try await access(request, context, needs: .viewer)
         let catalog = try await server.draftCatalog(app: app.id)?.catalog ?? Catalog(tips: [])
         if new { return tourForm(signedIn, app, catalog, TourFields.empty, new: true) }
-        guard let id = context.parameters.get("id"), let tour = catalog.tours.first(where: { $0.id == id }) else { throw ConsoleError.notFound }
+        guard let id = context.parameters.get("id"), let tour = catalog.tours.first(where: { $0.id == id }) else {
+            throw ConsoleError.notFound
+        }
         return tourForm(signedIn, app, catalog, TourFields(tour), new: false)
     }
 
@@ -60,7 +62,9 @@ extension WaymarkConsole {
         var untargeted = draft.catalog
         untargeted.tours = [tour]
         untargeted.tours[0].targeting = Targeting()
-        guard let delivered = Resolver(catalog: untargeted, version: 0).resolve(for: choice.client).tours.first else { throw ConsoleError.notFound }
+        guard let delivered = Resolver(catalog: untargeted, version: 0).resolve(for: choice.client).tours.first else {
+            throw ConsoleError.notFound
+        }
         let targeted = Resolver.admits(tour.targeting, id: id, context: choice.client.values, user: choice.client.user)
         let page = min(max(0, request.uri.queryParameters["page"].flatMap { Int(String($0)) } ?? 0), delivered.pages.count - 1)
         var values = frame("Preview of the tour \(id)", signedIn, app: app)
@@ -68,13 +72,16 @@ extension WaymarkConsole {
         values["previewScript"] = true
         values["action"] = "/console/apps/\(app.id)/tours/\(id)/preview"
         values["back"] = "/console/apps/\(app.id)/tours/\(id)"
-        values["pages"] = delivered.pages.enumerated().map { ["index": $0.offset, "id": $0.element.id, "selected": $0.offset == page] as [String: Any] }
+        values["pages"] = delivered.pages.enumerated().map {
+            ["index": $0.offset, "id": $0.element.id, "selected": $0.offset == page] as [String: Any]
+        }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         values["tourJSON"] = String(decoding: try encoder.encode(delivered), as: UTF8.self)
         values["page"] = page
         let shown = delivered.pages[page]
-        values["message"] = "Page \(page + 1) of \(delivered.pages.count) as \(choice.client.platform ?? "") \(choice.client.model ?? "") "
+        values["message"] =
+            "Page \(page + 1) of \(delivered.pages.count) as \(choice.client.platform ?? "") \(choice.client.model ?? "") "
             + "\(choice.client.appVersion ?? "") in \(shown.content.locale)"
             + (shown.media.map { ", playing \($0.url)" } ?? ", no video for this client")
             + (targeted ? "." : ". This client is not targeted: it would not get the tour.")
@@ -84,7 +91,8 @@ extension WaymarkConsole {
     func mediaPage(_ request: Request, _ context: WaymarkRequestContext, new: Bool) async throws -> Response {
         let (signedIn, app) = try await access(request, context, needs: .viewer)
         if new { return mediaForm(signedIn, app, MediaFields.empty, new: true) }
-        guard let id = context.parameters.get("id"), let media = try await server.draftCatalog(app: app.id)?.catalog.media.first(where: { $0.id == id })
+        guard let id = context.parameters.get("id"),
+            let media = try await server.draftCatalog(app: app.id)?.catalog.media.first(where: { $0.id == id })
         else { throw ConsoleError.notFound }
         return mediaForm(signedIn, app, MediaFields(media), new: false)
     }
@@ -112,7 +120,10 @@ extension WaymarkConsole {
             guard catalog.media.contains(where: { $0.id == id }) else { throw ConsoleError.notFound }
             let users = catalog.tours.filter { $0.pages.contains { $0.media == id } }.map(\.id)
             guard users.isEmpty else {
-                throw ConsoleError(status: .conflict, message: "The media \"\(id)\" is played by the tour \(users.joined(separator: ", ")): remove it from their pages first.")
+                throw ConsoleError(
+                    status: .conflict,
+                    message: "The media \"\(id)\" is played by the tour \(users.joined(separator: ", ")): remove it from their pages first."
+                )
             }
             catalog.media.removeAll { $0.id == id }
         }
@@ -124,14 +135,19 @@ extension WaymarkConsole {
         let (signedIn, app) = try await access(request, context, needs: .editor, form: form)
         let values = ["cap": form["maxCreditsPerUser"] ?? ""]
         let errors = try await saveEdit(app: app, actor: signedIn.actor) { catalog in
-            catalog.rewards.maxCreditsPerUser = try values.text("cap").map { _ in try values.wholeNumber("cap", default: 0, in: 1...1_000_000_000) }
+            catalog.rewards.maxCreditsPerUser = try values.text("cap").map { _ in
+                try values.wholeNumber("cap", default: 0, in: 1...1_000_000_000)
+            }
         }
-        if let error = errors.values.first { throw ConsoleError(status: .unprocessableContent, message: "The credit cap was not saved: \(error["message"] ?? "").") }
+        if let error = errors.values.first {
+            throw ConsoleError(status: .unprocessableContent, message: "The credit cap was not saved: \(error["message"] ?? "").")
+        }
         return .redirect(to: "/console/apps/\(app.id)", type: .normal)
     }
 
     private func tourForm(
-        _ signedIn: SignedIn, _ app: AppRecord, _ catalog: Catalog, _ fields: TourFields, new: Bool, errors: [String: [String: String]] = [:],
+        _ signedIn: SignedIn, _ app: AppRecord, _ catalog: Catalog, _ fields: TourFields, new: Bool,
+        errors: [String: [String: String]] = [:],
         status: HTTPResponse.Status = .ok
     ) -> Response {
         var values = frame(new ? "New tour" : "Tour \(fields.values["id"] ?? "")", signedIn, app: app)
@@ -145,7 +161,9 @@ extension WaymarkConsole {
                 "index": index, "number": index + 1, "id": page.id, "order": page.order, "title": page.title, "body": page.body,
                 "reward": page.reward, "translated": page.locales.count > 1,
                 "locales": LocaleRow.values(page.locales).map { $0.merging(["page": index]) { $1 } },
-                "media": ([""] + mediaIDs).map { ["value": $0, "label": $0.isEmpty ? "none" : $0, "selected": $0 == page.media] as [String: Any] },
+                "media": ([""] + mediaIDs).map {
+                    ["value": $0, "label": $0.isEmpty ? "none" : $0, "selected": $0 == page.media] as [String: Any]
+                },
             ] as [String: Any]
         }
         return Templates.page("tour", values, status: status)
@@ -189,9 +207,12 @@ struct PreviewClient {
     /// The form's values: `platforms` to choose from and `q_model`, `q_appVersion`, `q_locale`, `q_user`.
     var values: [String: Any] {
         var values: [String: Any] = [
-            "platforms": ["ios", "android", "web"].map { (platform: String) in ["value": platform, "selected": platform == client.platform] as [String: Any] }
+            "platforms": ["ios", "android", "web"].map { (platform: String) in
+                ["value": platform, "selected": platform == client.platform] as [String: Any]
+            }
         ]
-        for (name, value) in [("model", client.model), ("appVersion", client.appVersion), ("locale", client.locale), ("user", client.user)] {
+        for (name, value) in [("model", client.model), ("appVersion", client.appVersion), ("locale", client.locale), ("user", client.user)]
+        {
             values["q_" + name] = value ?? ""
         }
         return values
@@ -225,12 +246,14 @@ struct TourFields {
             "id": tour.id, "trigger": tour.trigger?.description ?? "", "targeting": tour.targeting.rule?.description ?? "",
             "rollout": String(tour.targeting.rollout), "format": tour.pages.first.map { Content.format($0.content.fallback) } ?? "markdown",
         ]
-        pages = tour.pages.enumerated().map { index, page in
-            PageRow(
-                id: page.id, order: String(index + 1), title: page.content.fallback.title, body: Content.editable(page.content.fallback),
-                media: page.media ?? "", reward: page.reward.map(String.init) ?? "", locales: LocaleRow.rows(page.content)
-            )
-        } + [PageRow(order: String(tour.pages.count + 1))]
+        pages =
+            tour.pages.enumerated().map { index, page in
+                PageRow(
+                    id: page.id, order: String(index + 1), title: page.content.fallback.title,
+                    body: Content.editable(page.content.fallback),
+                    media: page.media ?? "", reward: page.reward.map(String.init) ?? "", locales: LocaleRow.rows(page.content)
+                )
+            } + [PageRow(order: String(tour.pages.count + 1))]
     }
 
     init(form: Form) {
@@ -241,10 +264,13 @@ struct TourFields {
             guard let id = form["\(prefix).id"] else { return nil }
             return PageRow(
                 id: id, order: form["\(prefix).order"] ?? "", title: form["\(prefix).title"] ?? "", body: form["\(prefix).body"] ?? "",
-                media: form["\(prefix).media"] ?? "", reward: form["\(prefix).reward"] ?? "", locales: LocaleRow.read(form, prefix: "\(prefix).locale")
+                media: form["\(prefix).media"] ?? "", reward: form["\(prefix).reward"] ?? "",
+                locales: LocaleRow.read(form, prefix: "\(prefix).locale")
             )
         }
-        if !pages.contains(where: { $0.id.trimmingCharacters(in: .whitespaces).isEmpty }) { pages.append(PageRow(order: String(pages.count + 1))) }
+        if !pages.contains(where: { $0.id.trimmingCharacters(in: .whitespaces).isEmpty }) {
+            pages.append(PageRow(order: String(pages.count + 1)))
+        }
     }
 
     func ruleErrors() -> [String: [String: String]] {
@@ -275,13 +301,15 @@ struct TourFields {
             if let name = fields.text("media"), !media.contains(name) { throw problem("there is no media \"\(name)\"") }
             let old = existing?.pages.first { $0.id == pageID }
             let locales = try LocaleRow.contents(row.locales, html: html, keeping: old?.content.locales ?? [:], field: "pages")
-            let content = Localized(Content.written(title: title, body: row.body, html: html, keeping: old?.content.fallback), locales: locales)
+            let content = Localized(
+                Content.written(title: title, body: row.body, html: html, keeping: old?.content.fallback), locales: locales)
             ordered.append((order, position, TourPage(id: pageID, content: content, media: fields.text("media"), reward: reward)))
         }
         guard !ordered.isEmpty else { throw FieldError(field: "pages", message: "a tour needs at least one page") }
         return Tour(
             id: id, trigger: try values.rule("trigger"),
-            targeting: Targeting(rule: try values.targetingRule("targeting"), rollout: try values.wholeNumber("rollout", default: 100, in: 0...100)),
+            targeting: Targeting(
+                rule: try values.targetingRule("targeting"), rollout: try values.wholeNumber("rollout", default: 100, in: 0...100)),
             pages: ordered.sorted { ($0.order, $0.position) < ($1.order, $1.position) }.map(\.page)
         )
     }
@@ -304,13 +332,16 @@ struct MediaFields {
 
     init(_ media: Media) {
         id = media.id
-        variants = media.variants.map { variant in
-            var row = ["url": variant.url, "thumbnail": variant.thumbnail ?? "", "type": variant.type ?? "", "model": variant.model ?? ""]
-            row["family"] = variant.family ?? ""
-            row["minAppVersion"] = variant.minAppVersion?.description ?? ""
-            row["locale"] = variant.locale ?? ""
-            return row
-        } + [[:]]
+        variants =
+            media.variants.map { variant in
+                var row = [
+                    "url": variant.url, "thumbnail": variant.thumbnail ?? "", "type": variant.type ?? "", "model": variant.model ?? "",
+                ]
+                row["family"] = variant.family ?? ""
+                row["minAppVersion"] = variant.minAppVersion?.description ?? ""
+                row["locale"] = variant.locale ?? ""
+                return row
+            } + [[:]]
     }
 
     init(form: Form) {
@@ -332,15 +363,20 @@ struct MediaFields {
             guard let url = row.text("url") else { continue }
             func problem(_ message: String) -> FieldError { FieldError(field: "variants", message: "variant \(index + 1): \(message)") }
             guard CatalogDocument.isWebURL(url) else { throw problem("the URL must be http or https, with a host") }
-            if let thumbnail = row.text("thumbnail"), !CatalogDocument.isWebURL(thumbnail) { throw problem("the thumbnail must be an http or https URL") }
+            if let thumbnail = row.text("thumbnail"), !CatalogDocument.isWebURL(thumbnail) {
+                throw problem("the thumbnail must be an http or https URL")
+            }
             var version: Version?
             if let text = row.text("minAppVersion") {
-                guard let read = Version(reading: text) else { throw problem("the oldest app version must be digits and dots, such as 1.3") }
+                guard let read = Version(reading: text) else {
+                    throw problem("the oldest app version must be digits and dots, such as 1.3")
+                }
                 version = read
             }
             variants.append(
                 MediaVariant(
-                    url: url, thumbnail: row.text("thumbnail"), type: row.text("type"), model: row.text("model"), family: row.text("family"),
+                    url: url, thumbnail: row.text("thumbnail"), type: row.text("type"), model: row.text("model"),
+                    family: row.text("family"),
                     minAppVersion: version, locale: row.text("locale")
                 )
             )

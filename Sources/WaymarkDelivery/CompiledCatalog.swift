@@ -139,7 +139,8 @@ final class CompiledCatalog: Sendable {
                 let firstLocale = Int32(localeEntries.count)
                 for (id, key, value) in locales(content) {
                     localeEntries.append(LocaleEntry(locale: id, rendition: Int32(tipRenditions.count)))
-                    tipRenditions.append(Resolver.render(entry, variant: variant, content: Resolver.delivered(value, locale: key, narration)))
+                    tipRenditions.append(
+                        Resolver.render(entry, variant: variant, content: Resolver.delivered(value, locale: key, narration)))
                 }
                 options.append(
                     Option(
@@ -167,7 +168,8 @@ final class CompiledCatalog: Sendable {
             var pages: [PagePlan] = []
             for page in tour.pages {
                 let media = page.media.flatMap { mediaByID[$0] }
-                let mediaOptions: [DeliveredMedia?] = [nil] + (media.map { media in media.variants.indices.map { Resolver.deliver(media, variant: $0) } } ?? [])
+                let mediaOptions: [DeliveredMedia?] =
+                    [nil] + (media.map { media in media.variants.indices.map { Resolver.deliver(media, variant: $0) } } ?? [])
                 let first = Int32(pageRenditions.count)
                 func add(_ content: DeliveredContent) {
                     for option in mediaOptions {
@@ -183,7 +185,9 @@ final class CompiledCatalog: Sendable {
                 pages.append(PagePlan(locales: entries, media: media, firstRendition: first, stride: Int32(mediaOptions.count)))
             }
             tourPlans.append(
-                TourPlan(rule: rule(tour.targeting), rollout: Int32(tour.targeting.rollout), rolloutSeed: Resolver.seed("rollout", tour.id), pages: pages)
+                TourPlan(
+                    rule: rule(tour.targeting), rollout: Int32(tour.targeting.rollout), rolloutSeed: Resolver.seed("rollout", tour.id),
+                    pages: pages)
             )
             tourHeads.append(Array(#"{"id":"#.utf8) + json(tour.id) + Array(#","pages":["#.utf8))
             tourTails.append(tour.trigger.map { Array(#"],"trigger":"#.utf8) + json($0) + Array("}".utf8) } ?? Array("]}".utf8))
@@ -332,7 +336,8 @@ final class CompiledCatalog: Sendable {
             forEachPiece(of: resolution) { piece in
                 let range = pieces.range(piece)
                 precondition(written + range.count <= output.count, "the output is shorter than jsonByteCount")
-                output.baseAddress!.advanced(by: written).copyMemory(from: bytes.baseAddress!.advanced(by: range.lowerBound), byteCount: range.count)
+                output.baseAddress!.advanced(by: written).copyMemory(
+                    from: bytes.baseAddress!.advanced(by: range.lowerBound), byteCount: range.count)
                 written += range.count
             }
             return written

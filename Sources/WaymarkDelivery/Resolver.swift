@@ -89,7 +89,8 @@ public struct Resolver: Sendable {
 
     private func deliver(_ entry: CatalogTip, client: ClientContext) -> DeliveredTip {
         let variant = Self.assign(entry.variants, id: entry.id, user: client.user)
-        return Self.render(entry, variant: variant, content: Self.deliver(variant?.content ?? entry.content, locale: client.locale, narration))
+        return Self.render(
+            entry, variant: variant, content: Self.deliver(variant?.content ?? entry.content, locale: client.locale, narration))
     }
 
     /// A tip as delivered with a given variant (or none) and content.

@@ -152,7 +152,8 @@ public enum Markdown {
         let after = content.dropFirst(width)
         guard after.isEmpty || after.first == " " else { return nil }
         let spaces = after.prefix { $0 == " " }.count
-        return ListMarker(symbol: symbol, ordinal: ordinal, contentColumn: indent + width + (spaces >= 1 && spaces <= 4 ? spaces : 1), indent: indent)
+        return ListMarker(
+            symbol: symbol, ordinal: ordinal, contentColumn: indent + width + (spaces >= 1 && spaces <= 4 ? spaces : 1), indent: indent)
     }
 
     static func list(_ lines: ArraySlice<Line>, from start: Int, marker first: ListMarker, depth: Int, into output: inout String) -> Int {

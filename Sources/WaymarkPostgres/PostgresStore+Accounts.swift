@@ -16,7 +16,8 @@ extension PostgresStore {
     }
 
     public func user(email: String) async throws(StoreError) -> ConsoleUser? {
-        try await all("SELECT id, email, password_hash, created_at FROM users WHERE email = \(email)", as: UserRow.self).first.map(Self.user)
+        try await all("SELECT id, email, password_hash, created_at FROM users WHERE email = \(email)", as: UserRow.self).first.map(
+            Self.user)
     }
 
     public func user(id: String) async throws(StoreError) -> ConsoleUser? {
@@ -24,7 +25,8 @@ extension PostgresStore {
     }
 
     public func memberships(user: String) async throws(StoreError) -> [Membership] {
-        try await all("SELECT app, role FROM memberships WHERE user_id = \(user) ORDER BY app", as: (String, String).self).compactMap { app, role in
+        try await all("SELECT app, role FROM memberships WHERE user_id = \(user) ORDER BY app", as: (String, String).self).compactMap {
+            app, role in
             Role(rawValue: role).map { Membership(user: user, app: app, role: $0) }
         }
     }
@@ -51,9 +53,10 @@ extension PostgresStore {
             let before = try await Self.all(
                 "SELECT role FROM memberships WHERE user_id = \(user) AND app = \(app)", as: String.self, connection, self.logger
             ).first.flatMap(Role.init(rawValue:))
-            let owners = try await Self.all(
-                "SELECT COUNT(*) FROM memberships WHERE app = \(app) AND role = 'owner'", as: Int64.self, connection, self.logger
-            ).first ?? 0
+            let owners =
+                try await Self.all(
+                    "SELECT COUNT(*) FROM memberships WHERE app = \(app) AND role = 'owner'", as: Int64.self, connection, self.logger
+                ).first ?? 0
             try check(MembershipChange(before: before, after: role, owners: Int(owners)))
             if let role {
                 try await connection.query(
@@ -73,7 +76,8 @@ extension PostgresStore {
     public func setPassword(user: String, hash: String, keeping session: String?) async throws(StoreError) {
         try await transaction { connection in
             try await connection.query("UPDATE users SET password_hash = \(hash) WHERE id = \(user)", logger: self.logger)
-            try await connection.query("DELETE FROM sessions WHERE user_id = \(user) AND id IS DISTINCT FROM \(session)", logger: self.logger)
+            try await connection.query(
+                "DELETE FROM sessions WHERE user_id = \(user) AND id IS DISTINCT FROM \(session)", logger: self.logger)
         }
     }
 
@@ -90,10 +94,12 @@ extension PostgresStore {
 
     public func session(id: String) async throws(StoreError) -> ConsoleSession? {
         try await all(
-            "SELECT id, user_id, csrf_token, created_at, last_seen_at FROM sessions WHERE id = \(id)", as: (String, String, String, Int64, Int64).self
+            "SELECT id, user_id, csrf_token, created_at, last_seen_at FROM sessions WHERE id = \(id)",
+            as: (String, String, String, Int64, Int64).self
         ).first.map { id, user, csrf, created, seen in
             ConsoleSession(
-                id: id, user: user, csrfToken: csrf, createdAt: Date(millisecondsSince1970: created), lastSeenAt: Date(millisecondsSince1970: seen)
+                id: id, user: user, csrfToken: csrf, createdAt: Date(millisecondsSince1970: created),
+                lastSeenAt: Date(millisecondsSince1970: seen)
             )
         }
     }
@@ -173,7 +179,8 @@ extension PostgresStore {
             as: (Int64, String, Int64, String, String, String?, String?).self
         ).map { sequence, actor, at, action, object, before, after in
             AuditEntry(
-                sequence: sequence, app: app, actor: AuditEntry.Actor(stored: actor), at: Date(millisecondsSince1970: at), action: AuditEntry.Action(stored: action), object: object, before: before,
+                sequence: sequence, app: app, actor: AuditEntry.Actor(stored: actor), at: Date(millisecondsSince1970: at),
+                action: AuditEntry.Action(stored: action), object: object, before: before,
                 after: after
             )
         }

@@ -26,7 +26,8 @@ extension PostgresStore {
                 guard events > 0 else { continue }
                 rows.append(
                     TallyRow(
-                        name: try cells[0].decode(String?.self), keys: try (0..<tally.dimensions).map { try cells[1 + $0].decode(String?.self) },
+                        name: try cells[0].decode(String?.self),
+                        keys: try (0..<tally.dimensions).map { try cells[1 + $0].decode(String?.self) },
                         events: Int(events), users: Int(try cells[tally.dimensions + 2].decode(Int64.self))
                     )
                 )

@@ -56,7 +56,8 @@ extension PostgresStore {
         return rows.first.map { format, duration, bytes, source, created in
             NarrationAudio(
                 app: app, key: key, format: format ?? "", duration: Double(duration ?? 0) / 1000,
-                bytes: bytes.map { Array($0.readableBytesView) } ?? [], source: source.flatMap(NarrationAudio.Source.init(rawValue:)) ?? .generated,
+                bytes: bytes.map { Array($0.readableBytesView) } ?? [],
+                source: source.flatMap(NarrationAudio.Source.init(rawValue:)) ?? .generated,
                 createdAt: Date(millisecondsSince1970: created)
             )
         }

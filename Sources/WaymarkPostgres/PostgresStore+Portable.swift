@@ -10,7 +10,8 @@ extension PostgresStore {
     public func importAll(_ body: (PortableImporter) async throws -> Void) async throws(StoreError) {
         try await transaction { connection in
             for table in PortableTable.allCases {
-                let used = try await Self.all(PostgresQuery(unsafeSQL: "SELECT EXISTS (SELECT 1 FROM \(table.rawValue))"), as: Bool.self, connection, logger)
+                let used = try await Self.all(
+                    PostgresQuery(unsafeSQL: "SELECT EXISTS (SELECT 1 FROM \(table.rawValue))"), as: Bool.self, connection, logger)
                 if used.first == true { throw StoreError(.conflict, "the database is not empty: \(table.rawValue) has rows") }
             }
             try await body(PortableImporter(connection: connection, logger: logger))
@@ -39,7 +40,9 @@ public struct PortableImporter: Sendable {
         var bindings = PostgresBindings(capacity: columns.count)
         for array in arrays { bindings.append(array) }
         let imported = columns.map { Schema.importedColumns["\(table.rawValue).\($0.name)"] }
-        let names = columns.indices.map { index in imported[index]?.name ?? (columns[index].name == "user" ? "user_id" : columns[index].name) }
+        let names = columns.indices.map { index in
+            imported[index]?.name ?? (columns[index].name == "user" ? "user_id" : columns[index].name)
+        }
         let casts = columns.indices.map { index in
             if let imported = imported[index] { return imported.value("c\(index)") }
             switch columns[index].kind {
@@ -59,6 +62,9 @@ public struct PortableImporter: Sendable {
 
     /// How many rows `table` holds now, within the import.
     public func rowCount(_ table: PortableTable) async throws -> Int {
-        Int(try await PostgresStore.all(PostgresQuery(unsafeSQL: "SELECT COUNT(*) FROM \(table.rawValue)"), as: Int64.self, connection, logger).first ?? 0)
+        Int(
+            try await PostgresStore.all(
+                PostgresQuery(unsafeSQL: "SELECT COUNT(*) FROM \(table.rawValue)"), as: Int64.self, connection, logger
+            ).first ?? 0)
     }
 }

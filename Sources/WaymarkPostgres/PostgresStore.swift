@@ -64,7 +64,9 @@ public final class PostgresStore: Store, Service {
                 }
                 for migration in Schema.migrations where !applied.contains(migration.name) {
                     try await connection.withTransaction(logger: self.logger) { connection in
-                        for statement in migration.sql { try await connection.query(PostgresQuery(unsafeSQL: statement), logger: self.logger) }
+                        for statement in migration.sql {
+                            try await connection.query(PostgresQuery(unsafeSQL: statement), logger: self.logger)
+                        }
                         try await connection.query("INSERT INTO migrations (name) VALUES (\(migration.name))", logger: self.logger)
                     }
                 }
@@ -90,8 +92,10 @@ public final class PostgresStore: Store, Service {
     }
 
     public func apps() async throws(StoreError) -> [AppRecord] {
-        try await all("SELECT id, name, identity_secret, created_at FROM apps ORDER BY created_at, id", as: (String, String, String, Int64).self)
-            .map(Self.app)
+        try await all(
+            "SELECT id, name, identity_secret, created_at FROM apps ORDER BY created_at, id", as: (String, String, String, Int64).self
+        )
+        .map(Self.app)
     }
 
     public func insertKey(_ key: KeyRecord) async throws(StoreError) {
@@ -104,12 +108,15 @@ public final class PostgresStore: Store, Service {
     }
 
     public func key(hash: String) async throws(StoreError) -> KeyRecord? {
-        try await all("SELECT id, app, kind, hash, created_at, revoked_at FROM keys WHERE hash = \(hash)", as: KeyRow.self).first.map(Self.key)
+        try await all("SELECT id, app, kind, hash, created_at, revoked_at FROM keys WHERE hash = \(hash)", as: KeyRow.self).first.map(
+            Self.key)
     }
 
     public func keys(app: String) async throws(StoreError) -> [KeyRecord] {
-        try await all("SELECT id, app, kind, hash, created_at, revoked_at FROM keys WHERE app = \(app) ORDER BY created_at, id", as: KeyRow.self)
-            .map(Self.key)
+        try await all(
+            "SELECT id, app, kind, hash, created_at, revoked_at FROM keys WHERE app = \(app) ORDER BY created_at, id", as: KeyRow.self
+        )
+        .map(Self.key)
     }
 
     public func revokeKey(id: String, app: String, at time: Date) async throws(StoreError) -> Bool {
@@ -133,7 +140,8 @@ public final class PostgresStore: Store, Service {
         try await transaction { connection in
             // The app's row is the lock every change of its draft takes first.
             try await Self.lockApp(app, connection, self.logger)
-            let current = try await Self.all("SELECT revision FROM drafts WHERE app = \(app)", as: Int64.self, connection, self.logger).first ?? 0
+            let current =
+                try await Self.all("SELECT revision FROM drafts WHERE app = \(app)", as: Int64.self, connection, self.logger).first ?? 0
             guard accept(Int(current)) else { return nil }
             try await connection.query(
                 """
@@ -152,7 +160,10 @@ public final class PostgresStore: Store, Service {
     ) async throws(StoreError) -> CatalogVersion {
         try await transaction { connection in
             try await Self.lockApp(app, connection, self.logger)
-            let last = try await Self.all("SELECT COALESCE(MAX(number), 0) FROM versions WHERE app = \(app)", as: Int64.self, connection, self.logger)
+            let last =
+                try await Self.all(
+                    "SELECT COALESCE(MAX(number), 0) FROM versions WHERE app = \(app)", as: Int64.self, connection, self.logger
+                )
                 .first ?? 0
             let version = CatalogVersion(app: app, number: Int(last) + 1, document: document, publishedAt: time, note: note)
             try await connection.query(
@@ -181,7 +192,8 @@ public final class PostgresStore: Store, Service {
 
     public func version(app: String, number: Int) async throws(StoreError) -> CatalogVersion? {
         try await all(
-            "SELECT number, document, published_at, note FROM versions WHERE app = \(app) AND number = \(Int64(number))", as: VersionRow.self
+            "SELECT number, document, published_at, note FROM versions WHERE app = \(app) AND number = \(Int64(number))",
+            as: VersionRow.self
         ).first.map { Self.version(app, $0) }
     }
 
@@ -209,7 +221,7 @@ public final class PostgresStore: Store, Service {
                 }
             }
             return Array(repeating: true, count: events.count)
-        } catch where error.code == .conflict {
+        } catch  where error.code == .conflict {
             return try await insertEventsSkippingStored(events, numbers: numbers)
         }
     }
@@ -226,7 +238,11 @@ public final class PostgresStore: Store, Service {
             for event in events where event.app != previous {
                 previous = event.app
                 guard numbers[event.app] == nil else { continue }
-                if let number = known[event.app] { numbers[event.app] = number } else if !missing.contains(event.app) { missing.append(event.app) }
+                if let number = known[event.app] {
+                    numbers[event.app] = number
+                } else if !missing.contains(event.app) {
+                    missing.append(event.app)
+                }
             }
         }
         guard !missing.isEmpty else { return numbers }
@@ -262,7 +278,8 @@ public final class PostgresStore: Store, Service {
             appendDecimal(value, to: &output)
             output.append(tab)
         }
-        var app = "", number: Int32 = 0
+        var app = ""
+        var number: Int32 = 0
         // Each field is read in place: a copy of an event would retain and release its strings.
         for index in events.indices {
             if events[index].app != app {
@@ -388,7 +405,9 @@ public final class PostgresStore: Store, Service {
     }
 
     public func eventCount(app: String) async throws(StoreError) -> Int {
-        Int(try await all("SELECT COUNT(*) FROM events WHERE app_number = (SELECT number FROM apps WHERE id = \(app))", as: Int64.self).first ?? 0)
+        Int(
+            try await all("SELECT COUNT(*) FROM events WHERE app_number = (SELECT number FROM apps WHERE id = \(app))", as: Int64.self)
+                .first ?? 0)
     }
 
     public func eventNames(app: String, since: Int64, limit: Int) async throws(StoreError) -> [String] {
@@ -406,7 +425,8 @@ public final class PostgresStore: Store, Service {
     public func claim(_ grant: Grant, credits: @escaping @Sendable (_ balance: Int) -> Int) async throws(StoreError) -> ClaimOutcome {
         try await transaction { connection in
             // One user's claims take turns: the cap reads their balance before it grants.
-            try await connection.query("SELECT pg_advisory_xact_lock(hashtextextended(\(grant.app + "\u{1F}" + grant.user), 0))", logger: self.logger)
+            try await connection.query(
+                "SELECT pg_advisory_xact_lock(hashtextextended(\(grant.app + "\u{1F}" + grant.user), 0))", logger: self.logger)
             let balance = try await Self.balance(app: grant.app, user: grant.user, connection, self.logger)
             let existing = try await Self.all(
                 """
@@ -441,7 +461,11 @@ public final class PostgresStore: Store, Service {
     }
 
     private static func balance(app: String, user: String, _ connection: PostgresConnection, _ logger: Logger) async throws -> Int {
-        Int(try await all("SELECT COALESCE(SUM(credits), 0)::BIGINT FROM grants WHERE app = \(app) AND user_id = \(user)", as: Int64.self, connection, logger)
+        Int(
+            try await all(
+                "SELECT COALESCE(SUM(credits), 0)::BIGINT FROM grants WHERE app = \(app) AND user_id = \(user)", as: Int64.self, connection,
+                logger
+            )
             .first ?? 0)
     }
 
@@ -456,7 +480,8 @@ public final class PostgresStore: Store, Service {
 
     static func key(_ row: KeyRow) -> KeyRecord {
         KeyRecord(
-            id: row.0, app: row.1, kind: KeyRecord.Kind(rawValue: row.2) ?? .client, hash: row.3, createdAt: Date(millisecondsSince1970: row.4),
+            id: row.0, app: row.1, kind: KeyRecord.Kind(rawValue: row.2) ?? .client, hash: row.3,
+            createdAt: Date(millisecondsSince1970: row.4),
             revokedAt: row.5.map(Date.init(millisecondsSince1970:))
         )
     }
@@ -541,7 +566,8 @@ public final class PostgresStore: Store, Service {
     }
 
     func transaction<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws(StoreError) -> T {
-        try await perform { connection in try await connection.withTransaction(logger: logger) { connection in try await body(connection) } }
+        try await perform { connection in try await connection.withTransaction(logger: logger) { connection in try await body(connection) }
+        }
     }
 
     static func all<Column: PostgresDecodable>(

@@ -20,17 +20,17 @@ extension Literal {
     public func compared(with value: ContextValue?, by comparator: Comparator) -> Bool {
         guard let value else { return false }
         switch (value, self) {
-        case let (.number(left), .number(right)):
+        case (.number(let left), .number(let right)):
             return comparator.holds(left, right)
-        case let (.string(left), .string(right)):
+        case (.string(let left), .string(let right)):
             return comparator.holds(ByteOrderedString(left), ByteOrderedString(right))
-        case let (.bool(left), .bool(right)):
+        case (.bool(let left), .bool(let right)):
             switch comparator {
             case .equal: return left == right
             case .notEqual: return left != right
             default: return false
             }
-        case let (.string(text), .version(right)):
+        case (.string(let text), .version(let right)):
             guard let left = Version(reading: text) else { return false }
             return comparator.holds(left, right)
         default:

@@ -90,7 +90,8 @@ func plainDecimal(_ value: Double) -> String {
     var mantissa = String(shortest[..<exponentIndex])
     let negative = mantissa.hasPrefix("-")
     if negative { mantissa.removeFirst() }
-    let pointIndex = mantissa.firstIndex(of: ".").map { mantissa.distance(from: mantissa.startIndex, to: $0) }
+    let pointIndex =
+        mantissa.firstIndex(of: ".").map { mantissa.distance(from: mantissa.startIndex, to: $0) }
         ?? mantissa.count
     var digits = mantissa.filter { $0 != "." }
     let point = pointIndex + exponent

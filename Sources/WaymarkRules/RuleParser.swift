@@ -300,8 +300,12 @@ private struct ParserState {
         if isNameScalar(scalar) {
             let word = peekWord()
             switch word.lowercased() {
-            case "true": position += 4; return .bool(true)
-            case "false": position += 5; return .bool(false)
+            case "true":
+                position += 4
+                return .bool(true)
+            case "false":
+                position += 5
+                return .bool(false)
             default:
                 throw error(
                     .syntax, "unexpected \"\(word)\"",

@@ -80,7 +80,9 @@ extension SQLiteStore {
     public func members(app: String) async throws(StoreError) -> [Member] {
         try await read { db in
             try Row.fetchAll(
-                db, sql: "SELECT users.*, memberships.role FROM memberships JOIN users ON users.id = memberships.user WHERE app = ? ORDER BY email",
+                db,
+                sql:
+                    "SELECT users.*, memberships.role FROM memberships JOIN users ON users.id = memberships.user WHERE app = ? ORDER BY email",
                 arguments: [app]
             ).compactMap { row in Role(rawValue: row["role"]).map { Member(user: Self.user(from: row), role: $0) } }
         }
@@ -93,11 +95,13 @@ extension SQLiteStore {
         try await write { db in
             let before = try String.fetchOne(db, sql: "SELECT role FROM memberships WHERE user = ? AND app = ?", arguments: [user, app])
                 .flatMap(Role.init(rawValue:))
-            let owners = try Int.fetchOne(db, sql: "SELECT count(*) FROM memberships WHERE app = ? AND role = 'owner'", arguments: [app]) ?? 0
+            let owners =
+                try Int.fetchOne(db, sql: "SELECT count(*) FROM memberships WHERE app = ? AND role = 'owner'", arguments: [app]) ?? 0
             try check(MembershipChange(before: before, after: role, owners: owners))
             if let role {
                 try db.execute(
-                    sql: "INSERT INTO memberships (user, app, role) VALUES (?, ?, ?) ON CONFLICT (user, app) DO UPDATE SET role = excluded.role",
+                    sql:
+                        "INSERT INTO memberships (user, app, role) VALUES (?, ?, ?) ON CONFLICT (user, app) DO UPDATE SET role = excluded.role",
                     arguments: [user, app, role.rawValue]
                 )
             } else {
@@ -132,7 +136,8 @@ extension SQLiteStore {
         try await read { db in
             try Row.fetchOne(db, sql: "SELECT * FROM sessions WHERE id = ?", arguments: [id]).map { row in
                 ConsoleSession(
-                    id: row["id"], user: row["user"], csrfToken: row["csrf_token"], createdAt: Date(millisecondsSince1970: row["created_at"]),
+                    id: row["id"], user: row["user"], csrfToken: row["csrf_token"],
+                    createdAt: Date(millisecondsSince1970: row["created_at"]),
                     lastSeenAt: Date(millisecondsSince1970: row["last_seen_at"])
                 )
             }
@@ -209,7 +214,10 @@ extension SQLiteStore {
     static func insertAudit(_ entry: AuditEntry, _ db: Database) throws -> AuditEntry {
         try db.execute(
             sql: "INSERT INTO audit (app, actor, at, action, object, before, after) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            arguments: [entry.app, entry.actor.description, entry.at.millisecondsSince1970, entry.action.description, entry.object, entry.before, entry.after]
+            arguments: [
+                entry.app, entry.actor.description, entry.at.millisecondsSince1970, entry.action.description, entry.object, entry.before,
+                entry.after,
+            ]
         )
         var saved = entry
         saved.sequence = db.lastInsertedRowID
@@ -218,9 +226,11 @@ extension SQLiteStore {
 
     public func auditLog(app: String, limit: Int) async throws(StoreError) -> [AuditEntry] {
         try await read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM audit WHERE app = ? ORDER BY sequence DESC LIMIT ?", arguments: [app, limit]).map { row in
+            try Row.fetchAll(db, sql: "SELECT * FROM audit WHERE app = ? ORDER BY sequence DESC LIMIT ?", arguments: [app, limit]).map {
+                row in
                 AuditEntry(
-                    sequence: row["sequence"], app: row["app"], actor: AuditEntry.Actor(stored: row["actor"]), at: Date(millisecondsSince1970: row["at"]),
+                    sequence: row["sequence"], app: row["app"], actor: AuditEntry.Actor(stored: row["actor"]),
+                    at: Date(millisecondsSince1970: row["at"]),
                     action: AuditEntry.Action(stored: row["action"]), object: row["object"], before: row["before"], after: row["after"]
                 )
             }
@@ -228,6 +238,8 @@ extension SQLiteStore {
     }
 
     private static func user(from row: Row) -> ConsoleUser {
-        ConsoleUser(id: row["id"], email: row["email"], passwordHash: row["password_hash"], createdAt: Date(millisecondsSince1970: row["created_at"]))
+        ConsoleUser(
+            id: row["id"], email: row["email"], passwordHash: row["password_hash"],
+            createdAt: Date(millisecondsSince1970: row["created_at"]))
     }
 }

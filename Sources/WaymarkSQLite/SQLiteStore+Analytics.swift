@@ -44,7 +44,8 @@ extension SQLiteStore {
         return try await read { [arguments] db in
             try Row.fetchAll(db, sql: tally.sql, arguments: arguments).filter { $0["events"] as Int > 0 }.map { row in
                 TallyRow(
-                    name: row["name"], keys: (0..<tally.dimensions).map { row["k\($0)"] as String? }, events: row["events"], users: row["users"]
+                    name: row["name"], keys: (0..<tally.dimensions).map { row["k\($0)"] as String? }, events: row["events"],
+                    users: row["users"]
                 )
             }
         }

@@ -28,58 +28,59 @@ public final class SQLiteStore: Store {
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1") { db in
-            try db.execute(sql: """
-                CREATE TABLE apps (
-                    id TEXT PRIMARY KEY NOT NULL,
-                    name TEXT NOT NULL,
-                    identity_secret TEXT NOT NULL,
-                    created_at INTEGER NOT NULL
-                );
-                CREATE TABLE keys (
-                    id TEXT PRIMARY KEY NOT NULL,
-                    app TEXT NOT NULL REFERENCES apps(id),
-                    kind TEXT NOT NULL,
-                    hash TEXT NOT NULL UNIQUE,
-                    created_at INTEGER NOT NULL,
-                    revoked_at INTEGER
-                );
-                CREATE INDEX keys_by_app ON keys(app);
-                CREATE TABLE drafts (
-                    app TEXT PRIMARY KEY NOT NULL REFERENCES apps(id),
-                    document TEXT NOT NULL,
-                    updated_at INTEGER NOT NULL
-                );
-                CREATE TABLE versions (
-                    app TEXT NOT NULL REFERENCES apps(id),
-                    number INTEGER NOT NULL,
-                    document TEXT NOT NULL,
-                    published_at INTEGER NOT NULL,
-                    note TEXT,
-                    PRIMARY KEY (app, number)
-                ) WITHOUT ROWID;
-                CREATE TABLE events (
-                    app TEXT NOT NULL,
-                    id TEXT NOT NULL,
-                    user TEXT NOT NULL,
-                    name TEXT NOT NULL,
-                    target TEXT,
-                    timestamp INTEGER NOT NULL,
-                    received_at INTEGER NOT NULL,
-                    clamped INTEGER NOT NULL,
-                    properties TEXT,
-                    PRIMARY KEY (app, id)
-                ) WITHOUT ROWID;
-                CREATE TABLE grants (
-                    app TEXT NOT NULL,
-                    user TEXT NOT NULL,
-                    tour TEXT NOT NULL,
-                    page TEXT NOT NULL,
-                    id TEXT NOT NULL UNIQUE,
-                    credits INTEGER NOT NULL,
-                    granted_at INTEGER NOT NULL,
-                    PRIMARY KEY (app, user, tour, page)
-                ) WITHOUT ROWID;
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE apps (
+                        id TEXT PRIMARY KEY NOT NULL,
+                        name TEXT NOT NULL,
+                        identity_secret TEXT NOT NULL,
+                        created_at INTEGER NOT NULL
+                    );
+                    CREATE TABLE keys (
+                        id TEXT PRIMARY KEY NOT NULL,
+                        app TEXT NOT NULL REFERENCES apps(id),
+                        kind TEXT NOT NULL,
+                        hash TEXT NOT NULL UNIQUE,
+                        created_at INTEGER NOT NULL,
+                        revoked_at INTEGER
+                    );
+                    CREATE INDEX keys_by_app ON keys(app);
+                    CREATE TABLE drafts (
+                        app TEXT PRIMARY KEY NOT NULL REFERENCES apps(id),
+                        document TEXT NOT NULL,
+                        updated_at INTEGER NOT NULL
+                    );
+                    CREATE TABLE versions (
+                        app TEXT NOT NULL REFERENCES apps(id),
+                        number INTEGER NOT NULL,
+                        document TEXT NOT NULL,
+                        published_at INTEGER NOT NULL,
+                        note TEXT,
+                        PRIMARY KEY (app, number)
+                    ) WITHOUT ROWID;
+                    CREATE TABLE events (
+                        app TEXT NOT NULL,
+                        id TEXT NOT NULL,
+                        user TEXT NOT NULL,
+                        name TEXT NOT NULL,
+                        target TEXT,
+                        timestamp INTEGER NOT NULL,
+                        received_at INTEGER NOT NULL,
+                        clamped INTEGER NOT NULL,
+                        properties TEXT,
+                        PRIMARY KEY (app, id)
+                    ) WITHOUT ROWID;
+                    CREATE TABLE grants (
+                        app TEXT NOT NULL,
+                        user TEXT NOT NULL,
+                        tour TEXT NOT NULL,
+                        page TEXT NOT NULL,
+                        id TEXT NOT NULL UNIQUE,
+                        credits INTEGER NOT NULL,
+                        granted_at INTEGER NOT NULL,
+                        PRIMARY KEY (app, user, tour, page)
+                    ) WITHOUT ROWID;
+                    """)
         }
         migrator.registerMigration("v2: draft revisions") { db in
             try db.execute(sql: "ALTER TABLE drafts ADD COLUMN revision INTEGER NOT NULL DEFAULT 1")
@@ -129,7 +130,9 @@ public final class SQLiteStore: Store {
         try await write { db in
             try db.execute(
                 sql: "INSERT INTO keys (id, app, kind, hash, created_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?)",
-                arguments: [key.id, key.app, key.kind.rawValue, key.hash, key.createdAt.millisecondsSince1970, key.revokedAt?.millisecondsSince1970]
+                arguments: [
+                    key.id, key.app, key.kind.rawValue, key.hash, key.createdAt.millisecondsSince1970, key.revokedAt?.millisecondsSince1970,
+                ]
             )
         }
     }
@@ -249,11 +252,12 @@ public final class SQLiteStore: Store {
                 }
                 known.insert(event.app)
             }
-            let statement = try db.cachedStatement(sql: """
-                INSERT INTO events (app, id, user, name, target, timestamp, received_at, clamped, properties, platform, app_version)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                ON CONFLICT DO NOTHING
-                """)
+            let statement = try db.cachedStatement(
+                sql: """
+                    INSERT INTO events (app, id, user, name, target, timestamp, received_at, clamped, properties, platform, app_version)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    ON CONFLICT DO NOTHING
+                    """)
             var inserted: [Bool] = []
             inserted.reserveCapacity(events.count)
             for event in events {
@@ -307,7 +311,10 @@ public final class SQLiteStore: Store {
                 sql: """
                     INSERT INTO grants (app, user, tour, page, id, credits, granted_at) VALUES (?, ?, ?, ?, ?, ?, ?)
                     """,
-                arguments: [granted.app, granted.user, granted.tour, granted.page, granted.id, granted.credits, granted.grantedAt.millisecondsSince1970]
+                arguments: [
+                    granted.app, granted.user, granted.tour, granted.page, granted.id, granted.credits,
+                    granted.grantedAt.millisecondsSince1970,
+                ]
             )
             return ClaimOutcome(grant: granted, created: true, balance: balance + granted.credits)
         }
@@ -324,19 +331,23 @@ public final class SQLiteStore: Store {
     // MARK: Rows
 
     private static func app(from row: Row) -> AppRecord {
-        AppRecord(id: row["id"], name: row["name"], identitySecret: row["identity_secret"], createdAt: Date(millisecondsSince1970: row["created_at"]))
+        AppRecord(
+            id: row["id"], name: row["name"], identitySecret: row["identity_secret"],
+            createdAt: Date(millisecondsSince1970: row["created_at"]))
     }
 
     private static func key(from row: Row) -> KeyRecord {
         KeyRecord(
             id: row["id"], app: row["app"], kind: KeyRecord.Kind(rawValue: row["kind"]) ?? .client, hash: row["hash"],
-            createdAt: Date(millisecondsSince1970: row["created_at"]), revokedAt: (row["revoked_at"] as Int64?).map(Date.init(millisecondsSince1970:))
+            createdAt: Date(millisecondsSince1970: row["created_at"]),
+            revokedAt: (row["revoked_at"] as Int64?).map(Date.init(millisecondsSince1970:))
         )
     }
 
     private static func version(from row: Row) -> CatalogVersion {
         CatalogVersion(
-            app: row["app"], number: row["number"], document: row["document"], publishedAt: Date(millisecondsSince1970: row["published_at"]),
+            app: row["app"], number: row["number"], document: row["document"],
+            publishedAt: Date(millisecondsSince1970: row["published_at"]),
             note: row["note"]
         )
     }

@@ -7,10 +7,21 @@ public struct APIError: HTTPResponseError, Sendable {
     /// What went wrong, for programs: the `code` of the answer. New codes may be added.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: String {
-            case badRequest = "bad_request", unauthorized, badUserHash = "bad_user_hash", notFound = "not_found"
-            case notPublished = "not_published", noDraft = "no_draft", noReward = "no_reward", methodNotAllowed = "method_not_allowed"
-            case draftBusy = "draft_busy", draftChanged = "draft_changed", tooManyEvents = "too_many_events"
-            case invalidCatalog = "invalid_catalog", idMismatch = "id_mismatch", storageUnavailable = "storage_unavailable", `internal`
+            case badRequest = "bad_request"
+            case unauthorized
+            case badUserHash = "bad_user_hash"
+            case notFound = "not_found"
+            case notPublished = "not_published"
+            case noDraft = "no_draft"
+            case noReward = "no_reward"
+            case methodNotAllowed = "method_not_allowed"
+            case draftBusy = "draft_busy"
+            case draftChanged = "draft_changed"
+            case tooManyEvents = "too_many_events"
+            case invalidCatalog = "invalid_catalog"
+            case idMismatch = "id_mismatch"
+            case storageUnavailable = "storage_unavailable"
+            case `internal`
         }
 
         private let base: Base

@@ -46,7 +46,9 @@ extension WaymarkServer {
     func createKey(_ request: Request, _ context: WaymarkRequestContext) async throws -> Response {
         let key = try context.key()
         let body = try await request.decodeBody(as: NewKeyBody.self, context: context)
-        guard let (secret, record) = try await createKey(app: key.app, kind: body.kind, actor: .key(key.id)) else { throw APIError.notFound }
+        guard let (secret, record) = try await createKey(app: key.app, kind: body.kind, actor: .key(key.id)) else {
+            throw APIError.notFound
+        }
         var summary = KeySummary(record)
         summary.key = secret
         return jsonResponse(summary, status: .created)
@@ -62,7 +64,9 @@ extension WaymarkServer {
 
     /// A new key for the app (shown only in what this returns), recorded in the audit log; nil
     /// when there is no such app.
-    public func createKey(app: String, kind: KeyRecord.Kind, actor: AuditEntry.Actor) async throws(StoreError) -> (key: String, record: KeyRecord)? {
+    public func createKey(app: String, kind: KeyRecord.Kind, actor: AuditEntry.Actor) async throws(StoreError) -> (
+        key: String, record: KeyRecord
+    )? {
         try await Provisioning.createKey(app: app, kind: kind, actor: actor, in: store, at: now())
     }
 
@@ -75,7 +79,9 @@ extension WaymarkServer {
         if record.revokedAt == nil {
             _ = try await store.revokeKey(id: id, app: app, at: time)
             try await store.appendAudit(
-                AuditEntry(app: app, actor: actor, at: time, action: .keyRevoke, object: "key \(id)", before: record.kind.rawValue, after: "revoked")
+                AuditEntry(
+                    app: app, actor: actor, at: time, action: .keyRevoke, object: "key \(id)", before: record.kind.rawValue,
+                    after: "revoked")
             )
         }
         keys.drop(keyID: id)
@@ -130,7 +136,9 @@ struct NewKeyBody: Decodable {
         let text = try decoder.container(keyedBy: AnyCodingKey.self).decode(String.self, forKey: AnyCodingKey(stringValue: "kind"))
         guard let kind = KeyRecord.Kind(rawValue: text) else {
             throw DecodingError.dataCorrupted(
-                .init(codingPath: [], debugDescription: "kind", underlyingError: FieldError(message: "\"kind\" is client or secret, not \"\(text)\""))
+                .init(
+                    codingPath: [], debugDescription: "kind",
+                    underlyingError: FieldError(message: "\"kind\" is client or secret, not \"\(text)\""))
             )
         }
         self.kind = kind

@@ -76,7 +76,8 @@ extension WaymarkServer {
             throw APIError(.conflict, .noDraft, "nothing to publish: save a draft first")
         }
         _ = try check(draft.document, file: "draft")
-        let version = try await store.publish(app: app, document: draft.document, at: now(), note: nil, audit: AuditEntry.publication(by: actor))
+        let version = try await store.publish(
+            app: app, document: draft.document, at: now(), note: nil, audit: AuditEntry.publication(by: actor))
         try await cacheLive(version)
         return version
     }

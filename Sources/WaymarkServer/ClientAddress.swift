@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Foundation
 import HTTPTypes
 import Hummingbird
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// The load balancers and reverse proxies in front of the server whose `X-Forwarded-For` it
 /// believes. Behind one, every connection comes from the balancer's address; a limit per client

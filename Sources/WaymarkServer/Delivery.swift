@@ -74,7 +74,9 @@ extension WaymarkServer {
         headers[.vary] = "Authorization"
         // A page on another origin reads the ETag to send it back as If-None-Match.
         headers[.accessControlExposeHeaders] = "ETag"
-        if let match = request.headers[.ifNoneMatch], match.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == etag }) {
+        if let match = request.headers[.ifNoneMatch],
+            match.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == etag })
+        {
             metrics.catalogNotModified.increment()
             return Response(status: .notModified, headers: headers)
         }
@@ -90,8 +92,10 @@ extension WaymarkServer {
             // Another server may have published since: on a shared database the cache holds only
             // while its version is the live one (one indexed read, no document, begun after this
             // request arrived and shared with the requests that arrived with it).
-            let current = store.isShared
-                ? try await liveVersionReads.value(app) { [store] app in try await store.liveVersionNumber(app: app) } : entry.resolver.version
+            let current =
+                store.isShared
+                ? try await liveVersionReads.value(app) { [store] app in try await store.liveVersionNumber(app: app) }
+                : entry.resolver.version
             if current == entry.resolver.version {
                 guard let recheckAt = entry.recheckAt, recheckAt <= .now else {
                     metrics.catalogCacheHits.increment()

@@ -37,10 +37,13 @@ extension WaymarkServer {
         // If-Match) is replaced, and its objects are then logged as changed from the older draft.
         let previous = try await draftCatalog(app: key.app)?.catalog ?? Catalog(tips: [])
         let time = now()
-        let audit = CatalogChange.changes(from: previous, to: catalog).map { AuditEntry(change: $0, app: key.app, actor: .key(key.id), at: time) }
+        let audit = CatalogChange.changes(from: previous, to: catalog).map {
+            AuditEntry(change: $0, app: key.app, actor: .key(key.id), at: time)
+        }
         guard
             let saved = try await store.saveDraft(
-                app: key.app, document: CatalogDocument.yaml(catalog), at: time, audit: audit, accept: CatalogDraft.unchanged(since: expected)
+                app: key.app, document: CatalogDocument.yaml(catalog), at: time, audit: audit,
+                accept: CatalogDraft.unchanged(since: expected)
             )
         else {
             throw APIError(.preconditionFailed, .draftChanged, "the draft changed since revision \(expected ?? 0): GET it again")
@@ -155,7 +158,9 @@ enum DraftObjectKind: String {
 
     /// An object of this kind read from a request body (its errors point into the body).
     enum Object {
-        case tip(CatalogTip), tour(Tour), media(Media)
+        case tip(CatalogTip)
+        case tour(Tour)
+        case media(Media)
 
         var id: String {
             switch self {

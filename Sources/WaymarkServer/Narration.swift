@@ -92,7 +92,8 @@ extension WaymarkServer {
                 return Response(status: .rangeNotSatisfiable, headers: headers)
             }
             headers[.contentRange] = "bytes \(range.lowerBound)-\(range.upperBound - 1)/\(total)"
-            return Response(status: .partialContent, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: audio.bytes[range])))
+            return Response(
+                status: .partialContent, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: audio.bytes[range])))
         }
         return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: audio.bytes)))
     }

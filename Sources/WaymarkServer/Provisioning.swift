@@ -27,9 +27,13 @@ public enum Provisioning {
     }
 
     /// Saves a catalog as the draft of a new app and publishes it (the demo's shop).
-    public static func publish(_ catalog: Catalog, app: String, note: String, in store: any Store, at time: Date = Date()) async throws(StoreError) {
+    public static func publish(_ catalog: Catalog, app: String, note: String, in store: any Store, at time: Date = Date())
+        async throws(StoreError)
+    {
         let document = CatalogDocument.yaml(catalog)
-        let audit = CatalogChange.changes(from: Catalog(tips: []), to: catalog).map { AuditEntry(change: $0, app: app, actor: .cli, at: time) }
+        let audit = CatalogChange.changes(from: Catalog(tips: []), to: catalog).map {
+            AuditEntry(change: $0, app: app, actor: .cli, at: time)
+        }
         _ = try await store.saveDraft(app: app, document: document, at: time, audit: audit, accept: CatalogDraft.unchanged(since: nil))
         _ = try await store.publish(app: app, document: document, at: time, note: note, audit: AuditEntry.publication(by: .cli))
     }
@@ -42,7 +46,8 @@ public enum Provisioning {
         let made = Secrets.makeKey(app: app, kind: kind, at: time)
         try await store.insertKey(made.record)
         try await store.appendAudit(
-            AuditEntry(app: app, actor: actor, at: time, action: .keyCreate, object: "key \(made.record.id)", before: nil, after: kind.rawValue)
+            AuditEntry(
+                app: app, actor: actor, at: time, action: .keyCreate, object: "key \(made.record.id)", before: nil, after: kind.rawValue)
         )
         return made
     }

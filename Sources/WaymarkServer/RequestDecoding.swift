@@ -20,13 +20,15 @@ extension Request {
         case .keyNotFound(let key, let context):
             return "the body needs \"\((context.codingPath + [key]).map(\.stringValue).joined(separator: "."))\""
         case .typeMismatch(let type, let context):
-            return context.codingPath.isEmpty ? "the body must be a JSON object" : "\"\(path(context.codingPath))\" must be \(Self.name(of: type))"
+            return context.codingPath.isEmpty
+                ? "the body must be a JSON object" : "\"\(path(context.codingPath))\" must be \(Self.name(of: type))"
         case .valueNotFound(let type, let context):
             return "\"\(path(context.codingPath))\" must be \(Self.name(of: type)), not null"
         case .dataCorrupted(let context):
             // Strict types say which field is unknown or which value is out of range.
             if let reason = context.underlyingError as? FieldError { return reason.message }
-            return context.codingPath.isEmpty ? "the body is not valid JSON" : "\"\(path(context.codingPath))\" is not valid: \(context.debugDescription)"
+            return context.codingPath.isEmpty
+                ? "the body is not valid JSON" : "\"\(path(context.codingPath))\" is not valid: \(context.debugDescription)"
         @unknown default:
             return "the body is not valid"
         }

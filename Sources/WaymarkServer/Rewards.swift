@@ -35,7 +35,9 @@ extension WaymarkServer {
                 id: "grant_" + Secrets.randomHex(bytes: 12), app: app.id, user: claim.user, tour: tour.id, page: page.id,
                 credits: credits, grantedAt: now()
             ),
-            credits: { [cap = live.catalog.rewards.maxCreditsPerUser] balance in CreditCap.credits(offered: credits, balance: balance, cap: cap) }
+            credits: { [cap = live.catalog.rewards.maxCreditsPerUser] balance in
+                CreditCap.credits(offered: credits, balance: balance, cap: cap)
+            }
         )
         let grant = outcome.grant
         if outcome.created { metrics.rewardsGranted.increment() }

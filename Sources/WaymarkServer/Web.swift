@@ -14,7 +14,9 @@ extension WaymarkServer {
 
     func webSDK(_ request: Request) -> Response {
         guard let sdk = Self.webSDK else {
-            return Response(status: .notFound, headers: [.contentType: "text/plain; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: "the web SDK is missing from this installation\n")))
+            return Response(
+                status: .notFound, headers: [.contentType: "text/plain; charset=utf-8"],
+                body: .init(byteBuffer: ByteBuffer(string: "the web SDK is missing from this installation\n")))
         }
         var headers: HTTPFields = [
             .contentType: "text/javascript; charset=utf-8", .eTag: sdk.etag, .cacheControl: "public, max-age=300",

@@ -125,7 +125,8 @@ public struct GrantTotal: Hashable, Sendable {
 extension TallyDimension {
     /// Whether a property name can be used: it goes into a query as a JSON path.
     public static func isPropertyName(_ name: String) -> Bool {
-        !name.isEmpty && name.count <= 64 && name.unicodeScalars.allSatisfy { $0.isASCII && ($0 == "_" || CharacterSet.alphanumerics.contains($0)) }
+        !name.isEmpty && name.count <= 64
+            && name.unicodeScalars.allSatisfy { $0.isASCII && ($0 == "_" || CharacterSet.alphanumerics.contains($0)) }
     }
 }
 
@@ -191,10 +192,12 @@ public struct TallySQL: Sendable {
         var filter = ""
         if let names = query.names {
             guard !names.isEmpty else { return nil }
-            filter = " AND name IN (" + names.map { name in
-                arguments.append(.text(name))
-                return dialect.placeholder(arguments.count)
-            }.joined(separator: ", ") + ")"
+            filter =
+                " AND name IN ("
+                + names.map { name in
+                    arguments.append(.text(name))
+                    return dialect.placeholder(arguments.count)
+                }.joined(separator: ", ") + ")"
         }
         let keys = [(query.byName ? "name" : dialect.nullText) + " AS name"] + columns.enumerated().map { "\($1) AS k\($0)" }
         let groups = (query.byName ? ["name"] : []) + columns.indices.map { "k\($0)" }

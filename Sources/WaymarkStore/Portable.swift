@@ -24,7 +24,9 @@ public enum PortableTable: String, CaseIterable, Sendable {
         case .drafts: return text("app", "document") + integer("updated_at", "revision")
         case .versions: return text("app") + integer("number") + text("document") + integer("published_at") + text("note")
         case .events:
-            return text("app", "id", "user", "name", "target") + integer("timestamp", "received_at") + [Column(name: "clamped", kind: .boolean)]
+            return text("app", "id", "user", "name", "target") + integer("timestamp", "received_at") + [
+                Column(name: "clamped", kind: .boolean)
+            ]
                 + text("properties", "platform", "app_version")
         case .grants: return text("app", "user", "tour", "page", "id") + integer("credits", "granted_at")
         case .users: return text("id", "email", "password_hash") + integer("created_at")

@@ -77,7 +77,9 @@ public enum Timestamp {
         let (days, secondOfDay) = floorDivide(secondsTotal, 86_400)
         let (year, month, day) = civilFromDays(Int(days))
         func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        let hour = Int(secondOfDay / 3600), minute = Int(secondOfDay % 3600 / 60), second = Int(secondOfDay % 60)
+        let hour = Int(secondOfDay / 3600)
+        let minute = Int(secondOfDay % 3600 / 60)
+        let second = Int(secondOfDay % 60)
         var text = "\(year)-\(two(month))-\(two(day))T\(two(hour)):\(two(minute)):\(two(second))"
         if fraction != 0 {
             let digits = String(fraction)

@@ -51,10 +51,12 @@ struct DemoTraffic {
         ]
         for kind in kinds {
             for number in 1...kind.count {
-                shoppers.append(Shopper(
-                    id: "\(kind.platform)-\(number)", platform: kind.platform, model: pick(kind.models), appVersion: pick(kind.versions),
-                    locale: pick(["en", "en", "en", "hi-IN", "ta"]), activity: kind.activity
-                ))
+                shoppers.append(
+                    Shopper(
+                        id: "\(kind.platform)-\(number)", platform: kind.platform, model: pick(kind.models),
+                        appVersion: pick(kind.versions),
+                        locale: pick(["en", "en", "en", "hi-IN", "ta"]), activity: kind.activity
+                    ))
             }
         }
         return shoppers
@@ -76,10 +78,12 @@ struct DemoTraffic {
             )
             let base = ["platform": shopper.platform, "appVersion": shopper.appVersion, "locale": shopper.locale, "model": shopper.model]
             func add(_ name: String, _ target: String?, _ time: Date, _ extra: [String: String] = [:]) {
-                events.append(IncomingEvent(
-                    id: EventID.make(milliseconds: time.millisecondsSince1970, number: events.count), user: shopper.id, name: name, target: target,
-                    timestamp: Timestamp.format(time), properties: base.merging(extra) { $1 }
-                ))
+                events.append(
+                    IncomingEvent(
+                        id: EventID.make(milliseconds: time.millisecondsSince1970, number: events.count), user: shopper.id, name: name,
+                        target: target,
+                        timestamp: Timestamp.format(time), properties: base.merging(extra) { $1 }
+                    ))
             }
             func perform(_ commands: [RenderCommand]) {
                 for command in commands {
@@ -121,7 +125,10 @@ struct DemoTraffic {
                         if chance(0.3) { act("pan", "product-carousel") }
                     }
                     if chance(0.3) { act("tap", "search-hint") }
-                    if chance(0.4) { act("tap", "search"); act("screen", "search") }
+                    if chance(0.4) {
+                        act("tap", "search")
+                        act("screen", "search")
+                    }
                     for _ in 0..<next(4) {
                         act("screen", "product")
                         if chance(0.35) { act("tap", "add-to-cart") }
@@ -137,7 +144,9 @@ struct DemoTraffic {
                         for page in catalog.tours.first?.pages ?? [] {
                             time += Double(5 + next(30))
                             add("page_viewed", page.id, time, ["tour": "shop-tour", "page": page.id])
-                            if let media = page.media, chance(0.6) { add("video_played", media, time + 2, ["tour": "shop-tour", "page": page.id]) }
+                            if let media = page.media, chance(0.6) {
+                                add("video_played", media, time + 2, ["tour": "shop-tour", "page": page.id])
+                            }
                             guard chance(0.7) else { break }
                             time += Double(10 + next(60))
                             add("page_read_to_bottom", page.id, time, ["tour": "shop-tour", "page": page.id])
@@ -171,8 +180,12 @@ struct DemoTraffic {
         for (number, grant) in grants.enumerated() {
             let credits = catalog.tours.first?.pages.first { $0.id == grant.page }?.reward ?? 0
             _ = try await store.claim(
-                Grant(id: "demo-grant-\(number)", app: app, user: grant.user, tour: "shop-tour", page: grant.page, credits: credits, grantedAt: grant.at),
-                credits: { [cap = catalog.rewards.maxCreditsPerUser] balance in CreditCap.credits(offered: credits, balance: balance, cap: cap) }
+                Grant(
+                    id: "demo-grant-\(number)", app: app, user: grant.user, tour: "shop-tour", page: grant.page, credits: credits,
+                    grantedAt: grant.at),
+                credits: { [cap = catalog.rewards.maxCreditsPerUser] balance in
+                    CreditCap.credits(offered: credits, balance: balance, cap: cap)
+                }
             )
         }
         let encoder = JSONEncoder()
@@ -200,7 +213,9 @@ struct DemoTraffic {
         var answer = ["score": String(score)]
         if chance(0.3) {
             answer["comment"] = pick(
-                score >= 4 ? ["Quick and clear.", "Saved address made it easy.", "Fine."] : ["The address form is long.", "Card page was slow.", "Hard to find the button."]
+                score >= 4
+                    ? ["Quick and clear.", "Saved address made it easy.", "Fine."]
+                    : ["The address form is long.", "Card page was slow.", "Hard to find the button."]
             )
         }
         return answer

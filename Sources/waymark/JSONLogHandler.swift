@@ -34,7 +34,9 @@ struct JSONLogHandler: LogHandler {
         object["label"] = label
         object["message"] = event.message.description
         object["source"] = event.source
-        guard var data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]) else { return }
+        guard var data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]) else {
+            return
+        }
         data.append(UInt8(ascii: "\n"))
         Self.output.withLock { $0.write(data) }
     }

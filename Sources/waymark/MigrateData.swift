@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import WaymarkApplication
-import WaymarkApplication
 import WaymarkPostgres
 import WaymarkSQLite
 import WaymarkStore

@@ -32,10 +32,13 @@ struct ServerOptions: ParsableArguments {
     @Option(name: .customLong("data-dir"), help: "The directory of the database (default ./waymark-data).")
     var dataDirectory: String?
 
-    @Option(help: "postgres://user[:password]@host[:port]/database to keep everything in PostgreSQL instead of SQLite in the data directory.")
+    @Option(
+        help: "postgres://user[:password]@host[:port]/database to keep everything in PostgreSQL instead of SQLite in the data directory.")
     var database: String?
 
-    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical (default info; debug logs every request).")
+    @Option(
+        name: .customLong("log-level"),
+        help: "trace, debug, info, notice, warning, error or critical (default info; debug logs every request).")
     var logLevel: String?
 
     @Option(name: .customLong("log-format"), help: "text, or json for one JSON object per line (default text).")
@@ -46,7 +49,8 @@ struct ServerOptions: ParsableArguments {
 
     @Option(
         name: .customLong("trusted-proxies"),
-        help: "The load balancers in front of the server, whose X-Forwarded-For names the client: addresses or ranges, comma-separated (10.0.0.0/8,fd00::/8). Default: none, the peer is the client."
+        help:
+            "The load balancers in front of the server, whose X-Forwarded-For names the client: addresses or ranges, comma-separated (10.0.0.0/8,fd00::/8). Default: none, the peer is the client."
     )
     var trustedProxies: String?
 
@@ -79,7 +83,8 @@ struct ServerOptions: ParsableArguments {
             }
             for (key, value) in mapping {
                 guard let name = key.string, Self.configKeys.contains(name), let text = value.string else {
-                    throw ValidationError("\(config): unknown key \(key.string ?? "?"); the keys are \(Self.configKeys.joined(separator: ", "))")
+                    throw ValidationError(
+                        "\(config): unknown key \(key.string ?? "?"); the keys are \(Self.configKeys.joined(separator: ", "))")
                 }
                 file[name] = text
             }
@@ -184,7 +189,9 @@ extension Waymark {
                 let app = buildApplication(
                     configuration, store: store, logger: logger, metrics: metrics,
                     onServerRunning: { port in
-                        logger.notice("waymark listening", metadata: ["url": "http://\(resolved.host):\(port)", "data": "\(resolved.storage.description)"])
+                        logger.notice(
+                            "waymark listening",
+                            metadata: ["url": "http://\(resolved.host):\(port)", "data": "\(resolved.storage.description)"])
                     }
                 )
                 try await app.runService()
@@ -202,7 +209,8 @@ extension Waymark {
 
         mutating func run() async throws {
             let resolved = try options.resolve(
-                defaultDataDirectory: (NSTemporaryDirectory() as NSString).appendingPathComponent("waymark-demo-\(ProcessInfo.processInfo.processIdentifier)")
+                defaultDataDirectory: (NSTemporaryDirectory() as NSString).appendingPathComponent(
+                    "waymark-demo-\(ProcessInfo.processInfo.processIdentifier)")
             )
             let directory = resolved.dataDirectory
             if FileManager.default.fileExists(atPath: (directory as NSString).appendingPathComponent("waymark.sqlite")) {
@@ -236,7 +244,9 @@ extension Waymark {
                         router.add(middleware: FileMiddleware(demoPages, urlBasePath: "/demo", searchForIndexHtml: true, logger: logger))
                         router.get("/demo/session") { request, context in
                             let user = request.uri.queryParameters.get("user") ?? "shopper"
-                            guard (1...64).contains(user.count) else { throw HTTPError(.badRequest, message: "user must be 1 to 64 characters") }
+                            guard (1...64).contains(user.count) else {
+                                throw HTTPError(.badRequest, message: "user must be 1 to 64 characters")
+                            }
                             let host = request.head.authority ?? "\(resolved.host):\(resolved.port)"
                             return DemoSession(
                                 server: "http://\(host)", clientKey: made.clientKey, user: user,
@@ -285,25 +295,27 @@ extension Waymark {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
             try encoder.encode(facts).write(to: URL(fileURLWithPath: (directory as NSString).appendingPathComponent("demo.json")))
-            FileHandle.standardOutput.write(Data("""
-                Waymark demo: the demo shop's catalog is published.
+            FileHandle.standardOutput.write(
+                Data(
+                    """
+                    Waymark demo: the demo shop's catalog is published.
 
-                  shop            \(base)/demo/   (open it in a browser; ?locale=hi-IN for Hindi)
-                  console         \(base)/console/   (sign in as \(owner.email), password \(owner.password))
-                  server          \(base)
-                  app id          \(app.appId)
-                  client key      \(app.clientKey)
-                  secret key      \(app.secretKey)
-                  identity secret \(app.identitySecret)
-                  data            \(directory)  (facts also in demo.json)
-                  sample traffic  \(sampleCount) events of \(DemoTraffic.days) days before today (sample-events.jsonl), in the console's analytics
+                      shop            \(base)/demo/   (open it in a browser; ?locale=hi-IN for Hindi)
+                      console         \(base)/console/   (sign in as \(owner.email), password \(owner.password))
+                      server          \(base)
+                      app id          \(app.appId)
+                      client key      \(app.clientKey)
+                      secret key      \(app.secretKey)
+                      identity secret \(app.identitySecret)
+                      data            \(directory)  (facts also in demo.json)
+                      sample traffic  \(sampleCount) events of \(DemoTraffic.days) days before today (sample-events.jsonl), in the console's analytics
 
-                Try:
-                  curl -H 'Authorization: Bearer \(app.clientKey)' '\(base)/v1/catalog?platform=ios&model=iPhone15,2&appVersion=1.4&locale=hi-IN&user=u1'
+                    Try:
+                      curl -H 'Authorization: Bearer \(app.clientKey)' '\(base)/v1/catalog?platform=ios&model=iPhone15,2&appVersion=1.4&locale=hi-IN&user=u1'
 
-                Ctrl-C stops it.
+                    Ctrl-C stops it.
 
-                """.utf8))
+                    """.utf8))
             // Done: wait, as every service does, for the server to stop.
             try? await gracefulShutdown()
         }
@@ -343,7 +355,9 @@ extension Waymark {
 
             mutating func run() async throws {
                 let resolved = try options.resolve()
-                for app in try await withStoreOrExit(resolved.storage, logger: bootstrap(resolved), { try await $0.apps() }) { print("\(app.id)\t\(app.name)") }
+                for app in try await withStoreOrExit(resolved.storage, logger: bootstrap(resolved), { try await $0.apps() }) {
+                    print("\(app.id)\t\(app.name)")
+                }
             }
         }
     }

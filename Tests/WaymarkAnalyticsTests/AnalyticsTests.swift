@@ -45,15 +45,19 @@ import WaymarkSupport
         /// Where this history's event numbers start: histories added to the shared one start elsewhere.
         var firstNumber = 0
         var events: [StoredEvent] = []
-        mutating func add(_ user: String, _ minute: Int64, _ name: String, _ target: String? = nil, platform: String, version: String,
-                          _ extra: [String: String] = [:]) {
+        mutating func add(
+            _ user: String, _ minute: Int64, _ name: String, _ target: String? = nil, platform: String, version: String,
+            _ extra: [String: String] = [:]
+        ) {
             var properties = ["platform": platform, "appVersion": version]
             properties.merge(extra) { $1 }
             let time = AnalyticsTests.day0 + minute * 60_000
-            events.append(StoredEvent(
-                app: "shop", id: EventID.make(milliseconds: time, number: firstNumber + events.count), user: user, name: name, target: target,
-                timestamp: time, receivedAt: time, clamped: false, properties: properties
-            ))
+            events.append(
+                StoredEvent(
+                    app: "shop", id: EventID.make(milliseconds: time, number: firstNumber + events.count), user: user, name: name,
+                    target: target,
+                    timestamp: time, receivedAt: time, clamped: false, properties: properties
+                ))
         }
     }
 
@@ -97,17 +101,25 @@ import WaymarkSupport
         defer { try? FileManager.default.removeItem(at: directory) }
         let store = try SQLiteStore(path: directory.appendingPathComponent("waymark.sqlite").path)
         for app in ["shop", "other"] {
-            try await store.createApp(AppRecord(id: app, name: app, identitySecret: "secret-\(app)", createdAt: Date(millisecondsSince1970: Self.day0)))
+            try await store.createApp(
+                AppRecord(id: app, name: app, identitySecret: "secret-\(app)", createdAt: Date(millisecondsSince1970: Self.day0)))
         }
         var events = Self.history()
         // Another app's events and events outside the period count nowhere.
-        events.append(StoredEvent(app: "other", id: EventID.make(milliseconds: Self.day0, number: 2_000_001), user: "u9", name: "tip_shown", target: "search-tip", timestamp: Self.day0,
-                                  receivedAt: Self.day0, clamped: false, properties: ["platform": "ios"]))
-        events.append(StoredEvent(app: "shop", id: EventID.make(milliseconds: Self.day0 - 1, number: 2_000_002), user: "u9", name: "tip_shown", target: "search-tip", timestamp: Self.day0 - 1,
-                                  receivedAt: Self.day0, clamped: false, properties: ["platform": "ios"]))
+        events.append(
+            StoredEvent(
+                app: "other", id: EventID.make(milliseconds: Self.day0, number: 2_000_001), user: "u9", name: "tip_shown",
+                target: "search-tip", timestamp: Self.day0,
+                receivedAt: Self.day0, clamped: false, properties: ["platform": "ios"]))
+        events.append(
+            StoredEvent(
+                app: "shop", id: EventID.make(milliseconds: Self.day0 - 1, number: 2_000_002), user: "u9", name: "tip_shown",
+                target: "search-tip", timestamp: Self.day0 - 1,
+                receivedAt: Self.day0, clamped: false, properties: ["platform": "ios"]))
         _ = try await store.insertEvents(events)
-        let grant = Grant(id: "g1", app: "shop", user: "u1", tour: "welcome", page: "two", credits: 5,
-                          grantedAt: Date(millisecondsSince1970: Self.day0 + 7 * 60_000))
+        let grant = Grant(
+            id: "g1", app: "shop", user: "u1", tour: "welcome", page: "two", credits: 5,
+            grantedAt: Date(millisecondsSince1970: Self.day0 + 7 * 60_000))
         _ = try await store.claim(grant) { _ in grant.credits }
         let catalog = try CatalogDocument.parse(Self.catalog, file: "test.yaml")
         try await body(store, catalog, Period(from: Self.day0, to: Self.day0 + 2 * Period.day))
@@ -139,8 +151,12 @@ import WaymarkSupport
             // u1 and u3 could see it, u2 searched first.
             #expect(search.total == TipFunnel(eligible: 2, shown: 2, acted: 1, closed: 1))
             #expect(search.total.conversion == Proportion(1, of: 2))
-            #expect(search.segments.map(\.segment) == [Segment(platform: "ios", appVersion: "1.2"), Segment(platform: "web", appVersion: "1.2")])
-            #expect(search.segments.map(\.funnel) == [TipFunnel(eligible: 1, shown: 1, acted: 1), TipFunnel(eligible: 1, shown: 1, closed: 1)])
+            #expect(
+                search.segments.map(\.segment) == [
+                    Segment(platform: "ios", appVersion: "1.2"), Segment(platform: "web", appVersion: "1.2"),
+                ])
+            #expect(
+                search.segments.map(\.funnel) == [TipFunnel(eligible: 1, shown: 1, acted: 1), TipFunnel(eligible: 1, shown: 1, closed: 1)])
             // Only iOS is targeted, though u2 also tapped the cart on Android.
             #expect(reports[1].total == TipFunnel(eligible: 1))
             // A rule made true by time alone: every user sat an hour without tapping at the end.
@@ -211,7 +227,8 @@ import WaymarkSupport
             #expect(u1.context == ["platform": "ios", "appVersion": "1.2"])
             #expect(u1.explanation.conditions.first { $0.label == "dismissal" }?.satisfied == false)
             #expect(u1.steps.first?.input == "context app.version=1.2 device.platform=ios user.id=u1")
-            let android = try #require(try await analytics.explain(app: "shop", catalog: catalog, user: "u2", tip: "ios-tip", period: period))
+            let android = try #require(
+                try await analytics.explain(app: "shop", catalog: catalog, user: "u2", tip: "ios-tip", period: period))
             #expect(!android.targeted)
             #expect(try await analytics.explain(app: "shop", catalog: catalog, user: "u2", tip: "nope", period: period) == nil)
         }
@@ -222,15 +239,19 @@ import WaymarkSupport
     @Test func surveyAnswersAndComments() async throws {
         try await withStore { store, catalog, period in
             var catalog = catalog
-            catalog.tips += try CatalogDocument.parse("""
+            catalog.tips += try CatalogDocument.parse(
+                """
                 tips:
                   - { id: nps, container: c, trigger: tap, survey: { scale: nps, comment: true }, content: { title: Recommend us? } }
                   - { id: csat, container: d, trigger: tap, survey: { scale: csat }, content: { title: Happy? } }
-                """, file: "surveys.yaml").tips
+                """, file: "surveys.yaml"
+            ).tips
             #expect(catalog.tips[3].tip.dismissal?.description == "survey_answered:nps")
             var h = History(firstNumber: 1_000_000)
-            func answer(_ user: String, _ minute: Int64, _ score: String, _ platform: String, _ version: String, _ comment: String? = nil,
-                        tip: String = "nps") {
+            func answer(
+                _ user: String, _ minute: Int64, _ score: String, _ platform: String, _ version: String, _ comment: String? = nil,
+                tip: String = "nps"
+            ) {
                 var properties = ["tip": tip, "score": score]
                 properties["comment"] = comment
                 h.add(user, minute, "survey_answered", tip, platform: platform, version: version, properties)
@@ -255,13 +276,18 @@ import WaymarkSupport
             #expect(nps.total.detractors == Proportion(2, of: 5))
             #expect(nps.total.score == 0)
             #expect(nps.discarded == 2)
-            #expect(nps.segments.map(\.segment) == [
-                Segment(platform: "android", appVersion: "1.10"), Segment(platform: "ios", appVersion: "1.2"), Segment(platform: "web", appVersion: "1.2"),
-            ])
+            #expect(
+                nps.segments.map(\.segment) == [
+                    Segment(platform: "android", appVersion: "1.10"), Segment(platform: "ios", appVersion: "1.2"),
+                    Segment(platform: "web", appVersion: "1.2"),
+                ])
             #expect(nps.segments.map(\.score.score) == [100, 0, -50])
             #expect(nps.comments.map(\.text) == ["Worse today", "Great", "Too slow"])
-            #expect(nps.comments[0] == SurveyComment(
-                day: Self.day0 + Period.day, segment: Segment(platform: "ios", appVersion: "1.2"), score: 6, text: "Worse today", times: 1))
+            #expect(
+                nps.comments[0]
+                    == SurveyComment(
+                        day: Self.day0 + Period.day, segment: Segment(platform: "ios", appVersion: "1.2"), score: 6, text: "Worse today",
+                        times: 1))
             #expect(reports[1].total.answers == 0)
             #expect(reports[1].total.score == nil)
             #expect(reports[1].segments.isEmpty)

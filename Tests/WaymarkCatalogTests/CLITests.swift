@@ -35,14 +35,19 @@ struct CLITests {
     /// The runner itself: a program that writes more errors than a pipe holds (64 KiB) before its
     /// output still finishes, and both are kept.
     @Test func runsAProgramThatWritesALotOfErrorsFirst() throws {
-        let run = try WaymarkBinary.run(program: URL(fileURLWithPath: "/bin/sh"), ["-c", "head -c 300000 /dev/zero | tr '\\0' e >&2; echo done"])
+        let run = try WaymarkBinary.run(
+            program: URL(fileURLWithPath: "/bin/sh"), ["-c", "head -c 300000 /dev/zero | tr '\\0' e >&2; echo done"])
         #expect(run.status == 0 && run.output == "done\n" && run.errors.utf8.count == 300_000)
     }
 
     /// A load balancer's address that is not one stops the server before it starts, saying which.
     @Test func aTrustedProxyThatIsNoAddressIsAClearError() throws {
         let run = try waymark("serve", "--port", "0", "--trusted-proxies", "10.0.0.0/8, balancer.internal")
-        #expect(run.status != 0 && run.errors.contains("trusted proxies: not an IP address or a range such as 10.0.0.0/8 or fd00::/8: \"balancer.internal\""), "\(run.errors)")
+        #expect(
+            run.status != 0
+                && run.errors.contains(
+                    "trusted proxies: not an IP address or a range such as 10.0.0.0/8 or fd00::/8: \"balancer.internal\""),
+            "\(run.errors)")
     }
 
     /// A database that is not PostgreSQL, or that does not answer, is a clear error, not a hang
@@ -52,7 +57,8 @@ struct CLITests {
         #expect(wrong.status == 1 && wrong.errors.contains("not a postgres://"))
         let unreachable = try waymark("apps", "list", "--database", "postgres://nobody:hunter2@127.0.0.1:1/nothing", "--log-level", "error")
         #expect(unreachable.status == 1)
-        #expect(unreachable.errors.contains("cannot reach the database at postgres://nobody:***@127.0.0.1:1/nothing"), "\(unreachable.errors)")
+        #expect(
+            unreachable.errors.contains("cannot reach the database at postgres://nobody:***@127.0.0.1:1/nothing"), "\(unreachable.errors)")
         #expect(!unreachable.errors.contains("hunter2"))
     }
 
@@ -61,7 +67,9 @@ struct CLITests {
         #expect(run.status == 0, "\(run.errors)")
         let lines = run.output.split(separator: "\n")
         #expect(lines.first == #"{"t":"2026-01-01T10:00:01Z","show":"welcome","container":"banner"}"#)
-        #expect(lines.contains(#"{"t":"2026-01-01T10:00:09Z","hide":"search-tip","container":"home","anchor":"search-button","reason":"dismissed"}"#))
+        #expect(
+            lines.contains(
+                #"{"t":"2026-01-01T10:00:09Z","hide":"search-tip","container":"home","anchor":"search-button","reason":"dismissed"}"#))
         #expect(lines.contains(#"{"t":"2026-01-01T10:00:40Z","pause":"cart-tip","container":"product","anchor":"add-to-cart"}"#))
         #expect(lines.contains(#"{"t":"2026-01-01T10:01:10Z","resume":"cart-tip","container":"product","anchor":"add-to-cart"}"#))
         #expect(try waymark("simulate", "examples/shop.yaml", "examples/session.jsonl").output == run.output, "deterministic")
@@ -86,7 +94,8 @@ struct CLITests {
     }
 
     @Test func evalPrintsTheValueAfterEachLine() throws {
-        let events = try temporaryFile("""
+        let events = try temporaryFile(
+            """
             {"t":"2026-01-01T10:00:00Z","event":"tap"}
             {"t":"2026-01-01T10:00:03Z","event":"tap","target":"x"}
             {"t":"2026-01-01T10:00:10.001Z"}
@@ -95,13 +104,14 @@ struct CLITests {
         defer { CLITests.remove(events) }
         let run = try waymark("eval", "count(tap) >= 2 within 10s OR app.version >= v1.3", events)
         #expect(run.status == 0, "\(run.errors)")
-        #expect(run.output == """
-            {"t":"2026-01-01T10:00:00Z","value":false}
-            {"t":"2026-01-01T10:00:03Z","value":true}
-            {"t":"2026-01-01T10:00:10.001Z","value":false}
-            {"t":"2026-01-01T10:00:11Z","value":true}
+        #expect(
+            run.output == """
+                {"t":"2026-01-01T10:00:00Z","value":false}
+                {"t":"2026-01-01T10:00:03Z","value":true}
+                {"t":"2026-01-01T10:00:10.001Z","value":false}
+                {"t":"2026-01-01T10:00:11Z","value":true}
 
-            """)
+                """)
         let bad = try waymark("eval", "(tap AND scroll))", events)
         #expect(bad.status == 1)
         #expect(bad.errors.contains("rule:1:17"))
@@ -176,7 +186,8 @@ struct DemoProcess {
         let first = try cli.waymark(["pull", "--version", "1"], environment: environment)
         #expect(try CatalogDocument.parse(first.output, file: "v1").frequency == .immediate)
 
-        let broken = try cli.temporaryFile(shop.replacingOccurrences(of: "trigger: ", with: "trigger: ((", options: [], range: nil), ".yaml")
+        let broken = try cli.temporaryFile(
+            shop.replacingOccurrences(of: "trigger: ", with: "trigger: ((", options: [], range: nil), ".yaml")
         defer { CLITests.remove(broken) }
         let refused = try cli.waymark(["push", broken], environment: environment)
         #expect(refused.status == 1 && refused.errors.contains("\(broken):"))
@@ -205,7 +216,8 @@ struct DemoProcess {
         let log = FileManager.default.temporaryDirectory.appendingPathComponent("waymark-log-\(UUID().uuidString).jsonl")
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         defer { try? FileManager.default.removeItem(at: log) }
-        let demo = try await DemoProcess(cli, arguments: ["--log-format", "json", "--log-level", "debug"], standardError: try FileHandle(forWritingTo: log))
+        let demo = try await DemoProcess(
+            cli, arguments: ["--log-format", "json", "--log-level", "debug"], standardError: try FileHandle(forWritingTo: log))
         let server = try #require(demo.facts["server"])
         var catalog = URLRequest(url: try #require(URL(string: server + "/v1/catalog?platform=web")))
         catalog.setValue("Bearer \(try #require(demo.facts["clientKey"]))", forHTTPHeaderField: "Authorization")
@@ -228,6 +240,7 @@ struct DemoProcess {
             #expect(object["time"] is String && object["level"] is String && object["message"] is String)
         }
         let requests = objects.filter { $0["message"] as? String == "request" }
-        #expect(requests.contains { $0["route"] as? String == "/v1/catalog" && $0["status"] as? String == "200" && $0["duration_ms"] != nil })
+        #expect(
+            requests.contains { $0["route"] as? String == "/v1/catalog" && $0["status"] as? String == "200" && $0["duration_ms"] != nil })
     }
 }

@@ -22,7 +22,8 @@ import WaymarkCatalog
     func awkwardTextReadsBack(_ value: String) throws {
         let tip = "tips: [{ id: t, container: c, trigger: scroll, content: { title: x, body: x } }]"
         var catalog = try CatalogDocument.parse(tip, file: "t")
-        catalog.tips[0].content = Localized(Content(title: value, markdown: value, audio: nil), locales: ["hi": Content(title: value, html: "<b>\(value)</b>")])
+        catalog.tips[0].content = Localized(
+            Content(title: value, markdown: value, audio: nil), locales: ["hi": Content(title: value, html: "<b>\(value)</b>")])
         catalog.tips[0].tip.anchor = value.isEmpty ? nil : value
         let reread = try CatalogDocument.parse(CatalogDocument.yaml(catalog), file: "written")
         #expect(reread == catalog)

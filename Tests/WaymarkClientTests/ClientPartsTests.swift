@@ -1,8 +1,9 @@
 import Foundation
 import Testing
 import WaymarkAPI
-@testable import WaymarkClient
 import WaymarkSupport
+
+@testable import WaymarkClient
 
 /// The SDK's parts that need no server; the client against a live server is tested in
 /// WaymarkServerTests/ClientTests.swift.

@@ -3,16 +3,17 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 import Testing
+import WaymarkAnalytics
 import WaymarkApplication
 import WaymarkCatalog
-@testable import WaymarkConsole
-import WaymarkAnalytics
-import WaymarkRules
 import WaymarkNarration
+import WaymarkRules
 import WaymarkServer
 import WaymarkStore
 import WaymarkSupport
 import WaymarkTestSupport
+
+@testable import WaymarkConsole
 
 /// The console over HTTP on a real port and a real SQLite database: sign-in, sessions, CSRF,
 /// roles, the tip form, publishing, rollback and the audit log.
@@ -39,19 +40,24 @@ import WaymarkTestSupport
     /// A server with the console, two apps, and users: ada owns the shop, vic views it, oscar owns the other app.
     /// With `narrator`, the server makes speech in the background as `waymark serve` does.
     func withConsole(
-        _ kind: StoreUnderTest, narrator: Bool = false, trustedProxies: TrustedProxies = .none, _ body: @Sendable (Setup) async throws -> Void
+        _ kind: StoreUnderTest, narrator: Bool = false, trustedProxies: TrustedProxies = .none,
+        _ body: @Sendable (Setup) async throws -> Void
     ) async throws {
         try await kind.with { store, database in
             let shop = try await Provisioning.createApp(name: "Shop <b>", in: store)
             let other = try await Provisioning.createApp(name: "Other", in: store)
-            try await Accounts.addMember(email: "Ada@Example.com", password: Self.password, role: .owner, app: shop.appId, in: store, cost: 4)
-            try await Accounts.addMember(email: "vic@example.com", password: Self.password, role: .viewer, app: shop.appId, in: store, cost: 4)
-            try await Accounts.addMember(email: "oscar@example.com", password: Self.password, role: .owner, app: other.appId, in: store, cost: 4)
+            try await Accounts.addMember(
+                email: "Ada@Example.com", password: Self.password, role: .owner, app: shop.appId, in: store, cost: 4)
+            try await Accounts.addMember(
+                email: "vic@example.com", password: Self.password, role: .viewer, app: shop.appId, in: store, cost: 4)
+            try await Accounts.addMember(
+                email: "oscar@example.com", password: Self.password, role: .owner, app: other.appId, in: store, cost: 4)
             var logger = Logger(label: "test")
             logger.logLevel = .warning
             let clock = Clock()
             let configuration = WaymarkConfiguration(
-                port: 0, synthesizer: narrator ? try ESpeakSynthesizer.onPath().get() : nil, trustedProxies: trustedProxies, now: { clock.now }
+                port: 0, synthesizer: narrator ? try ESpeakSynthesizer.onPath().get() : nil, trustedProxies: trustedProxies,
+                now: { clock.now }
             )
             // Composed as `waymark serve` composes it: the narrator, if any, runs with the server.
             let application = buildApplication(configuration, store: store, logger: logger)
@@ -77,7 +83,9 @@ import WaymarkTestSupport
         }
 
         @discardableResult
-        mutating func post(_ uri: String, _ fields: [(String, String)], csrf: Bool = true, extra: HTTPFields = [:]) async throws -> TestResponse {
+        mutating func post(_ uri: String, _ fields: [(String, String)], csrf: Bool = true, extra: HTTPFields = [:]) async throws
+            -> TestResponse
+        {
             var headers = headers()
             headers[.contentType] = "application/x-www-form-urlencoded"
             for field in extra { headers.append(field) }
@@ -103,7 +111,11 @@ import WaymarkTestSupport
             for header in response.headers[values: .setCookie] {
                 let pair = header.split(separator: ";")[0].split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
                 let value = pair.count > 1 ? String(pair[1]) : ""
-                if value.isEmpty || header.contains("Max-Age=0") { cookies[String(pair[0])] = nil } else { cookies[String(pair[0])] = value }
+                if value.isEmpty || header.contains("Max-Age=0") {
+                    cookies[String(pair[0])] = nil
+                } else {
+                    cookies[String(pair[0])] = value
+                }
             }
             let page = String(buffer: response.body)
             if let range = page.range(of: #"name="csrf" value=""#) {
@@ -128,7 +140,8 @@ import WaymarkTestSupport
 
     static func tipFields(id: String, trigger: String = "tap:search", title: String = "Find anything") -> [(String, String)] {
         [
-            ("new", "1"), ("id", id), ("container", "home"), ("anchor", "search-button"), ("trigger", trigger), ("dismissal", "tap:search-done"),
+            ("new", "1"), ("id", id), ("container", "home"), ("anchor", "search-button"), ("trigger", trigger),
+            ("dismissal", "tap:search-done"),
             ("priority", "3"), ("renderer", "pointer"), ("gesture", "tap"), ("targeting", ""), ("rollout", "100"), ("title", title),
             ("body", "Tap **here**."), ("format", "markdown"), ("locale.0.code", "hi"), ("locale.0.title", "खोजें"), ("locale.0.body", "यहाँ"),
             ("variant.0.id", ""), ("variant.0.weight", "1"), ("variant.0.title", ""), ("variant.0.body", ""),
@@ -149,7 +162,7 @@ import WaymarkTestSupport
             #expect(String(buffer: wrong.body).contains("Wrong email or password."))
             let unknown = try await browser.signIn("nobody@example.com")
             #expect(unknown.status == .unauthorized)
-            #expect(String(buffer: unknown.body) .contains("Wrong email or password."), "the same answer for an unknown email")
+            #expect(String(buffer: unknown.body).contains("Wrong email or password."), "the same answer for an unknown email")
 
             let right = try await browser.signIn(" ADA@example.com ")
             #expect(right.status == .seeOther)
@@ -202,7 +215,9 @@ import WaymarkTestSupport
             var guesser = Browser(setup.client)
             #expect(try await guesser.signIn("oscar@example.com", "a wrong guess").status == .unauthorized)
             func failures() async throws -> Int {
-                try await setup.store.loginFailures(keys: [LoginThrottle.key(email: "oscar@example.com")], since: .distantPast).values.map(\.count).reduce(0, +)
+                try await setup.store.loginFailures(keys: [LoginThrottle.key(email: "oscar@example.com")], since: .distantPast).values.map(
+                    \.count
+                ).reduce(0, +)
             }
             #expect(try await failures() == 1)
             setup.clock.advance(8 * 3600 + 60)  // past the idle limit, and the throttle's window
@@ -255,9 +270,11 @@ import WaymarkTestSupport
             logger.logLevel = .warning
             let otherServer = buildApplication(.init(port: 0, now: { setup.clock.now }), store: setup.store, logger: logger)
             try await otherServer.test(.live) { client in
-                var first = Browser(setup.client), second = Browser(client)
+                var first = Browser(setup.client)
+                var second = Browser(client)
                 for attempt in 0..<5 {
-                    let status = attempt.isMultiple(of: 2)
+                    let status =
+                        attempt.isMultiple(of: 2)
                         ? try await first.signIn("vic@example.com", "guess guess guess").status
                         : try await second.signIn("vic@example.com", "guess guess guess").status
                     #expect(status == .unauthorized)
@@ -291,7 +308,8 @@ import WaymarkTestSupport
             var browser = Browser(setup.client)
             try await browser.get("/console/login")
             let forwarded: HTTPFields = [.init("X-Forwarded-For")!: address]
-            return try await browser.post("/console/login", [("email", "ada@example.com"), ("password", Self.password)], extra: forwarded).status
+            return try await browser.post("/console/login", [("email", "ada@example.com"), ("password", Self.password)], extra: forwarded)
+                .status
         }
         // The tests' client connects from 127.0.0.1: here, the balancer.
         try await withConsole(kind, trustedProxies: try TrustedProxies(parsing: "127.0.0.1")) { setup in
@@ -327,7 +345,8 @@ import WaymarkTestSupport
             let withoutToken = try await browser.post("/console/apps/\(app)/tips/new", Self.tipFields(id: "t1"), csrf: false)
             #expect(withoutToken.status == .forbidden)
             #expect(String(buffer: withoutToken.body).contains("security token"))
-            let crossSite = try await browser.post("/console/apps/\(app)/tips/new", Self.tipFields(id: "t1"), extra: [.origin: "https://evil.example"])
+            let crossSite = try await browser.post(
+                "/console/apps/\(app)/tips/new", Self.tipFields(id: "t1"), extra: [.origin: "https://evil.example"])
             #expect(crossSite.status == .forbidden)
             #expect(try await setup.store.draft(app: app) == nil, "nothing was saved")
             let saved = try await browser.post("/console/apps/\(app)/tips/new", Self.tipFields(id: "t1"))
@@ -391,7 +410,8 @@ import WaymarkTestSupport
         try await withConsole(kind) { setup in
             let app = setup.shop.appId
             // A tip with a display policy and narration, which the form does not show.
-            let catalog = try CatalogDocument.parse("""
+            let catalog = try CatalogDocument.parse(
+                """
                 tips:
                   - id: welcome
                     container: banner
@@ -413,7 +433,8 @@ import WaymarkTestSupport
             let twice = try await browser.post("/console/apps/\(app)/tips/welcome", fields + [("title", "Other")])
             #expect(twice.status == .badRequest && String(buffer: twice.body).contains("each field is sent once"))
             #expect(try await browser.post("/console/apps/\(app)/tips/welcome", fields).status == .seeOther)
-            let tip = try #require(try await setup.store.draft(app: app).map { try CatalogDocument.parse($0.document, file: "draft") }?.tips.first)
+            let tip = try #require(
+                try await setup.store.draft(app: app).map { try CatalogDocument.parse($0.document, file: "draft") }?.tips.first)
             #expect(tip.tip.trigger.description == "activation AND screen:home")
             #expect(tip.content.fallback.title == "Welcome back")
             #expect(tip.tip.policy.maxDisplayDuration == 20)
@@ -481,7 +502,8 @@ import WaymarkTestSupport
             // The admin API is audited too, by its key.
             let put = try await setup.client.execute(
                 uri: "/v1/admin/catalog/draft/tips/t2", method: .put, headers: [.authorization: "Bearer \(setup.shop.secretKey)"],
-                body: ByteBuffer(string: "{\"id\": \"t2\", \"container\": \"c\", \"trigger\": \"scroll\", \"content\": {\"title\": \"T\"}}"))
+                body: ByteBuffer(string: "{\"id\": \"t2\", \"container\": \"c\", \"trigger\": \"scroll\", \"content\": {\"title\": \"T\"}}")
+            )
             #expect(put.status == .created)
             let entries = try await setup.store.auditLog(app: app, limit: 50)
             #expect(entries.map(\.action.description) == ["tip.added", "publish", "tip.added", "role.set", "role.set"])
@@ -493,9 +515,11 @@ import WaymarkTestSupport
             #expect(!page.contains("<img"))
             // The database itself refuses to rewrite history.
             for statement in ["UPDATE audit SET actor = 'someone else'", "DELETE FROM audit"] {
-                await #expect(performing: { try await setup.database.execute(sql: statement) }, throws: { error in
-                    String(reflecting: error).contains("the audit log cannot be changed")
-                })
+                await #expect(
+                    performing: { try await setup.database.execute(sql: statement) },
+                    throws: { error in
+                        String(reflecting: error).contains("the audit log cannot be changed")
+                    })
             }
             #expect(try await setup.store.auditLog(app: app, limit: 50).count == entries.count)
         }
@@ -559,7 +583,8 @@ import WaymarkTestSupport
             #expect(key.hasPrefix("wm_pk_"))
             let record = try #require(try await setup.store.keys(app: app).first { $0.hash == Secrets.hash(key) })
             func catalog() async throws -> HTTPResponse.Status {
-                let response = try await setup.client.execute(uri: "/v1/catalog?platform=web", method: .get, headers: [.authorization: "Bearer \(key)"])
+                let response = try await setup.client.execute(
+                    uri: "/v1/catalog?platform=web", method: .get, headers: [.authorization: "Bearer \(key)"])
                 return response.status
             }
             #expect(try await catalog() != .unauthorized)
@@ -585,9 +610,15 @@ import WaymarkTestSupport
             try await here.get("/console/account")
             let new = "a much longer passphrase"
             #expect(try await here.post("/console/account", [("current", "wrong"), ("new", new), ("repeat", new)]).status == .unauthorized)
-            #expect(try await here.post("/console/account", [("current", Self.password), ("new", "short"), ("repeat", "short")]).status == .badRequest)
-            #expect(try await here.post("/console/account", [("current", Self.password), ("new", new), ("repeat", new + "!")]).status == .badRequest)
-            #expect(try await here.post("/console/account", [("current", Self.password), ("new", new), ("repeat", new)], csrf: false).status == .forbidden)
+            #expect(
+                try await here.post("/console/account", [("current", Self.password), ("new", "short"), ("repeat", "short")]).status
+                    == .badRequest)
+            #expect(
+                try await here.post("/console/account", [("current", Self.password), ("new", new), ("repeat", new + "!")]).status
+                    == .badRequest)
+            #expect(
+                try await here.post("/console/account", [("current", Self.password), ("new", new), ("repeat", new)], csrf: false).status
+                    == .forbidden)
             let changed = try await here.post("/console/account", [("current", Self.password), ("new", new), ("repeat", new)])
             #expect(changed.status == .ok && String(buffer: changed.body).contains("Your password is changed"))
             #expect(try await here.get("/console/apps/\(setup.shop.appId)").status == .ok)
@@ -604,16 +635,20 @@ import WaymarkTestSupport
             var browser = try await Self.owner(setup)
             let app = setup.shop.appId
             _ = try await browser.post("/console/apps/\(app)/tips/new", Self.tipFields(id: "t1", title: "\"><script>alert(1)</script>"))
-            for path in ["/console/login", "/console/apps", "/console/apps/\(app)", "/console/apps/\(app)/tips/t1", "/console/apps/\(app)/publish",
+            for path in [
+                "/console/login", "/console/apps", "/console/apps/\(app)", "/console/apps/\(app)/tips/t1", "/console/apps/\(app)/publish",
                 "/console/apps/\(app)/versions", "/console/apps/\(app)/audit", "/console/apps/\(app)/analytics",
-                "/console/apps/\(app)/tips/t1/backtest", "/console/apps/\(app)/members", "/console/account", "/console/apps/nope"]
-            {
+                "/console/apps/\(app)/tips/t1/backtest", "/console/apps/\(app)/members", "/console/account", "/console/apps/nope",
+            ] {
                 let response = try await browser.get(path)
                 let policy = try #require(response.headers[.contentSecurityPolicy], "\(path)")
-                #expect(policy.contains("script-src 'self'") && !policy.contains("unsafe-inline") && policy.contains("frame-ancestors 'none'"))
+                #expect(
+                    policy.contains("script-src 'self'") && !policy.contains("unsafe-inline") && policy.contains("frame-ancestors 'none'"))
                 #expect(response.headers[.cacheControl] == "no-store")
                 let page = String(buffer: response.body)
-                #expect(page.components(separatedBy: "<script").count - 1 == page.components(separatedBy: "<script type=\"module\" src=").count - 1, "\(path)")
+                #expect(
+                    page.components(separatedBy: "<script").count - 1 == page.components(separatedBy: "<script type=\"module\" src=").count
+                        - 1, "\(path)")
                 #expect(!page.contains("<script>alert"), "\(path)")
             }
         }
@@ -628,7 +663,8 @@ import WaymarkTestSupport
             let today = Date().millisecondsSince1970 - Date().millisecondsSince1970 % Period.day
             func event(_ user: String, _ name: String, _ platform: String, target: String? = nil) -> StoredEvent {
                 StoredEvent(
-                    app: app, id: UUID().uuidString.lowercased(), user: user, name: name, target: target, timestamp: today + 3_600_000, receivedAt: today, clamped: false,
+                    app: app, id: UUID().uuidString.lowercased(), user: user, name: name, target: target, timestamp: today + 3_600_000,
+                    receivedAt: today, clamped: false,
                     properties: ["platform": platform, "appVersion": "=1+1"]
                 )
             }
@@ -645,7 +681,9 @@ import WaymarkTestSupport
             let csv = try await viewer.get("/console/apps/\(app)/analytics/export/engagement.csv?days=2")
             #expect(csv.status == .ok)
             #expect(csv.headers[.contentType] == "text/csv; charset=utf-8")
-            #expect(String(buffer: csv.body).hasPrefix("Platform,Active users,Sessions,Events,Sessions per user,Events per user,Relative engagement\r\n"))
+            #expect(
+                String(buffer: csv.body).hasPrefix(
+                    "Platform,Active users,Sessions,Events,Sessions per user,Events per user,Relative engagement\r\n"))
             #expect(String(buffer: csv.body).contains("ios,1,1,2,1.00,2.00,100.0%\r\n"))
             // The tip t1 is not live: its events still count, under its id.
             let tips = String(buffer: try await viewer.get("/console/apps/\(app)/analytics/export/tips.csv?days=2").body)
@@ -679,20 +717,30 @@ import WaymarkTestSupport
                 ("variant.0.thumbnail", ""), ("variant.0.model", ""), ("variant.0.minAppVersion", ""), ("variant.0.locale", ""),
                 ("variant.1.url", "https://cdn.example/intro.mp4"), ("variant.1.minAppVersion", "1.2"),
             ]
-            let badURL = try await browser.post("/console/apps/\(app)/media/new", media.map { $0.0 == "variant.1.url" ? ($0.0, "javascript:alert(1)") : $0 })
+            let badURL = try await browser.post(
+                "/console/apps/\(app)/media/new", media.map { $0.0 == "variant.1.url" ? ($0.0, "javascript:alert(1)") : $0 })
             #expect(badURL.status == .unprocessableContent)
             #expect(String(buffer: badURL.body).contains("variant 2: the URL must be http or https"))
-            #expect(try await browser.post("/console/apps/\(app)/media/new", media.map { $0.0 == "variant.1.minAppVersion" ? ($0.0, "new") : $0 }).status
-                == .unprocessableContent)
+            #expect(
+                try await browser.post(
+                    "/console/apps/\(app)/media/new", media.map { $0.0 == "variant.1.minAppVersion" ? ($0.0, "new") : $0 }
+                ).status
+                    == .unprocessableContent)
             #expect(try await browser.post("/console/apps/\(app)/media/new", media).status == .seeOther)
-            #expect(try await draft().media == [Media(id: "intro", variants: [
-                MediaVariant(url: "https://cdn.example/intro-ipad.mp4", type: "video/mp4", family: "iPad"),
-                MediaVariant(url: "https://cdn.example/intro.mp4", minAppVersion: Version([1, 2])),
-            ])])
+            #expect(
+                try await draft().media == [
+                    Media(
+                        id: "intro",
+                        variants: [
+                            MediaVariant(url: "https://cdn.example/intro-ipad.mp4", type: "video/mp4", family: "iPad"),
+                            MediaVariant(url: "https://cdn.example/intro.mp4", minAppVersion: Version([1, 2])),
+                        ])
+                ])
 
             // Pages are saved in the order of their positions, not of the rows.
             let tour: [(String, String)] = [
-                ("new", "1"), ("id", "welcome"), ("trigger", "tap:tour-start"), ("targeting", ""), ("rollout", "100"), ("format", "markdown"),
+                ("new", "1"), ("id", "welcome"), ("trigger", "tap:tour-start"), ("targeting", ""), ("rollout", "100"),
+                ("format", "markdown"),
                 ("page.0.id", "second"), ("page.0.order", "2"), ("page.0.title", "Search"), ("page.0.body", "Tap **search**."),
                 ("page.0.media", ""), ("page.0.reward", ""),
                 ("page.1.id", "first"), ("page.1.order", "1"), ("page.1.title", "Welcome"), ("page.1.body", "Hello."),
@@ -732,9 +780,11 @@ import WaymarkTestSupport
             #expect(overview.contains(#"<a href="/console/apps/\#(app)/media/intro">intro</a></td><td>2</td><td>welcome</td>"#))
 
             // Blanking a page's id removes the page; the media it played cannot go while it is used.
-            let edit = [("new", "0"), ("trigger", "tap:tour-start"), ("rollout", "100"), ("format", "markdown"),
-                        ("page.0.id", "first"), ("page.0.order", "1"), ("page.0.title", "Welcome"), ("page.0.media", "intro"),
-                        ("page.0.reward", "5"), ("page.1.id", ""), ("page.1.order", "2"), ("page.1.title", "Search")]
+            let edit = [
+                ("new", "0"), ("trigger", "tap:tour-start"), ("rollout", "100"), ("format", "markdown"),
+                ("page.0.id", "first"), ("page.0.order", "1"), ("page.0.title", "Welcome"), ("page.0.media", "intro"),
+                ("page.0.reward", "5"), ("page.1.id", ""), ("page.1.order", "2"), ("page.1.title", "Search"),
+            ]
             #expect(try await browser.post("/console/apps/\(app)/tours/welcome", edit).status == .seeOther)
             #expect(try await draft().tours.first?.pages.map(\.id) == ["first"])
             #expect(try await draft().tours.first?.pages.first?.content.locales.isEmpty == true)
@@ -743,9 +793,13 @@ import WaymarkTestSupport
             #expect(String(buffer: used.body).contains("played by the tour welcome"))
 
             // The tour's page as an iPad in Hindi would get it, drawn by waymark.js.
-            #expect(try await browser.post("/console/apps/\(app)/tours/welcome", edit + [("page.0.locale.0.code", "hi"), ("page.0.locale.0.title", "स्वागत")])
+            #expect(
+                try await browser.post(
+                    "/console/apps/\(app)/tours/welcome", edit + [("page.0.locale.0.code", "hi"), ("page.0.locale.0.title", "स्वागत")]
+                )
                 .status == .seeOther)
-            let preview = String(buffer: try await browser.get("/console/apps/\(app)/tours/welcome/preview?model=iPad13,1&locale=hi-IN&page=0").body)
+            let preview = String(
+                buffer: try await browser.get("/console/apps/\(app)/tours/welcome/preview?model=iPad13,1&locale=hi-IN&page=0").body)
             #expect(preview.contains("data-tour="))
             #expect(preview.contains("intro-ipad.mp4"))
             #expect(preview.contains("स्वागत"))
@@ -778,7 +832,9 @@ import WaymarkTestSupport
             var browser = try await Self.owner(setup)
             let app = setup.shop.appId
             func fields(_ id: String) -> [(String, String)] {
-                Self.tipFields(id: id, title: "How was it?").map { $0.0 == "dismissal" ? ($0.0, "") : $0 } + [("survey", "nps"), ("surveyComment", "1")]
+                Self.tipFields(id: id, title: "How was it?").map { $0.0 == "dismissal" ? ($0.0, "") : $0 } + [
+                    ("survey", "nps"), ("surveyComment", "1"),
+                ]
             }
             let refused = try await browser.post("/console/apps/\(app)/tips/new", fields("rate.it"))
             #expect(refused.status == .unprocessableContent)
@@ -798,7 +854,8 @@ import WaymarkTestSupport
                 var properties = ["platform": platform, "appVersion": "2.0", "tip": "rate", "score": score]
                 properties["comment"] = comment
                 return StoredEvent(
-                    app: app, id: UUID().uuidString.lowercased(), user: user, name: "survey_answered", target: "rate", timestamp: today + 3_600_000, receivedAt: today,
+                    app: app, id: UUID().uuidString.lowercased(), user: user, name: "survey_answered", target: "rate",
+                    timestamp: today + 3_600_000, receivedAt: today,
                     clamped: false, properties: properties
                 )
             }
@@ -858,15 +915,23 @@ import WaymarkTestSupport
         try await withConsole(kind) { setup in
             var browser = try await Self.owner(setup)
             let app = setup.shop.appId
-            #expect(try await browser.post("/console/apps/\(app)/tips/new", Self.tipFields(id: "t1", trigger: "tap:search")).status == .seeOther)
+            #expect(
+                try await browser.post("/console/apps/\(app)/tips/new", Self.tipFields(id: "t1", trigger: "tap:search")).status == .seeOther
+            )
             let now = Date().millisecondsSince1970
             _ = try await setup.store.insertEvents([
-                StoredEvent(app: app, id: EventID.make(milliseconds: now, number: 1), user: "u1", name: "tap", target: "search", timestamp: now - 60_000, receivedAt: now, clamped: false,
-                            properties: ["platform": "web"]),
-                StoredEvent(app: app, id: EventID.make(milliseconds: now, number: 2), user: "u1", name: "tap", target: "search-done", timestamp: now - 30_000, receivedAt: now, clamped: false,
-                            properties: ["platform": "web"]),
-                StoredEvent(app: app, id: EventID.make(milliseconds: now, number: 3), user: "u2", name: "tap", target: "other", timestamp: now - 30_000, receivedAt: now, clamped: false,
-                            properties: ["platform": "ios"]),
+                StoredEvent(
+                    app: app, id: EventID.make(milliseconds: now, number: 1), user: "u1", name: "tap", target: "search",
+                    timestamp: now - 60_000, receivedAt: now, clamped: false,
+                    properties: ["platform": "web"]),
+                StoredEvent(
+                    app: app, id: EventID.make(milliseconds: now, number: 2), user: "u1", name: "tap", target: "search-done",
+                    timestamp: now - 30_000, receivedAt: now, clamped: false,
+                    properties: ["platform": "web"]),
+                StoredEvent(
+                    app: app, id: EventID.make(milliseconds: now, number: 3), user: "u2", name: "tap", target: "other",
+                    timestamp: now - 30_000, receivedAt: now, clamped: false,
+                    properties: ["platform": "ios"]),
             ])
             let backtest = String(buffer: try await browser.get("/console/apps/\(app)/tips/t1/backtest?days=1").body)
             #expect(backtest.contains(#"<tr data-key="Active users in the period"><td>Active users in the period</td><td>2</td></tr>"#))

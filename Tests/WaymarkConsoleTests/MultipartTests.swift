@@ -1,5 +1,6 @@
 import Hummingbird
 import Testing
+
 @testable import WaymarkConsole
 
 /// Uploads as browsers send them.
@@ -27,7 +28,10 @@ import Testing
         let unclosed = Self.body(["Content-Disposition: form-data; name=\"csrf\"\r\n\r\ntoken"], close: false)
         #expect(MultipartForm.parse(Array(unclosed.readableBytesView), boundary: "XyZ") == nil, "no closing delimiter")
         let cut = Self.body(
-            ["Content-Disposition: form-data; name=\"csrf\"\r\n\r\ntoken", "Content-Disposition: form-data; name=\"file\"; filename=\"a.ogg\"\r\n\r\nOggS"],
+            [
+                "Content-Disposition: form-data; name=\"csrf\"\r\n\r\ntoken",
+                "Content-Disposition: form-data; name=\"file\"; filename=\"a.ogg\"\r\n\r\nOggS",
+            ],
             close: false
         )
         #expect(MultipartForm.parse(Array(cut.readableBytesView), boundary: "XyZ") == nil, "the second part cut short")

@@ -18,7 +18,8 @@ import WaymarkTestSupport
 
     static func publishShop(_ setup: ConsoleTests.Setup) async throws {
         let auth: HTTPFields = [.authorization: "Bearer \(setup.shop.secretKey)"]
-        let put = try await setup.client.execute(uri: "/v1/admin/catalog/draft", method: .put, headers: auth, body: ByteBuffer(string: shop))
+        let put = try await setup.client.execute(
+            uri: "/v1/admin/catalog/draft", method: .put, headers: auth, body: ByteBuffer(string: shop))
         #expect(put.status == .ok)
         let publish = try await setup.client.execute(uri: "/v1/admin/catalog/publish", method: .post, headers: auth)
         #expect(publish.status == .created)
@@ -37,7 +38,9 @@ import WaymarkTestSupport
         for (name, value) in fields {
             body += Array("--\(boundary)\r\nContent-Disposition: form-data; name=\"\(name)\"\r\n\r\n\(value)\r\n".utf8)
         }
-        body += Array("--\(boundary)\r\nContent-Disposition: form-data; name=\"file\"; filename=\"\(filename)\"\r\nContent-Type: audio/ogg\r\n\r\n".utf8)
+        body += Array(
+            "--\(boundary)\r\nContent-Disposition: form-data; name=\"file\"; filename=\"\(filename)\"\r\nContent-Type: audio/ogg\r\n\r\n"
+                .utf8)
         body += file
         body += Array("\r\n--\(boundary)--\r\n".utf8)
         return ([.contentType: "multipart/form-data; boundary=\(boundary)"], ByteBuffer(bytes: body))
@@ -73,7 +76,11 @@ import WaymarkTestSupport
             // Regenerating forgets the audio and makes it again.
             #expect(try await owner.post(path + "/regenerate", [("key", String(key))]).status == .seeOther)
             let remade = try await eventually(within: 60) {
-                if case .ready = try await setup.store.narrationStates(app: setup.shop.appId, keys: [String(key)])[String(key)] { true } else { false }
+                if case .ready = try await setup.store.narrationStates(app: setup.shop.appId, keys: [String(key)])[String(key)] {
+                    true
+                } else {
+                    false
+                }
             }
             #expect(remade)
 
@@ -99,11 +106,13 @@ import WaymarkTestSupport
             #expect(String(buffer: refused.body).contains("not Ogg"))
             (headers, body) = Self.multipart(Array(fields.dropFirst()), file: audio.bytes, filename: "tamil.ogg")
             for field in owner.headers() { headers.append(field) }
-            #expect(try await setup.client.execute(uri: path + "/recording", method: .post, headers: headers, body: body).status == .forbidden)
+            #expect(
+                try await setup.client.execute(uri: path + "/recording", method: .post, headers: headers, body: body).status == .forbidden)
             #expect(try await setup.store.draft(app: setup.shop.appId)?.revision == draft.revision)
 
             // Removing the recording brings back speech; the language setting is checked.
-            #expect(try await owner.post(path + "/recording/remove", [("owner", "tip/checkout-survey"), ("locale", "ta")]).status == .seeOther)
+            #expect(
+                try await owner.post(path + "/recording/remove", [("owner", "tip/checkout-survey"), ("locale", "ta")]).status == .seeOther)
             #expect(try await setup.store.draft(app: setup.shop.appId)?.document.contains("recording:") == false)
             let bad = try await owner.post(path + "/settings", [("language", "not a language"), ("speed", "150")])
             #expect(bad.status == .unprocessableContent)
@@ -113,7 +122,9 @@ import WaymarkTestSupport
             // The draft's new speech is made once its page is looked at, before anything is published.
             let draftSpoken = try await eventually(within: 60, every: .milliseconds(200)) {
                 let page = String(buffer: try await owner.get(path).body)
-                return Self.row(page, owner: "tip/checkout-survey", locale: "hi").map { $0.contains("120 words a minute") && $0.contains("<audio controls") } ?? false
+                return Self.row(page, owner: "tip/checkout-survey", locale: "hi").map {
+                    $0.contains("120 words a minute") && $0.contains("<audio controls")
+                } ?? false
             }
             #expect(draftSpoken)
 
@@ -121,13 +132,17 @@ import WaymarkTestSupport
             let now = Date().millisecondsSince1970
             let events = ["tip_shown", "narration_played", "narration_completed", "tip_dismissed"].enumerated().map { index, name in
                 StoredEvent(
-                    app: setup.shop.appId, id: EventID.make(milliseconds: now, number: index), user: "listener", name: name, target: "checkout-survey", timestamp: now - 60_000 + Int64(index),
+                    app: setup.shop.appId, id: EventID.make(milliseconds: now, number: index), user: "listener", name: name,
+                    target: "checkout-survey", timestamp: now - 60_000 + Int64(index),
                     receivedAt: now, clamped: false, properties: ["platform": "web"]
                 )
             }
             _ = try await setup.store.insertEvents(events)
             let analytics = String(buffer: try await owner.get("/console/apps/\(setup.shop.appId)/analytics").body)
-            #expect(analytics.contains(#"<th scope="col">Conversion</th><th scope="col">95% interval</th><th scope="col">Listened</th><th scope="col">Heard to the end</th>"#))
+            #expect(
+                analytics.contains(
+                    #"<th scope="col">Conversion</th><th scope="col">95% interval</th><th scope="col">Listened</th><th scope="col">Heard to the end</th>"#
+                ))
             let row = try #require(analytics.components(separatedBy: #"<tr data-key=""#).first { $0.contains(">checkout-survey</a>") })
             #expect(row.contains("<td>100.0%</td>") && row.contains("<td>1</td><td>1</td></tr>"), "\(row)")
         }

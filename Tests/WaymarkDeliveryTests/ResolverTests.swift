@@ -3,13 +3,16 @@ import Testing
 import WaymarkAPI
 import WaymarkCatalog
 import WaymarkRules
+
 @testable import WaymarkDelivery
 
 @Suite struct ResolverTests {
     static func catalog(_ text: String) throws -> Catalog { try CatalogDocument.parse(text, file: "test") }
 
     @Test func localesFallBackAlongTheChain() {
-        let content = Localized(Content(title: "Default", html: ""), locales: ["hi": Content(title: "Hindi", html: ""), "pt-BR": Content(title: "Brazil", html: "")])
+        let content = Localized(
+            Content(title: "Default", html: ""),
+            locales: ["hi": Content(title: "Hindi", html: ""), "pt-BR": Content(title: "Brazil", html: "")])
         #expect(content.resolve("hi-IN").value.title == "Hindi")
         #expect(content.resolve("HI").value.title == "Hindi")
         #expect(content.resolve("pt_BR").value.title == "Brazil")
@@ -18,14 +21,16 @@ import WaymarkRules
     }
 
     @Test func mediaIsChosenByModelThenFamilyThenVersionThenLocale() {
-        let media = Media(id: "m", variants: [
-            MediaVariant(url: "https://x/exact", model: "iPhone15,2"),
-            MediaVariant(url: "https://x/ipad", family: "iPad"),
-            MediaVariant(url: "https://x/any-old"),
-            MediaVariant(url: "https://x/any-1.2", minAppVersion: Version([1, 2])),
-            MediaVariant(url: "https://x/any-1.2-hi", minAppVersion: Version([1, 2]), locale: "hi"),
-            MediaVariant(url: "https://x/any-2.0", minAppVersion: Version([2, 0])),
-        ])
+        let media = Media(
+            id: "m",
+            variants: [
+                MediaVariant(url: "https://x/exact", model: "iPhone15,2"),
+                MediaVariant(url: "https://x/ipad", family: "iPad"),
+                MediaVariant(url: "https://x/any-old"),
+                MediaVariant(url: "https://x/any-1.2", minAppVersion: Version([1, 2])),
+                MediaVariant(url: "https://x/any-1.2-hi", minAppVersion: Version([1, 2]), locale: "hi"),
+                MediaVariant(url: "https://x/any-2.0", minAppVersion: Version([2, 0])),
+            ])
         func pick(_ model: String?, _ version: String?, _ locale: String? = nil) -> String? {
             Resolver.choose(media, for: ClientContext(model: model, appVersion: version, locale: locale))?.url
         }
@@ -49,7 +54,8 @@ import WaymarkRules
     }
 
     @Test func variantsAreStableAndWeighted() throws {
-        let catalog = try Self.catalog("""
+        let catalog = try Self.catalog(
+            """
             tips:
               - id: t
                 container: c
@@ -68,7 +74,8 @@ import WaymarkRules
     }
 
     @Test func targetingReadsTheClientContext() throws {
-        let catalog = try Self.catalog("""
+        let catalog = try Self.catalog(
+            """
             tips:
               - id: t
                 container: c
@@ -91,10 +98,14 @@ import WaymarkRules
     }
 
     @Test func contentIsSanitized() throws {
-        let catalog = try Self.catalog(#"tips: [{ id: t, container: c, trigger: scroll, content: { title: T, body: "**Tap** <script>alert(1)</script> & <img src=x onerror=alert(1)>" } }]"#)
+        let catalog = try Self.catalog(
+            #"tips: [{ id: t, container: c, trigger: scroll, content: { title: T, body: "**Tap** <script>alert(1)</script> & <img src=x onerror=alert(1)>" } }]"#
+        )
         let html = Resolver(catalog: catalog, version: 1).resolve(for: ClientContext()).tips[0].content.html
         #expect(html == "<p><strong>Tap</strong> &lt;script&gt;alert(1)&lt;/script&gt; &amp; &lt;img src=x onerror=alert(1)&gt;</p>")
-        let markup = try Self.catalog(#"tips: [{ id: t, container: c, trigger: scroll, content: { title: T, html: "<b>Tap</b><script>alert(1)</script><img src=x onerror=alert(1)>" } }]"#)
+        let markup = try Self.catalog(
+            #"tips: [{ id: t, container: c, trigger: scroll, content: { title: T, html: "<b>Tap</b><script>alert(1)</script><img src=x onerror=alert(1)>" } }]"#
+        )
         #expect(Resolver(catalog: markup, version: 1).resolve(for: ClientContext()).tips[0].content.html == "<b>Tap</b>")
     }
 }
@@ -197,7 +208,11 @@ import WaymarkRules
         var changed = Self.shop
         changed.tips[0].content.fallback.title += "!"
         let client = ClientContext(platform: "ios", appVersion: "1.4", user: "u1")
-        #expect(Resolver(catalog: Self.shop, version: 1).decide(for: client).etag != Resolver(catalog: changed, version: 1).decide(for: client).etag)
-        #expect(Resolver(catalog: Self.shop, version: 1).decide(for: client).etag == Resolver(catalog: Self.shop, version: 1).decide(for: client).etag)
+        #expect(
+            Resolver(catalog: Self.shop, version: 1).decide(for: client).etag
+                != Resolver(catalog: changed, version: 1).decide(for: client).etag)
+        #expect(
+            Resolver(catalog: Self.shop, version: 1).decide(for: client).etag
+                == Resolver(catalog: Self.shop, version: 1).decide(for: client).etag)
     }
 }

@@ -1,8 +1,9 @@
 import Foundation
 import Testing
 import WaymarkRules
-@testable import WaymarkEngine
 import WaymarkSupport
+
+@testable import WaymarkEngine
 
 /// Runs every case in `conformance/`, the language's shared truth for every SDK: both evaluators
 /// must give the expected value after each step, and bad rules must fail at the expected place.
@@ -44,7 +45,11 @@ struct ConformanceTests {
             guard let data = FileManager.default.contents(atPath: directory.appendingPathComponent(name).path),
                 let file = try? JSONDecoder().decode(File.self, from: data)
             else { return [Case(file: name, name: "the file cannot be read", rule: "", steps: nil, error: nil)] }
-            return file.cases.map { var item = $0; item.file = name; return item }
+            return file.cases.map {
+                var item = $0
+                item.file = name
+                return item
+            }
         }
     }()
 

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WaymarkRules
+
 @testable import WaymarkEngine
 
 private let start = Date(timeIntervalSince1970: 1_767_225_600)
@@ -130,12 +131,14 @@ struct EngineTests {
         #expect(brief(engine.record("go", at: at(2))) == ["show b"])
         _ = engine.close(tip: "b", at: at(3))
         // b is removed, and a new tip shares a's term: the two taps are remembered.
-        let update = engine.update(tips: [try tip("a", trigger: "count(tap) >= 3"), try tip("c", "y", trigger: "count(tap) >= 3")], at: at(4))
+        let update = engine.update(
+            tips: [try tip("a", trigger: "count(tap) >= 3"), try tip("c", "y", trigger: "count(tap) >= 3")], at: at(4))
         #expect(brief(update) == [])
         #expect(brief(engine.record("tap", at: at(5))) == ["show a", "show c"])
         // Taken out while showing: hidden as removed. Put back: b stays closed.
-        #expect(brief(engine.update(tips: [try tip("a", trigger: "count(tap) >= 3"), try tip("b", "x", trigger: "go")], at: at(6)))
-            == ["hide c removed"])
+        #expect(
+            brief(engine.update(tips: [try tip("a", trigger: "count(tap) >= 3"), try tip("b", "x", trigger: "go")], at: at(6)))
+                == ["hide c removed"])
         #expect(engine.phase(of: "b") == .finished(.closed))
     }
 
@@ -180,7 +183,8 @@ struct EngineTests {
             for step in 0..<60 {
                 time += Double(Int.random(in: 0...3000, using: &random.rng)) / 1000
                 if step % 15 == 14 {
-                    restarted = Engine(tips: tips, configuration: .init(frequency: frequency), restoring: try roundTrip(restarted.snapshot()))
+                    restarted = Engine(
+                        tips: tips, configuration: .init(frequency: frequency), restoring: try roundTrip(restarted.snapshot()))
                 }
                 let input = Int.random(in: 0..<12, using: &random.rng)
                 func apply(_ engine: inout Engine) -> [RenderCommand] {

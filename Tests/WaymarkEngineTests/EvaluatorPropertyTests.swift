@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WaymarkRules
+
 @testable import WaymarkEngine
 
 /// The incremental evaluator must agree with the plain reference evaluator, which recomputes every
@@ -16,7 +17,8 @@ struct EvaluatorPropertyTests {
             var time = Date(timeIntervalSince1970: 1_700_000_000)
             for stepIndex in 0..<40 {
                 // Time moves by 0 to 4 seconds, sometimes by exact seconds to hit window edges.
-                let milliseconds = Bool.random(using: &random.rng)
+                let milliseconds =
+                    Bool.random(using: &random.rng)
                     ? Double(Int.random(in: 0...4, using: &random.rng)) * 1000
                     : Double(Int.random(in: 0...4000, using: &random.rng))
                 time += milliseconds / 1000

@@ -93,13 +93,14 @@ struct RandomRules {
             return .tick
         default:
             let path = Self.paths.randomElement(using: &rng)!
-            let value: ContextValue? = switch Int.random(in: 0..<6, using: &rng) {
-            case 0: nil
-            case 1: .number(Double(Int.random(in: -2...3, using: &rng)))
-            case 2: .string(["", "a", "b", "ab", "1.2"].randomElement(using: &rng)!)
-            case 3: .string(["1.0", "1.2.0", "1.3", "0.9", "1.10"].randomElement(using: &rng)!)
-            default: .bool(Bool.random(using: &rng))
-            }
+            let value: ContextValue? =
+                switch Int.random(in: 0..<6, using: &rng) {
+                case 0: nil
+                case 1: .number(Double(Int.random(in: -2...3, using: &rng)))
+                case 2: .string(["", "a", "b", "ab", "1.2"].randomElement(using: &rng)!)
+                case 3: .string(["1.0", "1.2.0", "1.3", "0.9", "1.10"].randomElement(using: &rng)!)
+                default: .bool(Bool.random(using: &rng))
+                }
             return .context(path, value)
         }
     }

@@ -1,8 +1,9 @@
 import Foundation
 import Testing
 import WaymarkRules
-@testable import WaymarkEngine
 import WaymarkSupport
+
+@testable import WaymarkEngine
 
 /// Plays the shared scheduling scenarios (`conformance/engine/cases.json`), which the JavaScript
 /// engine plays too: every render command, at its moment, in order.

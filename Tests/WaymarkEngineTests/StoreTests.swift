@@ -1,8 +1,9 @@
 import Foundation
 import Testing
 import WaymarkRules
-@testable import WaymarkEngine
 import WaymarkSupport
+
+@testable import WaymarkEngine
 
 struct StoreTests {
     private func temporaryDirectory() throws -> URL {

@@ -17,8 +17,14 @@ import WaymarkHTML
         // What authors write comes through.
         ("<p>Tap <strong>Search</strong>, then <em>Go</em>.</p>", "<p>Tap <strong>Search</strong>, then <em>Go</em>.</p>"),
         ("<ul><li>one<li>two</ul>", "<ul><li>one</li><li>two</li></ul>"),
-        (#"<a href="https://shop.example/help?a=1&amp;b=2">help</a>"#, #"<a href="https://shop.example/help?a=1&amp;b=2" rel="noopener noreferrer nofollow">help</a>"#),
-        (#"<img src="https://cdn.example/a.png" alt="A cart" width="120">"#, #"<img src="https://cdn.example/a.png" alt="A cart" width="120">"#),
+        (
+            #"<a href="https://shop.example/help?a=1&amp;b=2">help</a>"#,
+            #"<a href="https://shop.example/help?a=1&amp;b=2" rel="noopener noreferrer nofollow">help</a>"#
+        ),
+        (
+            #"<img src="https://cdn.example/a.png" alt="A cart" width="120">"#,
+            #"<img src="https://cdn.example/a.png" alt="A cart" width="120">"#
+        ),
         (#"<p dir="RTL" lang="ur">سلام</p>"#, #"<p dir="rtl" lang="ur">سلام</p>"#),
         ("x &lt; y &amp;&amp; y &gt; z &copy; &#8377;5 &bogus; &", "x &lt; y &amp;&amp; y &gt; z © ₹5 &amp;bogus; &amp;"),
         ("a\r\nb\rc", "a\nb\nc"),
@@ -34,7 +40,10 @@ import WaymarkHTML
         // Nesting is repaired the way the output reads back.
         ("<p>one<p>two", "<p>one</p><p>two</p>"),
         ("<b>bold<p>para</p>", "<b>bold</b><p>para</p>"),
-        (#"<a href="https://a.example">a<a href="https://b.example">b</a>"#, #"<a href="https://a.example" rel="noopener noreferrer nofollow">a</a><a href="https://b.example" rel="noopener noreferrer nofollow">b</a>"#),
+        (
+            #"<a href="https://a.example">a<a href="https://b.example">b</a>"#,
+            #"<a href="https://a.example" rel="noopener noreferrer nofollow">a</a><a href="https://b.example" rel="noopener noreferrer nofollow">b</a>"#
+        ),
         ("<li>orphan</li>", "orphan"),
         ("<pre>\n\ncode</pre>", "<pre>\n\ncode</pre>"),
         ("<pre>code</pre>", "<pre>\ncode</pre>"),
@@ -60,8 +69,14 @@ import WaymarkHTML
         ("[a [b] c](https://x.example)", #"<p><a href="https://x.example" rel="noopener noreferrer nofollow">a [b] c</a></p>"#),
         (String(repeating: "[", count: 200) + "x", "<p>" + String(repeating: "[", count: 200) + "x</p>"),
         ("![cart](https://cdn.example/cart.png)", #"<p><img src="https://cdn.example/cart.png" alt="cart"></p>"#),
-        ("# Search\n\nTap *here*, then `Go`.  \nDone \\*not em\\*", "<h1>Search</h1><p>Tap <em>here</em>, then <code>Go</code>.<br>Done *not em*</p>"),
-        ("1. one\n2. two\n   - nested\n\n> quoted\n\n---", "<ol><li>one</li><li>two<ul><li>nested</li></ul></li></ol><blockquote><p>quoted</p></blockquote><hr>"),
+        (
+            "# Search\n\nTap *here*, then `Go`.  \nDone \\*not em\\*",
+            "<h1>Search</h1><p>Tap <em>here</em>, then <code>Go</code>.<br>Done *not em*</p>"
+        ),
+        (
+            "1. one\n2. two\n   - nested\n\n> quoted\n\n---",
+            "<ol><li>one</li><li>two<ul><li>nested</li></ul></li></ol><blockquote><p>quoted</p></blockquote><hr>"
+        ),
         ("3) three\n4) four", #"<ol start="3"><li>three</li><li>four</li></ol>"#),
         ("snake_case_name and __strong__", "<p>snake_case_name and <strong>strong</strong></p>"),
         ("* \n ", "<ul><li></li></ul>"),

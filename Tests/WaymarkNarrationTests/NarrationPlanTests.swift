@@ -33,10 +33,16 @@ import WaymarkNarration
         let byOwner = Dictionary(grouping: plan.lines, by: { "\($0.owner) \($0.locale)" })
         func source(_ owner: String) throws -> NarrationPlan.Line.Source { try #require(byOwner[owner]?.first).source }
 
-        guard case .speech(let english) = try source("tip search default") else { Issue.record("no speech"); return }
+        guard case .speech(let english) = try source("tip search default") else {
+            Issue.record("no speech")
+            return
+        }
         #expect(english.voice == "en" && english.speed == 160)
         #expect(english.text == "Search\nTap the magnifier.")
-        guard case .speech(let hindi) = try source("tip search hi-IN") else { Issue.record("no speech"); return }
+        guard case .speech(let hindi) = try source("tip search hi-IN") else {
+            Issue.record("no speech")
+            return
+        }
         #expect(hindi.voice == "hi")
         #expect(try source("tip search xx") == .none(reason: "no voice speaks xx"))
         #expect(try source("tip search ta") == .recording(key: "00112233445566778899aabbccddeeff"))

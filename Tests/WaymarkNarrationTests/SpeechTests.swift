@@ -16,7 +16,8 @@ import WaymarkTestSupport
 
     /// The demo's checkout survey in each language, as the plan says it.
     static func speech(_ locale: String) throws -> NarrationPlan.Speech {
-        let line = try #require(NarrationPlan(shop).lines.first { $0.owner == .tip("checkout-survey", variant: nil) && $0.locale == locale })
+        let line = try #require(
+            NarrationPlan(shop).lines.first { $0.owner == .tip("checkout-survey", variant: nil) && $0.locale == locale })
         guard case .speech(let speech) = line.source else { throw NarrationError("no speech for \(locale)") }
         return speech
     }
@@ -30,7 +31,8 @@ import WaymarkTestSupport
         #expect(report.codec == "opus")
         // A few words at 150 words a minute: seconds, not milliseconds or minutes.
         let words = speech.text.split(whereSeparator: \.isWhitespace).count
-        #expect(report.duration > Double(words) * 0.15 && report.duration < Double(words) * 1.5 + 2, "\(report.duration) s for \(words) words")
+        #expect(
+            report.duration > Double(words) * 0.15 && report.duration < Double(words) * 1.5 + 2, "\(report.duration) s for \(words) words")
         #expect(abs(report.duration - audio.duration) < 0.1, "ffprobe \(report.duration) s, synthesizer \(audio.duration) s")
         #expect(report.meanVolume > -40, "mean volume \(report.meanVolume) dB: silence")
         // Opus at 32 kbit/s: about 4 KB a second.
@@ -85,10 +87,12 @@ import WaymarkTestSupport
 
             // The hanging program sleeps 30 s; its limit is 1 s, and the message says it was killed for it.
             let slow = Narrator(
-                store: store, synthesizer: ESpeakSynthesizer(espeak: hanging, ffmpeg: real.ffmpeg, timeout: .seconds(1)), logger: Logger(label: "test")
+                store: store, synthesizer: ESpeakSynthesizer(espeak: hanging, ffmpeg: real.ffmpeg, timeout: .seconds(1)),
+                logger: Logger(label: "test")
             )
             await slow.make(Narrator.Job(app: "a", speech: speech))
-            let broken = Narrator(store: store, synthesizer: ESpeakSynthesizer(espeak: failing, ffmpeg: real.ffmpeg), logger: Logger(label: "test"))
+            let broken = Narrator(
+                store: store, synthesizer: ESpeakSynthesizer(espeak: failing, ffmpeg: real.ffmpeg), logger: Logger(label: "test"))
             await broken.make(Narrator.Job(app: "b", speech: speech))
 
             guard case .failed(let timedOut, _) = try await store.narrationStates(app: "a", keys: [speech.key])[speech.key],
@@ -162,13 +166,15 @@ struct AudioReport {
             program: URL(fileURLWithPath: "/usr/bin/ffprobe"),
             ["-v", "error", "-show_entries", "stream=codec_name:format=duration", "-of", "default=noprint_wrappers=1", file.path]
         ).output
-        let values = Dictionary(probe.split(separator: "\n").compactMap { line -> (String, String)? in
-            let parts = line.split(separator: "=", maxSplits: 1)
-            return parts.count == 2 ? (String(parts[0]), String(parts[1])) : nil
-        }, uniquingKeysWith: { first, _ in first })
+        let values = Dictionary(
+            probe.split(separator: "\n").compactMap { line -> (String, String)? in
+                let parts = line.split(separator: "=", maxSplits: 1)
+                return parts.count == 2 ? (String(parts[0]), String(parts[1])) : nil
+            }, uniquingKeysWith: { first, _ in first })
         // The volume meter reports on standard error.
         let meter = try WaymarkBinary.run(
-            program: URL(fileURLWithPath: "/usr/bin/ffmpeg"), ["-nostdin", "-hide_banner", "-i", file.path, "-af", "volumedetect", "-f", "null", "-"]
+            program: URL(fileURLWithPath: "/usr/bin/ffmpeg"),
+            ["-nostdin", "-hide_banner", "-i", file.path, "-af", "volumedetect", "-f", "null", "-"]
         ).errors
         let mean = meter.split(separator: "\n").first { $0.contains("mean_volume:") }
             .flatMap { $0.split(separator: ":").last?.trimmingCharacters(in: .whitespaces).split(separator: " ").first }

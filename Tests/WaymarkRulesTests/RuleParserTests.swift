@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import WaymarkRules
 
 struct RuleParserTests {
@@ -7,17 +8,25 @@ struct RuleParserTests {
         #expect(
             try Rule(parsing: "(tap:search AND activation) OR scroll")
                 == .or([
-                    .and([.sequence([EventPattern(name: "tap", target: "search")], within: nil), .sequence([EventPattern(name: "activation")], within: nil)]),
+                    .and([
+                        .sequence([EventPattern(name: "tap", target: "search")], within: nil),
+                        .sequence([EventPattern(name: "activation")], within: nil),
+                    ]),
                     .sequence([EventPattern(name: "scroll")], within: nil),
                 ])
         )
-        #expect(try Rule(parsing: "count(add_to_cart) >= 3 within 7d") == .count(EventPattern(name: "add_to_cart"), .greaterOrEqual, 3, within: Window(7, .days)))
+        #expect(
+            try Rule(parsing: "count(add_to_cart) >= 3 within 7d")
+                == .count(EventPattern(name: "add_to_cart"), .greaterOrEqual, 3, within: Window(7, .days)))
         #expect(
             try Rule(parsing: "screen:product THEN tap:size_chart within 30s")
-                == .sequence([EventPattern(name: "screen", target: "product"), EventPattern(name: "tap", target: "size_chart")], within: Window(30, .seconds))
+                == .sequence(
+                    [EventPattern(name: "screen", target: "product"), EventPattern(name: "tap", target: "size_chart")],
+                    within: Window(30, .seconds))
         )
-        #expect(try Rule(parsing: #"device.platform in ["ios","android"] AND app.version >= v1.3"#).description
-            == #"device.platform in ["ios", "android"] AND app.version >= v1.3"#)
+        #expect(
+            try Rule(parsing: #"device.platform in ["ios","android"] AND app.version >= v1.3"#).description
+                == #"device.platform in ["ios", "android"] AND app.version >= v1.3"#)
     }
 
     @Test func errorsCarryPositionAndCaret() {
@@ -26,12 +35,13 @@ struct RuleParserTests {
             Issue.record("should not parse")
         } catch {
             #expect(error.description == #"unexpected ")" at 1:17, expected AND, OR or the end of the rule"#)
-            #expect(error.excerpt(source: "(tap AND scroll))") == """
-                error: unexpected ")"
-                 --> rule:1:17
-                  | (tap AND scroll))
-                  |                 ^ expected AND, OR or the end of the rule
-                """)
+            #expect(
+                error.excerpt(source: "(tap AND scroll))") == """
+                    error: unexpected ")"
+                     --> rule:1:17
+                      | (tap AND scroll))
+                      |                 ^ expected AND, OR or the end of the rule
+                    """)
         }
     }
 
@@ -67,8 +77,10 @@ struct RuleParserTests {
     /// Random bytes and mutations of valid rules never crash the parser, and what parses prints back.
     @Test func randomTextNeverCrashesTheParser() throws {
         var generator = SystemRandomNumberGenerator()
-        let pieces = ["tap", ":", "x", " AND ", " OR ", "NOT ", "(", ")", " THEN ", " within ", "5s", "count(", ") >= ",
-                      "3", "user.n", " == ", "\"s\"", "v1.2", " in [", ", ", "]", "é", "\\", "\"", "-", ".", "\n", "true"]
+        let pieces = [
+            "tap", ":", "x", " AND ", " OR ", "NOT ", "(", ")", " THEN ", " within ", "5s", "count(", ") >= ",
+            "3", "user.n", " == ", "\"s\"", "v1.2", " in [", ", ", "]", "é", "\\", "\"", "-", ".", "\n", "true",
+        ]
         for _ in 0..<20_000 {
             let text = (0..<Int.random(in: 0...12, using: &generator)).map { _ in pieces.randomElement(using: &generator)! }.joined()
             if let rule = try? Rule(parsing: text) {

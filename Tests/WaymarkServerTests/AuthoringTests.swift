@@ -24,7 +24,8 @@ import WaymarkTestSupport
     func tipsAreCreatedReadReplacedAndDeletedOneByOne(_ kind: StoreUnderTest) async throws {
         try await server.withServer(kind) { client, app, other, _ in
             let uri = "/v1/admin/catalog/draft/tips/cart-tip"
-            let created = try await client.execute(uri: uri, method: .put, headers: Self.auth(app.secretKey), body: ByteBuffer(string: Self.tip))
+            let created = try await client.execute(
+                uri: uri, method: .put, headers: Self.auth(app.secretKey), body: ByteBuffer(string: Self.tip))
             #expect(created.status == .created)
             #expect(created.headers[.eTag] == "\"r1\"")
             let saved = String(buffer: created.body)
@@ -37,12 +38,14 @@ import WaymarkTestSupport
             #expect(String(buffer: list.body) == #"["cart-tip"]"#)
 
             let changed = Self.tip.replacingOccurrences(of: "Your cart", with: "The cart")
-            let replaced = try await client.execute(uri: uri, method: .put, headers: Self.auth(app.secretKey), body: ByteBuffer(string: changed))
+            let replaced = try await client.execute(
+                uri: uri, method: .put, headers: Self.auth(app.secretKey), body: ByteBuffer(string: changed))
             #expect(replaced.status == .ok && String(buffer: replaced.body).contains("The cart"))
 
             // Another app's key sees nothing, the same way as for an id that does not exist.
             let theirs = try await client.execute(uri: uri, method: .get, headers: Self.auth(other.secretKey))
-            let missing = try await client.execute(uri: "/v1/admin/catalog/draft/tips/nothing", method: .get, headers: Self.auth(app.secretKey))
+            let missing = try await client.execute(
+                uri: "/v1/admin/catalog/draft/tips/nothing", method: .get, headers: Self.auth(app.secretKey))
             #expect(theirs.status == .notFound && missing.status == .notFound)
             #expect(String(buffer: theirs.body) == String(buffer: missing.body))
             #expect(try await client.execute(uri: uri, method: .delete, headers: Self.auth(other.secretKey)).status == .notFound)
@@ -50,7 +53,9 @@ import WaymarkTestSupport
 
             #expect(try await client.execute(uri: uri, method: .delete, headers: Self.auth(app.secretKey)).status == .noContent)
             #expect(try await client.execute(uri: uri, method: .delete, headers: Self.auth(app.secretKey)).status == .notFound)
-            #expect(try await client.execute(uri: "/v1/admin/catalog/draft/widgets/x", method: .get, headers: Self.auth(app.secretKey)).status == .notFound)
+            #expect(
+                try await client.execute(uri: "/v1/admin/catalog/draft/widgets/x", method: .get, headers: Self.auth(app.secretKey)).status
+                    == .notFound)
         }
     }
 
@@ -59,16 +64,20 @@ import WaymarkTestSupport
         try await server.withServer(kind) { client, app, _, _ in
             let uri = "/v1/admin/catalog/draft/tips/cart-tip"
             let badRule = Self.tip.replacingOccurrences(of: "tap:add-to-cart", with: "tap:add-to-cart AND")
-            let refused = try await client.execute(uri: uri, method: .put, headers: Self.auth(app.secretKey), body: ByteBuffer(string: badRule))
+            let refused = try await client.execute(
+                uri: uri, method: .put, headers: Self.auth(app.secretKey), body: ByteBuffer(string: badRule))
             #expect(refused.status == .unprocessableContent)
             let error = try #require(try ServerTests.json(refused)["error"] as? [String: Any])
             let diagnostics = try #require(error["diagnostics"] as? [String])
             #expect(diagnostics.first?.contains("--> body:3:") == true)
 
             let otherID = Self.tip.replacingOccurrences(of: "id: cart-tip", with: "id: another")
-            let mismatch = try await client.execute(uri: uri, method: .put, headers: Self.auth(app.secretKey), body: ByteBuffer(string: otherID))
+            let mismatch = try await client.execute(
+                uri: uri, method: .put, headers: Self.auth(app.secretKey), body: ByteBuffer(string: otherID))
             #expect(mismatch.status == .unprocessableContent)
-            #expect(try await client.execute(uri: "/v1/admin/catalog/draft", method: .get, headers: Self.auth(app.secretKey)).status == .notFound)
+            #expect(
+                try await client.execute(uri: "/v1/admin/catalog/draft", method: .get, headers: Self.auth(app.secretKey)).status
+                    == .notFound)
         }
     }
 
@@ -76,12 +85,15 @@ import WaymarkTestSupport
     func mediaATourUsesCannotBeDeleted(_ kind: StoreUnderTest) async throws {
         try await server.withServer(kind) { client, app, _, _ in
             try await ServerTests.publishShop(client, app)
-            let before = String(buffer: try await client.execute(uri: "/v1/admin/catalog/draft", method: .get, headers: Self.auth(app.secretKey)).body)
+            let before = String(
+                buffer: try await client.execute(uri: "/v1/admin/catalog/draft", method: .get, headers: Self.auth(app.secretKey)).body)
             let media = try CatalogDocument.parse(before, file: "draft").media[0].id
-            let refused = try await client.execute(uri: "/v1/admin/catalog/draft/media/\(media)", method: .delete, headers: Self.auth(app.secretKey))
+            let refused = try await client.execute(
+                uri: "/v1/admin/catalog/draft/media/\(media)", method: .delete, headers: Self.auth(app.secretKey))
             #expect(refused.status == .unprocessableContent)
             #expect(String(buffer: refused.body).contains("no media with the id"))
-            let after = String(buffer: try await client.execute(uri: "/v1/admin/catalog/draft", method: .get, headers: Self.auth(app.secretKey)).body)
+            let after = String(
+                buffer: try await client.execute(uri: "/v1/admin/catalog/draft", method: .get, headers: Self.auth(app.secretKey)).body)
             #expect(after == before)
         }
     }

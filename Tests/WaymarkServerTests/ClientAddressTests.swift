@@ -1,4 +1,5 @@
 import Testing
+
 @testable import WaymarkServer
 
 /// Which address a request counts as, behind load balancers or not.

@@ -1,13 +1,10 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import Hummingbird
 import Logging
 import ServiceLifecycle
 import Testing
-import WaymarkApplication
 import WaymarkAPI
+import WaymarkApplication
 import WaymarkCatalog
 import WaymarkClient
 import WaymarkEngine
@@ -16,6 +13,10 @@ import WaymarkServer
 import WaymarkStore
 import WaymarkSupport
 import WaymarkTestSupport
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// A Waymark server on loopback that can be stopped and started again on the same port and
 /// database, as a phone sees a server go away and come back.
@@ -38,7 +39,8 @@ final class LiveServer: Sendable {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: directory) }
             let shop = try await Provisioning.createApp(name: "Shop", in: store)
-            try await Provisioning.publish(try CatalogDocument.parse(ServerTests.shop, file: "shop.yaml"), app: shop.appId, note: "test", in: store)
+            try await Provisioning.publish(
+                try CatalogDocument.parse(ServerTests.shop, file: "shop.yaml"), app: shop.appId, note: "test", in: store)
             let server = LiveServer(store: store, directory: directory, shop: shop, narrating: narrating)
             try await server.run(port: 0)
             do {
@@ -79,7 +81,12 @@ final class LiveServer: Sendable {
     }
 
     func stop() async throws {
-        guard let (group, task) = running.withLock({ state in defer { state = nil }; return state }) else { return }
+        guard
+            let (group, task) = running.withLock({ state in
+                defer { state = nil }
+                return state
+            })
+        else { return }
         await group.triggerGracefulShutdown()
         try await task.value
     }
@@ -98,7 +105,9 @@ final class LiveServer: Sendable {
         )
     }
 
-    static func start(_ server: LiveServer, _ directory: URL, user: String = "u1", flushInterval: TimeInterval = 3600) async -> WaymarkClient {
+    static func start(_ server: LiveServer, _ directory: URL, user: String = "u1", flushInterval: TimeInterval = 3600) async
+        -> WaymarkClient
+    {
         await WaymarkClient.start(
             key: server.shop.clientKey, server: server.url, user: user, context: context,
             options: options(directory, flushInterval: flushInterval)

@@ -2,8 +2,9 @@ import Foundation
 import Testing
 import WaymarkEngine
 import WaymarkRules
-@testable import WaymarkServer
 import WaymarkSupport
+
+@testable import WaymarkServer
 
 /// The hand-written reader of event uploads against Foundation's JSONSerialization, on random
 /// bodies: valid ones with every kind of value where events' fields go, and mutated ones.
@@ -27,24 +28,26 @@ import WaymarkSupport
         guard let object = value as? [String: Any] else { return .notAnObject }
         if object.keys.contains(where: { $0 != "events" }) { return .unknownField }
         guard let list = object["events"] as? [Any] else { return .eventsNotAList }
-        return .events(list.map { item -> Fields? in
-            guard let event = item as? [String: Any] else { return nil }
-            func text(_ key: String) -> String? { event[key] as? String }
-            var fields = Fields(id: text("id"), user: text("user"), name: text("name"), timestamp: text("timestamp").flatMap(Timestamp.parse))
-            fields.unknownKey = event.keys.filter { !Self.eventKeys.contains($0) }.min()
-            if let target = event["target"], !(target is NSNull) {
-                fields.target = target as? String
-                fields.badTarget = fields.target == nil
-            }
-            if let properties = event["properties"], !(properties is NSNull) {
-                if let object = properties as? [String: Any], let strings = object as? [String: String], strings.count == object.count {
-                    fields.properties = strings.map { JSONMember(key: $0.key, value: $0.value) }.sorted { $0.key < $1.key }
-                } else {
-                    fields.badProperties = true
+        return .events(
+            list.map { item -> Fields? in
+                guard let event = item as? [String: Any] else { return nil }
+                func text(_ key: String) -> String? { event[key] as? String }
+                var fields = Fields(
+                    id: text("id"), user: text("user"), name: text("name"), timestamp: text("timestamp").flatMap(Timestamp.parse))
+                fields.unknownKey = event.keys.filter { !Self.eventKeys.contains($0) }.min()
+                if let target = event["target"], !(target is NSNull) {
+                    fields.target = target as? String
+                    fields.badTarget = fields.target == nil
                 }
-            }
-            return fields
-        })
+                if let properties = event["properties"], !(properties is NSNull) {
+                    if let object = properties as? [String: Any], let strings = object as? [String: String], strings.count == object.count {
+                        fields.properties = strings.map { JSONMember(key: $0.key, value: $0.value) }.sorted { $0.key < $1.key }
+                    } else {
+                        fields.badProperties = true
+                    }
+                }
+                return fields
+            })
     }
 
     static func actual(_ data: Data) -> Expected {
@@ -85,9 +88,12 @@ import WaymarkSupport
         case 3: return ["true", "false"].randomElement(using: &random)!
         case 4: return "null"
         // Timestamps, read into milliseconds: valid (one written with escapes), and not.
-        case 5: return ["\"2026-11-22T10:00:00.250Z\"", "\"2026-11-22T10:00:00\\u002e5+05:30\"", "\"2026-02-30T10:00:00Z\"", string(&random)]
-            .randomElement(using: &random)!
-        case 6: return "[" + (0..<Int.random(in: 0..<3, using: &random)).map { _ in value(&random, depth: depth + 1) }.joined(separator: ",") + "]"
+        case 5:
+            return ["\"2026-11-22T10:00:00.250Z\"", "\"2026-11-22T10:00:00\\u002e5+05:30\"", "\"2026-02-30T10:00:00Z\"", string(&random)]
+                .randomElement(using: &random)!
+        case 6:
+            return "[" + (0..<Int.random(in: 0..<3, using: &random)).map { _ in value(&random, depth: depth + 1) }.joined(separator: ",")
+                + "]"
         default: return object(&random, keys: ["k1", "k2", "x"], depth: depth + 1)
         }
     }
@@ -108,7 +114,9 @@ import WaymarkSupport
         var text = "{\"events\": [" + events.joined(separator: ",\n") + "]}"
         if Int.random(in: 0..<20, using: &random) == 0 { text = value(&random) }
         if Int.random(in: 0..<8, using: &random) == 0 { text = "{\"events\": " + value(&random) + "}" }
-        if Int.random(in: 0..<10, using: &random) == 0 { text = text.replacingOccurrences(of: "{\"events\"", with: "{\"more\": 1, \"events\"") }
+        if Int.random(in: 0..<10, using: &random) == 0 {
+            text = text.replacingOccurrences(of: "{\"events\"", with: "{\"more\": 1, \"events\"")
+        }
         // Mutations: a byte cut, a byte added, the end cut off.
         var bytes = Array(text.utf8)
         for _ in 0..<Int.random(in: 0..<3, using: &random) where !bytes.isEmpty {
@@ -150,17 +158,21 @@ import WaymarkSupport
 
     @Test func propertiesAreKeptSortedWithTheLastValueOfARepeatedKey() throws {
         let body = #"{"events":[{"properties":{"b":"1","a":"2","b":"3","\u0061":"4","c":"5"}}]}"#
-        #expect(try EventBatchReader.read(Data(body.utf8)) == [
-            Fields(properties: [JSONMember(key: "a", value: "4"), JSONMember(key: "b", value: "3"), JSONMember(key: "c", value: "5")])
-        ])
+        #expect(
+            try EventBatchReader.read(Data(body.utf8)) == [
+                Fields(properties: [JSONMember(key: "a", value: "4"), JSONMember(key: "b", value: "3"), JSONMember(key: "c", value: "5")])
+            ])
         // Events with the same properties object read the same (the reader reuses its reading).
-        let repeated = #"{"events":[{"properties":{"a":"1"}},{"properties":{"a":"1"}},{"properties":{"a":"1","b":"2"}},"#
+        let repeated =
+            #"{"events":[{"properties":{"a":"1"}},{"properties":{"a":"1"}},{"properties":{"a":"1","b":"2"}},"#
             + #"{"properties":{"a":"1","b":"2"}},{"properties":{"a":"1"} },{"properties":{"a":1}},{"properties":{"a":1}}]}"#
-        let one = [JSONMember(key: "a", value: "1")], two = one + [JSONMember(key: "b", value: "2")]
-        #expect(try EventBatchReader.read(Data(repeated.utf8)) == [
-            Fields(properties: one), Fields(properties: one), Fields(properties: two), Fields(properties: two), Fields(properties: one),
-            Fields(badProperties: true), Fields(badProperties: true),
-        ])
+        let one = [JSONMember(key: "a", value: "1")]
+        let two = one + [JSONMember(key: "b", value: "2")]
+        #expect(
+            try EventBatchReader.read(Data(repeated.utf8)) == [
+                Fields(properties: one), Fields(properties: one), Fields(properties: two), Fields(properties: two), Fields(properties: one),
+                Fields(badProperties: true), Fields(badProperties: true),
+            ])
         func properties(_ count: Int) throws -> Fields? {
             let members = (0..<count).reversed().map { "\"k\($0)\":\"v\"" }.joined(separator: ",")
             return try EventBatchReader.read(Data(#"{"events":[{"properties":{\#(members)}}]}"#.utf8)).first ?? nil
@@ -179,19 +191,28 @@ import WaymarkSupport
         func object(_ count: Int, value: String = "v") -> String {
             "{" + (0..<count).map { "\"k\($0)\":\"\(value)\"" }.joined(separator: ",") + "}"
         }
-        let objects = [object(2), object(2), object(33), object(33), object(32), object(1, value: String(repeating: "x", count: 513)),
-            object(1, value: String(repeating: "x", count: 513)), object(2)]
-        let events = objects.map { #"{"id":"\#(UUID().uuidString)","user":"u1","name":"tap","timestamp":"2026-11-20T10:00:00Z","properties":\#($0)}"# }
+        let objects = [
+            object(2), object(2), object(33), object(33), object(32), object(1, value: String(repeating: "x", count: 513)),
+            object(1, value: String(repeating: "x", count: 513)), object(2),
+        ]
+        let events = objects.map {
+            #"{"id":"\#(UUID().uuidString)","user":"u1","name":"tap","timestamp":"2026-11-20T10:00:00Z","properties":\#($0)}"#
+        }
         let read = try EventBatchReader.read(Data(#"{"events":[\#(events.joined(separator: ","))]}"#.utf8))
         var properties = WaymarkServer.PropertiesText()
-        let accepted = read.map { (try? WaymarkServer.validate($0, app: "app", receivedAt: 1_795_000_000_000, properties: &properties).get()) != nil }
+        let accepted = read.map {
+            (try? WaymarkServer.validate($0, app: "app", receivedAt: 1_795_000_000_000, properties: &properties).get()) != nil
+        }
         #expect(accepted == [true, true, false, false, true, false, false, true])
         let stored = try WaymarkServer.validate(read[0], app: "app", receivedAt: 1_795_000_000_000, properties: &properties).get()
         #expect(stored.properties == #"{"k0":"v","k1":"v"}"#)
     }
 
     @Test func deepNestingIsRefusedWithoutRecursingFar() {
-        for body in [String(repeating: "[", count: 100_000), "{\"events\":[" + String(repeating: "[", count: 100_000), "{\"events\":[{\"x\":" + String(repeating: "{\"a\":", count: 10_000)] {
+        for body in [
+            String(repeating: "[", count: 100_000), "{\"events\":[" + String(repeating: "[", count: 100_000),
+            "{\"events\":[{\"x\":" + String(repeating: "{\"a\":", count: 10_000),
+        ] {
             #expect(throws: EventBatchReader.Failure.invalidJSON) { try EventBatchReader.read(Data(body.utf8)) }
         }
     }

@@ -27,7 +27,8 @@ import WaymarkSupport
 
     @Test func keysAreCheckedBeforeAnyHandlerAndByKind() async throws {
         try await ServerTests().withServer { client, app, _, _ in
-            for headers in [HTTPFields(), Self.headers([.authorization: "Bearer wm_pk_nope"]), Self.headers([.authorization: "Basic abc"])] {
+            for headers in [HTTPFields(), Self.headers([.authorization: "Bearer wm_pk_nope"]), Self.headers([.authorization: "Basic abc"])]
+            {
                 let response = try await client.execute(uri: "/v1/catalog", method: .get, headers: headers)
                 #expect(response.status == .unauthorized)
                 #expect(try Self.errorCode(response) == "unauthorized")
@@ -53,7 +54,9 @@ import WaymarkSupport
             for path in ["/v1/catalog", "/v1/events", "/v1/rewards/claims"] {
                 let preflight = try await client.execute(
                     uri: path, method: .options,
-                    headers: Self.headers([.origin: origin, .accessControlRequestMethod: "POST", .accessControlRequestHeaders: "authorization"])
+                    headers: Self.headers([
+                        .origin: origin, .accessControlRequestMethod: "POST", .accessControlRequestHeaders: "authorization",
+                    ])
                 )
                 #expect(preflight.status == .noContent, "\(path)")
                 #expect(preflight.headers[.accessControlAllowOrigin] == "*")
@@ -93,7 +96,8 @@ import WaymarkSupport
             }
             // A path with no routes at all stays 404, and so does a missing object on a real route.
             #expect(try await client.execute(uri: "/v1/nothing", method: .get).status == .notFound)
-            let missing = try await client.execute(uri: "/v1/admin/catalog/versions/9", method: .get, headers: ServerTests.auth(app.secretKey))
+            let missing = try await client.execute(
+                uri: "/v1/admin/catalog/versions/9", method: .get, headers: ServerTests.auth(app.secretKey))
             #expect(missing.status == .notFound)
         }
     }
@@ -106,8 +110,14 @@ import WaymarkSupport
             }
             let proof = Secrets.userHash(user: "u1", identitySecret: app.identitySecret)
             let cases: [(String, String, String, String)] = [
-                ("/v1/rewards/claims", #"{"user":"u1","userHash":"\#(proof)","tour":"shop-tour","page":"checkout","extra":1}"#, app.clientKey, #"unknown field "extra""#),
-                ("/v1/rewards/claims", #"{"user":"u1","tour":"shop-tour","page":"checkout"}"#, app.clientKey, #"the body needs "userHash""#),
+                (
+                    "/v1/rewards/claims", #"{"user":"u1","userHash":"\#(proof)","tour":"shop-tour","page":"checkout","extra":1}"#,
+                    app.clientKey, #"unknown field "extra""#
+                ),
+                (
+                    "/v1/rewards/claims", #"{"user":"u1","tour":"shop-tour","page":"checkout"}"#, app.clientKey,
+                    #"the body needs "userHash""#
+                ),
                 ("/v1/rewards/claims", #"{"user":5,"userHash":"x","tour":"t","page":"p"}"#, app.clientKey, #""user" must be text"#),
                 ("/v1/rewards/claims", "[1, 2]", app.clientKey, "the body must be a JSON object"),
                 ("/v1/rewards/claims", "{nope", app.clientKey, "the body is not valid JSON"),
@@ -122,7 +132,10 @@ import WaymarkSupport
                 #expect(try Self.errorCode(response) == "bad_request")
                 #expect(try Self.errorMessage(response) == message, "\(uri) \(body)")
             }
-            #expect(try await post("/v1/rewards/claims", #"{"user":"u1","userHash":"\#(proof)","tour":"shop-tour","page":"checkout"}"#, key: app.clientKey).status == .created)
+            #expect(
+                try await post(
+                    "/v1/rewards/claims", #"{"user":"u1","userHash":"\#(proof)","tour":"shop-tour","page":"checkout"}"#, key: app.clientKey
+                ).status == .created)
         }
     }
 }

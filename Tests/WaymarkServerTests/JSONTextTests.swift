@@ -2,8 +2,9 @@ import Foundation
 import Testing
 import WaymarkAPI
 import WaymarkRules
-@testable import WaymarkServer
 import WaymarkSupport
+
+@testable import WaymarkServer
 
 /// The JSON the server writes by hand reads back as what it was made from.
 @Suite struct JSONTextTests {

@@ -44,7 +44,9 @@ import WaymarkTestSupport
             // At once the tip works, spoken or not yet; the recording on the web is there from the start.
             let first = try await Self.catalog(client, app, locale: "en")
             let welcome = try #require(first.tips.first { $0.id == "welcome" })
-            #expect(welcome.content.narration == DeliveredNarration(url: "https://media.example.com/welcome-en.ogg", duration: nil, source: .recording))
+            #expect(
+                welcome.content.narration
+                    == DeliveredNarration(url: "https://media.example.com/welcome-en.ogg", duration: nil, source: .recording))
 
             var keys: Set<String> = []
             for locale in ["en", "hi", "ta"] {

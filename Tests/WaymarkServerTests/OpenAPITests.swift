@@ -18,16 +18,18 @@ import Yams
         #expect(document["openapi"] as? String == "3.1.0")
         let paths = try #require(document["paths"] as? [String: [String: Any]])
         let methods: Set<String> = ["get", "put", "post", "delete", "patch", "options"]
-        let documented = Set(paths.flatMap { path, operations in
-            operations.keys.filter(methods.contains).map { "\($0.uppercased()) \(path)" }
-        })
+        let documented = Set(
+            paths.flatMap { path, operations in
+                operations.keys.filter(methods.contains).map { "\($0.uppercased()) \(path)" }
+            })
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("waymark-openapi-\(UUID().uuidString).sqlite").path
         defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
         let store = try SQLiteStore(path: path)
-        let routes = Set(WaymarkServer(store: store, logger: Logger(label: "test")).router().routes.map { route in
-            let path = route.path.description.split(separator: "/").map { $0.hasPrefix(":") ? "{\($0.dropFirst())}" : String($0) }
-            return "\(route.method) /" + path.joined(separator: "/")
-        })
+        let routes = Set(
+            WaymarkServer(store: store, logger: Logger(label: "test")).router().routes.map { route in
+                let path = route.path.description.split(separator: "/").map { $0.hasPrefix(":") ? "{\($0.dropFirst())}" : String($0) }
+                return "\(route.method) /" + path.joined(separator: "/")
+            })
         #expect(routes.count >= 18)
         #expect(documented.subtracting(routes).isEmpty, "documented, not served: \(documented.subtracting(routes).sorted())")
         #expect(routes.subtracting(documented).isEmpty, "served, not documented: \(routes.subtracting(documented).sorted())")

@@ -3,8 +3,8 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 import Testing
-import WaymarkApplication
 import WaymarkAPI
+import WaymarkApplication
 import WaymarkCatalog
 import WaymarkNarration
 import WaymarkServer
@@ -40,7 +40,8 @@ import WaymarkTestSupport
     }
 
     static func publishShop(_ client: TestClientProtocol, _ app: Provisioning.NewApp) async throws {
-        let put = try await client.execute(uri: "/v1/admin/catalog/draft", method: .put, headers: auth(app.secretKey), body: ByteBuffer(string: shop))
+        let put = try await client.execute(
+            uri: "/v1/admin/catalog/draft", method: .put, headers: auth(app.secretKey), body: ByteBuffer(string: shop))
         #expect(put.status == .ok)
         let publish = try await client.execute(uri: "/v1/admin/catalog/publish", method: .post, headers: auth(app.secretKey))
         #expect(publish.status == .created)
@@ -84,7 +85,9 @@ import WaymarkTestSupport
             // No key, a made-up key, a client key on the admin API: 401.
             #expect(try await client.execute(uri: "/v1/catalog", method: .get).status == .unauthorized)
             #expect(try await client.execute(uri: "/v1/catalog", method: .get, headers: Self.auth("wm_pk_nope")).status == .unauthorized)
-            #expect(try await client.execute(uri: "/v1/admin/catalog/draft", method: .get, headers: Self.auth(app.clientKey)).status == .unauthorized)
+            #expect(
+                try await client.execute(uri: "/v1/admin/catalog/draft", method: .get, headers: Self.auth(app.clientKey)).status
+                    == .unauthorized)
             // The other app's keys see nothing of this app's: the same 404 as for a missing object.
             let theirs = try await client.execute(uri: "/v1/admin/catalog/versions/1", method: .get, headers: Self.auth(other.secretKey))
             let missing = try await client.execute(uri: "/v1/admin/catalog/versions/99", method: .get, headers: Self.auth(app.secretKey))
@@ -100,8 +103,12 @@ import WaymarkTestSupport
             let newKey = try #require(fields["key"] as? String)
             let id = try #require(fields["id"] as? String)
             #expect(try await client.execute(uri: "/v1/catalog", method: .get, headers: Self.auth(newKey)).status == .ok)
-            #expect(try await client.execute(uri: "/v1/admin/keys/\(id)", method: .delete, headers: Self.auth(other.secretKey)).status == .notFound)
-            #expect(try await client.execute(uri: "/v1/admin/keys/\(id)", method: .delete, headers: Self.auth(app.secretKey)).status == .noContent)
+            #expect(
+                try await client.execute(uri: "/v1/admin/keys/\(id)", method: .delete, headers: Self.auth(other.secretKey)).status
+                    == .notFound)
+            #expect(
+                try await client.execute(uri: "/v1/admin/keys/\(id)", method: .delete, headers: Self.auth(app.secretKey)).status
+                    == .noContent)
             #expect(try await client.execute(uri: "/v1/catalog", method: .get, headers: Self.auth(newKey)).status == .unauthorized)
             // Listing keys never shows a key or its hash.
             let list = try await client.execute(uri: "/v1/admin/keys", method: .get, headers: Self.auth(app.secretKey))
@@ -114,7 +121,8 @@ import WaymarkTestSupport
         try await withServer(kind) { client, app, _, _ in
             try await Self.publishShop(client, app)
             let bad = "tips:\n  - id: t\n    container: home\n    trigger: (tap AND scroll))\n    content: { title: T }\n"
-            let put = try await client.execute(uri: "/v1/admin/catalog/draft", method: .put, headers: Self.auth(app.secretKey), body: ByteBuffer(string: bad))
+            let put = try await client.execute(
+                uri: "/v1/admin/catalog/draft", method: .put, headers: Self.auth(app.secretKey), body: ByteBuffer(string: bad))
             #expect(put.status == .unprocessableContent)
             let error = try #require(try Self.json(put)["error"] as? [String: Any])
             let diagnostics = try #require(error["diagnostics"] as? [String])
@@ -134,20 +142,28 @@ import WaymarkTestSupport
         try await withServer(kind) { client, app, _, _ in
             try await Self.publishShop(client, app)
             let v1 = try JSONDecoder().decode(
-                DeliveredCatalog.self, from: Data(buffer: try await client.execute(uri: "/v1/catalog", method: .get, headers: Self.auth(app.clientKey)).body)
+                DeliveredCatalog.self,
+                from: Data(buffer: try await client.execute(uri: "/v1/catalog", method: .get, headers: Self.auth(app.clientKey)).body)
             )
             let smaller = "tips:\n  - id: only\n    container: home\n    trigger: scroll\n    content: { title: Only }\n"
-            #expect(try await client.execute(uri: "/v1/admin/catalog/draft", method: .put, headers: Self.auth(app.secretKey), body: ByteBuffer(string: smaller)).status == .ok)
-            #expect(try await client.execute(uri: "/v1/admin/catalog/publish", method: .post, headers: Self.auth(app.secretKey)).status == .created)
+            #expect(
+                try await client.execute(
+                    uri: "/v1/admin/catalog/draft", method: .put, headers: Self.auth(app.secretKey), body: ByteBuffer(string: smaller)
+                ).status == .ok)
+            #expect(
+                try await client.execute(uri: "/v1/admin/catalog/publish", method: .post, headers: Self.auth(app.secretKey)).status
+                    == .created)
             let v2 = try await client.execute(uri: "/v1/catalog", method: .get, headers: Self.auth(app.clientKey))
             #expect(try JSONDecoder().decode(DeliveredCatalog.self, from: Data(buffer: v2.body)).tips.map(\.id) == ["only"])
             let rollback = try await client.execute(
-                uri: "/v1/admin/catalog/rollback", method: .post, headers: Self.auth(app.secretKey), body: ByteBuffer(string: #"{"version":1}"#)
+                uri: "/v1/admin/catalog/rollback", method: .post, headers: Self.auth(app.secretKey),
+                body: ByteBuffer(string: #"{"version":1}"#)
             )
             #expect(rollback.status == .created)
             #expect(try Self.json(rollback)["version"] as? Int == 3)
             let v3 = try JSONDecoder().decode(
-                DeliveredCatalog.self, from: Data(buffer: try await client.execute(uri: "/v1/catalog", method: .get, headers: Self.auth(app.clientKey)).body)
+                DeliveredCatalog.self,
+                from: Data(buffer: try await client.execute(uri: "/v1/catalog", method: .get, headers: Self.auth(app.clientKey)).body)
             )
             #expect(v3.version == 3)
             #expect(v3.tips == v1.tips && v3.tours == v1.tours)
@@ -156,7 +172,8 @@ import WaymarkTestSupport
         }
     }
 
-    static func event(_ id: String, name: String = "tap", target: String? = "search", timestamp: String = "2026-11-20T10:00:00Z") -> String {
+    static func event(_ id: String, name: String = "tap", target: String? = "search", timestamp: String = "2026-11-20T10:00:00Z") -> String
+    {
         let targetField = target.map { #","target":"\#($0)""# } ?? ""
         return #"{"id":"\#(id)","user":"u1","name":"\#(name)"\#(targetField),"timestamp":"\#(timestamp)"}"#
     }
@@ -165,8 +182,10 @@ import WaymarkTestSupport
     func eventsAreStoredOnceAndEachIsAnsweredAlone(_ kind: StoreUnderTest) async throws {
         try await withServer(kind) { client, app, other, store in
             let ids = (0..<3).map { _ in UUID().uuidString.lowercased() }
-            let body = #"{"events":[\#(Self.event(ids[0])),\#(Self.event(ids[1], timestamp: "2099-01-01T00:00:00Z")),{"id":"\#(ids[2])","user":"u1","name":"tap","color":"red","timestamp":"2026-11-20T10:00:00Z"},\#(Self.event(ids[0])),{"id":"x","user":"u1","name":"tap","timestamp":"2026-11-20T10:00:00Z"},{"id":"\#(UUID().uuidString)","user":"u1","name":"bad name","timestamp":"2026-11-20T10:00:00Z"}]}"#
-            let response = try await client.execute(uri: "/v1/events", method: .post, headers: Self.auth(app.clientKey), body: ByteBuffer(string: body))
+            let body =
+                #"{"events":[\#(Self.event(ids[0])),\#(Self.event(ids[1], timestamp: "2099-01-01T00:00:00Z")),{"id":"\#(ids[2])","user":"u1","name":"tap","color":"red","timestamp":"2026-11-20T10:00:00Z"},\#(Self.event(ids[0])),{"id":"x","user":"u1","name":"tap","timestamp":"2026-11-20T10:00:00Z"},{"id":"\#(UUID().uuidString)","user":"u1","name":"bad name","timestamp":"2026-11-20T10:00:00Z"}]}"#
+            let response = try await client.execute(
+                uri: "/v1/events", method: .post, headers: Self.auth(app.clientKey), body: ByteBuffer(string: body))
             #expect(response.status == .ok)
             let results = try JSONDecoder().decode(EventBatchResult.self, from: Data(buffer: response.body)).results
             #expect(results.map(\.status) == [.accepted, .accepted, .rejected, .duplicate, .rejected, .rejected])
@@ -174,24 +193,33 @@ import WaymarkTestSupport
             #expect(results[2].reason == "unknown field \"color\"")
             #expect(try await store.eventCount(app: app.appId) == 2)
             // A retried upload stores nothing twice, for good.
-            let retry = try await client.execute(uri: "/v1/events", method: .post, headers: Self.auth(app.clientKey), body: ByteBuffer(string: #"{"events":[\#(Self.event(ids[0]))]}"#))
+            let retry = try await client.execute(
+                uri: "/v1/events", method: .post, headers: Self.auth(app.clientKey),
+                body: ByteBuffer(string: #"{"events":[\#(Self.event(ids[0]))]}"#))
             #expect(try JSONDecoder().decode(EventBatchResult.self, from: Data(buffer: retry.body)).results.map(\.status) == [.duplicate])
             // Another app's events are its own: the same id is new there.
-            let theirs = try await client.execute(uri: "/v1/events", method: .post, headers: Self.auth(other.clientKey), body: ByteBuffer(string: #"{"events":[\#(Self.event(ids[0]))]}"#))
+            let theirs = try await client.execute(
+                uri: "/v1/events", method: .post, headers: Self.auth(other.clientKey),
+                body: ByteBuffer(string: #"{"events":[\#(Self.event(ids[0]))]}"#))
             #expect(try JSONDecoder().decode(EventBatchResult.self, from: Data(buffer: theirs.body)).results.map(\.status) == [.accepted])
             #expect(try await store.eventCount(app: app.appId) == 2)
 
             // NUL, which PostgreSQL's text cannot hold, is refused per event; the rest of the upload is stored.
-            let nul = #"{"events":[{"id":"\#(UUID().uuidString)","user":"u\u0000","name":"tap","timestamp":"2026-11-20T10:00:00Z"},{"id":"\#(UUID().uuidString)","user":"u1","name":"tap","timestamp":"2026-11-20T10:00:00Z","properties":{"k":"v\u0000"}},\#(Self.event(UUID().uuidString))]}"#
+            let nul =
+                #"{"events":[{"id":"\#(UUID().uuidString)","user":"u\u0000","name":"tap","timestamp":"2026-11-20T10:00:00Z"},{"id":"\#(UUID().uuidString)","user":"u1","name":"tap","timestamp":"2026-11-20T10:00:00Z","properties":{"k":"v\u0000"}},\#(Self.event(UUID().uuidString))]}"#
             let nulResults = try JSONDecoder().decode(
                 EventBatchResult.self,
-                from: Data(buffer: try await client.execute(uri: "/v1/events", method: .post, headers: Self.auth(app.clientKey), body: ByteBuffer(string: nul)).body)
+                from: Data(
+                    buffer: try await client.execute(
+                        uri: "/v1/events", method: .post, headers: Self.auth(app.clientKey), body: ByteBuffer(string: nul)
+                    ).body)
             ).results
             #expect(nulResults.map(\.status) == [.rejected, .rejected, .accepted])
             #expect(nulResults[0].reason == "user must be text of 1 to 256 bytes, without NUL")
             #expect(try await store.eventCount(app: app.appId) == 3)
 
-            _ = try await client.execute(uri: "/v1/events", method: .post, headers: Self.auth("wm_ck_wrong"), body: ByteBuffer(string: body))
+            _ = try await client.execute(
+                uri: "/v1/events", method: .post, headers: Self.auth("wm_ck_wrong"), body: ByteBuffer(string: body))
             _ = try await client.execute(uri: "/wp-login.php", method: .get)
             let metrics = String(buffer: try await client.execute(uri: "/metrics", method: .get).body)
             #expect(metrics.contains(#"waymark_events_total{outcome="accepted"} 4"#), "\(metrics)")
@@ -215,7 +243,8 @@ import WaymarkTestSupport
                     group.addTask {
                         let ids = shared + (0..<40).map { _ in UUID().uuidString.lowercased() }
                         let body = #"{"events":[\#(ids.map { Self.event($0) }.joined(separator: ","))]}"#
-                        let response = try await client.execute(uri: "/v1/events", method: .post, headers: Self.auth(app.clientKey), body: ByteBuffer(string: body))
+                        let response = try await client.execute(
+                            uri: "/v1/events", method: .post, headers: Self.auth(app.clientKey), body: ByteBuffer(string: body))
                         return try JSONDecoder().decode(EventBatchResult.self, from: Data(buffer: response.body)).results
                     }
                 }
@@ -240,7 +269,9 @@ import WaymarkTestSupport
             #expect(try await post(ByteBuffer(string: "{\"events\": [")).status == .badRequest)
             #expect(try await post(ByteBuffer(string: "[1, 2]")).status == .badRequest)
             #expect(try await post(ByteBuffer(string: #"{"events": [], "extra": 1}"#)).status == .badRequest)
-            #expect(try await post(ByteBuffer(bytes: Array(#"{"events":[{"id":""#.utf8) + [0xc3, 0x28] + Array(#""}]}"#.utf8))).status == .badRequest)
+            #expect(
+                try await post(ByteBuffer(bytes: Array(#"{"events":[{"id":""#.utf8) + [0xc3, 0x28] + Array(#""}]}"#.utf8))).status
+                    == .badRequest)
             #expect(try await post(ByteBuffer(string: String(repeating: "[", count: 100_000))).status == .badRequest)
             let tooBig = #"{"events":[\#(Array(repeating: Self.event(UUID().uuidString), count: 5000).joined(separator: ","))]}"#
             #expect(try await post(ByteBuffer(string: tooBig)).status == .contentTooLarge)
@@ -259,7 +290,8 @@ import WaymarkTestSupport
             func claim(user: String = "u1", hash: String? = nil, page: String = "checkout") async throws -> TestResponse {
                 let proof = hash ?? Secrets.userHash(user: user, identitySecret: app.identitySecret)
                 let body = #"{"user":"\#(user)","userHash":"\#(proof)","tour":"shop-tour","page":"\#(page)"}"#
-                return try await client.execute(uri: "/v1/rewards/claims", method: .post, headers: Self.auth(app.clientKey), body: ByteBuffer(string: body))
+                return try await client.execute(
+                    uri: "/v1/rewards/claims", method: .post, headers: Self.auth(app.clientKey), body: ByteBuffer(string: body))
             }
             #expect(try await claim(hash: String(repeating: "0", count: 64)).status == .forbidden)
             #expect(try await claim(hash: Secrets.userHash(user: "u2", identitySecret: app.identitySecret)).status == .forbidden)

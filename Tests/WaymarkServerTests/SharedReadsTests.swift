@@ -1,7 +1,8 @@
 import Testing
 import WaymarkEngine
-@testable import WaymarkServer
 import WaymarkSupport
+
+@testable import WaymarkServer
 
 /// Reads shared by the requests waiting at once never answer a request with a read that began
 /// before it arrived.

@@ -1,11 +1,12 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import Testing
 import WaymarkAPI
 import WaymarkStore
 import WaymarkTestSupport
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// PostgreSQL stopped as by a power cut in the middle of ingestion: every event a server had
 /// acknowledged is there after recovery, and the clients' retries store the rest exactly once.
@@ -18,7 +19,9 @@ struct DurabilityTests {
 
         init() throws {
             let printed = try Self.script("start", directory)
-            url = String(printed.split(separator: "\n").first { $0.hasPrefix("WAYMARK_TEST_POSTGRES=") }?.dropFirst("WAYMARK_TEST_POSTGRES=".count) ?? "")
+            url = String(
+                printed.split(separator: "\n").first { $0.hasPrefix("WAYMARK_TEST_POSTGRES=") }?.dropFirst("WAYMARK_TEST_POSTGRES=".count)
+                    ?? "")
         }
 
         func crash() throws { _ = try Self.script("crash", directory) }
@@ -101,7 +104,8 @@ struct DurabilityTests {
     @Test func aCrashMidIngestionLosesNoAcknowledgedEventAndRetriesStoreTheRestOnce() async throws {
         let cluster = try Cluster()
         defer { cluster.remove() }
-        let made = try JSONSerialization.jsonObject(with: Data(try TwoServersTests.run(["apps", "create", "Shop", "--database", cluster.url]).utf8))
+        let made = try JSONSerialization.jsonObject(
+            with: Data(try TwoServersTests.run(["apps", "create", "Shop", "--database", cluster.url]).utf8))
         let key = try #require((made as? [String: Any])?["clientKey"] as? String)
         let server = try await ServerProcess(["--database", cluster.url])
         defer { server.stop() }
@@ -133,7 +137,9 @@ struct DurabilityTests {
             // waits for a connection (5 s), so uploads meanwhile are refused (503) and sent again.
             let deadline = ContinuousClock.now + .seconds(120)
             while ledger.acknowledgedIDs.count < 1_000 {
-                guard ContinuousClock.now < deadline else { throw Cluster.Failed(description: "the first 1,000 events were not acknowledged in 2 minutes") }
+                guard ContinuousClock.now < deadline else {
+                    throw Cluster.Failed(description: "the first 1,000 events were not acknowledged in 2 minutes")
+                }
                 try await Task.sleep(for: .milliseconds(5))
             }
             try cluster.crash()

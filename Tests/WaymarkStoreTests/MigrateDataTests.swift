@@ -19,11 +19,15 @@ struct MigrateDataTests {
         for app in ["shop", "blog"] {
             try await store.createApp(AppRecord(id: app, name: "App « \(app) »", identitySecret: "secret-\(app)", createdAt: t0))
             try await store.insertKey(KeyRecord(id: "key-\(app)-1", app: app, kind: .client, hash: "hash-\(app)-1", createdAt: t0))
-            try await store.insertKey(KeyRecord(id: "key-\(app)-2", app: app, kind: .secret, hash: "hash-\(app)-2", createdAt: t0, revokedAt: t0 + 60))
+            try await store.insertKey(
+                KeyRecord(id: "key-\(app)-2", app: app, kind: .secret, hash: "hash-\(app)-2", createdAt: t0, revokedAt: t0 + 60))
             _ = try await store.saveDraft(app: app, document: "tips: []\n", at: t0, audit: [], accept: CatalogDraft.unchanged(since: nil))
-            _ = try await store.saveDraft(app: app, document: "tips:\n  - id: héllo\n", at: t0 + 1, audit: [], accept: CatalogDraft.unchanged(since: 1))
+            _ = try await store.saveDraft(
+                app: app, document: "tips:\n  - id: héllo\n", at: t0 + 1, audit: [], accept: CatalogDraft.unchanged(since: 1))
             _ = try await store.publish(app: app, document: "tips: []\n", at: t0 + 2, note: nil, audit: AuditEntry.publication(by: .cli))
-            _ = try await store.publish(app: app, document: "tips:\n  - id: héllo\n", at: t0 + 3, note: "second", audit: AuditEntry.publication(by: .user("ada@example.com")))
+            _ = try await store.publish(
+                app: app, document: "tips:\n  - id: héllo\n", at: t0 + 3, note: "second",
+                audit: AuditEntry.publication(by: .user("ada@example.com")))
             var events: [StoredEvent] = []
             for index in 0..<12_345 {
                 let target: String? = index % 5 == 0 ? nil : "t\(index % 11)"
@@ -32,17 +36,22 @@ struct MigrateDataTests {
                 let time = t0.millisecondsSince1970 + Int64(index)
                 events.append(
                     StoredEvent(
-                        app: app, id: EventID.make(milliseconds: time, number: index), user: "u\(index % 37)", name: index % 3 == 0 ? "tap" : "screen",
-                        target: target, timestamp: time, receivedAt: t0.millisecondsSince1970, clamped: index % 7 == 0, properties: properties
+                        app: app, id: EventID.make(milliseconds: time, number: index), user: "u\(index % 37)",
+                        name: index % 3 == 0 ? "tap" : "screen",
+                        target: target, timestamp: time, receivedAt: t0.millisecondsSince1970, clamped: index % 7 == 0,
+                        properties: properties
                     )
                 )
             }
             _ = try await store.insertEvents(events)
-            _ = try await store.claim(Grant(id: "g-\(app)", app: app, user: "u1", tour: "tour", page: "p", credits: 5, grantedAt: t0)) { _ in 5 }
+            _ = try await store.claim(Grant(id: "g-\(app)", app: app, user: "u1", tour: "tour", page: "p", credits: 5, grantedAt: t0)) {
+                _ in 5
+            }
             // Audio with every byte value, and a failure.
             try await store.saveNarration(
                 NarrationAudio(
-                    app: app, key: "00ff", format: "audio/ogg", duration: 1.25, bytes: (0..<3_000).map { UInt8($0 % 256) }, source: .recording,
+                    app: app, key: "00ff", format: "audio/ogg", duration: 1.25, bytes: (0..<3_000).map { UInt8($0 % 256) },
+                    source: .recording,
                     createdAt: t0
                 )
             )
@@ -53,7 +62,10 @@ struct MigrateDataTests {
         try await store.changeRole(.owner, user: "ada", app: "shop", check: Accounts.keepsAnOwner)
         try await store.changeRole(.viewer, user: "vic", app: "shop", check: Accounts.keepsAnOwner)
         try await store.insertSession(ConsoleSession(id: "session-hash", user: "ada", csrfToken: "csrf", createdAt: t0, lastSeenAt: t0 + 5))
-        try await store.appendAudit(AuditEntry(app: "shop", actor: .user("ada@example.com"), at: t0, action: .change(of: "tip", "added"), object: "tip héllo", before: nil, after: "id: héllo"))
+        try await store.appendAudit(
+            AuditEntry(
+                app: "shop", actor: .user("ada@example.com"), at: t0, action: .change(of: "tip", "added"), object: "tip héllo", before: nil,
+                after: "id: héllo"))
     }
 
     /// What a server would read, table by table, through the protocol.
@@ -97,14 +109,17 @@ struct MigrateDataTests {
             #expect(output.contains("events: 24690 rows") && output.contains("audit: "), "\(output)")
             let copied = try await Self.contents(target)
             #expect(copied.count == expected.count)
-            #expect(copied == expected, "first difference: \(zip(copied, expected).first { $0 != $1 }.map { "\($0) ≠ \($1)" } ?? "in length")")
+            #expect(
+                copied == expected, "first difference: \(zip(copied, expected).first { $0 != $1 }.map { "\($0) ≠ \($1)" } ?? "in length")")
             // The audit log continues from the copied numbers.
             let last = try #require(try await target.auditLog(app: "shop", limit: 1).first)
-            let next = try await target.appendAudit(AuditEntry(app: "shop", actor: .cli, at: Self.t0, action: .publish, object: "version 3", before: nil, after: nil))
+            let next = try await target.appendAudit(
+                AuditEntry(app: "shop", actor: .cli, at: Self.t0, action: .publish, object: "version 3", before: nil, after: nil))
             #expect(next.sequence == last.sequence + 1)
 
             // A second copy into the same database is refused and changes nothing.
-            let again = try TwoServersTests.run(["migrate-data", "--data-dir", directory.path, "--database", url, "--log-level", "error"], expectFailure: true)
+            let again = try TwoServersTests.run(
+                ["migrate-data", "--data-dir", directory.path, "--database", url, "--log-level", "error"], expectFailure: true)
             #expect(again.contains("not empty"), "\(again)")
             #expect(try await target.eventCount(app: "shop") == 12_345)
         }

@@ -1,10 +1,11 @@
 import Foundation
 import PostgresNIO
 import Testing
-@testable import WaymarkPostgres
 import WaymarkStore
 import WaymarkSupport
 import WaymarkTestSupport
+
+@testable import WaymarkPostgres
 
 /// What the PostgreSQL store promises beyond the contract: migrations that several servers may
 /// run at once, and an audit log the database itself keeps append-only.
@@ -25,7 +26,9 @@ struct PostgresStoreTests {
             }
             let applied = try await PostgresDatabase.withClient(url: url) { client in
                 var names: [String] = []
-                for try await name in try await client.query("SELECT name FROM migrations ORDER BY name").decode(String.self) { names.append(name) }
+                for try await name in try await client.query("SELECT name FROM migrations ORDER BY name").decode(String.self) {
+                    names.append(name)
+                }
                 return names
             }
             #expect(applied.count == Schema.migrations.count && Set(applied).count == Schema.migrations.count, "each migration once")
@@ -49,7 +52,10 @@ struct PostgresStoreTests {
     /// from `apps` (the table has no foreign key) keep it: v5 makes the app, without keys.
     @Test func eventsKeepTheirIDsAndAppsThroughTheMigrations() async throws {
         try await PostgresDatabase.withFresh(url: try StoreUnderTest.requirePostgresURL(), migrate: false) { store, url in
-            let ids = [EventID.make(milliseconds: 5, number: 2), EventID.make(milliseconds: 5, number: 1), EventID.make(milliseconds: 4, number: 9), Self.oldID]
+            let ids = [
+                EventID.make(milliseconds: 5, number: 2), EventID.make(milliseconds: 5, number: 1),
+                EventID.make(milliseconds: 4, number: 9), Self.oldID,
+            ]
             try await PostgresDatabase.withClient(url: url) { client in
                 try await client.query("CREATE TABLE migrations (name TEXT PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())")
                 for migration in Schema.migrations.prefix(3) {
@@ -69,12 +75,16 @@ struct PostgresStoreTests {
             try await store.migrate()
             let read = try await store.events(app: "a", period: Period(from: 0, to: 10), user: nil, after: nil, limit: 10)
             #expect(read.map(\.id) == [ids[2], ids[1], ids[0], try await Self.madeOfOldID(url)])
-            #expect(try await store.insertEvents(read.map { event in
-                var event = event
-                event.timestamp = 7
-                return event
-            }) == [false, false, false, false], "the same ids, as uuid now")
-            #expect(try await store.events(app: "gone", period: Period(from: 0, to: 10), user: nil, after: nil, limit: 10).map(\.id) == [ids[0]])
+            #expect(
+                try await store.insertEvents(
+                    read.map { event in
+                        var event = event
+                        event.timestamp = 7
+                        return event
+                    }) == [false, false, false, false], "the same ids, as uuid now")
+            #expect(
+                try await store.events(app: "gone", period: Period(from: 0, to: 10), user: nil, after: nil, limit: 10).map(\.id) == [ids[0]]
+            )
             let gone = try #require(try await store.app(id: "gone"))
             #expect(gone.identitySecret.hasPrefix("wm_id_") && gone.identitySecret.count == 70)
             #expect(try await store.keys(app: "gone").isEmpty)
@@ -88,9 +98,12 @@ struct PostgresStoreTests {
             let id = EventID.make(milliseconds: 5, number: 1)
             try await store.importAll { importer in
                 try await importer.insert(.apps, [["a", "A", "secret", "0"]])
-                try await importer.insert(.events, [
-                    ["a", id, "u", "tap", nil, "5", "0", "0", nil, nil, nil], ["a", Self.oldID, "u", "tap", nil, "6", "0", "1", nil, nil, nil],
-                ])
+                try await importer.insert(
+                    .events,
+                    [
+                        ["a", id, "u", "tap", nil, "5", "0", "0", nil, nil, nil],
+                        ["a", Self.oldID, "u", "tap", nil, "6", "0", "1", nil, nil, nil],
+                    ])
             }
             let read = try await store.events(app: "a", period: Period(from: 0, to: 10), user: nil, after: nil, limit: 10)
             #expect(read.map(\.id) == [id, try await Self.madeOfOldID(url)])
@@ -99,7 +112,8 @@ struct PostgresStoreTests {
 
     @Test func theDatabaseRefusesToRewriteTheAuditLog() async throws {
         try await PostgresDatabase.withFresh(url: try StoreUnderTest.requirePostgresURL()) { store, url in
-            try await store.appendAudit(AuditEntry(app: "a", actor: .cli, at: Date(), action: .publish, object: "version 1", before: nil, after: nil))
+            try await store.appendAudit(
+                AuditEntry(app: "a", actor: .cli, at: Date(), action: .publish, object: "version 1", before: nil, after: nil))
             try await PostgresDatabase.withClient(url: url) { client in
                 await #expect(throws: PSQLError.self) { try await client.query("UPDATE audit SET actor = 'someone else'") }
                 await #expect(throws: PSQLError.self) { try await client.query("DELETE FROM audit") }
@@ -124,13 +138,16 @@ struct PostgresStoreTests {
 /// error is the patience's own, which names it.
 @Test(.timeLimit(.minutes(1)))
 func aDatabaseThatDoesNotAnswerIsUnavailableWithinThePatience() async throws {
-    let store = try PostgresStore(url: "postgres://nobody@127.0.0.1:1/nothing", logger: PostgresDatabase.logger, patience: .milliseconds(300))
+    let store = try PostgresStore(
+        url: "postgres://nobody@127.0.0.1:1/nothing", logger: PostgresDatabase.logger, patience: .milliseconds(300))
     await withTaskGroup(of: Void.self) { group in
         group.addTask { await store.run() }
         defer { group.cancelAll() }
-        await #expect(performing: { _ = try await store.app(id: "a") }, throws: { error in
-            guard let error = error as? StoreError else { return false }
-            return error.code == .unavailable && error.message.contains("no database connection within 0.3 seconds")
-        })
+        await #expect(
+            performing: { _ = try await store.app(id: "a") },
+            throws: { error in
+                guard let error = error as? StoreError else { return false }
+                return error.code == .unavailable && error.message.contains("no database connection within 0.3 seconds")
+            })
     }
 }

@@ -28,7 +28,8 @@ import WaymarkTestSupport
     ) -> StoredEvent {
         let time = t0.millisecondsSince1970 + offset
         return StoredEvent(
-            app: app, id: Self.id(id), user: user, name: name, target: target, timestamp: time, receivedAt: time, clamped: false, properties: properties
+            app: app, id: Self.id(id), user: user, name: name, target: target, timestamp: time, receivedAt: time, clamped: false,
+            properties: properties
         )
     }
 
@@ -108,15 +109,26 @@ import WaymarkTestSupport
             try await Self.makeApp("a", in: store)
             try await Self.makeApp("b", in: store)
             func audit(_ object: String) -> [AuditEntry] {
-                [AuditEntry(app: "a", actor: .cli, at: Self.t0, action: .change(of: "tip", "added"), object: object, before: nil, after: "x")]
+                [
+                    AuditEntry(
+                        app: "a", actor: .cli, at: Self.t0, action: .change(of: "tip", "added"), object: object, before: nil, after: "x")
+                ]
             }
             #expect(try await store.draft(app: "a") == nil)
-            let first = try #require(try await store.saveDraft(app: "a", document: "one", at: Self.t0, audit: audit("tip one"), accept: CatalogDraft.unchanged(since: 0)))
+            let first = try #require(
+                try await store.saveDraft(
+                    app: "a", document: "one", at: Self.t0, audit: audit("tip one"), accept: CatalogDraft.unchanged(since: 0)))
             #expect(first.revision == 1 && first.document == "one")
-            #expect(try await store.saveDraft(app: "a", document: "lost", at: Self.t0, audit: audit("tip lost"), accept: CatalogDraft.unchanged(since: 0)) == nil)
-            let second = try #require(try await store.saveDraft(app: "a", document: "two", at: Self.t0 + 5, audit: audit("tip two"), accept: CatalogDraft.unchanged(since: 1)))
+            #expect(
+                try await store.saveDraft(
+                    app: "a", document: "lost", at: Self.t0, audit: audit("tip lost"), accept: CatalogDraft.unchanged(since: 0)) == nil)
+            let second = try #require(
+                try await store.saveDraft(
+                    app: "a", document: "two", at: Self.t0 + 5, audit: audit("tip two"), accept: CatalogDraft.unchanged(since: 1)))
             #expect(second.revision == 2)
-            let forced = try #require(try await store.saveDraft(app: "a", document: "three", at: Self.t0 + 6, audit: [], accept: CatalogDraft.unchanged(since: nil)))
+            let forced = try #require(
+                try await store.saveDraft(
+                    app: "a", document: "three", at: Self.t0 + 6, audit: [], accept: CatalogDraft.unchanged(since: nil)))
             #expect(forced.revision == 3)
             #expect(try await store.draft(app: "a")?.document == "three")
             #expect(try await store.draft(app: "b") == nil)
@@ -132,14 +144,17 @@ import WaymarkTestSupport
             try await Self.makeApp("b", in: store)
             #expect(try await store.liveVersion(app: "a") == nil)
             #expect(try await store.liveVersionNumber(app: "a") == nil)
-            let one = try await store.publish(app: "a", document: "doc 1", at: Self.t0, note: "first", audit: AuditEntry.publication(by: .user("ada@example.com")))
-            let two = try await store.publish(app: "a", document: "doc 2", at: Self.t0 + 1, note: nil, audit: AuditEntry.publication(by: .cli))
+            let one = try await store.publish(
+                app: "a", document: "doc 1", at: Self.t0, note: "first", audit: AuditEntry.publication(by: .user("ada@example.com")))
+            let two = try await store.publish(
+                app: "a", document: "doc 2", at: Self.t0 + 1, note: nil, audit: AuditEntry.publication(by: .cli))
             let other = try await store.publish(app: "b", document: "b 1", at: Self.t0, note: nil, audit: { _ in [] })
             #expect((one.number, two.number, other.number) == (1, 2, 1))
             // The entries made for each version are in the log, in the same change.
-            #expect(try await store.auditLog(app: "a", limit: 10).map { "\($0.actor) \($0.action) \($0.object) \($0.after ?? "-")" } == [
-                "cli publish version 2 -", "user:ada@example.com publish version 1 first",
-            ])
+            #expect(
+                try await store.auditLog(app: "a", limit: 10).map { "\($0.actor) \($0.action) \($0.object) \($0.after ?? "-")" } == [
+                    "cli publish version 2 -", "user:ada@example.com publish version 1 first",
+                ])
             #expect(try await store.auditLog(app: "b", limit: 10).isEmpty)
             #expect(try await store.liveVersion(app: "a")?.document == "doc 2")
             #expect(try await store.liveVersionNumber(app: "a") == 2)
@@ -163,7 +178,8 @@ import WaymarkTestSupport
             try await Self.makeApp("b", in: store)
             let batch = [Self.event("a", "e1"), Self.event("a", "e2"), Self.event("a", "e1")]
             #expect(try await store.insertEvents(batch) == [true, true, false])
-            #expect(try await store.insertEvents([Self.event("a", "e2"), Self.event("a", "e3"), Self.event("b", "e1")]) == [false, true, true])
+            #expect(
+                try await store.insertEvents([Self.event("a", "e2"), Self.event("a", "e3"), Self.event("b", "e1")]) == [false, true, true])
             #expect(try await store.insertEvents([]) == [])
             #expect(try await store.eventCount(app: "a") == 3)
             #expect(try await store.eventCount(app: "b") == 1)
@@ -180,9 +196,11 @@ import WaymarkTestSupport
     func eventsOfAnAppThatDoesNotExistStoreNothing(_ kind: StoreUnderTest) async throws {
         try await kind.with { store, _ in
             try await Self.makeApp("a", in: store)
-            await #expect(performing: { _ = try await store.insertEvents([Self.event("a", "e1"), Self.event("ghost", "e2")]) }, throws: { error in
-                (error as? StoreError)?.code == .conflict && "\(error)".contains("ghost")
-            })
+            await #expect(
+                performing: { _ = try await store.insertEvents([Self.event("a", "e1"), Self.event("ghost", "e2")]) },
+                throws: { error in
+                    (error as? StoreError)?.code == .conflict && "\(error)".contains("ghost")
+                })
             #expect(try await store.eventCount(app: "a") == 0)
             #expect(try await store.eventCount(app: "ghost") == 0)
             try await Self.makeApp("b", in: store)
@@ -198,14 +216,19 @@ import WaymarkTestSupport
             try await Self.makeApp("a", in: store)
             let awkward = "tab\tnew\nline\r\\N back\\slash \\t « \u{1F600} \u{2028}"
             let sent = [
-                Self.event("a", "e1", user: awkward, "tap", target: "t\\1", properties: ["note": awkward, "platform": "i\tos", "appVersion": "\\N"]),
+                Self.event(
+                    "a", "e1", user: awkward, "tap", target: "t\\1",
+                    properties: ["note": awkward, "platform": "i\tos", "appVersion": "\\N"]),
                 Self.event("a", "e2", user: "\\N", "tap"),
             ]
             #expect(try await store.insertEvents(sent) == [true, true])
             let from = Self.t0.millisecondsSince1970
             let read = try await store.events(app: "a", period: Period(from: from, to: from + 1), user: nil, after: nil, limit: 10)
             #expect(read == sent)
-            #expect(try await store.events(app: "a", period: Period(from: from, to: from + 1), user: awkward, after: nil, limit: 10) == [sent[0]])
+            #expect(
+                try await store.events(app: "a", period: Period(from: from, to: from + 1), user: awkward, after: nil, limit: 10) == [
+                    sent[0]
+                ])
             for id in ["e3", "0190C0DE-0000-7000-8000-00000000000A", "0190c0de-0000-7000-8000-00000000000a "] {
                 var event = Self.event("a", "e3")
                 event.id = id
@@ -248,7 +271,9 @@ import WaymarkTestSupport
                 Grant(id: id, app: "a", user: user, tour: "tour", page: page, credits: credits, grantedAt: Self.t0)
             }
             let outcomes = try await withThrowingTaskGroup(of: ClaimOutcome.self) { group in
-                for index in 0..<20 { group.addTask { try await Self.claim(grant("g\(index)", page: "one", credits: 10), cap: 25, in: store) } }
+                for index in 0..<20 {
+                    group.addTask { try await Self.claim(grant("g\(index)", page: "one", credits: 10), cap: 25, in: store) }
+                }
                 return try await group.reduce(into: []) { $0.append($1) }
             }
             #expect(outcomes.filter(\.created).count == 1)
@@ -287,17 +312,24 @@ import WaymarkTestSupport
             #expect(try await store.changeRole(.owner, user: ada.id, app: "a", check: Accounts.keepsAnOwner) == nil)
             #expect(try await store.changeRole(.viewer, user: bob.id, app: "a", check: Accounts.keepsAnOwner) == nil)
             #expect(try await store.changeRole(.owner, user: bob.id, app: "b", check: Accounts.keepsAnOwner) == nil)
-            #expect(try await store.memberships(user: bob.id) == [Membership(user: bob.id, app: "a", role: .viewer), Membership(user: bob.id, app: "b", role: .owner)])
+            #expect(
+                try await store.memberships(user: bob.id) == [
+                    Membership(user: bob.id, app: "a", role: .viewer), Membership(user: bob.id, app: "b", role: .owner),
+                ])
             #expect(try await store.members(app: "a") == [Member(user: ada, role: .owner), Member(user: bob, role: .viewer)])
 
             // The only owner can be neither demoted nor removed; once there is another, they can.
-            await #expect(throws: StoreError.self) { try await store.changeRole(.editor, user: ada.id, app: "a", check: Accounts.keepsAnOwner) }
+            await #expect(throws: StoreError.self) {
+                try await store.changeRole(.editor, user: ada.id, app: "a", check: Accounts.keepsAnOwner)
+            }
             await #expect(throws: StoreError.self) { try await store.changeRole(nil, user: ada.id, app: "a", check: Accounts.keepsAnOwner) }
             #expect(try await store.members(app: "a").first?.role == .owner)
             #expect(try await store.changeRole(.owner, user: bob.id, app: "a", check: Accounts.keepsAnOwner) == .viewer)
             #expect(try await store.changeRole(nil, user: ada.id, app: "a", check: Accounts.keepsAnOwner) == .owner)
             #expect(try await store.members(app: "a").map(\.user.id) == [bob.id])
-            #expect(try await store.changeRole(nil, user: ada.id, app: "a", check: Accounts.keepsAnOwner) == nil, "removing a non-member changes nothing")
+            #expect(
+                try await store.changeRole(nil, user: ada.id, app: "a", check: Accounts.keepsAnOwner) == nil,
+                "removing a non-member changes nothing")
 
             // The check sees the change and the owners counted in its transaction; a refusal changes nothing.
             let seen = Locked<[MembershipChange]>([])
@@ -343,7 +375,8 @@ import WaymarkTestSupport
             let ada = ConsoleUser(id: "usr_ada", email: "ada@example.com", passwordHash: "old", createdAt: Self.t0)
             try await store.createUser(ada)
             for id in ["s1", "s2", "s3"] {
-                try await store.insertSession(ConsoleSession(id: id, user: ada.id, csrfToken: "csrf-\(id)", createdAt: Self.t0, lastSeenAt: Self.t0))
+                try await store.insertSession(
+                    ConsoleSession(id: id, user: ada.id, csrfToken: "csrf-\(id)", createdAt: Self.t0, lastSeenAt: Self.t0))
             }
             try await store.touchSession(id: "s1", at: Self.t0 + 60)
             #expect(try await store.session(id: "s1")?.lastSeenAt == Self.t0 + 60)
@@ -381,10 +414,11 @@ import WaymarkTestSupport
             try await store.recordLoginFailure(keys: ["email:ada"], at: Self.t0 + 5)
 
             let counted = try await store.loginFailures(keys: ["email:ada", "address:10.0.0.1", "email:eve"], since: Self.t0)
-            #expect(counted == [
-                "email:ada": LoginFailures(count: 2, earliest: Self.t0 + 5),
-                "address:10.0.0.1": LoginFailures(count: 2, earliest: Self.t0 + 5),
-            ], "failures before `since` do not count; a key with none is absent")
+            #expect(
+                counted == [
+                    "email:ada": LoginFailures(count: 2, earliest: Self.t0 + 5),
+                    "address:10.0.0.1": LoginFailures(count: 2, earliest: Self.t0 + 5),
+                ], "failures before `since` do not count; a key with none is absent")
             #expect(try await store.loginFailures(keys: ["email:ada"], since: Self.t0 - 10)["email:ada"]?.count == 3)
 
             try await store.clearLoginFailures(key: "email:ada")
@@ -392,9 +426,11 @@ import WaymarkTestSupport
             #expect(try await store.loginFailures(keys: ["address:10.0.0.1"], since: Self.t0 - 60)["address:10.0.0.1"]?.count == 3)
 
             #expect(try await store.deleteLoginFailures(before: Self.t0 + 6) == 2)
-            #expect(try await store.loginFailures(keys: ["address:10.0.0.1", "email:bob"], since: Self.t0 - 60) == [
-                "address:10.0.0.1": LoginFailures(count: 1, earliest: Self.t0 + 7), "email:bob": LoginFailures(count: 1, earliest: Self.t0 + 7),
-            ])
+            #expect(
+                try await store.loginFailures(keys: ["address:10.0.0.1", "email:bob"], since: Self.t0 - 60) == [
+                    "address:10.0.0.1": LoginFailures(count: 1, earliest: Self.t0 + 7),
+                    "email:bob": LoginFailures(count: 1, earliest: Self.t0 + 7),
+                ])
         }
     }
 
@@ -404,7 +440,8 @@ import WaymarkTestSupport
             var sequences: [Int64] = []
             for index in 0..<5 {
                 let entry = AuditEntry(
-                    app: index % 2 == 0 ? "a" : "b", actor: .cli, at: Self.t0 + Double(index), action: .change(of: "tip", "changed"), object: "tip t\(index)",
+                    app: index % 2 == 0 ? "a" : "b", actor: .cli, at: Self.t0 + Double(index), action: .change(of: "tip", "changed"),
+                    object: "tip t\(index)",
                     before: index == 0 ? nil : "before \(index)", after: "after \(index)"
                 )
                 sequences.append(try await store.appendAudit(entry).sequence)
@@ -438,18 +475,24 @@ import WaymarkTestSupport
             let from = Self.t0.millisecondsSince1970
             let period = Period(from: from, to: from + 2 * Period.day)
             let byTarget = try await store.tally(app: "a", TallyQuery(period: period, names: ["tip_shown"], by: [.target]))
-            #expect(Set(byTarget) == [
-                TallyRow(name: "tip_shown", keys: ["t1"], events: 3, users: 2), TallyRow(name: "tip_shown", keys: ["t2"], events: 1, users: 1),
-            ])
-            let split = try await store.tally(app: "a", TallyQuery(period: period, byName: false, by: [.platform, .appVersion, .property("tip")]))
-            #expect(Set(split) == [
-                TallyRow(name: nil, keys: ["ios", "1.2", "t1"], events: 3, users: 2), TallyRow(name: nil, keys: ["web", "2.0", "t2"], events: 2, users: 1),
-            ])
+            #expect(
+                Set(byTarget) == [
+                    TallyRow(name: "tip_shown", keys: ["t1"], events: 3, users: 2),
+                    TallyRow(name: "tip_shown", keys: ["t2"], events: 1, users: 1),
+                ])
+            let split = try await store.tally(
+                app: "a", TallyQuery(period: period, byName: false, by: [.platform, .appVersion, .property("tip")]))
+            #expect(
+                Set(split) == [
+                    TallyRow(name: nil, keys: ["ios", "1.2", "t1"], events: 3, users: 2),
+                    TallyRow(name: nil, keys: ["web", "2.0", "t2"], events: 2, users: 1),
+                ])
             let days = try await store.tally(app: "a", TallyQuery(period: period, names: ["tip_shown"], byName: false, by: [.day]))
-            #expect(Set(days) == [
-                TallyRow(name: nil, keys: [String(Period.startOfDay(from))], events: 3, users: 2),
-                TallyRow(name: nil, keys: [String(Period.startOfDay(from + Period.day))], events: 1, users: 1),
-            ])
+            #expect(
+                Set(days) == [
+                    TallyRow(name: nil, keys: [String(Period.startOfDay(from))], events: 3, users: 2),
+                    TallyRow(name: nil, keys: [String(Period.startOfDay(from + Period.day))], events: 1, users: 1),
+                ])
         }
     }
 
@@ -458,7 +501,9 @@ import WaymarkTestSupport
         try await kind.with { store, _ in
             try await Self.makeApp("a", in: store)
             // Several events in one millisecond, inserted out of order, and one of another app.
-            let offsets: [(String, Int64, String)] = [("e5", 2, "u1"), ("e1", 1, "u1"), ("e3", 1, "u2"), ("e2", 1, "u1"), ("e4", 1, "u1"), ("e6", 3, "u2")]
+            let offsets: [(String, Int64, String)] = [
+                ("e5", 2, "u1"), ("e1", 1, "u1"), ("e3", 1, "u2"), ("e2", 1, "u1"), ("e4", 1, "u1"), ("e6", 3, "u2"),
+            ]
             _ = try await store.insertEvents(offsets.map { Self.event("a", $0.0, user: $0.2, at: $0.1, properties: ["platform": "ios"]) })
             try await Self.makeApp("b", in: store)
             _ = try await store.insertEvents([Self.event("b", "e0", at: 1)])
@@ -485,14 +530,18 @@ import WaymarkTestSupport
             try await Self.makeApp("a", in: store)
             for (index, (user, page, credits)) in [("u1", "one", 5), ("u2", "one", 5), ("u1", "two", 3)].enumerated() {
                 _ = try await Self.claim(
-                    Grant(id: "g\(index)", app: "a", user: user, tour: "tour", page: page, credits: credits, grantedAt: Self.t0 + Double(index)),
+                    Grant(
+                        id: "g\(index)", app: "a", user: user, tour: "tour", page: page, credits: credits,
+                        grantedAt: Self.t0 + Double(index)),
                     cap: nil, in: store
                 )
             }
             let from = Self.t0.millisecondsSince1970
-            #expect(try await store.grantTotals(app: "a", period: Period(from: from, to: from + 10_000)) == [
-                GrantTotal(tour: "tour", page: "one", grants: 2, credits: 10), GrantTotal(tour: "tour", page: "two", grants: 1, credits: 3),
-            ])
+            #expect(
+                try await store.grantTotals(app: "a", period: Period(from: from, to: from + 10_000)) == [
+                    GrantTotal(tour: "tour", page: "one", grants: 2, credits: 10),
+                    GrantTotal(tour: "tour", page: "two", grants: 1, credits: 3),
+                ])
             #expect(try await store.grantTotals(app: "a", period: Period(from: from + 5_000, to: from + 10_000)).isEmpty)
         }
     }

@@ -1,12 +1,13 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import Testing
 import WaymarkPostgres
 import WaymarkServer
 import WaymarkStore
 import WaymarkTestSupport
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// Several `waymark serve` processes on one PostgreSQL database, as behind a load balancer: what
 /// one is told, the other knows at once.
@@ -36,7 +37,9 @@ struct TwoServersTests {
 
     @Test func whatOneServerIsToldTheOtherKnows() async throws {
         try await PostgresDatabase.withFresh(url: try StoreUnderTest.requirePostgresURL()) { store, database in
-            let made = try JSONSerialization.jsonObject(with: Data(try Self.run(["apps", "create", "Shop", "--database", database]).utf8)) as? [String: Any]
+            let made =
+                try JSONSerialization.jsonObject(with: Data(try Self.run(["apps", "create", "Shop", "--database", database]).utf8))
+                as? [String: Any]
             let app = try #require(made?["appId"] as? String)
             let secret = try #require(made?["secretKey"] as? String)
             let client = try #require(made?["clientKey"] as? String)
@@ -76,7 +79,8 @@ struct TwoServersTests {
             #expect(try await store.eventCount(app: app) == 20)
 
             // A reward claimed through both at the same moment is granted once.
-            let claim = #"{"user":"u1","userHash":"\#(Secrets.userHash(user: "u1", identitySecret: identity))","tour":"shop-tour","page":"checkout"}"#
+            let claim =
+                #"{"user":"u1","userHash":"\#(Secrets.userHash(user: "u1", identitySecret: identity))","tour":"shop-tour","page":"checkout"}"#
             let claims = try await withThrowingTaskGroup(of: (Int, String).self) { group in
                 for index in 0..<10 {
                     let url = (index % 2 == 0 ? firstURL : secondURL) + "/v1/rewards/claims"

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import WaymarkSupport
 
 @Suite struct EventIDTests {
@@ -10,7 +11,9 @@ import Testing
         var generator = SystemRandomNumberGenerator()
         let alphabet = Array("0123456789abcdefABCDEFgG-x +\u{e9}")
         let form = try Regex("^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
-        var candidates = ["", "x", String(repeating: "0", count: 36), "00000000-0000-0000-0000-00000000000", "00000000-0000-0000-0000-0000000000000"]
+        var candidates = [
+            "", "x", String(repeating: "0", count: 36), "00000000-0000-0000-0000-00000000000", "00000000-0000-0000-0000-0000000000000",
+        ]
         for _ in 0..<2_000 {
             var text = Array(Bool.random(using: &generator) ? UUID().uuidString : UUID().uuidString.lowercased())
             for _ in 0..<Int.random(in: 0...2, using: &generator) {

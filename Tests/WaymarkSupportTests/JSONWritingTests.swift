@@ -12,9 +12,11 @@ import WaymarkSupport
     @Test func stringsReadBackAsWritten() throws {
         var generator = SystemRandomNumberGenerator()
         let random = (0..<500).map { _ in
-            String(String.UnicodeScalarView((0..<Int.random(in: 0..<20, using: &generator)).compactMap { _ in
-                Unicode.Scalar(UInt32.random(in: 0..<0x3000, using: &generator))
-            }))
+            String(
+                String.UnicodeScalarView(
+                    (0..<Int.random(in: 0..<20, using: &generator)).compactMap { _ in
+                        Unicode.Scalar(UInt32.random(in: 0..<0x3000, using: &generator))
+                    }))
         }
         for text in Self.awkward + random {
             let read = try JSONSerialization.jsonObject(with: Data(jsonString(text).utf8), options: [.fragmentsAllowed])

@@ -15,7 +15,9 @@ public enum PostgresDatabase {
 
     /// Runs `body` with a store on a new database (migrated unless `migrate` is false) and that
     /// database's URL, then drops the database.
-    public static func withFresh<T: Sendable>(url: String, migrate: Bool = true, _ body: (PostgresStore, String) async throws -> T) async throws -> T {
+    public static func withFresh<T: Sendable>(url: String, migrate: Bool = true, _ body: (PostgresStore, String) async throws -> T)
+        async throws -> T
+    {
         let name = "waymark_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
         guard var components = URLComponents(string: url) else { throw StoreError(.unavailable, "not a URL: \(url)") }
         components.path = "/" + name

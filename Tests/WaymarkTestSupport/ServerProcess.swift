@@ -26,10 +26,13 @@ public final class ServerProcess {
         process.standardError = try FileHandle(forWritingTo: log)
         process.standardOutput = FileHandle.nullDevice
         try process.run()
-        url = try await eventually(within: 30, every: .milliseconds(50)) { () -> String? in
-            logText.split(separator: "\n").lazy.compactMap { (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any] }
+        url =
+            try await eventually(within: 30, every: .milliseconds(50)) { () -> String? in
+                logText.split(separator: "\n").lazy.compactMap {
+                    (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any]
+                }
                 .first { $0["message"] as? String == "waymark listening" }?["url"] as? String
-        } ?? ""
+            } ?? ""
         if url.isEmpty {
             let said = logText
             stop()

@@ -65,6 +65,7 @@ extension WaymarkBinary {
         process.waitUntilExit()
         if deadline.cancel() { throw TimedOut(program: program.lastPathComponent, limit: limit) }
         let err = (try? Data(contentsOf: errorsFile)) ?? Data()
-        return Run(status: process.terminationStatus, output: String(decoding: out, as: UTF8.self), errors: String(decoding: err, as: UTF8.self))
+        return Run(
+            status: process.terminationStatus, output: String(decoding: out, as: UTF8.self), errors: String(decoding: err, as: UTF8.self))
     }
 }

@@ -17,7 +17,8 @@ let benchmarks: @Sendable () -> Void = {
         maxIterations: 10
     )
 
-    let catalog = try! CatalogDocument.parse("""
+    let catalog = try! CatalogDocument.parse(
+        """
         tips:
           - id: search-tip
             container: home
@@ -62,7 +63,10 @@ let benchmarks: @Sendable () -> Void = {
     }
     Benchmark("Tip event counts only (no replay), 30 days, 1M events") { benchmark in
         for _ in benchmark.scaledIterations {
-            blackHole(try await store.tally(app: "bench", TallyQuery(period: period, names: ["tip_shown", "tip_dismissed", "tip_closed"], by: [.target, .platform, .appVersion])))
+            blackHole(
+                try await store.tally(
+                    app: "bench",
+                    TallyQuery(period: period, names: ["tip_shown", "tip_dismissed", "tip_closed"], by: [.target, .platform, .appVersion])))
         }
     }
     Benchmark("Tour funnel and A/B tests, 30 days, 1M events") { benchmark in
@@ -104,13 +108,14 @@ func makeDatabase(events count: Int) throws -> (SQLiteStore, Period) {
     let tips = ["search-tip", "cart-tip", "checkout-tip"]
     var state: UInt64 = 42
     func next(_ bound: Int) -> Int {
-        state = state &* 6364136223846793005 &+ 1442695040888963407
+        state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
         return Int((state >> 33) % UInt64(bound))
     }
     let semaphore = DispatchSemaphore(value: 0)
     let batches = count / 10_000
     Task {
-        try await store.createApp(AppRecord(id: "bench", name: "Bench", identitySecret: "secret", createdAt: Date(millisecondsSince1970: start)))
+        try await store.createApp(
+            AppRecord(id: "bench", name: "Bench", identitySecret: "secret", createdAt: Date(millisecondsSince1970: start)))
         for batch in 0..<batches {
             var events: [StoredEvent] = []
             events.reserveCapacity(10_000)
@@ -132,10 +137,12 @@ func makeDatabase(events count: Int) throws -> (SQLiteStore, Period) {
                 } else {
                     (name, target) = names[next(names.count)]
                 }
-                events.append(StoredEvent(
-                    app: "bench", id: EventID.make(milliseconds: time, number: number), user: "user-\(user)", name: name, target: target, timestamp: time,
-                    receivedAt: time, clamped: false, properties: properties
-                ))
+                events.append(
+                    StoredEvent(
+                        app: "bench", id: EventID.make(milliseconds: time, number: number), user: "user-\(user)", name: name,
+                        target: target, timestamp: time,
+                        receivedAt: time, clamped: false, properties: properties
+                    ))
             }
             _ = try await store.insertEvents(events)
         }

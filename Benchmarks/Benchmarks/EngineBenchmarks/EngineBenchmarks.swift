@@ -68,7 +68,8 @@ struct Workload {
         }
         for index in 0..<1_000 {
             let trigger = try! Rule(parsing: "(\(term()) AND \(term())) OR \(term())")
-            let dismissal = try! Rule(parsing: next(2) == 0 ? "count(\(event())) >= \(50 + next(200))" : "\(event()) THEN \(event()) THEN \(event())")
+            let dismissal = try! Rule(
+                parsing: next(2) == 0 ? "count(\(event())) >= \(50 + next(200))" : "\(event()) THEN \(event()) THEN \(event())")
             tips.append(Tip(id: "tip\(index)", container: "c\(next(40))", trigger: trigger, dismissal: dismissal, priority: next(5)))
         }
         for _ in 0..<1_000 {

@@ -19,26 +19,28 @@ func measure(_ label: String, ids: () -> String) throws -> Double {
     configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
     let pool = try DatabasePool(path: directory.appendingPathComponent("baseline.sqlite").path, configuration: configuration)
     try pool.write { db in
-        try db.execute(sql: """
-            CREATE TABLE events (
-                app TEXT NOT NULL, id TEXT NOT NULL, user TEXT NOT NULL, name TEXT NOT NULL, target TEXT,
-                timestamp INTEGER NOT NULL, received_at INTEGER NOT NULL, clamped INTEGER NOT NULL, properties TEXT,
-                platform TEXT, app_version TEXT,
-                PRIMARY KEY (app, id)
-            ) WITHOUT ROWID;
-            CREATE INDEX events_by_time ON events(app, timestamp, platform, user, name);
-            CREATE INDEX events_by_name ON events(app, name, timestamp);
-            """)
+        try db.execute(
+            sql: """
+                CREATE TABLE events (
+                    app TEXT NOT NULL, id TEXT NOT NULL, user TEXT NOT NULL, name TEXT NOT NULL, target TEXT,
+                    timestamp INTEGER NOT NULL, received_at INTEGER NOT NULL, clamped INTEGER NOT NULL, properties TEXT,
+                    platform TEXT, app_version TEXT,
+                    PRIMARY KEY (app, id)
+                ) WITHOUT ROWID;
+                CREATE INDEX events_by_time ON events(app, timestamp, platform, user, name);
+                CREATE INDEX events_by_name ON events(app, name, timestamp);
+                """)
     }
     let keys = (0..<rows).map { _ in ids() }
     let start = DispatchTime.now().uptimeNanoseconds
     for batch in stride(from: 0, to: rows, by: 100) {
         try pool.write { db in
-            let statement = try db.cachedStatement(sql: """
-                INSERT INTO events (app, id, user, name, target, timestamp, received_at, clamped, properties, platform, app_version)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                ON CONFLICT DO NOTHING
-                """)
+            let statement = try db.cachedStatement(
+                sql: """
+                    INSERT INTO events (app, id, user, name, target, timestamp, received_at, clamped, properties, platform, app_version)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    ON CONFLICT DO NOTHING
+                    """)
             for index in batch..<min(batch + 100, rows) {
                 try statement.execute(arguments: [
                     "app_benchmark", keys[index], "user-\(index % 1000)", "tap", "search", 1_795_000_000_000 + index,

@@ -120,7 +120,11 @@ public final class LiveEngine: Sendable {
             let delay = min(next.map { max(0, $0.timeIntervalSince(clock())) } ?? 3600, 3600)
             let sleeper = Task<Void, Never> { try? await Task.sleep(nanoseconds: UInt64(delay * 1_000_000_000) + 1_000_000) }
             wake.withLock { $0 = (sleeper, next) }
-            await withTaskCancellationHandler { await sleeper.value } onCancel: { sleeper.cancel() }
+            await withTaskCancellationHandler {
+                await sleeper.value
+            } onCancel: {
+                sleeper.cancel()
+            }
             wake.withLock { $0 = (nil, nil) }
             tick()
         }

@@ -152,7 +152,8 @@ extension Engine {
             let open = lastShow == noTime || now >= lastShow + gap
             check(
                 "display frequency", open,
-                open ? "\(configuration.frequency.rawValue): a tip may appear" : "next tip may appear at \(Timestamp.format(lastShow + gap))"
+                open
+                    ? "\(configuration.frequency.rawValue): a tip may appear" : "next tip may appear at \(Timestamp.format(lastShow + gap))"
             )
         }
         return TipExplanation(

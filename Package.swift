@@ -151,21 +151,37 @@ let package = Package(
             ],
             resources: [.copy("Resources/shop.yaml"), .copy("Resources/demo")]
         ),
+        // Unit tests: pure code, no server, database or process; each builds with its module alone.
         .testTarget(name: "WaymarkSupportTests", dependencies: ["WaymarkSupport"]),
         .testTarget(name: "WaymarkRulesTests", dependencies: ["WaymarkRules"]),
         .testTarget(name: "WaymarkEngineTests", dependencies: ["WaymarkEngine", "WaymarkSupport"]),
         .testTarget(name: "WaymarkClientTests", dependencies: ["WaymarkClient", "WaymarkSupport"]),
         .testTarget(name: "WaymarkHTMLTests", dependencies: ["WaymarkHTML"]),
-        .testTarget(name: "WaymarkCatalogTests", dependencies: ["WaymarkCatalog", "WaymarkTestSupport", "waymark"]),
+        .testTarget(name: "WaymarkCatalogTests", dependencies: ["WaymarkCatalog"]),
         .testTarget(name: "WaymarkDeliveryTests", dependencies: ["WaymarkDelivery"]),
+        .testTarget(name: "WaymarkNarrationTests", dependencies: ["WaymarkNarration", "WaymarkCatalog"]),
+        .testTarget(name: "WaymarkAnalyticsTests", dependencies: ["WaymarkAnalytics"]),
+        .testTarget(name: "WaymarkServerTests", dependencies: ["WaymarkServer", "WaymarkSupport", "WaymarkAPI", "WaymarkStore"]),
         .testTarget(
-            name: "WaymarkNarrationTests",
+            name: "WaymarkConsoleTests",
+            dependencies: ["WaymarkConsole", "WaymarkStore", .product(name: "Hummingbird", package: "hummingbird")]),
+        // Integration tests: real servers over sockets, SQLite and PostgreSQL databases, the waymark
+        // binary, espeak-ng and ffmpeg. Every suite has a time limit.
+        .testTarget(
+            name: "WaymarkIntegrationTests",
             dependencies: [
-                "WaymarkNarration", "WaymarkCatalog", "WaymarkStore", "WaymarkTestSupport", .product(name: "Logging", package: "swift-log"),
+                "WaymarkApplication", "WaymarkServer", "WaymarkConsole", "WaymarkStore", "WaymarkSQLite", "WaymarkPostgres",
+                "WaymarkAPI", "WaymarkCatalog", "WaymarkClient", "WaymarkNarration", "WaymarkAnalytics", "WaymarkRules",
+                "WaymarkSupport", "WaymarkTestSupport", "waymark",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Yams", package: "Yams"),
             ]
         ),
-        // Fresh databases of every store for the tests (SQLite, and PostgreSQL where scripts/test
-        // starts one), and the waymark binary they run.
+        // Fresh databases of every store for the integration tests (SQLite, and PostgreSQL where
+        // scripts/test starts one), the waymark binary and servers they run, and polling.
         .target(
             name: "WaymarkTestSupport",
             dependencies: [
@@ -175,34 +191,6 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tests/WaymarkTestSupport"
-        ),
-        .testTarget(
-            name: "WaymarkStoreTests",
-            dependencies: [
-                "WaymarkStore", "WaymarkSQLite", "WaymarkPostgres", "WaymarkServer", "WaymarkConsole", "WaymarkAPI", "WaymarkSupport",
-                "WaymarkTestSupport", "waymark",
-                .product(name: "Logging", package: "swift-log"), .product(name: "PostgresNIO", package: "postgres-nio"),
-            ]
-        ),
-        .testTarget(
-            name: "WaymarkAnalyticsTests", dependencies: ["WaymarkAnalytics", "WaymarkSQLite", "WaymarkCatalog", "WaymarkSupport"]),
-        .testTarget(
-            name: "WaymarkConsoleTests",
-            dependencies: [
-                "WaymarkApplication", "WaymarkConsole", "WaymarkServer", "WaymarkCatalog", "WaymarkSupport", "WaymarkTestSupport",
-                "WaymarkNarration",
-                .product(name: "HummingbirdTesting", package: "hummingbird"),
-            ]
-        ),
-        .testTarget(
-            name: "WaymarkServerTests",
-            dependencies: [
-                "WaymarkApplication", "WaymarkServer", "WaymarkSQLite", "WaymarkCatalog", "WaymarkClient", "WaymarkSupport",
-                "WaymarkTestSupport", "WaymarkNarration",
-                .product(name: "HummingbirdTesting", package: "hummingbird"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "Yams", package: "Yams"),
-            ]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -9,7 +9,7 @@ import WaymarkTestSupport
 
 /// What the PostgreSQL store promises beyond the contract: migrations that several servers may
 /// run at once, and an audit log the database itself keeps append-only.
-@Suite(.enabled(if: StoreUnderTest.available.contains(.postgres)))
+@Suite(.enabled(if: StoreUnderTest.available.contains(.postgres)), .timeLimit(.minutes(5)))
 struct PostgresStoreTests {
     @Test func serversStartingAtOnceMigrateOnce() async throws {
         try await PostgresDatabase.withFresh(url: try StoreUnderTest.requirePostgresURL(), migrate: false) { first, url in
@@ -125,7 +125,7 @@ struct PostgresStoreTests {
 }
 
 /// Integers go into COPY's text digit by digit, without a `String`: every sign and length.
-@Test func copyTextWritesIntegersAsSwiftDoes() {
+@Test(.timeLimit(.minutes(1))) func copyTextWritesIntegersAsSwiftDoes() {
     for value: Int64 in [0, 7, -1, 10, 1_795_386_193_000, -1_795_386_193_000, .max, .min] {
         var output: [UInt8] = []
         PostgresStore.appendDecimal(value, to: &output)

@@ -8,6 +8,7 @@ import WaymarkTestSupport
 #endif
 
 /// Runs the real `waymark` binary, as a user would.
+@Suite(.timeLimit(.minutes(5)))
 struct CLITests {
     static let root = WaymarkBinary.root
 
@@ -162,7 +163,7 @@ struct DemoProcess {
 }
 
 /// `waymark push` and `pull` against a real `waymark demo` server.
-@Suite struct PushPullTests {
+@Suite(.timeLimit(.minutes(5))) struct PushPullTests {
     let cli = CLITests()
 
     @Test func pushPublishesAndPullGetsTheCatalogBack() async throws {
@@ -197,7 +198,7 @@ struct DemoProcess {
 }
 
 /// What an operator sees of a running server: JSON logs and Prometheus metrics.
-@Suite struct OperationsTests {
+@Suite(.timeLimit(.minutes(5))) struct OperationsTests {
     let cli = CLITests()
 
     @Test func serveLogsTheAddressItListensOn() async throws {

@@ -10,7 +10,7 @@ import WaymarkTestSupport
 
 /// PostgreSQL stopped as by a power cut in the middle of ingestion: every event a server had
 /// acknowledged is there after recovery, and the clients' retries store the rest exactly once.
-@Suite(.enabled(if: StoreUnderTest.available.contains(.postgres)))
+@Suite(.enabled(if: StoreUnderTest.available.contains(.postgres)), .timeLimit(.minutes(5)))
 struct DurabilityTests {
     /// A PostgreSQL cluster of this test's own (the shared one keeps serving the other tests).
     final class Cluster {

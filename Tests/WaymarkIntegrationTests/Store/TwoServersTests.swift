@@ -11,7 +11,7 @@ import WaymarkTestSupport
 
 /// Several `waymark serve` processes on one PostgreSQL database, as behind a load balancer: what
 /// one is told, the other knows at once.
-@Suite(.enabled(if: StoreUnderTest.available.contains(.postgres)))
+@Suite(.enabled(if: StoreUnderTest.available.contains(.postgres)), .timeLimit(.minutes(5)))
 struct TwoServersTests {
     static let root = WaymarkBinary.root
 

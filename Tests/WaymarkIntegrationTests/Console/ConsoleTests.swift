@@ -17,7 +17,7 @@ import WaymarkTestSupport
 
 /// The console over HTTP on a real port and a real SQLite database: sign-in, sessions, CSRF,
 /// roles, the tip form, publishing, rollback and the audit log.
-@Suite struct ConsoleTests {
+@Suite(.timeLimit(.minutes(5))) struct ConsoleTests {
     static let password = "correct horse battery staple"
 
     /// A clock the tests move.

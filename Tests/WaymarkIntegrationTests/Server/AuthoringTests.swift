@@ -7,7 +7,7 @@ import WaymarkServer
 import WaymarkTestSupport
 
 /// The draft through the admin API: one object at a time, revisions, and sanitizing on save.
-@Suite struct AuthoringTests {
+@Suite(.timeLimit(.minutes(5))) struct AuthoringTests {
     let server = ServerTests()
     static let auth = ServerTests.auth
 

@@ -8,7 +8,7 @@ import WaymarkSupport
 
 /// What every request meets before a handler: keys, CORS, bodies decoded into types, and the
 /// answer for a method a path does not have.
-@Suite struct HTTPEdgeTests {
+@Suite(.timeLimit(.minutes(5))) struct HTTPEdgeTests {
     static func headers(_ fields: [HTTPField.Name: String]) -> HTTPFields {
         var headers = HTTPFields()
         for (name, value) in fields { headers[name] = value }

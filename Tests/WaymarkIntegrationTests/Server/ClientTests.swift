@@ -95,7 +95,7 @@ final class LiveServer: Sendable {
 
 /// The Swift SDK against a live server: the server's own integration tests, driven through the
 /// client apps link.
-@Suite struct ClientTests {
+@Suite(.timeLimit(.minutes(5))) struct ClientTests {
     static let context = ClientContext(platform: "ios", model: "iPhone15,2", appVersion: "1.4", locale: "hi-IN")
 
     static func options(_ directory: URL, flushInterval: TimeInterval = 3600) -> WaymarkClient.Options {

@@ -5,13 +5,13 @@ import Logging
 import Testing
 import WaymarkSQLite
 import WaymarkServer
+import WaymarkTestSupport
 import Yams
 
 /// The OpenAPI document says what the server does: the same paths and methods as its router, served
 /// as written in the repository.
-@Suite struct OpenAPITests {
-    static let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("Sources/WaymarkServer/Resources/openapi.yaml")
+@Suite(.timeLimit(.minutes(5))) struct OpenAPITests {
+    static let file = WaymarkBinary.root.appendingPathComponent("Sources/WaymarkServer/Resources/openapi.yaml")
 
     @Test func documentsExactlyTheRoutes() throws {
         let document = try #require(try Yams.load(yaml: String(contentsOf: Self.file, encoding: .utf8)) as? [String: Any])

@@ -11,7 +11,7 @@ import WaymarkTestSupport
 
 /// The console's narration page with a server that really speaks: status and players per tip and
 /// locale, regenerating, and replacing speech with an uploaded recording (checked, CSRF-bound).
-@Suite struct NarrationConsoleTests {
+@Suite(.timeLimit(.minutes(5))) struct NarrationConsoleTests {
     static let shop = try! String(
         contentsOf: WaymarkBinary.root.appendingPathComponent("Sources/waymark/Resources/shop.yaml"), encoding: .utf8
     )

@@ -7,7 +7,7 @@ import WaymarkStore
 import WaymarkSupport
 
 /// Every report over a real SQLite database holding a small, hand-counted history.
-@Suite struct AnalyticsTests {
+@Suite(.timeLimit(.minutes(5))) struct AnalyticsTests {
     static let catalog = """
         tips:
           - id: search-tip

@@ -10,7 +10,7 @@ import WaymarkTestSupport
 
 /// `waymark migrate-data`: a SQLite database with something in every table, copied into a fresh
 /// PostgreSQL database by the real binary, reads back the same through the protocol.
-@Suite(.enabled(if: StoreUnderTest.available.contains(.postgres)))
+@Suite(.enabled(if: StoreUnderTest.available.contains(.postgres)), .timeLimit(.minutes(5)))
 struct MigrateDataTests {
     static let t0 = Date(millisecondsSince1970: 1_790_000_000_000)
 

@@ -12,7 +12,7 @@ import WaymarkStore
 import WaymarkTestSupport
 
 /// The server over HTTP on a real port, on a fresh database of each store under test.
-@Suite struct ServerTests {
+@Suite(.timeLimit(.minutes(5))) struct ServerTests {
     static let shop = try! String(
         contentsOf: WaymarkBinary.root.appendingPathComponent("Sources/waymark/Resources/shop.yaml"), encoding: .utf8
     )

@@ -12,7 +12,7 @@ import WaymarkTestSupport
 
 /// Narration end to end on a live server with a real narrator: publishing asks for the speech, the
 /// catalog carries its URL and duration once made, and the audio is served for caching.
-@Suite struct NarrationServerTests {
+@Suite(.timeLimit(.minutes(5))) struct NarrationServerTests {
     /// The shop's server, speaking with espeak-ng (or the given synthesizer).
     func withNarratingServer(
         _ kind: StoreUnderTest, synthesizer: (any Synthesizer)? = nil,

@@ -9,7 +9,7 @@ import WaymarkTestSupport
 /// The storage contract: what every ``Store`` must do, whatever the database. Each test runs
 /// against every store in `StoreUnderTest` (SQLite; PostgreSQL where one runs) on a fresh database, through the protocol only, so
 /// that the server's handlers may rely on exactly this and nothing more.
-@Suite struct StoreContractTests {
+@Suite(.timeLimit(.minutes(5))) struct StoreContractTests {
     static let t0 = Date(millisecondsSince1970: 1_790_000_000_000)
 
     static func makeApp(_ id: String, in store: any Store) async throws {

@@ -3,7 +3,9 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { Engine, formatTime, parseRule, parseTime } from "../../Sources/WaymarkServer/Resources/web/sdk/waymark.js";
+import { Engine } from "../../Sources/WaymarkServer/Resources/web/sdk/engine.js";
+import { parseRule } from "../../Sources/WaymarkServer/Resources/web/sdk/rules.js";
+import { formatTime, parseTime } from "../../Sources/WaymarkServer/Resources/web/sdk/values.js";
 
 const { cases } = JSON.parse(readFileSync(new URL("../../conformance/engine/cases.json", import.meta.url), "utf8"));
 

@@ -3,7 +3,9 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync, readdirSync } from "node:fs";
-import { Evaluator, parseRule, parseTime, printRule, ruleFromJSON, RuleError } from "../../Sources/WaymarkServer/Resources/web/sdk/waymark.js";
+import { Evaluator } from "../../Sources/WaymarkServer/Resources/web/sdk/engine.js";
+import { parseRule, printRule, ruleFromJSON, RuleError } from "../../Sources/WaymarkServer/Resources/web/sdk/rules.js";
+import { parseTime } from "../../Sources/WaymarkServer/Resources/web/sdk/values.js";
 
 const directory = new URL("../../conformance/", import.meta.url);
 const groups = readdirSync(directory).filter((f) => f.endsWith(".json")).map((f) => JSON.parse(readFileSync(new URL(f, directory), "utf8")));

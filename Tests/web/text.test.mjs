@@ -1,7 +1,7 @@
 // The SDK's text helpers that run without a browser.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { formatDuration, utf8Prefix } from "../../Sources/WaymarkServer/Resources/web/sdk/waymark.js";
+import { formatDuration, utf8Prefix } from "../../Sources/WaymarkServer/Resources/web/sdk/content.js";
 
 test("utf8Prefix keeps text that fits and cuts longer text at a code point", () => {
   assert.equal(utf8Prefix("short", 512), "short");

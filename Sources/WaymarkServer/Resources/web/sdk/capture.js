@@ -1,0 +1,102 @@
+// Capture: what the user does in the page, as the events rules speak of (tap, scroll, keystroke),
+// and the page changes the SDK follows (screens, containers, layout, visibility, full screen).
+
+import { isShown } from "./placement.js";
+
+/**
+ * Listens to the page until the function it answers is called. `on` receives what happens:
+ *   record(name, target)  a tap (target from data-waymark, else the element's id), a scroll (at
+ *                         most one a second) or a keystroke in a field (one a second per field);
+ *   escape(event)         Esc was pressed;
+ *   hide() / show()       the page was hidden (or left) / became visible again;
+ *   screenChanged()       a single-page app changed its path, after its own handlers ran;
+ *   fullscreenChanged()   an element entered or left full screen;
+ *   online()              the network came back;
+ *   mutated()             the page's elements changed (at most once a frame);
+ *   moved()               layout may have moved anchors (resize, scroll, and four times a second
+ *                         while drawing() is true, for changes that fire no event).
+ * Clicks and keys inside the SDK's own drawings ([data-waymark-ui]) are not the app being used.
+ */
+export function capture(win, on) {
+  const doc = win.document;
+  const removers = [];
+  const listen = (target, type, handler, options) => {
+    target.addEventListener(type, handler, options);
+    removers.push(() => target.removeEventListener(type, handler, options));
+  };
+  listen(doc, "click", (event) => {
+    if (event.target.closest?.("[data-waymark-ui]")) return;
+    const element = event.target.closest?.("[data-waymark],[id]");
+    on.record("tap", element ? element.getAttribute("data-waymark") ?? element.id : undefined);
+  }, true);
+  let lastScroll = 0;
+  listen(win, "scroll", () => {
+    const now = Date.now();
+    if (now - lastScroll < 1000) return;
+    lastScroll = now;
+    on.record("scroll");
+  }, { capture: true, passive: true });
+  const lastKey = new Map();
+  listen(doc, "keydown", (event) => {
+    const field = event.target;
+    if (event.key === "Escape") return on.escape(event);
+    if (!field || !/^(INPUT|TEXTAREA)$/.test(field.tagName ?? "") && !field.isContentEditable) return;
+    if (field.closest?.("[data-waymark-ui]")) return;
+    const target = field.getAttribute("data-waymark") ?? field.id ?? undefined;
+    const now = Date.now();
+    if (now - (lastKey.get(target) ?? 0) < 1000) return;
+    lastKey.set(target, now);
+    on.record("keystroke", target || undefined);
+  }, true);
+  listen(doc, "visibilitychange", () => (doc.visibilityState === "visible" ? on.show() : on.hide()));
+  listen(win, "pagehide", () => on.hide());
+  // After the app's own handlers have drawn the new screen.
+  const screenChanged = () => setTimeout(() => on.screenChanged(), 0);
+  listen(win, "popstate", screenChanged);
+  listen(win, "hashchange", screenChanged);
+  listen(doc, "fullscreenchange", () => on.fullscreenChanged());
+  listen(win, "online", () => on.online());
+  const history = win.history;
+  for (const method of ["pushState", "replaceState"]) {
+    const original = history[method];
+    history[method] = (...args) => {
+      const result = original.apply(history, args);
+      screenChanged();
+      return result;
+    };
+    removers.push(() => { history[method] = original; });
+  }
+  // Anchors that appear later (lazy content, recycled lists) and containers that come and go.
+  let pending = false;
+  const observer = new win.MutationObserver(() => {
+    if (pending) return;
+    pending = true;
+    win.requestAnimationFrame(() => {
+      pending = false;
+      on.mutated();
+    });
+  });
+  observer.observe(doc.documentElement, { childList: true, subtree: true, attributes: true, attributeFilter: ["hidden", "class", "style"] });
+  removers.push(() => observer.disconnect());
+  listen(win, "resize", () => on.moved());
+  listen(win, "scroll", () => on.moved(), { capture: true, passive: true });
+  const follow = setInterval(() => { if (on.drawing()) on.moved(); }, 250);
+  removers.push(() => clearInterval(follow));
+  return () => { for (const remove of removers) remove(); };
+}
+
+/** The screen the page shows: a shown element's data-waymark-screen, else the path's last part
+ *  without .html, else "home". */
+export function currentScreen(win) {
+  const declared = [...win.document.querySelectorAll("[data-waymark-screen]")].find(isShown)?.getAttribute("data-waymark-screen");
+  if (declared) return declared;
+  const path = win.location.pathname.replace(/\/+$/, "").split("/").pop();
+  return path && path !== "index.html" ? path.replace(/\.html?$/, "") : "home";
+}
+
+/** Whether a container shows: the element marked data-waymark-container="NAME" is shown; a
+ *  container the page does not mark (a banner over every screen) always is. */
+export function containerShown(doc, container) {
+  const element = doc.querySelector(`[data-waymark-container="${CSS.escape(container)}"]`);
+  return element ? isShown(element) : true;
+}

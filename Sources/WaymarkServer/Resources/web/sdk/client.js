@@ -1,0 +1,327 @@
+// The client: one app's SDK in a page. It hands the catalog's rules to the engine, what capture
+// sees to the engine and the tour triggers, the engine's render commands to the renderer, and the
+// user's events to the transport; it keeps what must outlive the page in KeptState.
+
+import { capture, containerShown, currentScreen } from "./capture.js";
+import { asName, utf8Prefix } from "./content.js";
+import { Engine, Evaluator } from "./engine.js";
+import { Renderer } from "./renderer.js";
+import { ruleFromJSON } from "./rules.js";
+import { KeptState } from "./storage.js";
+import { Transport, eventID } from "./transport.js";
+import { formatTime, parseTime } from "./values.js";
+
+/** The SDK in a page: `await Waymark.start({ key, server, user, userHash, context })`. */
+export class WaymarkClient {
+  constructor(options) {
+    const { key, server, user, userHash, context = {}, window: win = globalThis.window } = options;
+    if (!key || !user) throw new TypeError("Waymark.start needs a key and a user");
+    this.window = win;
+    this.document = win.document;
+    this.server = String(server ?? new URL(import.meta.url).origin).replace(/\/+$/, "");
+    this.user = String(user);
+    this.userHash = userHash;
+    this.context = {
+      platform: context.platform ?? "web",
+      model: context.model ?? (win.navigator.userAgentData?.mobile || /Mobi/.test(win.navigator.userAgent) ? "mobile-browser" : "desktop-browser"),
+      appVersion: context.appVersion,
+      locale: context.locale ?? win.navigator.language,
+    };
+    this.extraContext = { ...(context.values ?? {}) };
+    this.kept = new KeptState(win.localStorage, `waymark:${key.slice(-12)}:${this.user}:`);
+    this.transport = new Transport({ window: win, server: this.server, key, kept: this.kept, flushEvery: options.flushEvery });
+    this.stopped = false;
+  }
+
+  async start() {
+    this.renderer = new Renderer({
+      window: this.window, server: this.server,
+      hooks: {
+        record: (name, target, properties) => this.record(name, target, properties),
+        close: (id) => this.close(id),
+        answer: (id, score, comment) => this.answer(id, score, comment),
+        claim: (tour, page) => this.claim(tour, page),
+        isClaimed: (tour, page) => this.claimed.has(`${tour}/${page}`),
+        tourClosed: (id, finished) => {
+          if (!finished) return;
+          this.finishedTours.add(id);
+          this.kept.save("finishedTours", [...this.finishedTours]);
+        },
+      },
+    });
+    this.claimed = new Set(this.kept.load("claimed", []));
+    this.finishedTours = new Set(this.kept.load("finishedTours", []));
+    await this.refresh();
+    this.stopCapture = capture(this.window, {
+      record: (name, target) => this.record(name, target),
+      escape: (event) => this.closeTopmost(event),
+      hide: () => {
+        this.kept.writePending();
+        this.transport.flush({ keepalive: true });
+      },
+      show: () => {
+        this.record("activation");
+        // A page left open for long picks up a newly published catalog when it comes back.
+        if (Date.now() - this.refreshedAt > 60000) this.refresh();
+      },
+      screenChanged: () => this.guessScreen(),
+      fullscreenChanged: () => this.onFullscreen(),
+      online: () => this.transport.flush(),
+      mutated: () => {
+        this.syncContainers();
+        this.renderer.placeAll();
+      },
+      moved: () => this.renderer.placeAll(),
+      drawing: () => this.renderer.rendered.size > 0,
+    });
+    this.scheduleEngine();
+    this.record("activation");
+    this.guessScreen();
+    this.transport.schedule(() => this.transport.flush(), 0);
+    return this;
+  }
+
+  /** Fetches the catalog (If-None-Match), keeps the last good one, and runs from it offline. */
+  async refresh() {
+    this.refreshedAt = Date.now();
+    const query = Object.fromEntries(Object.entries({ ...this.context, user: this.user }).filter(([, value]) => value));
+    const catalog = await this.transport.catalog(query);
+    this.apply(catalog ?? { version: 0, frequency: "immediate", tips: [], tours: [] });
+  }
+
+  /** Runs from `catalog`: its tips go to the engine (which keeps the state of tips it had), its
+   *  tours' triggers to their own evaluator. A tip or trigger that does not read is skipped. */
+  apply(catalog) {
+    this.catalog = catalog;
+    const tips = [];
+    for (const tip of catalog.tips ?? []) {
+      try {
+        tips.push({
+          ...tip,
+          trigger: ruleFromJSON(tip.trigger),
+          dismissal: tip.dismissal ? ruleFromJSON(tip.dismissal) : undefined,
+          policy: { ...tip.policy, expiresAt: tip.policy?.expiresAt ? parseTime(tip.policy.expiresAt) : undefined },
+        });
+      } catch (error) {
+        console.warn(`waymark: tip ${tip.id} is skipped: ${error.message}`);
+      }
+    }
+    this.tours = new Map((catalog.tours ?? []).map((tour) => [tour.id, tour]));
+    const tourRules = [];
+    for (const tour of catalog.tours ?? []) {
+      try {
+        if (tour.trigger) tourRules.push({ tour: tour.id, rule: ruleFromJSON(tour.trigger) });
+      } catch (error) {
+        console.warn(`waymark: tour ${tour.id} has a bad trigger: ${error.message}`);
+      }
+    }
+    const now = Date.now();
+    if (!this.engine) {
+      this.engine = new Engine(tips, { frequency: catalog.frequency, snapshot: this.kept.load("engine", undefined) });
+      this.render(this.engine.advance(now));
+      // Tips that were showing before the reload are drawn again, not shown (and counted) again.
+      for (const command of this.engine.activeTips()) {
+        const tip = catalog.tips.find((t) => t.id === command.tip);
+        if (tip && !this.renderer.isDrawn(tip.id)) this.renderer.draw(tip);
+      }
+    } else {
+      this.render(this.engine.update(tips, now));
+    }
+    this.tourRules = tourRules;
+    this.tourEvaluator = new Evaluator(tourRules.map((t) => t.rule), this.kept.load("tours", undefined));
+    this.setContextValues({});
+  }
+
+  // -- Input --
+
+  /** Records an event the app names itself: `Waymark.track("add_to_cart", "sku-42")`. */
+  record(name, target, properties = {}) {
+    const cleanName = asName(name);
+    if (!cleanName || this.stopped) return [];
+    const cleanTarget = target === undefined || target === null ? undefined : asName(target);
+    const now = Date.now();
+    this.enqueue(cleanName, cleanTarget, properties, now);
+    this.tourEvaluator.record(cleanName, cleanTarget, now);
+    const commands = this.engine.record(cleanName, cleanTarget, now);
+    this.render(commands);
+    this.checkTours();
+    return commands;
+  }
+
+  /** Sets context values the rules compare (`Waymark.setContext({ "user.plan": "pro" })`). */
+  setContextValues(values) {
+    Object.assign(this.extraContext, values);
+    const all = {
+      "device.platform": this.context.platform, "device.model": this.context.model, "app.version": this.context.appVersion,
+      "user.locale": this.context.locale, "user.id": this.user, ...this.extraContext,
+    };
+    const now = Date.now();
+    for (const [path, value] of Object.entries(all)) this.tourEvaluator.setContext(path, value ?? null, now);
+    this.render(this.engine.setContext(Object.fromEntries(Object.entries(all).map(([k, v]) => [k, v ?? null])), now));
+  }
+
+  /** The app says which screen shows: `Waymark.screen("product")`. An app that names its screens
+   *  this way turns off the SDK's own guess from path changes, so no view counts twice. */
+  screen(name) {
+    this.namesScreens = true;
+    this.recordScreen(name);
+  }
+
+  /** A path change in a single-page app, when the app does not name its screens itself. */
+  guessScreen() {
+    if (this.namesScreens) return;
+    const name = asName(currentScreen(this.window)) ?? "home";
+    if (name !== this.lastScreen) this.recordScreen(name);
+  }
+
+  recordScreen(name) {
+    this.lastScreen = asName(name) ?? "home";
+    this.record("screen", this.lastScreen);
+    this.syncContainers();
+  }
+
+  /** Tells the engine which of its containers the page shows. */
+  syncContainers() {
+    if (this.fullscreen) return;
+    const now = Date.now();
+    const commands = [];
+    for (const container of this.engine.containers) {
+      commands.push(...this.engine.setContainer(container, containerShown(this.document, container), now));
+    }
+    this.render(commands);
+  }
+
+  // -- Time: the engine's next change, as a timer --
+  scheduleEngine() {
+    clearTimeout(this.engineTimer);
+    const next = this.engine.nextChange();
+    if (next === null || this.stopped) return;
+    this.engineTimer = setTimeout(() => {
+      this.render(this.engine.advance(Date.now()));
+      this.scheduleEngine();
+    }, Math.min(Math.max(0, next - Date.now()), 2 ** 31 - 1));
+  }
+
+  // -- Events --
+  enqueue(name, target, properties, time) {
+    const event = { id: eventID(time), user: this.user, name, timestamp: formatTime(time) };
+    if (target) event.target = target;
+    const props = { platform: this.context.platform, ...properties };
+    if (this.context.appVersion) props.appVersion = this.context.appVersion;
+    if (this.context.locale) props.locale = this.context.locale;
+    event.properties = Object.fromEntries(Object.entries(props).map(([k, v]) => [k, String(v)]));
+    this.transport.send(event);
+  }
+
+  /** Sends the queued events now. */
+  flush() {
+    return this.transport.flush();
+  }
+
+  // -- The engine's render commands, drawn --
+  render(commands) {
+    if (commands.length > 0) this.kept.persist("engine", () => this.engine.snapshot());
+    for (const command of commands) {
+      const tip = (this.catalog.tips ?? []).find((t) => t.id === command.tip);
+      const properties = { tip: command.tip, container: command.container };
+      if (tip?.variant) properties.variant = tip.variant;
+      if (command.action === "show") {
+        this.enqueue("tip_shown", command.tip, properties, command.time);
+        if (tip) this.renderer.draw(tip);
+      } else if (command.action === "resume" || command.action === "pause") {
+        this.renderer.setPaused(command.tip, command.action === "pause");
+      } else {
+        if (command.reason === "closed") this.enqueue("tip_closed", command.tip, properties, command.time);
+        if (command.reason === "dismissed") this.enqueue("tip_dismissed", command.tip, properties, command.time);
+        this.renderer.erase(command.tip);
+      }
+    }
+    if (this.engine) this.scheduleEngine();
+  }
+
+  /** Sends a survey's answer as `survey_answered` (the comment cut to the 512 bytes an event
+   *  property holds). A survey's default dismissal is that event, which hides it; a survey whose
+   *  author chose another dismissal is closed. */
+  answer(id, score, comment = "") {
+    const tip = (this.catalog?.tips ?? []).find((t) => t.id === id);
+    const survey = tip?.survey;
+    if (!survey || !Number.isInteger(score) || score < survey.min || score > survey.max) return false;
+    const properties = { tip: id, score: String(score) };
+    if (tip.variant) properties.variant = tip.variant;
+    const text = utf8Prefix(String(comment).trim(), 512);
+    if (text) properties.comment = text;
+    this.record("survey_answered", id, properties);
+    if (this.renderer.isDrawn(id)) this.close(id);
+    return true;
+  }
+
+  /** The user closed a tip: it never comes back. */
+  close(id) {
+    this.render(this.engine.close(id, Date.now()));
+  }
+
+  /** Esc: closes the open tour, else the focused tip, else the last drawn. */
+  closeTopmost(event) {
+    const panel = this.renderer.tourPanel;
+    if (panel && !panel.paused) {
+      event.preventDefault();
+      return this.renderer.closeTour();
+    }
+    const id = this.renderer.topmostTip();
+    if (id) {
+      event.preventDefault();
+      this.close(id);
+    }
+  }
+
+  // -- Tours --
+  checkTours() {
+    for (const [index, { tour }] of this.tourRules.entries()) {
+      if (!this.finishedTours.has(tour) && !this.renderer.tourPanel && this.tourEvaluator.value(index)) this.openTour(tour);
+    }
+    this.kept.persist("tours", () => this.tourEvaluator.snapshot());
+  }
+
+  /** Opens a tour at a page (`Waymark.startTour("welcome")`); false for a tour the catalog lacks. */
+  openTour(id, page = 0) {
+    return this.renderer.openTour(this.tours.get(id), page);
+  }
+
+  /** Claims a tour page's credit once; a user without an identity proof cannot earn credits. */
+  async claim(tour, page) {
+    if (!this.userHash) return { outcome: "unidentified" };
+    const result = await this.transport.claim({ user: this.user, userHash: this.userHash, tour, page: page.id });
+    if (result?.outcome === "granted") {
+      this.claimed.add(`${tour}/${page.id}`);
+      this.kept.save("claimed", [...this.claimed]);
+    }
+    return result;
+  }
+
+  /** While a video plays full screen, the tour panel and every tip pause; they come back as they were. */
+  onFullscreen() {
+    const element = this.document.fullscreenElement;
+    const entering = element !== null && element !== undefined;
+    if (entering === Boolean(this.fullscreen)) return;
+    const now = Date.now();
+    if (entering) {
+      this.fullscreen = true;
+      this.renderer.tourPanel?.pause();
+      for (const container of this.engine.containers) this.render(this.engine.setContainer(container, false, now));
+    } else {
+      this.fullscreen = false;
+      this.renderer.tourPanel?.resume();
+      this.syncContainers();
+    }
+  }
+
+  /** Stops listening, sending and drawing; what must be kept is written first. */
+  stop() {
+    this.stopped = true;
+    clearTimeout(this.engineTimer);
+    this.transport.stop();
+    this.stopCapture?.();
+    this.kept.writePending();
+    this.renderer?.stop();
+  }
+}

@@ -1,0 +1,105 @@
+// The renderer: everything the SDK draws in a page (tips, the open tour, their style sheet) and
+// nothing else. What its controls do comes from the hooks it is given, so the client connects them
+// to the engine and the server, and the console's preview to nothing at all.
+
+import { installStyle } from "./style.js";
+import { drawTip } from "./tips.js";
+import { TourPanel } from "./tours.js";
+
+// What a hook the renderer is not given does: nothing (a tip's close button and survey then only
+// take the tip away).
+const NO_HOOKS = Object.freeze({ record() {}, async claim() {}, isClaimed: () => false, tourClosed() {} });
+
+/** Draws tips and tours into one window's page, and takes them away. */
+export class Renderer {
+  /**
+   * `hooks`: record(name, target, properties) for what the user does with the drawings;
+   * close(id) and answer(id, score, comment) for a tip's close button and survey (without them the
+   * tip is erased); claim(tour, page) and isClaimed(tour, page) for a tour page's credit (see
+   * TourPanel); tourClosed(id, finished) after a tour panel goes.
+   */
+  constructor({ window: win, server, hooks = {} }) {
+    this.window = win;
+    this.document = win.document;
+    this.server = server;
+    this.hooks = { ...NO_HOOKS, ...hooks };
+    this.rendered = new Map(); // tip id -> { root, extras, place, previousFocus }
+    this.tourPanel = null;
+    this.removeStyle = installStyle(win);
+    const record = (name, target, properties) => this.hooks.record(name, target, properties);
+    this.tipView = {
+      window: win, document: this.document, server, record,
+      close: (id) => (this.hooks.close ? this.hooks.close(id) : this.erase(id)),
+      answer: (id, score, comment) => (this.hooks.answer ? this.hooks.answer(id, score, comment) : this.erase(id)),
+    };
+    this.tourView = {
+      window: win, document: this.document, server, record,
+      claim: (tour, page) => this.hooks.claim(tour, page),
+      isClaimed: (tour, page) => this.hooks.isClaimed(tour, page),
+      closeTour: (finished) => this.closeTour(finished),
+    };
+  }
+
+  /** Draws a tip (again, if it is drawn already). */
+  draw(tip) {
+    this.erase(tip.id);
+    this.rendered.set(tip.id, drawTip(this.tipView, tip));
+  }
+
+  /** Takes a tip away, giving the focus back to where it was if the tip had it. */
+  erase(id) {
+    const entry = this.rendered.get(id);
+    if (!entry) return;
+    this.rendered.delete(id);
+    const hadFocus = entry.root.contains(this.document.activeElement);
+    this.window.speechSynthesis?.cancel?.();
+    entry.root.remove();
+    for (const extra of entry.extras) extra.remove();
+    if (hadFocus && entry.previousFocus?.isConnected) entry.previousFocus.focus({ preventScroll: true });
+  }
+
+  /** Hides a drawn tip while its container is hidden, or shows it again. */
+  setPaused(id, paused) {
+    this.rendered.get(id)?.root.classList.toggle("wm-paused", paused);
+  }
+
+  isDrawn(id) {
+    return this.rendered.has(id);
+  }
+
+  /** Moves every drawn tip to where its anchor is now. */
+  placeAll() {
+    for (const entry of this.rendered.values()) entry.place?.();
+  }
+
+  /** The tip the user would mean by Esc: the focused one, else the last drawn. */
+  topmostTip() {
+    const focused = this.document.activeElement?.closest?.("[data-waymark-tip]");
+    return focused?.dataset.waymarkTip ?? [...this.rendered.keys()].pop();
+  }
+
+  /** Opens a tour at a page, closing (unfinished) any tour that is open. */
+  openTour(tour, page = 0) {
+    if (!tour || tour.pages.length === 0) return false;
+    this.closeTour(false);
+    this.tourPanel = new TourPanel(this.tourView, tour);
+    this.tourPanel.open(page);
+    return true;
+  }
+
+  /** Closes the open tour, if any; `finished` says whether the user is done with it. */
+  closeTour(finished = true) {
+    const panel = this.tourPanel;
+    if (!panel) return;
+    this.tourPanel = null;
+    panel.remove();
+    this.hooks.tourClosed(panel.id, finished);
+  }
+
+  /** Takes everything away, the style sheet too. */
+  stop() {
+    for (const id of [...this.rendered.keys()]) this.erase(id);
+    this.closeTour(false);
+    this.removeStyle();
+  }
+}

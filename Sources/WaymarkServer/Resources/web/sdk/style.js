@@ -1,0 +1,72 @@
+// The renderers' look: one style sheet for tips, spotlights, pointers, tours and surveys, adopted as
+// a constructed style sheet where the browser has them (which a page's Content-Security-Policy
+// without 'unsafe-inline' still allows), else a <style> element.
+
+const STYLE = `
+.wm-tip,.wm-tip *,.wm-pointer,.wm-spot,.wm-tour,.wm-tour *{box-sizing:border-box}
+.wm-tip{position:absolute;z-index:2147483000;max-width:min(320px,90vw);background:#1d2a44;color:#fff;border-radius:10px;padding:12px 14px;box-shadow:0 6px 24px rgba(0,0,0,.3);font:15px/1.4 system-ui,sans-serif}
+.wm-tip:focus{outline:3px solid #ffbf47;outline-offset:2px}
+.wm-tip h2{font-size:16px;margin:0 28px 6px 0}.wm-tip p{margin:0 0 6px}.wm-tip a{color:#9cd3ff}
+.wm-tip img{max-width:100%}
+.wm-close{position:absolute;top:6px;right:8px;background:none;border:0;color:inherit;font-size:20px;cursor:pointer;line-height:1}
+[dir=rtl] .wm-close{right:auto;left:8px}[dir=rtl].wm-tip h2{margin:0 0 6px 28px}
+.wm-kind-banner{position:fixed;bottom:0;left:0;right:0;max-width:none;border-radius:0}
+.wm-kind-modal{position:fixed;top:50%;left:50%;transform:translate(-50%,-50%);max-width:min(440px,92vw)}
+.wm-backdrop{position:fixed;inset:0;background:rgba(0,0,0,.45);z-index:2147482999}
+.wm-speaking{outline:3px solid #ffbf47!important;outline-offset:3px;border-radius:4px}
+.wm-spot{position:absolute;z-index:2147482998;border-radius:8px;box-shadow:0 0 0 9999px rgba(0,0,0,.55);pointer-events:none;transition:all .2s}
+.wm-pointer{position:absolute;z-index:2147483001;width:28px;height:28px;border-radius:50%;background:rgba(255,191,71,.9);border:2px solid #fff;pointer-events:none}
+.wm-g-tap{animation:wm-tap 1.2s infinite}.wm-g-double-tap{animation:wm-dtap 1.4s infinite}.wm-g-long-press{animation:wm-long 2s infinite}
+.wm-g-swipe-left{animation:wm-left 1.6s infinite}.wm-g-swipe-right{animation:wm-right 1.6s infinite}
+.wm-g-swipe-up{animation:wm-up 1.6s infinite}.wm-g-swipe-down{animation:wm-down 1.6s infinite}
+@keyframes wm-tap{0%,100%{transform:scale(1)}50%{transform:scale(.6)}}
+@keyframes wm-dtap{0%,30%,60%,100%{transform:scale(1)}15%,45%{transform:scale(.6)}}
+@keyframes wm-long{0%{transform:scale(1)}60%,90%{transform:scale(1.6);opacity:.6}100%{transform:scale(1)}}
+@keyframes wm-left{0%{transform:translateX(40px);opacity:0}20%{opacity:1}100%{transform:translateX(-40px);opacity:0}}
+@keyframes wm-right{0%{transform:translateX(-40px);opacity:0}20%{opacity:1}100%{transform:translateX(40px);opacity:0}}
+@keyframes wm-up{0%{transform:translateY(40px);opacity:0}20%{opacity:1}100%{transform:translateY(-40px);opacity:0}}
+@keyframes wm-down{0%{transform:translateY(-40px);opacity:0}20%{opacity:1}100%{transform:translateY(40px);opacity:0}}
+.wm-actions{display:flex;gap:8px;margin-top:8px;flex-wrap:wrap}
+.wm-actions button{background:#fff;color:#1d2a44;border:0;border-radius:6px;padding:6px 10px;font:inherit;cursor:pointer}
+.wm-tour{position:fixed;z-index:2147483002;background:#fff;color:#1d2a44;display:flex;flex-direction:column;font:16px/1.5 system-ui,sans-serif;box-shadow:0 10px 40px rgba(0,0,0,.35)}
+.wm-tour.wm-large{right:24px;bottom:24px;width:420px;height:min(640px,80vh);border-radius:12px}
+.wm-tour.wm-small{inset:0}
+.wm-tour header{display:flex;align-items:center;gap:8px;padding:10px 14px;border-bottom:1px solid #ddd}
+.wm-tour header h2{flex:1;font-size:18px;margin:0}.wm-tour .wm-close{position:static;color:#1d2a44}
+.wm-tour-body{flex:1;overflow:auto;padding:14px}
+.wm-tour-body video{width:100%;border-radius:8px;background:#000}
+.wm-tour footer{display:flex;align-items:center;gap:8px;padding:10px 14px;border-top:1px solid #ddd}
+.wm-tour footer .wm-progress{flex:1}
+.wm-tour footer button{border:1px solid #1d2a44;background:#1d2a44;color:#fff;border-radius:6px;padding:6px 14px;font:inherit;cursor:pointer}
+.wm-tour footer button:disabled{opacity:.4;cursor:default}
+.wm-tour .wm-actions button{border:1px solid #1d2a44}
+.wm-credit{background:#e6f6e6;color:#135e13;border-radius:6px;padding:6px 10px;margin-top:10px}
+.wm-survey fieldset{border:0;margin:6px 0;padding:0;display:flex;flex-wrap:wrap;gap:4px}
+.wm-scale label{position:relative;margin:0}
+.wm-scale input{position:absolute;opacity:0;width:1px;height:1px;margin:0}
+.wm-scale span{display:inline-block;min-width:30px;padding:5px 4px;text-align:center;border:1px solid currentColor;border-radius:6px;cursor:pointer}
+.wm-scale input:checked+span{background:#ffbf47;color:#1d2a44;border-color:#ffbf47}
+.wm-scale input:focus-visible+span{outline:3px solid #ffbf47;outline-offset:2px}
+.wm-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
+.wm-comment{display:block;width:100%;margin:4px 0;font:inherit;border-radius:6px;padding:4px 6px}
+.wm-survey button{background:#fff;color:#1d2a44;border:0;border-radius:6px;padding:6px 12px;font:inherit;cursor:pointer}
+.wm-survey button:disabled{opacity:.5;cursor:default}
+.wm-paused{visibility:hidden!important}
+@media (prefers-reduced-motion: reduce){.wm-pointer,.wm-spot{animation:none!important;transition:none!important}}
+`;
+
+/** Adds the style sheet to the page; the function it returns takes it away again. */
+export function installStyle(win) {
+  const doc = win.document;
+  if (win.CSSStyleSheet && "adoptedStyleSheets" in doc) {
+    const sheet = new win.CSSStyleSheet();
+    sheet.replaceSync(STYLE);
+    doc.adoptedStyleSheets = [...doc.adoptedStyleSheets, sheet];
+    return () => { doc.adoptedStyleSheets = doc.adoptedStyleSheets.filter((s) => s !== sheet); };
+  }
+  const style = doc.createElement("style");
+  style.textContent = STYLE;
+  style.dataset.waymark = "style";
+  doc.head.appendChild(style);
+  return () => style.remove();
+}

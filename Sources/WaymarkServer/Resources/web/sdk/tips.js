@@ -1,0 +1,124 @@
+// Drawing tips: the five renderers (tooltip, spotlight, pointer, banner, modal), each a labelled
+// dialog with a close button and a narration control, and a survey's form.
+
+import { asName, button, buildContent, textDirection } from "./content.js";
+import { narrationControl } from "./narration.js";
+import { findAnchor, isShown, isTyping, placeBeside } from "./placement.js";
+
+/**
+ * Draws one tip, as delivered by the server, into the page and focuses it (unless the user is
+ * typing). `view` is { window, document, server, record, close(id), answer(id, score, comment) }:
+ * what the tip's controls do. Answers { root, extras, place, previousFocus }: `place()` moves it
+ * to its anchor again, hiding it while the anchor is gone.
+ */
+export function drawTip(view, tip) {
+  const doc = view.document;
+  const kind = tip.renderer ?? "tooltip";
+  const root = doc.createElement("div");
+  root.className = `wm-tip wm-kind-${asName(kind)}`;
+  root.dataset.waymarkUi = "tip";
+  root.dataset.waymarkTip = tip.id;
+  root.tabIndex = -1;
+  const language = (tip.content.locale ?? "").split("-")[0];
+  if (language && language !== "default") root.lang = tip.content.locale;
+  root.dir = textDirection(tip.content.locale);
+  root.setAttribute("role", "dialog");
+  if (kind === "modal") root.setAttribute("aria-modal", "true");
+  const titleId = `wm-title-${asName(tip.id)}`;
+  root.setAttribute("aria-labelledby", titleId);
+  const title = doc.createElement("h2");
+  title.id = titleId;
+  title.textContent = tip.content.title;
+  const body = doc.createElement("div");
+  body.className = "wm-body";
+  body.appendChild(buildContent(tip.content.html, doc));
+  const close = button(doc, { text: "×", className: "wm-close", label: "Close", onClick: () => view.close(tip.id) });
+  const actions = doc.createElement("div");
+  actions.className = "wm-actions";
+  const anchor = tip.anchor ? findAnchor(doc, tip.anchor) : null;
+  actions.appendChild(narrationControl(view, tip.content, tip.id, anchor ?? root));
+  root.append(close, title, body);
+  if (tip.survey) root.append(surveyForm(view, tip));
+  root.append(actions);
+  const extras = [];
+  if (kind === "modal") extras.push(overlay(doc, "wm-backdrop", "backdrop"));
+  const spot = kind === "spotlight" ? overlay(doc, "wm-spot", "spotlight") : null;
+  const pointer = kind === "pointer" ? overlay(doc, `wm-pointer wm-g-${asName(tip.gesture) ?? "tap"}`, "pointer") : null;
+  if (spot) extras.push(spot);
+  if (pointer) {
+    pointer.dataset.gesture = tip.gesture ?? "tap";
+    pointer.setAttribute("aria-hidden", "true");
+    extras.push(pointer);
+  }
+  const anchored = kind !== "banner" && kind !== "modal" && tip.anchor;
+  const place = () => {
+    if (!anchored) return;
+    const anchor = findAnchor(doc, tip.anchor);
+    // Waits for an anchor that is not in the page yet, and hides while it is gone.
+    const shown = anchor && isShown(anchor);
+    root.hidden = !shown;
+    for (const extra of extras) extra.hidden = !shown;
+    if (shown) placeBeside(view.window, anchor, root, { spot, pointer });
+  };
+  doc.body.append(...extras, root);
+  const previousFocus = doc.activeElement;
+  place();
+  if (!root.hidden && !isTyping(previousFocus)) root.focus({ preventScroll: true });
+  return { root, extras, place, previousFocus };
+}
+
+function overlay(doc, className, name) {
+  const element = doc.createElement("div");
+  element.className = className;
+  element.dataset.waymarkUi = name;
+  return element;
+}
+
+/** A survey's scores as a radio group (arrow keys move between them), an optional comment, and a
+ *  send button that waits for a score; sending calls `view.answer`. */
+function surveyForm(view, tip) {
+  const doc = view.document;
+  const survey = tip.survey;
+  const form = doc.createElement("form");
+  form.className = "wm-survey";
+  const scale = doc.createElement("fieldset");
+  scale.className = "wm-scale";
+  const legend = doc.createElement("legend");
+  legend.className = "wm-hidden";
+  legend.textContent = tip.content.title;
+  scale.append(legend);
+  for (let score = survey.min; score <= survey.max; score += 1) {
+    const label = doc.createElement("label");
+    const input = doc.createElement("input");
+    input.type = "radio";
+    input.name = `wm-score-${asName(tip.id)}`;
+    input.value = String(score);
+    const text = doc.createElement("span");
+    text.textContent = String(score);
+    label.append(input, text);
+    scale.append(label);
+  }
+  form.append(scale);
+  let comment = null;
+  if (survey.comment) {
+    comment = doc.createElement("textarea");
+    comment.className = "wm-comment";
+    comment.rows = 2;
+    comment.maxLength = 500;
+    comment.placeholder = "Comment (optional)";
+    comment.setAttribute("aria-label", "Comment (optional)");
+    form.append(comment);
+  }
+  const send = doc.createElement("button");
+  send.type = "submit";
+  send.textContent = "Send";
+  send.disabled = true;
+  form.append(send);
+  form.addEventListener("change", () => { send.disabled = !form.querySelector("input:checked"); });
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    const chosen = form.querySelector("input:checked");
+    if (chosen) view.answer(tip.id, Number(chosen.value), comment?.value ?? "");
+  });
+  return form;
+}

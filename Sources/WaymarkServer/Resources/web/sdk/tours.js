@@ -1,0 +1,176 @@
+// Tours: a panel (a popover on large screens, full screen on small ones) with a page's video, its
+// words, narration, progress, back and next; a page read to its end sends page_read_to_bottom and
+// claims the page's credit.
+
+import { asName, button, buildContent, safeURL, textDirection } from "./content.js";
+import { narrationControl } from "./narration.js";
+
+/**
+ * One open tour. `view` is { window, document, server, record, claim(tour, page), isClaimed(tour,
+ * page), closeTour(finished) }: `claim` answers a promise of { outcome: "granted", answer },
+ * { outcome: "refused", message }, { outcome: "unidentified" } or nothing (the server could not be
+ * reached); `closeTour` is what the close and Done buttons do. The panel is in the page once
+ * made, and shows a page after `open`.
+ */
+export class TourPanel {
+  constructor(view, tour) {
+    this.view = view;
+    this.tour = tour;
+    this.id = tour.id;
+    const doc = view.document;
+    const root = doc.createElement("section");
+    root.className = "wm-tour";
+    root.dataset.waymarkUi = "tour";
+    root.dataset.waymarkTour = tour.id;
+    root.setAttribute("role", "dialog");
+    root.setAttribute("aria-modal", "true");
+    root.tabIndex = -1;
+    const header = doc.createElement("header");
+    this.title = doc.createElement("h2");
+    this.title.id = `wm-tour-title-${asName(tour.id)}`;
+    root.setAttribute("aria-labelledby", this.title.id);
+    header.append(this.title, button(doc, { text: "×", className: "wm-close", label: "Close the tour", onClick: () => view.closeTour(true) }));
+    this.body = doc.createElement("div");
+    this.body.className = "wm-tour-body";
+    this.body.tabIndex = 0;
+    const footer = doc.createElement("footer");
+    this.back = button(doc, { text: "Back", className: "wm-back", onClick: () => this.show(this.page - 1) });
+    this.progress = doc.createElement("span");
+    this.progress.className = "wm-progress";
+    this.progress.setAttribute("aria-live", "polite");
+    this.next = button(doc, {
+      text: "Next", className: "wm-next",
+      onClick: () => (this.page + 1 < tour.pages.length ? this.show(this.page + 1) : view.closeTour(true)),
+    });
+    footer.append(this.back, this.progress, this.next);
+    root.append(header, this.body, footer);
+    this.root = root;
+    this.previousFocus = doc.activeElement;
+    this.body.addEventListener("scroll", () => {
+      // Where the reader is, to come back to after full-screen video (which scrolls on its own).
+      if (!doc.fullscreenElement && !this.paused) this.scroll = this.body.scrollTop;
+      this.checkReadToBottom();
+    }, { passive: true });
+    const size = () => {
+      const large = view.window.innerWidth >= 700;
+      root.classList.toggle("wm-large", large);
+      root.classList.toggle("wm-small", !large);
+    };
+    size();
+    view.window.addEventListener("resize", size);
+    this.stopSizing = () => view.window.removeEventListener("resize", size);
+    doc.body.appendChild(root);
+  }
+
+  /** Shows its first page (or `page`) and takes the focus. */
+  open(page = 0) {
+    this.show(page);
+    this.root.focus({ preventScroll: true });
+  }
+
+  /** Shows page `index` from its top, and records page_viewed. */
+  show(index) {
+    const page = this.tour.pages[index];
+    if (!page) return;
+    const { document: doc, server } = this.view;
+    this.page = index;
+    this.title.textContent = page.content.title;
+    this.body.replaceChildren();
+    this.root.dir = textDirection(page.content.locale);
+    const details = { tour: this.id, page: page.id };
+    const src = page.media?.url ? safeURL(page.media.url, server) : null;
+    if (src) {
+      const video = doc.createElement("video");
+      video.src = src;
+      video.controls = true;
+      video.playsInline = true;
+      video.preload = "metadata";
+      video.dataset.media = page.media.id;
+      const poster = page.media.thumbnail ? safeURL(page.media.thumbnail, server) : null;
+      if (poster) video.poster = poster;
+      video.addEventListener("play", () => this.view.record("video_played", page.media.id, details));
+      this.body.appendChild(video);
+    }
+    const content = doc.createElement("div");
+    content.className = "wm-page";
+    content.appendChild(buildContent(page.content.html, doc));
+    this.body.appendChild(content);
+    const actions = doc.createElement("div");
+    actions.className = "wm-actions";
+    actions.appendChild(narrationControl(this.view, page.content, page.id, this.body, details));
+    this.body.appendChild(actions);
+    this.credit = null;
+    if (page.reward) {
+      this.credit = doc.createElement("p");
+      this.credit.className = "wm-credit";
+      this.credit.setAttribute("aria-live", "polite");
+      this.credit.textContent = this.view.isClaimed(this.id, page.id)
+        ? `You earned ${page.reward} credits for this page.`
+        : `Read to the end to earn ${page.reward} credits.`;
+      this.body.appendChild(this.credit);
+    }
+    this.body.scrollTop = 0;
+    this.scroll = 0;
+    this.progress.textContent = `Page ${index + 1} of ${this.tour.pages.length}`;
+    this.back.disabled = index === 0;
+    this.next.textContent = index + 1 < this.tour.pages.length ? "Next" : "Done";
+    this.readSent = false;
+    this.view.record("page_viewed", page.id, details);
+    this.view.window.requestAnimationFrame(() => this.checkReadToBottom());
+    for (const media of this.body.querySelectorAll("img,video")) media.addEventListener("loadedmetadata", () => this.checkReadToBottom(), { once: true });
+  }
+
+  /** At the bottom (or when the page fits): page_read_to_bottom, and the page's credit, claimed once. */
+  checkReadToBottom() {
+    if (this.readSent || this.closed || this.paused) return;
+    const body = this.body;
+    if (body.scrollTop + body.clientHeight < body.scrollHeight - 2) return;
+    this.readSent = true;
+    const page = this.tour.pages[this.page];
+    this.view.record("page_read_to_bottom", page.id, { tour: this.id, page: page.id });
+    if (page.reward) this.claim(page);
+  }
+
+  /** Claims a page's credit and says what came of it on the page. */
+  async claim(page) {
+    const credit = this.credit;
+    const say = (text) => { if (credit) credit.textContent = text; };
+    const result = await this.view.claim(this.id, page);
+    if (result?.outcome === "unidentified") say("Sign in to earn credits for reading.");
+    if (result?.outcome === "refused") say(result.message ?? "No credit for this page.");
+    if (result?.outcome === "granted") {
+      const answer = result.answer;
+      say(`You earned ${answer.credits ?? answer.grant?.credits ?? page.reward} credits for this page.`);
+      this.root.dispatchEvent(new this.view.window.CustomEvent("waymark:credit", { detail: answer, bubbles: true }));
+    }
+  }
+
+  /** Hides the panel while a video plays full screen, remembering where the reader was. */
+  pause() {
+    this.paused = true;
+    this.savedScroll = this.scroll ?? 0;
+    this.root.classList.add("wm-paused");
+  }
+
+  /** Shows the panel again at the reading position it had when it paused. */
+  resume() {
+    this.paused = false;
+    this.root.classList.remove("wm-paused");
+    // The browser scrolls the video back into view as it leaves full screen; put the page back
+    // where the reader was, after it has.
+    const saved = this.savedScroll ?? 0;
+    const restore = () => { this.body.scrollTop = saved; };
+    const win = this.view.window;
+    restore();
+    win.requestAnimationFrame(() => { restore(); win.requestAnimationFrame(restore); });
+    setTimeout(restore, 100);
+  }
+
+  /** Takes the panel out of the page and gives the focus back to where it was. */
+  remove() {
+    this.closed = true;
+    this.stopSizing();
+    this.root.remove();
+    if (this.previousFocus?.isConnected) this.previousFocus.focus({ preventScroll: true });
+  }
+}

@@ -53,6 +53,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
         .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.0"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        .package(url: "https://github.com/adam-fowler/compress-nio", from: "1.5.0"),
         // `swift package generate-documentation`: the reference of the modules apps link (scripts/test builds it).
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
     ],
@@ -109,6 +110,7 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "CompressNIO", package: "compress-nio"),
             ],
             resources: [.copy("Resources/openapi.yaml"), .copy("Resources/web")]
         ),
@@ -161,7 +163,11 @@ let package = Package(
         .testTarget(name: "WaymarkDeliveryTests", dependencies: ["WaymarkDelivery"]),
         .testTarget(name: "WaymarkNarrationTests", dependencies: ["WaymarkNarration", "WaymarkCatalog"]),
         .testTarget(name: "WaymarkAnalyticsTests", dependencies: ["WaymarkAnalytics"]),
-        .testTarget(name: "WaymarkServerTests", dependencies: ["WaymarkServer", "WaymarkSupport", "WaymarkAPI", "WaymarkStore"]),
+        .testTarget(
+            name: "WaymarkServerTests",
+            dependencies: [
+                "WaymarkServer", "WaymarkSupport", "WaymarkAPI", "WaymarkStore", .product(name: "Hummingbird", package: "hummingbird"),
+            ]),
         .testTarget(
             name: "WaymarkConsoleTests",
             dependencies: ["WaymarkConsole", "WaymarkStore", .product(name: "Hummingbird", package: "hummingbird")]),
@@ -177,6 +183,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "CompressNIO", package: "compress-nio"),
                 .product(name: "Yams", package: "Yams"),
             ]
         ),

@@ -81,9 +81,18 @@ extension WaymarkServer {
             return Response(status: .notModified, headers: headers)
         }
         headers[.contentType] = "application/json; charset=utf-8"
-        let length = live.jsonByteCount(resolution)
-        var body = ByteBuffer()
-        body.writeWithUnsafeMutableBytes(minimumWritableBytes: length) { live.writeJSON(resolution, into: $0) }
+        let json = {
+            var body = ByteBuffer()
+            let length = live.jsonByteCount(resolution)
+            body.writeWithUnsafeMutableBytes(minimumWritableBytes: length) { live.writeJSON(resolution, into: $0) }
+            return body
+        }
+        guard ContentCoding.acceptsGzip(request) else {
+            return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: json()))
+        }
+        // The ETag names the bytes, so the compressed bytes are kept under it.
+        let body = compressedCatalogs.body(etag: etag, make: json, compressed: { metrics.catalogCompressions.increment() })
+        headers[.contentEncoding] = "gzip"
         return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: body))
     }
 

@@ -28,6 +28,8 @@ public final class ServerMetrics: Sendable {
     let catalogCacheHits: Metrics.Counter
     let catalogCacheMisses: Metrics.Counter
     let catalogNotModified: Metrics.Counter
+    /// A catalog body was gzip-compressed: once per distinct answer while it stays in the cache.
+    let catalogCompressions: Metrics.Counter
     let rewardsGranted: Metrics.Counter
 
     public init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
@@ -49,6 +51,7 @@ public final class ServerMetrics: Sendable {
         catalogCacheHits = counter("waymark_catalog_cache_total", [("result", "hit")])
         catalogCacheMisses = counter("waymark_catalog_cache_total", [("result", "miss")])
         catalogNotModified = counter("waymark_catalog_not_modified_total")
+        catalogCompressions = counter("waymark_catalog_compressions_total")
         rewardsGranted = counter("waymark_rewards_granted_total")
     }
 

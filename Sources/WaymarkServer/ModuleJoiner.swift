@@ -11,19 +11,26 @@
 /// `async function`, `class` or `const`. Anything else that imports or exports (default exports,
 /// `export *`, `export let`, whose value the joined file could not keep live, imports from outside the
 /// folder) is refused with the module and the reason, as is a cycle.
-struct ModuleJoiner {
+public struct ModuleJoiner: Sendable {
     /// Why modules could not be joined: the module, and what in it.
-    struct Failure: Error, CustomStringConvertible, Equatable {
-        var module: String
-        var reason: String
-        var description: String { "\(module): \(reason)" }
+    public struct Failure: Error, CustomStringConvertible, Equatable {
+        /// The module at fault (for a missing module, the one that imports it).
+        public var module: String
+        /// What in it.
+        public var reason: String
+        public var description: String { "\(module): \(reason)" }
     }
 
     /// Reads a module's text by its file name ("rules.js"); nil when there is no such module.
-    var read: (String) -> String?
+    var read: @Sendable (String) -> String?
+
+    /// A joiner that reads modules with `read`.
+    public init(read: @escaping @Sendable (String) -> String?) {
+        self.read = read
+    }
 
     /// `entry` and every module it imports, joined.
-    func join(entry: String) throws(Failure) -> String {
+    public func join(entry: String) throws(Failure) -> String {
         var parsed: [String: Module] = [:]
         var order: [String] = []
         var visiting: [String] = []

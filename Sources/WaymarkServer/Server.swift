@@ -42,6 +42,8 @@ public struct WaymarkServer: Sendable {
     /// start, the requests arriving together wait for one load instead of each reading and
     /// compiling the catalog.
     let liveLoads = SharedReads<Resolver?>()
+    /// Catalog answers kept gzip-compressed by their ETag: a hot catalog is compressed once.
+    let compressedCatalogs = CompressedBodies()
     let keys: KeyCache
     let metrics: ServerMetrics
     let eventWriter: EventWriter
@@ -81,6 +83,7 @@ public struct WaymarkServer: Sendable {
     public func router() -> Router<WaymarkRequestContext> {
         let router = Router(context: WaymarkRequestContext.self)
         router.add(middleware: RequestMetricsMiddleware(metrics: metrics))
+        router.add(middleware: ResponseCompressionMiddleware())
         router.add(middleware: ErrorLoggingMiddleware(logger: logger))
         router.get("/healthz") { _, _ in "ok\n" }
         router.get("/metrics") { _, _ in
@@ -95,7 +98,10 @@ public struct WaymarkServer: Sendable {
                 body: ResponseBody(byteBuffer: ByteBuffer(string: WaymarkServer.openAPIDocument))
             )
         }
-        router.get("/sdk/waymark.js") { request, _ in self.webSDK(request) }
+        router.get("/sdk/waymark.js") { request, _ in self.webSDK(request, version: nil) }
+        router.get("/sdk/:version/waymark.js") { request, context in
+            self.webSDK(request, version: context.parameters.get("version") ?? "")
+        }
         router.get("/v1/narration/:app/:key") { request, context in try await self.narrationAudio(request, context) }
 
         let client = router.group("/v1")

@@ -1,42 +1,101 @@
 import Foundation
 import Hummingbird
 import Logging
+import NIOCore
 
-/// What the server hands to web pages: the SDK file (the client endpoints' CORS answers are
-/// ``WaymarkServer/clientCORS``).
+/// The web SDK as the server hands it to pages: one file (``ModuleJoiner``), minified, kept
+/// gzip-compressed, under a stable URL and a versioned one.
+///
+/// `Resources/web/sdk/` holds the modules; `Resources/web/waymark.min.js` is their minified copy,
+/// made by `scripts/build-web-sdk` (rjsmin), whose first line names the SHA-256 of the joined
+/// source it was made from. The server serves that copy (without that line) while it matches the
+/// modules, and the readable join otherwise, so a module edited without running the script still
+/// runs as written.
+public struct WebSDK: Sendable {
+    /// The modules joined: the minified copy's source.
+    public let source: String
+    /// What pages receive: the minified copy, or ``source`` when the copy is out of date.
+    public let served: ByteBuffer
+    /// ``served``, gzip-compressed once at the highest level.
+    let gzipped: ByteBuffer
+    /// Whether ``served`` is the minified copy.
+    public let isMinified: Bool
+    /// Sixteen hex digits of the served bytes' SHA-256: `/sdk/VERSION/waymark.js`.
+    public let version: String
+    /// The strong ETag of ``served``.
+    let etag: String
+
+    /// The versioned URL's path, which may be cached for ever: `/sdk/VERSION/waymark.js`.
+    public var versionedPath: String { "/sdk/\(version)/waymark.js" }
+
+    /// Joins the modules in `folder/sdk` and takes `folder/waymark.min.js` if it was made from them.
+    public static func load(folder: URL) throws(ModuleJoiner.Failure) -> WebSDK {
+        let modules = folder.appendingPathComponent("sdk")
+        let source = try ModuleJoiner { name in
+            FileManager.default.contents(atPath: modules.appendingPathComponent(name).path).map { String(decoding: $0, as: UTF8.self) }
+        }.join(entry: "waymark.js")
+        let minified = FileManager.default.contents(atPath: folder.appendingPathComponent("waymark.min.js").path)
+            .map { String(decoding: $0, as: UTF8.self) }
+        return WebSDK(source: source, minified: minified)
+    }
+
+    /// The SDK from its joined `source` and a minified copy, used if its first line names the
+    /// source's SHA-256.
+    init(source: String, minified: String?) {
+        self.source = source
+        // The first line says what the copy was made from; pages need not download that.
+        let lines = minified?.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false) ?? []
+        let current = lines.count == 2 && lines[0].contains("sha256 \(Secrets.hash(source)) ")
+        isMinified = current
+        let text = current ? String(lines[1]) : source
+        served = ByteBuffer(string: text)
+        gzipped = ContentCoding.gzip(served, level: 9)
+        let hash = Secrets.hash(text)
+        version = String(hash.prefix(16))
+        etag = "\"" + hash.prefix(32) + "\""
+    }
+}
+
 extension WaymarkServer {
-    /// The web SDK as pages load it: `waymark.js` and the modules it imports, from the resources'
-    /// `web/sdk/` folder, joined into one file (``ModuleJoiner``) once, with its strong ETag.
-    static let webSDK: Result<(body: ByteBuffer, etag: String), ModuleJoiner.Failure> = {
-        let folder = Bundle.module.resourceURL?.appendingPathComponent("web/sdk")
-        let joiner = ModuleJoiner { name in
-            guard let url = folder?.appendingPathComponent(name), let data = FileManager.default.contents(atPath: url.path) else {
-                return nil
-            }
-            return String(decoding: data, as: UTF8.self)
+    /// The web SDK of this installation, made once.
+    static let webSDK: Result<WebSDK, ModuleJoiner.Failure> = {
+        guard let folder = Bundle.module.resourceURL?.appendingPathComponent("web") else {
+            return .failure(ModuleJoiner.Failure(module: "waymark.js", reason: "the installation has no web resources"))
         }
-        return Result { () throws(ModuleJoiner.Failure) in
-            let text = try joiner.join(entry: "waymark.js")
-            return (ByteBuffer(string: text), "\"" + Secrets.hash(text).prefix(32) + "\"")
-        }
+        return Result { () throws(ModuleJoiner.Failure) in try WebSDK.load(folder: folder) }
     }()
 
-    func webSDK(_ request: Request) -> Response {
-        let sdk: (body: ByteBuffer, etag: String)
+    /// The web SDK of this installation (the CLI prints it; the console shows its versioned URL).
+    public static func installedWebSDK() throws(ModuleJoiner.Failure) -> WebSDK { try webSDK.get() }
+
+    /// `GET /sdk/waymark.js` (cached five minutes, then revalidated) and `GET /sdk/VERSION/waymark.js`
+    /// (cached for ever). Another version answers a redirect to this one: a page that pinned an
+    /// older SDK gets the one this server speaks with.
+    func webSDK(_ request: Request, version: String?) -> Response {
+        let sdk: WebSDK
         switch Self.webSDK {
-        case .success(let joined): sdk = joined
+        case .success(let loaded): sdk = loaded
         case .failure(let failure):
             logger.error("the web SDK cannot be served", metadata: ["reason": "\(failure)"])
             return Response(
                 status: .internalServerError, headers: [.contentType: "text/plain; charset=utf-8"],
                 body: .init(byteBuffer: ByteBuffer(string: "the web SDK in this installation is broken: \(failure)\n")))
         }
-        var headers: HTTPFields = [
-            .contentType: "text/javascript; charset=utf-8", .eTag: sdk.etag, .cacheControl: "public, max-age=300",
-            .accessControlAllowOrigin: "*",
-        ]
+        var headers: HTTPFields = [.accessControlAllowOrigin: "*"]
+        if let version, version != sdk.version {
+            headers[.location] = sdk.versionedPath
+            headers[.cacheControl] = "no-cache"
+            return Response(status: .found, headers: headers)
+        }
+        headers[.contentType] = "text/javascript; charset=utf-8"
+        headers[.eTag] = sdk.etag
+        headers[.cacheControl] = version == nil ? "public, max-age=300" : "public, max-age=31536000, immutable"
         headers[.init("X-Content-Type-Options")!] = "nosniff"
         if request.headers[.ifNoneMatch] == sdk.etag { return Response(status: .notModified, headers: headers) }
-        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: sdk.body))
+        if ContentCoding.acceptsGzip(request) {
+            headers[.contentEncoding] = "gzip"
+            return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: sdk.gzipped))
+        }
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: sdk.served))
     }
 }

@@ -1,0 +1,170 @@
+import CompressNIO
+import Foundation
+import Hummingbird
+import NIOCore
+import WaymarkSupport
+
+/// gzip for every text answer a client accepts it for: on a 3G phone the bytes are the wait.
+///
+/// Each encoding of a resource has its own ETag (`"abc"` and `"abc-gzip"`), and a response's
+/// `Vary` names `Accept-Encoding`, so no cache hands gzip to a client that did not ask for it. The
+/// middleware compresses what handlers answer; handlers that answer the same bytes often (the
+/// catalog, the SDK) keep them compressed and mark them with `Content-Encoding: gzip` themselves,
+/// and the middleware only gives them their ETag and `Vary`.
+public enum ContentCoding {
+    /// Below this many bytes gzip's own 20 bytes of framing gain too little to spend time on.
+    public static let minimumSize = 256
+
+    /// Whether `Accept-Encoding` takes gzip: `gzip` (or `x-gzip`) with a q-value above 0, or `*` above
+    /// 0 when gzip is not named.
+    public static func acceptsGzip(_ request: Request) -> Bool {
+        guard let header = request.headers[.acceptEncoding] else { return false }
+        var star: Bool?
+        for part in header.split(separator: ",") {
+            let pieces = part.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+            guard let coding = pieces.first else { continue }
+            let quality = pieces.dropFirst().first { $0.hasPrefix("q=") }.flatMap { Double($0.dropFirst(2)) } ?? 1
+            if coding == "gzip" || coding == "x-gzip" { return quality > 0 }
+            if coding == "*" { star = quality > 0 }
+        }
+        return star ?? false
+    }
+
+    /// Whether a media type is text that compresses: text/*, JSON, YAML, JavaScript, XML, SVG.
+    public static func isCompressible(_ contentType: String?) -> Bool {
+        guard let type = contentType?.lowercased() else { return false }
+        return type.hasPrefix("text/") || ["json", "yaml", "javascript", "xml"].contains { type.contains($0) }
+    }
+
+    /// `bytes` gzip-compressed (level 6 by default, zlib's balance of speed and size; 9 for bytes
+    /// compressed once and sent many times).
+    public static func gzip(_ bytes: ByteBuffer, level: Int32 = 6) -> ByteBuffer {
+        var input = bytes
+        // Compressing memory into memory fails only on a zlib that cannot allocate; send it as it is then.
+        return (try? input.compress(with: .gzip(configuration: .init(compressionLevel: level)))) ?? bytes
+    }
+
+    /// The ETag of the gzip encoding of the representation whose ETag is `etag`.
+    static func gzipETag(_ etag: String) -> String {
+        guard etag.hasSuffix("\""), !etag.hasSuffix("-gzip\"") else { return etag }
+        return etag.dropLast() + "-gzip\""
+    }
+
+    /// An `If-None-Match` list with every gzip ETag made back into the ETag its handler knows, and
+    /// whether there was one.
+    static func identityETags(_ list: String) -> (list: String, hadGzip: Bool) {
+        guard list.contains("-gzip\"") else { return (list, false) }
+        let tags = list.split(separator: ",").map { tag -> String in
+            let trimmed = tag.trimmingCharacters(in: .whitespaces)
+            return trimmed.hasSuffix("-gzip\"") ? trimmed.dropLast("-gzip\"".count) + "\"" : trimmed
+        }
+        return (tags.joined(separator: ", "), true)
+    }
+
+    static func addVary(_ headers: inout HTTPFields) {
+        if let vary = headers[.vary] {
+            if !vary.lowercased().contains("accept-encoding") { headers[.vary] = vary + ", Accept-Encoding" }
+        } else {
+            headers[.vary] = "Accept-Encoding"
+        }
+    }
+}
+
+/// Compresses text responses with gzip for clients that accept it (``ContentCoding``). Add it
+/// outermost, so that what every other middleware and handler answers passes through it.
+public struct ResponseCompressionMiddleware<Context: RequestContext>: RouterMiddleware {
+    public init() {}
+
+    public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let gzip = ContentCoding.acceptsGzip(request)
+        var request = request
+        var askedAboutGzip = false
+        if let list = request.headers[.ifNoneMatch] {
+            let identity = ContentCoding.identityETags(list)
+            var head = request.head
+            head.headerFields[.ifNoneMatch] = identity.list
+            request = Request(head: head, body: request.body)
+            askedAboutGzip = identity.hadGzip
+        }
+        var response = try await next(request, context)
+        if response.status == .notModified {
+            // The client holds the encoding it named: confirm that one.
+            if askedAboutGzip, gzip, let etag = response.headers[.eTag] { response.headers[.eTag] = ContentCoding.gzipETag(etag) }
+            if askedAboutGzip || gzip { ContentCoding.addVary(&response.headers) }
+            return response
+        }
+        if response.headers[.contentEncoding] == "gzip" {
+            // A handler that keeps its bytes compressed did the work.
+            if let etag = response.headers[.eTag] { response.headers[.eTag] = ContentCoding.gzipETag(etag) }
+            ContentCoding.addVary(&response.headers)
+            return response
+        }
+        guard response.headers[.contentEncoding] == nil, ContentCoding.isCompressible(response.headers[.contentType]) else {
+            return response
+        }
+        ContentCoding.addVary(&response.headers)
+        guard gzip, response.status.code >= 200, response.status != .noContent,
+            (response.body.contentLength ?? Int.max) >= ContentCoding.minimumSize
+        else { return response }
+        let collector = BodyCollector()
+        try await response.body.write(collector)
+        guard collector.bytes.readableBytes >= ContentCoding.minimumSize else {
+            response.body = ResponseBody(byteBuffer: collector.bytes)
+            return response
+        }
+        let compressed = ContentCoding.gzip(collector.bytes)
+        response.body = ResponseBody(byteBuffer: compressed)
+        response.headers[.contentEncoding] = "gzip"
+        response.headers[.contentLength] = String(compressed.readableBytes)
+        if let etag = response.headers[.eTag] { response.headers[.eTag] = ContentCoding.gzipETag(etag) }
+        return response
+    }
+}
+
+/// A body writer that keeps what it is given, to be compressed as one.
+private final class BodyCollector: ResponseBodyWriter, @unchecked Sendable {
+    var bytes = ByteBuffer()
+    func write(_ buffer: ByteBuffer) async throws {
+        var buffer = buffer
+        bytes.writeBuffer(&buffer)
+    }
+    func finish(_ trailingHeaders: HTTPFields?) async throws {}
+}
+
+/// Compressed bodies by the ETag of what they compress, so that a representation sent again is
+/// compressed once: up to `capacity` bytes of them, the oldest going first.
+final class CompressedBodies: Sendable {
+    private struct State {
+        var bodies: [String: ByteBuffer] = [:]
+        var order: [String] = []
+        var bytes = 0
+    }
+
+    private let state = Locked(State())
+    let capacity: Int
+
+    init(capacity: Int = 32 << 20) {
+        self.capacity = capacity
+    }
+
+    /// The gzip body kept for `etag`, or `make()` compressed and kept; `compressed` is told when
+    /// that happens.
+    func body(etag: String, make: () -> ByteBuffer, compressed: () -> Void = {}) -> ByteBuffer {
+        if let kept = state.withLock({ $0.bodies[etag] }) { return kept }
+        let body = ContentCoding.gzip(make())
+        compressed()
+        state.withLock { state in
+            guard state.bodies[etag] == nil else { return }
+            state.bodies[etag] = body
+            state.order.append(etag)
+            state.bytes += body.readableBytes
+            var dropped = 0
+            while state.bytes > capacity, dropped < state.order.count - 1 {
+                state.bytes -= state.bodies.removeValue(forKey: state.order[dropped])?.readableBytes ?? 0
+                dropped += 1
+            }
+            state.order.removeFirst(dropped)
+        }
+        return body
+    }
+}

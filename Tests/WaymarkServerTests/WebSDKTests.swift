@@ -1,0 +1,63 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Testing
+import WaymarkSupport
+
+@testable import WaymarkServer
+
+/// What a phone downloads: the minified SDK while it is current, within its weight, and gzip for
+/// whoever accepts it.
+@Suite struct WebSDKTests {
+    static func request(acceptEncoding: String?) -> Request {
+        var head = HTTPRequest(method: .get, scheme: "http", authority: "localhost", path: "/")
+        if let acceptEncoding { head.headerFields[.acceptEncoding] = acceptEncoding }
+        return Request(head: head, body: RequestBody(buffer: ByteBuffer()))
+    }
+
+    @Test func theInstalledSDKIsTheMinifiedCopyOfTheseModulesWithinTwentyKilobytesGzipped() throws {
+        let sdk = try WaymarkServer.installedWebSDK()
+        #expect(sdk.isMinified, "waymark.min.js was made from other modules: run scripts/build-web-sdk and commit it")
+        #expect(sdk.gzipped.readableBytes <= 20 * 1024, "the SDK weighs \(sdk.gzipped.readableBytes) bytes gzipped")
+        #expect(!String(buffer: sdk.served).contains("sha256"), "the copy's first line is not sent")
+        #expect(sdk.versionedPath == "/sdk/\(sdk.version)/waymark.js" && sdk.version.count == 16)
+    }
+
+    @Test func aMinifiedCopyOfOtherModulesIsNotServed() {
+        let source = "const __waymark = (() => {\nreturn {  };\n})();\n"
+        let current = WebSDK(source: source, minified: "/* sha256 \(Secrets.hash(source)) */\nconst __waymark=(()=>{return{}})();\n")
+        #expect(current.isMinified && String(buffer: current.served) == "const __waymark=(()=>{return{}})();\n")
+        let stale = WebSDK(source: source, minified: "/* sha256 \(Secrets.hash("older modules")) */\nconst x=1;\n")
+        #expect(!stale.isMinified && String(buffer: stale.served) == source)
+        #expect(!WebSDK(source: source, minified: nil).isMinified)
+        #expect(current.version != stale.version, "the version names the bytes served")
+    }
+
+    @Test func acceptEncodingIsReadWithItsQualityValues() {
+        let accepted = ["gzip", "GZIP", "deflate, gzip", "br;q=1.0, gzip;q=0.5", "x-gzip", "*", "br, *;q=0.1"]
+        let refused = [nil, "", "identity", "br", "gzip;q=0", "gzip; q=0.000", "*;q=0", "*, gzip;q=0", "deflate"]
+        for header in accepted { #expect(ContentCoding.acceptsGzip(Self.request(acceptEncoding: header)), "\(header)") }
+        for header in refused { #expect(!ContentCoding.acceptsGzip(Self.request(acceptEncoding: header)), "\(header ?? "none")") }
+    }
+
+    @Test func gzipETagsAreTheirOwnAndReadBack() {
+        #expect(ContentCoding.gzipETag("\"abc\"") == "\"abc-gzip\"")
+        #expect(ContentCoding.gzipETag("W/\"abc\"") == "W/\"abc-gzip\"")
+        #expect(ContentCoding.gzipETag("\"abc-gzip\"") == "\"abc-gzip\"")
+        #expect(ContentCoding.identityETags("\"abc-gzip\", \"def\"") == ("\"abc\", \"def\"", true))
+        #expect(ContentCoding.identityETags("\"abc\"") == ("\"abc\"", false))
+    }
+
+    @Test func compressedBodiesAreKeptByETagWithinTheirCapacity() {
+        let bodies = CompressedBodies(capacity: 200)
+        var made = 0
+        let text = ByteBuffer(string: String(repeating: "waymark ", count: 100))
+        for _ in 0..<3 { _ = bodies.body(etag: "\"a\"", make: { text }, compressed: { made += 1 }) }
+        #expect(made == 1)
+        // Random bytes do not compress: each takes most of the capacity, so the oldest goes.
+        let noise = { ByteBuffer(bytes: (0..<180).map { _ in UInt8.random(in: 0...255) }) }
+        _ = bodies.body(etag: "\"b\"", make: noise, compressed: { made += 1 })
+        _ = bodies.body(etag: "\"a\"", make: { text }, compressed: { made += 1 })
+        #expect(made == 3, "\"a\" was dropped to make room and compressed again")
+    }
+}

@@ -2,9 +2,12 @@
 -- every request (users decide rollouts and A/B variants, so no two answers need be the same work).
 local counter = 0
 local key = os.getenv("WAYMARK_KEY")
+-- WAYMARK_GZIP=1: as browsers ask, accepting gzip.
+local headers = { ["Authorization"] = "Bearer " .. key }
+if os.getenv("WAYMARK_GZIP") == "1" then headers["Accept-Encoding"] = "gzip" end
 
 request = function()
   counter = counter + 1
   local path = "/v1/catalog?platform=ios&model=iPhone15,2&appVersion=1.4&locale=hi-IN&user=u" .. counter
-  return wrk.format("GET", path, { ["Authorization"] = "Bearer " .. key })
+  return wrk.format("GET", path, headers)
 end

@@ -70,8 +70,9 @@ public enum ContentCoding {
     }
 }
 
-/// Compresses text responses with gzip for clients that accept it (``ContentCoding``). Add it
-/// outermost, so that what every other middleware and handler answers passes through it.
+/// Compresses text responses with gzip for clients that accept it (``ContentCoding``). What the
+/// middleware added before it and any thrown error's answer pass uncompressed: `WaymarkServer`
+/// adds it right after the request metrics, so every handler's answer passes through it.
 public struct ResponseCompressionMiddleware<Context: RequestContext>: RouterMiddleware {
     public init() {}
 

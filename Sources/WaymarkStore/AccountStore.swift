@@ -134,7 +134,7 @@ public struct ConsoleSession: Hashable, Sendable {
     /// SHA-256 of the token in the cookie, lowercase hex: a stolen database opens no session.
     public var id: String
     public var user: String
-    /// The token every form and state-changing request of this session must carry.
+    /// The token every form and state-changing request made while signed in with it must carry.
     public var csrfToken: String
     public var createdAt: Date
     public var lastSeenAt: Date

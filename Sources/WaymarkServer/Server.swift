@@ -99,6 +99,9 @@ public struct WaymarkServer: Sendable {
             )
         }
         router.get("/sdk/waymark.js") { request, _ in self.webSDK(request, version: nil) }
+        router.get("/sdk/src/:module") { request, context in
+            self.webSDKModule(request, name: context.parameters.get("module") ?? "")
+        }
         router.get("/sdk/:version/waymark.js") { request, context in
             self.webSDK(request, version: context.parameters.get("version") ?? "")
         }

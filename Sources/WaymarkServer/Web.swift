@@ -10,7 +10,8 @@ import NIOCore
 /// made by `scripts/build-web-sdk` (rjsmin), whose first line names the SHA-256 of the joined
 /// source it was made from. The server serves that copy (without that line) while it matches the
 /// modules, and the readable join otherwise, so a module edited without running the script still
-/// runs as written.
+/// runs as written. Every module is also served as written at `/sdk/src/NAME.js`, for debugging
+/// and for what the joined file leaves out (`ruletext.js`, the parser of a rule's text).
 public struct WebSDK: Sendable {
     /// The modules joined: the minified copy's source.
     public let source: String
@@ -24,25 +25,31 @@ public struct WebSDK: Sendable {
     public let version: String
     /// The strong ETag of ``served``.
     let etag: String
+    /// The modules as written, by file name, with their ETags.
+    let modules: [String: (text: ByteBuffer, etag: String)]
 
     /// The versioned URL's path, which may be cached for ever: `/sdk/VERSION/waymark.js`.
     public var versionedPath: String { "/sdk/\(version)/waymark.js" }
 
     /// Joins the modules in `folder/sdk` and takes `folder/waymark.min.js` if it was made from them.
     public static func load(folder: URL) throws(ModuleJoiner.Failure) -> WebSDK {
-        let modules = folder.appendingPathComponent("sdk")
-        let source = try ModuleJoiner { name in
-            FileManager.default.contents(atPath: modules.appendingPathComponent(name).path).map { String(decoding: $0, as: UTF8.self) }
-        }.join(entry: "waymark.js")
+        let folderOfModules = folder.appendingPathComponent("sdk")
+        var modules: [String: String] = [:]
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: folderOfModules.path)) ?? [] where name.hasSuffix(".js") {
+            modules[name] = FileManager.default.contents(atPath: folderOfModules.appendingPathComponent(name).path)
+                .map { String(decoding: $0, as: UTF8.self) }
+        }
+        let source = try ModuleJoiner { [modules] in modules[$0] }.join(entry: "waymark.js")
         let minified = FileManager.default.contents(atPath: folder.appendingPathComponent("waymark.min.js").path)
             .map { String(decoding: $0, as: UTF8.self) }
-        return WebSDK(source: source, minified: minified)
+        return WebSDK(source: source, minified: minified, modules: modules)
     }
 
-    /// The SDK from its joined `source` and a minified copy, used if its first line names the
-    /// source's SHA-256.
-    init(source: String, minified: String?) {
+    /// The SDK from its joined `source`, a minified copy (used if its first line names the
+    /// source's SHA-256) and the modules as written.
+    init(source: String, minified: String?, modules: [String: String] = [:]) {
         self.source = source
+        self.modules = modules.mapValues { (ByteBuffer(string: $0), "\"" + Secrets.hash($0).prefix(32) + "\"") }
         // The first line says what the copy was made from; pages need not download that.
         let lines = minified?.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false) ?? []
         let current = lines.count == 2 && lines[0].contains("sha256 \(Secrets.hash(source)) ")
@@ -97,5 +104,20 @@ extension WaymarkServer {
             return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: sdk.gzipped))
         }
         return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: sdk.served))
+    }
+
+    /// `GET /sdk/src/NAME.js`: one module as written, importable from a page like any ES module
+    /// (its imports resolve beside it), cached five minutes. The compression middleware gzips it.
+    func webSDKModule(_ request: Request, name: String) -> Response {
+        guard case .success(let sdk) = Self.webSDK, let module = sdk.modules[name] else {
+            return Response(status: .notFound, headers: [.contentType: "text/plain; charset=utf-8"],
+                body: .init(byteBuffer: ByteBuffer(string: "no module \(name) in the web SDK\n")))
+        }
+        let headers: HTTPFields = [
+            .accessControlAllowOrigin: "*", .contentType: "text/javascript; charset=utf-8", .eTag: module.etag,
+            .cacheControl: "public, max-age=300", .init("X-Content-Type-Options")!: "nosniff",
+        ]
+        if request.headers[.ifNoneMatch] == module.etag { return Response(status: .notModified, headers: headers) }
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: module.text))
     }
 }

@@ -4,7 +4,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { Engine } from "../../Sources/WaymarkServer/Resources/web/sdk/engine.js";
-import { parseRule } from "../../Sources/WaymarkServer/Resources/web/sdk/rules.js";
+import { parseRule } from "../../Sources/WaymarkServer/Resources/web/sdk/ruletext.js";
 import { formatTime, parseTime } from "../../Sources/WaymarkServer/Resources/web/sdk/values.js";
 
 const { cases } = JSON.parse(readFileSync(new URL("../../conformance/engine/cases.json", import.meta.url), "utf8"));

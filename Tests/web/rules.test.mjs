@@ -4,7 +4,8 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync, readdirSync } from "node:fs";
 import { Evaluator } from "../../Sources/WaymarkServer/Resources/web/sdk/engine.js";
-import { parseRule, printRule, ruleFromJSON, RuleError } from "../../Sources/WaymarkServer/Resources/web/sdk/rules.js";
+import { printRule, ruleFromJSON } from "../../Sources/WaymarkServer/Resources/web/sdk/rules.js";
+import { parseRule, RuleError } from "../../Sources/WaymarkServer/Resources/web/sdk/ruletext.js";
 import { parseTime } from "../../Sources/WaymarkServer/Resources/web/sdk/values.js";
 
 const directory = new URL("../../conformance/", import.meta.url);
@@ -29,7 +30,9 @@ for (const group of groups) {
       const rule = parseRule(c.rule);
       // The printed form reads back the same, and the JSON form is accepted as the server sends it.
       assert.equal(printRule(parseRule(printRule(rule))), printRule(rule), c.name);
-      const evaluator = new Evaluator([ruleFromJSON(JSON.parse(JSON.stringify(rule)))]);
+      const shipped = ruleFromJSON(JSON.parse(JSON.stringify(rule)));
+      assert.deepEqual(shipped, rule, `${c.name}: the JSON form reads back as the parser made it`);
+      const evaluator = new Evaluator([shipped]);
       c.steps.forEach((step, index) => {
         const time = parseTime(step.t);
         assert.notEqual(time, null, step.t);
@@ -45,11 +48,28 @@ for (const group of groups) {
 test("the JSON form is checked as strictly as the text", () => {
   for (const bad of [null, [], {}, { const: true, not: { const: true } }, { and: [{ const: true }] }, { seq: [] },
     { seq: [{ name: "and" }] }, { count: { name: "tap" }, cmp: ">=", value: 10001 }, { path: "a", cmp: "==", value: 1 },
-    { path: "a.b", in: [] }, { seq: [{ name: "tap" }], within: "3x" }, { path: "a.b", cmp: "<", value: true }]) {
+    { path: "a.b", in: [] }, { seq: [{ name: "tap" }], within: "3x" }, { path: "a.b", cmp: "<", value: true },
+    { seq: [{ name: "tap" }], within: "3651d" }, { seq: [{ name: "tap" }], within: "030s" }, { seq: [{ name: "tap", target: "OR" }] },
+    { seq: [{ name: "tap", x: 1 }] }, { seq: [{ name: "tap word" }] }, { path: "app.version", cmp: ">", value: { version: "01.2" } },
+    { path: "app.version", cmp: ">", value: { version: "2147483648" } }, { path: "a.b", cmp: "==", value: Infinity },
+    { path: "a.b", cmp: "=", value: 1 }, { path: "a.and", cmp: "==", value: 1 }, { count: { name: "tap" }, cmp: ">=", value: 1.5 },
+    { const: "yes" }, { path: "a.b", cmp: "==", value: null }]) {
     assert.throws(() => ruleFromJSON(bad), Error, JSON.stringify(bad));
   }
   const rule = { or: [{ and: [{ seq: [{ name: "tap", target: "search" }] }, { seq: [{ name: "activation" }] }] }, { seq: [{ name: "scroll" }], within: "30s" }] };
   assert.equal(printRule(ruleFromJSON(rule)), "tap:search AND activation OR scroll within 30s");
+});
+
+test("the JSON form nests no deeper than the text may", () => {
+  const nots = (n) => (n === 0 ? { seq: [{ name: "tap" }] } : { not: nots(n - 1) });
+  assert.deepEqual(ruleFromJSON(nots(32)), parseRule("NOT ".repeat(32) + "tap"));
+  assert.throws(() => ruleFromJSON(nots(33)), /deeper than 32/);
+  // An OR inside an AND is written in parentheses: one level each, as the parser counts them.
+  const tap = { seq: [{ name: "tap" }] };
+  const nested = (n) => (n === 0 ? tap : { and: [tap, { or: [tap, nested(n - 1)] }] });
+  assert.deepEqual(ruleFromJSON(nested(32)), parseRule(printRule(nested(32))));
+  assert.throws(() => parseRule(printRule(nested(33))), RuleError);
+  assert.throws(() => ruleFromJSON(nested(33)), /deeper than 32/);
 });
 
 test("a windowed count keeps at most k+1 times, whatever the number of events", () => {

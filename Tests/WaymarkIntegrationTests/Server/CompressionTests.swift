@@ -29,7 +29,7 @@ import WaymarkTestSupport
             let paths: [(String, HTTPFields)] = [
                 ("/sdk/waymark.js", [:]), ("/v1/catalog?platform=web&user=u1", ServerTests.auth(app.clientKey)),
                 ("/openapi.yaml", [:]), ("/v1/admin/catalog/draft", ServerTests.auth(app.secretKey)),
-                ("/console/assets/console.css", [:]), ("/console/login", [:]),
+                ("/console/assets/console.css", [:]), ("/console/login", [:]), ("/sdk/src/ruletext.js", [:]),
             ]
             for (path, headers) in paths {
                 // The login page carries a new CSRF token each time: the same page, not the same bytes.
@@ -104,6 +104,24 @@ import WaymarkTestSupport
             #expect(versioned.headers[.cacheControl] == "public, max-age=31536000, immutable")
             let older = try await client.execute(uri: "/sdk/0123456789abcdef/waymark.js", method: .get)
             #expect(older.status == .found && older.headers[.location] == sdk.versionedPath)
+        }
+    }
+
+    @Test func eachModuleIsServedAsWrittenAndNothingElseIs() async throws {
+        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../../Sources/WaymarkServer/Resources/web/sdk").standardized
+        try await ServerTests().withServer { client, _, _, _ in
+            for name in ["ruletext.js", "engine.js", "waymark.js"] {
+                let module = try await client.execute(uri: "/sdk/src/\(name)", method: .get)
+                #expect(module.status == .ok && module.headers[.contentType] == "text/javascript; charset=utf-8", "\(name)")
+                #expect(String(buffer: module.body) == (try String(contentsOf: folder.appendingPathComponent(name), encoding: .utf8)))
+                let tag = try #require(module.headers[.eTag])
+                let again = try await client.execute(uri: "/sdk/src/\(name)", method: .get, headers: [.ifNoneMatch: tag])
+                #expect(again.status == .notModified, "\(name)")
+            }
+            for missing in ["nope.js", "..%2FWeb.swift", "ruletext", "%2e%2e"] {
+                #expect(try await client.execute(uri: "/sdk/src/\(missing)", method: .get).status == .notFound, "\(missing)")
+            }
         }
     }
 }

@@ -1,371 +1,15 @@
-// The rule language: parseRule reads a rule's text, ruleFromJSON the server's JSON form, printRule
-// writes the canonical text. The same language as the Swift WaymarkRules, checked against the
+// The rule language as the server ships it: ruleFromJSON checks a rule in its JSON form, printRule
+// writes the canonical text (the engine's key for a term). Reading a rule's text is ruletext.js's
+// work, which pages do not need. The same language as the Swift WaymarkRules, checked against the
 // shared cases in conformance/ (docs/rules.md is its reference). No browser API is used here.
 
 /** The limits a rule must respect, so that a rule from anywhere costs bounded work. */
 export const LIMITS = Object.freeze({ maxLength: 4096, maxDepth: 32, maxCount: 10000, maxWindowDays: 3650 });
-const KEYWORDS = new Set(["and", "or", "not", "then", "within", "count", "in", "true", "false"]);
+/** Words that cannot be names, in any case. */
+export const KEYWORDS = new Set(["and", "or", "not", "then", "within", "count", "in", "true", "false"]);
 /** Milliseconds in one unit of a window ("30s", "2h", "7d"). */
 export const UNIT_MS = { s: 1000, m: 60000, h: 3600000, d: 86400000, w: 604800000 };
-const COMPARATORS = ["==", "!=", ">=", "<=", ">", "<"];
-const ATOM_EXPECTATION = "an event, a comparison, count(...), true, false, NOT or (";
-const LITERAL_EXPECTATION = 'a literal: a number, a "string", true, false or a version such as v1.3';
-const COMPARATOR_EXPECTATION = "a comparison operator: ==, !=, >=, <=, > or <";
-
-/** An error in a rule's text: code (syntax, tooLong, tooDeep, outOfRange, invalidComparison,
- *  reservedWord), message, what was expected, and the 1-based line and column (in code points). */
-export class RuleError extends Error {
-  constructor(code, message, expected, line, column, offset) {
-    super(`${message} at ${line}:${column}` + (expected ? `, expected ${expected}` : ""));
-    Object.assign(this, { name: "RuleError", code, reason: message, expected, line, column, offset });
-  }
-}
-
-const isDigit = (c) => c !== undefined && c >= "0" && c <= "9";
-const isNameChar = (c) => c !== undefined && /^[A-Za-z0-9_-]$/.test(c);
-const grouped = (n) => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
-
-/**
- * Parses a rule's text into its JSON form, the same objects the server ships:
- * `{"or":[{"seq":[{"name":"tap","target":"search"}]},{"seq":[{"name":"scroll"}],"within":"30s"}]}`.
- * Throws a RuleError with the position on any text that is not a rule.
- */
-export function parseRule(text) {
-  const p = new RuleParser(String(text));
-  if (p.chars.length > LIMITS.maxLength) {
-    throw p.error("tooLong", `the rule is longer than ${grouped(LIMITS.maxLength)} characters`, undefined, LIMITS.maxLength);
-  }
-  const rule = p.parseOr();
-  p.skipSpace();
-  if (!p.atEnd) throw p.unexpected("AND, OR or the end of the rule");
-  return rule;
-}
-
-class RuleParser {
-  constructor(text) {
-    this.chars = Array.from(text); // code points, as the Swift parser counts Unicode scalars
-    this.pos = 0;
-    this.depth = 0;
-  }
-  get atEnd() { return this.pos >= this.chars.length; }
-  get cur() { return this.chars[this.pos]; }
-
-  parseOr() {
-    const operands = [this.parseAnd()];
-    while (this.consumeKeyword("or")) operands.push(this.parseAnd());
-    return operands.length === 1 ? operands[0] : { or: operands };
-  }
-  parseAnd() {
-    const operands = [this.parseNot()];
-    while (this.consumeKeyword("and")) operands.push(this.parseNot());
-    return operands.length === 1 ? operands[0] : { and: operands };
-  }
-  parseNot() {
-    this.skipSpace();
-    const start = this.pos;
-    if (this.consumeKeyword("not")) {
-      this.enterLevel(start);
-      const operand = this.parseNot();
-      this.depth -= 1;
-      return { not: operand };
-    }
-    return this.parseAtom();
-  }
-  parseAtom() {
-    this.skipSpace();
-    const start = this.pos;
-    const c = this.cur;
-    if (c === undefined) throw this.unexpected(ATOM_EXPECTATION);
-    if (c === "(") {
-      this.enterLevel(start);
-      this.pos += 1;
-      const inner = this.parseOr();
-      this.skipSpace();
-      if (this.cur !== ")") throw this.unexpected("AND, OR or )");
-      this.pos += 1;
-      this.depth -= 1;
-      return inner;
-    }
-    if (!isNameChar(c)) throw this.unexpected(ATOM_EXPECTATION);
-    const word = this.peekWord();
-    const lower = word.toLowerCase();
-    if (lower === "true" || lower === "false") {
-      this.pos += word.length;
-      return { const: lower === "true" };
-    }
-    if (lower === "count") {
-      this.pos += word.length;
-      return this.parseCount();
-    }
-    if (KEYWORDS.has(lower)) throw this.unexpected(ATOM_EXPECTATION);
-    if (this.chars[this.pos + word.length] === ".") return this.parseComparison();
-    return this.parseSequence();
-  }
-  parseSequence() {
-    const events = [this.parseEvent()];
-    while (this.consumeKeyword("then")) {
-      this.skipSpace();
-      events.push(this.parseEvent());
-    }
-    return withWindow({ seq: events }, this.parseOptionalWindow());
-  }
-  parseCount() {
-    this.skipSpace();
-    if (this.cur !== "(") throw this.unexpected("( after count");
-    this.pos += 1;
-    this.skipSpace();
-    const event = this.parseEvent();
-    this.skipSpace();
-    if (this.cur !== ")") throw this.unexpected(")");
-    this.pos += 1;
-    const cmp = this.parseComparator(COMPARATOR_EXPECTATION);
-    this.skipSpace();
-    const start = this.pos;
-    const threshold = this.readInteger();
-    if (threshold === null || this.cur === ".") {
-      this.pos = start;
-      throw this.unexpected(`a whole number from 0 to ${grouped(LIMITS.maxCount)}`);
-    }
-    if (threshold > LIMITS.maxCount) {
-      throw this.error("outOfRange", `count threshold ${threshold} is larger than ${grouped(LIMITS.maxCount)}`, undefined, start);
-    }
-    return withWindow({ count: event, cmp, value: threshold }, this.parseOptionalWindow());
-  }
-  parseComparison() {
-    const components = [this.parseName()];
-    while (this.cur === ".") {
-      this.pos += 1;
-      components.push(this.parseName());
-    }
-    const path = components.join(".");
-    if (this.consumeKeyword("in")) {
-      this.skipSpace();
-      if (this.cur !== "[") throw this.unexpected("[ after in");
-      this.pos += 1;
-      const literals = [this.parseLiteral()];
-      for (;;) {
-        this.skipSpace();
-        if (this.cur === ",") {
-          this.pos += 1;
-          literals.push(this.parseLiteral());
-        } else if (this.cur === "]") {
-          this.pos += 1;
-          return { path, in: literals };
-        } else {
-          throw this.unexpected(", or ]");
-        }
-      }
-    }
-    this.skipSpace();
-    const operatorStart = this.pos;
-    const cmp = this.parseComparator(`${COMPARATOR_EXPECTATION}, or in`);
-    const value = this.parseLiteral();
-    if (typeof value === "boolean" && cmp !== "==" && cmp !== "!=") {
-      throw this.error("invalidComparison", `operator ${cmp} does not apply to booleans`, "== or !=", operatorStart);
-    }
-    return { path, cmp, value };
-  }
-  parseEvent() {
-    const name = this.parseName();
-    if (this.cur !== ":") return { name };
-    this.pos += 1;
-    return { name, target: this.parseName() };
-  }
-  parseName() {
-    const start = this.pos;
-    if (!isNameChar(this.cur)) throw this.unexpected("a name");
-    const word = this.peekWord();
-    if (KEYWORDS.has(word.toLowerCase())) {
-      throw this.error("reservedWord", `"${word}" is a keyword and cannot be a name`, undefined, start);
-    }
-    this.pos += word.length;
-    return word;
-  }
-  parseComparator(expected) {
-    this.skipSpace();
-    const two = (this.cur ?? "") + (this.chars[this.pos + 1] ?? "");
-    const cmp = COMPARATORS.find((c) => (c.length === 2 ? two === c : this.cur === c));
-    if (!cmp) throw this.unexpected(expected);
-    this.pos += cmp.length;
-    return cmp;
-  }
-  parseLiteral() {
-    this.skipSpace();
-    const start = this.pos;
-    const c = this.cur;
-    if (c === undefined) throw this.unexpected(LITERAL_EXPECTATION);
-    if (c === '"') return this.parseString();
-    if (c === "-" || isDigit(c)) return this.parseNumber();
-    if ((c === "v" || c === "V") && isDigit(this.chars[this.pos + 1])) {
-      this.pos += 1;
-      const components = [];
-      do {
-        if (components.length > 0) this.pos += 1;
-        const componentStart = this.pos;
-        const value = this.readInteger();
-        if (value === null) {
-          this.pos = start;
-          throw this.error("syntax", `invalid version "${this.peekWordOrLiteral()}"`, LITERAL_EXPECTATION, start);
-        }
-        if (value > 2147483647) throw this.error("outOfRange", "version component is too large", undefined, componentStart);
-        components.push(value);
-      } while (this.cur === "." && isDigit(this.chars[this.pos + 1]));
-      this.expectLiteralEnd(start);
-      return { version: components.join(".") };
-    }
-    if (isNameChar(c)) {
-      const word = this.peekWord();
-      const lower = word.toLowerCase();
-      if (lower === "true" || lower === "false") {
-        this.pos += word.length;
-        return lower === "true";
-      }
-      throw this.error("syntax", `unexpected "${word}"`, `a literal (strings are written in quotes: "${word}")`, start);
-    }
-    throw this.unexpected(LITERAL_EXPECTATION);
-  }
-  parseString() {
-    const start = this.pos;
-    this.pos += 1;
-    let text = "";
-    while (this.cur !== undefined) {
-      const c = this.cur;
-      this.pos += 1;
-      if (c === '"') return text;
-      if (c === "\\") {
-        const escaped = this.cur;
-        if (escaped !== '"' && escaped !== "\\") {
-          throw this.error("syntax", "unknown escape in a string", '\\" or \\\\', this.pos - 1);
-        }
-        text += escaped;
-        this.pos += 1;
-      } else {
-        text += c;
-      }
-    }
-    throw this.error("syntax", "unterminated string", 'a closing "', start);
-  }
-  parseNumber() {
-    const start = this.pos;
-    if (this.cur === "-") this.pos += 1;
-    if (this.readDigits() === 0) {
-      this.pos = start;
-      throw this.error("syntax", `invalid number "${this.peekWordOrLiteral()}"`, LITERAL_EXPECTATION, start);
-    }
-    if (this.cur === "." && isDigit(this.chars[this.pos + 1])) {
-      this.pos += 1;
-      this.readDigits();
-    }
-    this.expectLiteralEnd(start);
-    const text = this.chars.slice(start, this.pos).join("");
-    const value = Number(text);
-    if (!Number.isFinite(value)) throw this.error("outOfRange", `number ${text} is too large`, undefined, start);
-    return value;
-  }
-  expectLiteralEnd(start) {
-    if (isNameChar(this.cur) || this.cur === ".") {
-      this.pos = start;
-      throw this.error("syntax", `invalid literal "${this.peekWordOrLiteral()}"`, LITERAL_EXPECTATION, start);
-    }
-  }
-  parseOptionalWindow() {
-    if (!this.consumeKeyword("within")) return undefined;
-    this.skipSpace();
-    const start = this.pos;
-    const word = isNameChar(this.cur) ? this.peekWord() : "";
-    const expected = "a duration such as 30s, 5m, 2h, 7d or 1w";
-    const unit = word.slice(-1);
-    const digits = word.slice(0, -1);
-    if (word.length < 2 || !(unit in UNIT_MS) || !/^[0-9]+$/.test(digits)) {
-      if (word === "") throw this.unexpected(expected);
-      throw this.error("syntax", `invalid duration "${word}"`, expected, start);
-    }
-    const maxAmount = Math.floor((LIMITS.maxWindowDays * 86400) / (UNIT_MS[unit] / 1000));
-    if (Number(digits) > maxAmount) {
-      throw this.error("outOfRange", `window ${word} is longer than ${grouped(LIMITS.maxWindowDays)} days`, undefined, start);
-    }
-    this.pos += word.length;
-    return `${Number(digits)}${unit}`;
-  }
-
-  skipSpace() {
-    while (this.cur === " " || this.cur === "\t" || this.cur === "\n" || this.cur === "\r") this.pos += 1;
-  }
-  consumeKeyword(keyword) {
-    const saved = this.pos;
-    this.skipSpace();
-    if (isNameChar(this.cur) && this.peekWord().toLowerCase() === keyword) {
-      this.pos += keyword.length;
-      return true;
-    }
-    this.pos = saved;
-    return false;
-  }
-  peekWord() {
-    let end = this.pos;
-    while (isNameChar(this.chars[end])) end += 1;
-    return this.chars.slice(this.pos, end).join("");
-  }
-  peekWordOrLiteral() {
-    let end = this.pos;
-    while (isNameChar(this.chars[end]) || this.chars[end] === ".") end += 1;
-    return this.chars.slice(this.pos, end).join("");
-  }
-  readDigits() {
-    const start = this.pos;
-    while (isDigit(this.cur)) this.pos += 1;
-    return this.pos - start;
-  }
-  /** Digits as a whole number (saturating), or null when none or when a name runs on. */
-  readInteger() {
-    if (!isDigit(this.cur)) return null;
-    const start = this.pos;
-    let value = 0;
-    while (isDigit(this.cur)) {
-      value = Math.min(value * 10 + (this.cur.charCodeAt(0) - 48), Number.MAX_SAFE_INTEGER);
-      this.pos += 1;
-    }
-    if (isNameChar(this.cur)) {
-      this.pos = start;
-      return null;
-    }
-    return value;
-  }
-  enterLevel(start) {
-    this.depth += 1;
-    if (this.depth > LIMITS.maxDepth) {
-      throw this.error("tooDeep", `the rule nests deeper than ${LIMITS.maxDepth} levels`, undefined, start);
-    }
-  }
-  unexpected(expected) {
-    const c = this.cur;
-    if (c === undefined) return this.error("syntax", "unexpected end of the rule", expected, this.pos);
-    let found;
-    if (isNameChar(c)) found = `"${this.peekWord()}"`;
-    else if (c === '"') found = "string";
-    else if (/\s/u.test(c) || c.codePointAt(0) < 0x20 || c.codePointAt(0) === 0x7f) {
-      found = `character U+${c.codePointAt(0).toString(16).toUpperCase()}`;
-    } else found = `"${c}"`;
-    return this.error("syntax", `unexpected ${found}`, expected, this.pos);
-  }
-  error(code, message, expected, offset) {
-    let line = 1;
-    let column = 1;
-    for (const c of this.chars.slice(0, Math.min(offset, this.chars.length))) {
-      if (c === "\n") {
-        line += 1;
-        column = 1;
-      } else column += 1;
-    }
-    if (offset > this.chars.length) column += offset - this.chars.length;
-    return new RuleError(code, message, expected, line, column, offset);
-  }
-}
-
-function withWindow(node, within) {
-  if (within !== undefined) node.within = within;
-  return node;
-}
+export const COMPARATORS = ["==", "!=", ">=", "<=", ">", "<"];
 
 /** The rule as text, in a canonical form that parses back to the same rule. */
 export function printRule(rule) {
@@ -390,31 +34,116 @@ function printLiteral(value) {
   return String(value);
 }
 
-/** Reads a rule in the server's JSON form, accepting exactly what the parser could produce. */
-export function ruleFromJSON(json) {
-  // The discriminating key decides the shape, as in the Swift decoder; other keys are errors.
-  const shapes = { const: ["const"], not: ["not"], and: ["and"], or: ["or"], seq: ["seq", "within"], count: ["count", "cmp", "value", "within"] };
-  check(json);
-  const text = printRule(json);
-  const reparsed = parseRule(text);
-  if (printRule(reparsed) !== text) throw new TypeError(`invalid rule: ${text} does not read back as the same rule`);
-  return reparsed;
+const NAME = /^[A-Za-z0-9_-]+$/;
+const WINDOW = /^(0|[1-9][0-9]*)([smhdw])$/;
+const VERSION = /^(0|[1-9][0-9]*)(\.(0|[1-9][0-9]*))*$/;
+const SHAPES = { const: ["const"], not: ["not"], and: ["and"], or: ["or"], seq: ["seq", "within"], count: ["count", "cmp", "value", "within"] };
 
-  function check(node) {
-    if (node === null || typeof node !== "object" || Array.isArray(node)) throw new TypeError("a rule must be an object");
-    const keys = Object.keys(node);
-    const kind = Object.keys(shapes).find((k) => k in node);
-    const shape = kind ? shapes[kind] : "path" in node ? ("in" in node ? ["path", "in"] : ["path", "cmp", "value"]) : null;
-    if (!shape) throw new TypeError("a rule needs one of the keys const, not, and, or, seq, count or path");
-    const extra = keys.find((k) => !shape.includes(k));
-    if (extra !== undefined) throw new TypeError(`unexpected key "${extra}" in a rule`);
-    if ("not" in node) check(node.not);
-    for (const list of [node.and, node.or]) {
-      if (list === undefined) continue;
-      if (!Array.isArray(list) || list.length < 2) throw new TypeError("AND and OR need at least two operands");
-      list.forEach(check);
+/**
+ * Reads a rule in the server's JSON form, accepting what the parser could produce and nothing
+ * else the engine could trip on: known keys only, names that are not keywords, canonical windows
+ * and versions, the limits on counts, windows and depth. Returns a fresh copy; throws a TypeError
+ * saying what is wrong.
+ */
+export function ruleFromJSON(json) {
+  const rule = read(json, 0, 0);
+  // Written text is at most maxLength characters; printed canonically (spaces around operators),
+  // never twice as long.
+  if (printRule(rule).length > 2 * LIMITS.maxLength) invalid("the rule is longer than the language allows");
+  return rule;
+}
+
+function invalid(message) {
+  throw new TypeError(`invalid rule: ${message}`);
+}
+
+// context is printRule's precedence: an AND inside a NOT, or an OR inside an AND, is written in
+// parentheses, and parentheses and NOT are the levels the parser counts.
+function read(node, context, depth) {
+  if (node === null || typeof node !== "object" || Array.isArray(node)) invalid("a rule must be an object");
+  const kind = Object.keys(SHAPES).find((k) => k in node) ?? ("path" in node ? ("in" in node ? "in" : "path") : null);
+  if (!kind) invalid("a rule needs one of the keys const, not, and, or, seq, count or path");
+  const shape = SHAPES[kind] ?? (kind === "in" ? ["path", "in"] : ["path", "cmp", "value"]);
+  const extra = Object.keys(node).find((k) => !shape.includes(k));
+  if (extra !== undefined) invalid(`unexpected key "${extra}"`);
+  const level = () => {
+    if (depth + 1 > LIMITS.maxDepth) invalid(`it nests deeper than ${LIMITS.maxDepth} levels`);
+    return depth + 1;
+  };
+  switch (kind) {
+    case "const":
+      if (typeof node.const !== "boolean") invalid("const must be true or false");
+      return { const: node.const };
+    case "not":
+      return { not: read(node.not, 2, level()) };
+    case "and":
+    case "or": {
+      const list = node[kind];
+      if (!Array.isArray(list) || list.length < 2) invalid("AND and OR need at least two operands");
+      const inner = (kind === "and" ? context > 1 : context > 0) ? level() : depth;
+      return { [kind]: list.map((o) => read(o, kind === "and" ? 1 : 0, inner)) };
     }
-    if ("seq" in node && (!Array.isArray(node.seq) || node.seq.length === 0)) throw new TypeError("a sequence needs at least one event");
-    if ("in" in node && (!Array.isArray(node.in) || node.in.length === 0)) throw new TypeError("in [...] needs at least one literal");
+    case "seq":
+      if (!Array.isArray(node.seq) || node.seq.length === 0) invalid("a sequence needs at least one event");
+      return withWindow({ seq: node.seq.map(readEvent) }, node.within);
+    case "count":
+      if (!Number.isInteger(node.value) || node.value < 0 || node.value > LIMITS.maxCount) {
+        invalid(`a count's threshold is a whole number from 0 to ${LIMITS.maxCount}`);
+      }
+      return withWindow({ count: readEvent(node.count), cmp: readComparator(node.cmp), value: node.value }, node.within);
+    case "in":
+      if (!Array.isArray(node.in) || node.in.length === 0) invalid("in [...] needs at least one literal");
+      return { path: readPath(node.path), in: node.in.map(readLiteral) };
+    default: {
+      const cmp = readComparator(node.cmp);
+      const value = readLiteral(node.value);
+      if (typeof value === "boolean" && cmp !== "==" && cmp !== "!=") invalid(`operator ${cmp} does not apply to booleans`);
+      return { path: readPath(node.path), cmp, value };
+    }
   }
+}
+
+function readName(name) {
+  if (typeof name !== "string" || !NAME.test(name)) invalid(`${JSON.stringify(name)} is not a name`);
+  if (KEYWORDS.has(name.toLowerCase())) invalid(`"${name}" is a keyword and cannot be a name`);
+  return name;
+}
+
+function readEvent(event) {
+  if (event === null || typeof event !== "object") invalid("an event must be an object");
+  const extra = Object.keys(event).find((k) => k !== "name" && k !== "target");
+  if (extra !== undefined) invalid(`unexpected key "${extra}" in an event`);
+  const name = readName(event.name);
+  return event.target === undefined || event.target === null ? { name } : { name, target: readName(event.target) };
+}
+
+function readPath(path) {
+  const components = typeof path === "string" ? path.split(".") : [];
+  if (components.length < 2) invalid(`${JSON.stringify(path)} is not a path such as user.plan`);
+  components.forEach(readName);
+  return path;
+}
+
+function readComparator(cmp) {
+  if (!COMPARATORS.includes(cmp)) invalid(`${JSON.stringify(cmp)} is not a comparison operator`);
+  return cmp;
+}
+
+function readLiteral(value) {
+  if (typeof value === "string" || typeof value === "boolean") return value;
+  if (typeof value === "number" && Number.isFinite(value)) return value;
+  if (value !== null && typeof value === "object" && Object.keys(value).join() === "version") {
+    const version = value.version;
+    if (typeof version === "string" && VERSION.test(version) && version.split(".").every((c) => Number(c) <= 2147483647)) return { version };
+  }
+  invalid(`${JSON.stringify(value)} is not a literal`);
+}
+
+function withWindow(node, within) {
+  if (within === undefined || within === null) return node;
+  const match = typeof within === "string" ? WINDOW.exec(within) : null;
+  if (!match) invalid(`${JSON.stringify(within)} is not a window such as 30s, 5m, 2h, 7d or 1w`);
+  if (Number(match[1]) * UNIT_MS[match[2]] > LIMITS.maxWindowDays * UNIT_MS.d) invalid(`window ${within} is longer than ${LIMITS.maxWindowDays} days`);
+  node.within = within;
+  return node;
 }

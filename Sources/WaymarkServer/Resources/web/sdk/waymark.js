@@ -6,7 +6,7 @@
 //   Waymark.start({ key: "wm_client_...", server: "https://waymark.example.com", user: "u42" });
 //
 // The modules, from the language up (docs/web-sdk.md):
-//   rules.js      the rule language: parseRule, ruleFromJSON, printRule
+//   rules.js      the rule language as the server ships it: ruleFromJSON, printRule
 //   values.js     comparing values, RFC 3339 time
 //   engine.js     Evaluator (incremental rules) and Engine (the tip scheduler)
 //   content.js    the catalog's HTML as DOM through an allowlist, safe URLs, text helpers
@@ -21,8 +21,10 @@
 //   capture.js    taps, scrolls, keystrokes, screens, containers, layout
 //   client.js     WaymarkClient, which connects them
 //   preview.js    a tip or tour drawn alone, for the console
-// rules.js, values.js and engine.js touch no browser API: node's test runner checks them against
-// conformance/.
+// ruletext.js, the parser of a rule's text, is no part of the joined file: the server ships rules
+// parsed, so pages never need it; the console and tools load it from /sdk/src/ruletext.js, where
+// every module is served as written. ruletext.js, rules.js, values.js and engine.js touch no
+// browser API: node's test runner checks them against conformance/.
 
 import { WaymarkClient } from "./client.js";
 
@@ -32,7 +34,7 @@ export { buildContent, formatDuration, safeURL, utf8Prefix } from "./content.js"
 export { Engine, Evaluator } from "./engine.js";
 export { previewTip, previewTour } from "./preview.js";
 export { Renderer } from "./renderer.js";
-export { LIMITS, RuleError, parseRule, printRule, ruleFromJSON } from "./rules.js";
+export { LIMITS, printRule, ruleFromJSON } from "./rules.js";
 export { eventID } from "./transport.js";
 export { formatTime, parseTime } from "./values.js";
 

@@ -151,7 +151,7 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Hummingbird", package: "hummingbird"),
             ],
-            resources: [.copy("Resources/shop.yaml"), .copy("Resources/demo")]
+            resources: [.copy("Resources/shop.yaml"), .copy("Resources/shop.html"), .copy("Resources/demo")]
         ),
         // Unit tests: pure code, no server, database or process; each builds with its module alone.
         .testTarget(name: "WaymarkSupportTests", dependencies: ["WaymarkSupport"]),

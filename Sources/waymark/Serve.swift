@@ -219,7 +219,9 @@ extension Waymark {
             }
             guard let url = Bundle.module.url(forResource: "shop", withExtension: "yaml"),
                 let shopText = try? String(contentsOf: url, encoding: .utf8),
-                let demoPages = Bundle.module.resourceURL?.appendingPathComponent("demo").path
+                let demoPages = Bundle.module.resourceURL?.appendingPathComponent("demo").path,
+                let pageURL = Bundle.module.url(forResource: "shop", withExtension: "html"),
+                let pageTemplate = try? String(contentsOf: pageURL, encoding: .utf8)
             else {
                 printError("error: the demo catalog is missing from the installation")
                 throw ExitCode(1)
@@ -241,17 +243,13 @@ extension Waymark {
                     routes: { router in
                         // The demo shop's pages and videos, and its stand-in for an app's own backend: it
                         // names the user and signs the identity proof that reward claims need.
-                        router.add(middleware: FileMiddleware(demoPages, urlBasePath: "/demo", searchForIndexHtml: true, logger: logger))
-                        router.get("/demo/session") { request, context in
-                            let user = request.uri.queryParameters.get("user") ?? "shopper"
-                            guard (1...64).contains(user.count) else {
-                                throw HTTPError(.badRequest, message: "user must be 1 to 64 characters")
-                            }
-                            let host = request.head.authority ?? "\(resolved.host):\(resolved.port)"
-                            return DemoSession(
-                                server: "http://\(host)", clientKey: made.clientKey, user: user,
-                                userHash: Secrets.userHash(user: user, identitySecret: made.identitySecret)
-                            )
+                        let page = DemoPage(template: pageTemplate, clientKey: made.clientKey, identitySecret: made.identitySecret)
+                        let fallbackHost = "\(resolved.host):\(resolved.port)"
+                        router.add(middleware: FileMiddleware(demoPages, urlBasePath: "/demo", searchForIndexHtml: false, logger: logger))
+                        router.get("/demo/") { request, _ in try page.response(request, fallbackHost: fallbackHost) }
+                        router.get("/demo/index.html") { request, _ in try page.response(request, fallbackHost: fallbackHost) }
+                        router.get("/demo/session") { request, _ in
+                            page.session(user: try DemoPage.user(request), request: request, fallbackHost: fallbackHost)
                         }
                     },
                     services: [publisher],

@@ -526,9 +526,45 @@ class TourTests(BrowserTest):
         self.wait_tip("welcome", shown=False)
         self.driver.execute_script("return document.exitFullscreen()")
         self.wait_for(lambda d: self.panel() is not None, "the tour panel to come back")
-        self.wait_tip("welcome")
         self.assertIn("Page 3 of 3", self.panel().text)
         self.assertEqual(self.driver.execute_script("return document.querySelector('.wm-tour-body').scrollTop"), 300)
+        # The tour is open again, so the tips wait for it to close.
+        self.assertIsNone(self.tip("welcome"))
+        self.driver.execute_script("document.querySelector('.wm-tour .wm-close').click()")
+        self.wait_tip("welcome")
+
+    def test_one_guidance_at_a_time_tips_pause_while_a_tour_is_open(self):
+        self.open_shop("gus")
+        self.wait_tip("welcome")
+        self.driver.execute_script("window.scrollBy(0, 400)")
+        self.wait_tip("search-tip")
+        self.driver.execute_script("window.scrollTo(0, 0)")
+        self.driver.execute_script("return (await import('/sdk/waymark.js')).Waymark.startTour('shop-tour', 0)")
+        self.wait_for(lambda d: self.panel(), "the tour panel")
+        # Nothing of a paused tip is drawn over the tour: not the tip, its pointer, nor its focus.
+        self.wait_tip("welcome", shown=False)
+        self.wait_tip("search-tip", shown=False)
+        self.assertIsNone(self.visible('[data-waymark-ui="pointer"]'))
+        self.assertIsNone(self.driver.execute_script("return document.activeElement.closest('[data-waymark-tip]')"))
+        self.driver.execute_script("document.querySelector('.wm-tour .wm-close').click()")
+        self.wait_for(lambda d: self.panel() is None, "the tour to close")
+        self.wait_tip("welcome")
+        self.wait_tip("search-tip")
+        self.assertIsNotNone(self.visible('[data-waymark-ui="pointer"]'))
+
+    def test_a_tip_whose_container_is_hidden_draws_nothing(self):
+        self.open_shop("gwen")
+        self.wait_tip("welcome")
+        self.driver.execute_script("window.scrollBy(0, 400)")
+        self.wait_tip("search-tip")
+        self.assertIsNotNone(self.visible('[data-waymark-ui="pointer"]'))
+        # The product screen hides the home container: the search tip's pointer goes with the tip.
+        self.driver.execute_script("location.hash = '#/product/p1'")
+        self.wait_tip("search-tip", shown=False)
+        self.wait_for(lambda d: self.visible('[data-waymark-ui="pointer"]') is None, "the pointer to go")
+        self.driver.execute_script("location.hash = '#/'")
+        self.wait_tip("search-tip")
+        self.assertIsNotNone(self.visible('[data-waymark-ui="pointer"]'))
 
     def test_keyboard_only_use_of_a_tooltip_and_a_tour(self):
         self.open_shop("hana")
@@ -590,6 +626,60 @@ class OfflineTests(BrowserTest):
             if line.startswith('waymark_events_total{outcome="accepted"}'):
                 return int(float(line.split()[-1]))
         return 0
+
+
+class RoundTripTests(BrowserTest):
+    """What waits for the network: the page holds every catalog request until the test lets it go,
+    so what is drawn before that needed no answer from the server."""
+
+    HOLD_THE_CATALOG = """
+        const held = [];
+        window.__catalogRequests = [];
+        window.__releaseCatalog = () => { for (const go of held.splice(0)) go(); };
+        const fetch = window.fetch.bind(window);
+        window.fetch = (url, options = {}) => {
+            if (!String(url).includes('/v1/catalog')) return fetch(url, options);
+            window.__catalogRequests.push({ url: String(url), headers: options.headers ?? {} });
+            return new Promise((go) => held.push(go)).then(() => fetch(url, options));
+        };"""
+
+    def hold_the_catalog(self):
+        self.driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": self.HOLD_THE_CATALOG})
+
+    def catalog_requests(self):
+        return self.driver.execute_script("return window.__catalogRequests")
+
+    def test_a_first_visit_waits_for_the_catalog_and_a_repeat_visit_does_not(self):
+        self.hold_the_catalog()
+        self.driver.get(f"{demo.url}/demo/?user=rita")
+        self.wait_for(lambda d: len(self.catalog_requests() or []) == 1, "the catalog request")
+        # Nothing kept yet: nothing to draw until the catalog comes.
+        self.assertIsNone(self.tip("welcome"))
+        self.assertNotIn("If-None-Match", self.catalog_requests()[0]["headers"])
+        self.driver.execute_script("window.__releaseCatalog()")
+        self.wait_tip("welcome")
+        self.driver.execute_script("return (await import('/sdk/waymark.js')).Waymark.flush()")
+        # The next visit runs from the kept catalog at once, while it asks whether there is a newer one.
+        self.driver.get(f"{demo.url}/demo/?user=rita")
+        self.wait_for(lambda d: len(self.catalog_requests() or []) == 1, "the catalog request")
+        self.assertIn("If-None-Match", self.catalog_requests()[0]["headers"])
+        self.wait_tip("welcome")
+        self.driver.execute_script("window.scrollBy(0, 400)")
+        self.wait_tip("search-tip")  # a new tip, shown by the engine from the kept catalog
+        self.driver.execute_script("window.__releaseCatalog()")
+        # The server answers 304: the tips stay as they are, drawn once.
+        self.wait_for(lambda d: d.execute_script(
+            "return performance.getEntriesByType('resource').some((r) => r.name.includes('/v1/catalog'))"), "the answer")
+        self.assertEqual(self.driver.execute_script("return document.querySelectorAll('[data-waymark-tip=\"search-tip\"]').length"), 1)
+        self.assertIsNotNone(self.tip("welcome"))
+
+    def test_the_page_names_the_sdk_by_its_version_and_asks_for_no_session(self):
+        self.driver.get(f"{demo.url}/demo/?user=sam")
+        self.wait_for(lambda d: d.execute_script("return document.documentElement.dataset.waymarkReady === 'true'"), "the shop")
+        names = self.driver.execute_script("return performance.getEntriesByType('resource').map((r) => new URL(r.name).pathname)")
+        self.assertTrue(any(n.startswith("/sdk/") and n.endswith("/waymark.js") and n != "/sdk/waymark.js" for n in names), names)
+        self.assertNotIn("/sdk/waymark.js", names)
+        self.assertNotIn("/demo/session", names)
 
 
 class ConformanceInTheBrowserTests(BrowserTest):

@@ -42,18 +42,22 @@ test("the catalog is kept with its ETag and used again when the server says 304,
   const kept = new KeptState(new MemoryStorage(), "waymark:test:u1:");
   const { requests, fetch } = server({ status: 200, body: catalog, etag: '"v3"' }, { status: 304 }, { status: 503 }, new TypeError("offline"));
   const sdk = transport(fetch, kept);
-  assert.deepEqual(await sdk.catalog({ platform: "web", user: "u1" }), catalog);
+  assert.equal(sdk.keptCatalog({ platform: "web", user: "u1" }), null);
+  assert.deepEqual(await sdk.catalog({ platform: "web", user: "u1" }), { catalog, changed: true });
   assert.equal(requests[0].url, "https://waymark.example/v1/catalog?platform=web&user=u1");
   assert.equal(requests[0].headers.Authorization, "Bearer wm_pk_test");
   assert.equal(requests[0].headers["If-None-Match"], undefined);
-  for (let i = 1; i <= 3; i++) assert.deepEqual(await sdk.catalog({ platform: "web", user: "u1" }), catalog);
+  for (let i = 1; i <= 3; i++) assert.deepEqual(await sdk.catalog({ platform: "web", user: "u1" }), { catalog, changed: false });
   assert.equal(requests[1].headers["If-None-Match"], '"v3"');
-  assert.deepEqual(kept.load("catalog", null), { etag: '"v3"', catalog });
+  assert.deepEqual(kept.load("catalog", null), { etag: '"v3"', query: "platform=web&user=u1", catalog });
+  // The next visit runs from the kept copy at once, if it asks for the same catalog.
+  assert.deepEqual(sdk.keptCatalog({ platform: "web", user: "u1" }), catalog);
+  assert.equal(sdk.keptCatalog({ platform: "web", user: "u1", locale: "hi-IN" }), null);
 });
 
 test("with nothing kept and no server, there is no catalog", async (t) => {
   t.mock.method(console, "warn", () => {});
-  assert.equal(await transport(server(new TypeError("offline")).fetch).catalog({}), null);
+  assert.deepEqual(await transport(server(new TypeError("offline")).fetch).catalog({}), { catalog: null, changed: false });
 });
 
 test("events the server took leave the queue; events it could not take wait, whatever it answered", async (t) => {

@@ -1,6 +1,7 @@
 // The demo shop: a small single-page shop that uses waymark.js exactly as a customer's page would.
-// Its "backend" (/demo/session) stands in for the app's own server: it names the user and computes
-// the identity proof (userHash) that reward claims need.
+// Its "backend" (the demo server) stands in for the app's own server: it writes the user and the
+// identity proof (userHash) that reward claims need into the page, as a shop's server would, so
+// the SDK starts without waiting for another request.
 import { Waymark } from "/sdk/waymark.js";
 
 const products = [
@@ -67,8 +68,8 @@ function route() {
 
 async function main() {
   const params = new URLSearchParams(location.search);
-  const user = params.get("user") ?? localStorage.getItem("demo-user") ?? `shopper-${Math.random().toString(36).slice(2, 8)}`;
-  localStorage.setItem("demo-user", user);
+  const session = JSON.parse($("demo-session").textContent);
+  const user = session.user;
   $("who").textContent = user;
   $("product-carousel").append(...products.map((p) => card(p, "div")));
   $("categories").append(...products.slice(0, 4).map((p) => card(p)));
@@ -90,7 +91,6 @@ async function main() {
     if (!panned) Waymark.track("pan", "product-carousel");
     panned = true;
   }, { passive: true });
-  const session = await (await fetch(`/demo/session?user=${encodeURIComponent(user)}`)).json();
   await Waymark.start({
     key: session.clientKey,
     server: session.server,

@@ -43,15 +43,22 @@ export class WaymarkClient {
         claim: (tour, page) => this.claim(tour, page),
         isClaimed: (tour, page) => this.claimed.has(`${tour}/${page}`),
         tourClosed: (id, finished) => {
-          if (!finished) return;
-          this.finishedTours.add(id);
-          this.kept.save("finishedTours", [...this.finishedTours]);
+          if (finished) {
+            this.finishedTours.add(id);
+            this.kept.save("finishedTours", [...this.finishedTours]);
+          }
+          this.syncContainers();
         },
       },
     });
     this.claimed = new Set(this.kept.load("claimed", []));
     this.finishedTours = new Set(this.kept.load("finishedTours", []));
-    await this.refresh();
+    // The catalog request leaves now. A catalog kept from the last visit runs at once, so its tips
+    // need no network; the fresh one replaces it when (and if) the server has a newer one.
+    const kept = this.transport.keptCatalog(this.catalogQuery());
+    const refreshed = this.refresh();
+    if (kept) this.apply(kept);
+    else await refreshed;
     this.stopCapture = capture(this.window, {
       record: (name, target) => this.record(name, target),
       escape: (event) => this.closeTopmost(event),
@@ -84,9 +91,14 @@ export class WaymarkClient {
   /** Fetches the catalog (If-None-Match), keeps the last good one, and runs from it offline. */
   async refresh() {
     this.refreshedAt = Date.now();
-    const query = Object.fromEntries(Object.entries({ ...this.context, user: this.user }).filter(([, value]) => value));
-    const catalog = await this.transport.catalog(query);
+    const { catalog, changed } = await this.transport.catalog(this.catalogQuery());
+    if (this.stopped || (!changed && this.engine)) return;
     this.apply(catalog ?? { version: 0, frequency: "immediate", tips: [], tours: [] });
+  }
+
+  /** What the catalog is asked for: the device, app version, locale and user. */
+  catalogQuery() {
+    return Object.fromEntries(Object.entries({ ...this.context, user: this.user }).filter(([, value]) => value));
   }
 
   /** Runs from `catalog`: its tips go to the engine (which keeps the state of tips it had), its
@@ -128,7 +140,9 @@ export class WaymarkClient {
       this.render(this.engine.update(tips, now));
     }
     this.tourRules = tourRules;
-    this.tourEvaluator = new Evaluator(tourRules.map((t) => t.rule), this.kept.load("tours", undefined));
+    // A newer catalog keeps what the triggers have seen so far, including since the kept one ran.
+    const seen = this.tourEvaluator?.snapshot() ?? this.kept.load("tours", undefined);
+    this.tourEvaluator = new Evaluator(tourRules.map((t) => t.rule), seen);
     this.setContextValues({});
   }
 
@@ -180,13 +194,15 @@ export class WaymarkClient {
     this.syncContainers();
   }
 
-  /** Tells the engine which of its containers the page shows. */
+  /** Tells the engine which of its containers the page shows. One guidance at a time: while a
+   *  tour is open or a video plays full screen, none shows, so every tip pauses. */
   syncContainers() {
-    if (this.fullscreen) return;
+    if (!this.engine) return;
+    const covered = this.fullscreen || Boolean(this.renderer.tourPanel);
     const now = Date.now();
     const commands = [];
     for (const container of this.engine.containers) {
-      commands.push(...this.engine.setContainer(container, containerShown(this.document, container), now));
+      commands.push(...this.engine.setContainer(container, !covered && containerShown(this.document, container), now));
     }
     this.render(commands);
   }
@@ -284,7 +300,9 @@ export class WaymarkClient {
 
   /** Opens a tour at a page (`Waymark.startTour("welcome")`); false for a tour the catalog lacks. */
   openTour(id, page = 0) {
-    return this.renderer.openTour(this.tours.get(id), page);
+    const opened = this.renderer.openTour(this.tours.get(id), page);
+    if (opened) this.syncContainers();
+    return opened;
   }
 
   /** Claims a tour page's credit once; a user without an identity proof cannot earn credits. */
@@ -303,16 +321,10 @@ export class WaymarkClient {
     const element = this.document.fullscreenElement;
     const entering = element !== null && element !== undefined;
     if (entering === Boolean(this.fullscreen)) return;
-    const now = Date.now();
-    if (entering) {
-      this.fullscreen = true;
-      this.renderer.tourPanel?.pause();
-      for (const container of this.engine.containers) this.render(this.engine.setContainer(container, false, now));
-    } else {
-      this.fullscreen = false;
-      this.renderer.tourPanel?.resume();
-      this.syncContainers();
-    }
+    this.fullscreen = entering;
+    if (entering) this.renderer.tourPanel?.pause();
+    else this.renderer.tourPanel?.resume();
+    this.syncContainers();
   }
 
   /** Stops listening, sending and drawing; what must be kept is written first. */

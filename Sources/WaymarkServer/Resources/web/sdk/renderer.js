@@ -58,9 +58,16 @@ export class Renderer {
     if (hadFocus && entry.previousFocus?.isConnected) entry.previousFocus.focus({ preventScroll: true });
   }
 
-  /** Hides a drawn tip while its container is hidden, or shows it again. */
+  /** Hides a drawn tip while its container is hidden or a tour covers the page, or shows it
+   *  again: its pointer and spotlight too, and a paused tip keeps no focus. */
   setPaused(id, paused) {
-    this.rendered.get(id)?.root.classList.toggle("wm-paused", paused);
+    const entry = this.rendered.get(id);
+    if (!entry) return;
+    for (const element of [entry.root, ...entry.extras]) element.classList.toggle("wm-paused", paused);
+    if (paused && entry.root.contains(this.document.activeElement) && entry.previousFocus?.isConnected) {
+      entry.previousFocus.focus({ preventScroll: true });
+    }
+    if (!paused) entry.place?.();
   }
 
   isDrawn(id) {

@@ -45,24 +45,33 @@ export class Transport {
     this.stopped = false;
   }
 
-  /** The catalog for `query` (device, app version, locale, user): the server's newer one, else the
-   *  kept one (answered 304, an error, or no network at all), else null. */
+  /** The catalog kept from the last visit for this same `query`, or null: what a page can run
+   *  from at once, before the network answers. */
+  keptCatalog(query) {
+    const kept = this.kept.load("catalog", null);
+    return kept && kept.query === new URLSearchParams(query).toString() ? kept.catalog : null;
+  }
+
+  /** The catalog for `query` (device, app version, locale, user), as `{ catalog, changed }`: the
+   *  server's newer one (changed), else the kept one (answered 304, an error, or no network at
+   *  all), else null. */
   async catalog(query) {
     const kept = this.kept.load("catalog", null);
+    const search = new URLSearchParams(query).toString();
     try {
       const headers = { Authorization: `Bearer ${this.key}` };
       if (kept?.etag) headers["If-None-Match"] = kept.etag;
-      const response = await this.window.fetch(`${this.server}/v1/catalog?${new URLSearchParams(query)}`, { headers });
+      const response = await this.window.fetch(`${this.server}/v1/catalog?${search}`, { headers });
       if (response.status === 200) {
         const catalog = await response.json();
-        this.kept.save("catalog", { etag: response.headers.get("ETag"), catalog });
-        return catalog;
+        this.kept.save("catalog", { etag: response.headers.get("ETag"), query: search, catalog });
+        return { catalog, changed: true };
       }
       if (response.status !== 304) console.warn(`waymark: the catalog answered ${response.status}; using the kept copy`);
     } catch (error) {
       console.warn("waymark: the server cannot be reached; starting from the kept catalog", error);
     }
-    return kept?.catalog ?? null;
+    return { catalog: kept?.catalog ?? null, changed: false };
   }
 
   /** Queues an event (the oldest go past 10,000) and sends soon once half a batch waits. */

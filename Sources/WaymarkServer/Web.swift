@@ -110,7 +110,8 @@ extension WaymarkServer {
     /// (its imports resolve beside it), cached five minutes. The compression middleware gzips it.
     func webSDKModule(_ request: Request, name: String) -> Response {
         guard case .success(let sdk) = Self.webSDK, let module = sdk.modules[name] else {
-            return Response(status: .notFound, headers: [.contentType: "text/plain; charset=utf-8"],
+            return Response(
+                status: .notFound, headers: [.contentType: "text/plain; charset=utf-8"],
                 body: .init(byteBuffer: ByteBuffer(string: "no module \(name) in the web SDK\n")))
         }
         let headers: HTTPFields = [

@@ -94,8 +94,8 @@ import Testing
         #expect(joined.contains("  import { x }"), "only statements at the start of a line are the module's own")
     }
 
-    /// The SDK folder as it ships: every module but the rule parser is reached from waymark.js, and
-    /// the join is the one the server makes.
+    /// The SDK folder as it ships: every module but the two for tools is reached from waymark.js,
+    /// and the join is the one the server makes.
     @Test func theWebSDKJoinsAndLeavesNoModuleOut() throws {
         let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
             .appendingPathComponent("../../Sources/WaymarkServer/Resources/web/sdk").standardized
@@ -104,15 +104,16 @@ import Testing
             try? String(contentsOf: folder.appendingPathComponent(name), encoding: .utf8)
         }.join(entry: "waymark.js")
         for file in files {
-            // Pages get rules parsed: the parser of their text is served alone (/sdk/src/ruletext.js).
+            // Pages get rules parsed, and draw no previews: those modules are served alone (/sdk/src/).
             let reached = joined.contains("\nconst \(ModuleJoiner.variable(file)) = (() => {")
-            #expect(reached == (file != "ruletext.js"), "\(file) \(reached ? "is" : "is not") in the joined file")
+            let forTools = ["ruletext.js", "preview.js"].contains(file)
+            #expect(reached != forTools, "\(file) \(reached ? "is" : "is not") in the joined file")
         }
         let exports = joined.split(separator: "\n").last!.firstMatch(of: /export const \{ (.*) \} = __waymark;/)?.1
         let names = Set(exports?.split(separator: ", ").map(String.init) ?? [])
         #expect(
             names == [
-                "Waymark", "WaymarkClient", "Renderer", "previewTip", "previewTour", "buildContent", "safeURL", "formatDuration",
+                "Waymark", "WaymarkClient", "Renderer", "buildContent", "safeURL", "formatDuration",
                 "utf8Prefix", "Engine", "Evaluator", "LIMITS", "printRule", "ruleFromJSON", "formatTime",
                 "parseTime", "eventID",
             ], "the SDK's public names")

@@ -1,6 +1,6 @@
 // The console's preview: the tip or tour the server resolved for the chosen client, drawn by the
 // SDK's own renderers (waymark.js from this server), so it looks exactly as users will see it.
-import { previewTip, previewTour } from "/sdk/waymark.js";
+import { previewTip, previewTour } from "/sdk/src/preview.js";
 
 const stage = document.getElementById("preview-stage");
 if (stage?.dataset.tip || stage?.dataset.tour) {

@@ -1,19 +1,21 @@
 // Capture: what the user does in the page, as the events rules speak of (tap, scroll, keystroke),
 // and the page changes the SDK follows (screens, containers, layout, visibility, full screen).
 
-import { isShown } from "./placement.js";
+import { isShown, ownScroll } from "./placement.js";
 
 /**
  * Listens to the page until the function it answers is called. `on` receives what happens:
  *   record(name, target)  a tap (target from data-waymark, else the element's id), a scroll (at
- *                         most one a second) or a keystroke in a field (one a second per field);
+ *                         most one a second; not the SDK's own, bringing an anchor into view) or
+ *                         a keystroke in a field (one a second per field);
  *   escape(event)         Esc was pressed;
  *   hide() / show()       the page was hidden (or left) / became visible again;
  *   screenChanged()       a single-page app changed its path, after its own handlers ran;
  *   fullscreenChanged()   an element entered or left full screen;
  *   online()              the network came back;
  *   mutated()             the page's elements changed (at most once a frame);
- *   moved()               layout may have moved anchors (resize, scroll, and four times a second
+ *   moved()               layout may have moved anchors (resize, rotation, scroll, the visual
+ *                         viewport's changes for the keyboard and zoom, and four times a second
  *                         while drawing() is true, for changes that fire no event).
  * Clicks and keys inside the SDK's own drawings ([data-waymark-ui]) are not the app being used.
  */
@@ -32,7 +34,7 @@ export function capture(win, on) {
   let lastScroll = 0;
   listen(win, "scroll", () => {
     const now = Date.now();
-    if (now - lastScroll < 1000) return;
+    if (now - lastScroll < 1000 || now < ownScroll.until) return;
     lastScroll = now;
     on.record("scroll");
   }, { capture: true, passive: true });
@@ -79,7 +81,13 @@ export function capture(win, on) {
   observer.observe(doc.documentElement, { childList: true, subtree: true, attributes: true, attributeFilter: ["hidden", "class", "style"] });
   removers.push(() => observer.disconnect());
   listen(win, "resize", () => on.moved());
+  listen(win, "orientationchange", () => on.moved());
   listen(win, "scroll", () => on.moved(), { capture: true, passive: true });
+  // The on-screen keyboard and pinch zoom change what is visible without resizing the window.
+  if (win.visualViewport) {
+    listen(win.visualViewport, "resize", () => on.moved());
+    listen(win.visualViewport, "scroll", () => on.moved());
+  }
   const follow = setInterval(() => { if (on.drawing()) on.moved(); }, 250);
   removers.push(() => clearInterval(follow));
   return () => { for (const remove of removers) remove(); };

@@ -16,19 +16,90 @@ export function findAnchor(doc, anchor) {
 /** Whether the user is typing in `element`: a tip that appears then must not take the focus. */
 export const isTyping = (element) => element && (/^(INPUT|TEXTAREA|SELECT)$/.test(element.tagName) || element.isContentEditable);
 
-/**
- * Puts `root` 12 px below `anchor` (above it when there is no room below), inside the window's
- * width, and the spotlight and pointer, if any, over it. Coordinates are the document's: the tip
- * scrolls with the page.
- */
-export function placeBeside(win, anchor, root, { spot, pointer } = {}) {
+const GAP = 12; // between a tip and its anchor
+const MARGIN = 8; // between a tip and the edge of what the user sees
+
+/** What the user sees of the page, in the coordinates of getBoundingClientRect: the visual
+ *  viewport (smaller than the window while the on-screen keyboard is up, or when pinch-zoomed). */
+export function visibleArea(win) {
+  const v = win.visualViewport;
+  return v
+    ? { left: v.offsetLeft, top: v.offsetTop, right: v.offsetLeft + v.width, bottom: v.offsetTop + v.height }
+    : { left: 0, top: 0, right: win.innerWidth, bottom: win.innerHeight };
+}
+
+/** The part of `element` its scrolled or clipping ancestors let through, or null when they hide
+ *  all of it (an anchor scrolled out of its list). The window's own scrolling is not counted. */
+export function clippedBox(element) {
+  const box = element.getBoundingClientRect();
+  let { left, top, right, bottom } = box;
+  for (let parent = element.parentElement; parent && parent !== element.ownerDocument.body; parent = parent.parentElement) {
+    const style = parent.ownerDocument.defaultView.getComputedStyle(parent);
+    if (style.overflowX === "visible" && style.overflowY === "visible") continue;
+    const clip = parent.getBoundingClientRect();
+    left = Math.max(left, clip.left);
+    top = Math.max(top, clip.top);
+    right = Math.min(right, clip.right);
+    bottom = Math.min(bottom, clip.bottom);
+  }
+  return right - left < 1 || bottom - top < 1 ? null : { left, top, right, bottom, width: right - left, height: bottom - top };
+}
+
+/** Until when a scroll is the SDK's own (bringing an anchor into view), not the user's. */
+export const ownScroll = { until: 0 };
+
+/** Scrolls `anchor` into the middle of the view if the user cannot see it: smoothly, or at once
+ *  when the user asks for reduced motion. Its scrolled ancestors move too. */
+export function revealAnchor(win, anchor) {
   const box = anchor.getBoundingClientRect();
+  const area = visibleArea(win);
+  if (box.top >= area.top && box.bottom <= area.bottom && box.left >= area.left && box.right <= area.right) return;
+  const still = win.matchMedia?.("(prefers-reduced-motion: reduce)").matches;
+  ownScroll.until = Date.now() + 1000;
+  anchor.scrollIntoView({ block: "center", inline: "nearest", behavior: still ? "instant" : "smooth" });
+}
+
+const clamp = (value, low, high) => Math.max(low, Math.min(value, high));
+
+/**
+ * Puts `root` beside `box` (the anchor's visible part) on the first side where it fits whole:
+ * below, above, right, left; else on the taller of below and above, its height cut to the room
+ * there (it scrolls inside), so it never covers its anchor. It is then shifted to stay inside the
+ * visible area. The spotlight and pointer, if any, go over the anchor. Coordinates are the
+ * document's: the tip scrolls with the page. Answers the side chosen.
+ */
+export function placeBeside(win, box, root, { spot, pointer } = {}) {
+  const area = visibleArea(win);
+  root.style.maxHeight = "";
+  const width = root.offsetWidth;
+  const height = root.offsetHeight;
+  const room = {
+    below: area.bottom - box.bottom - GAP - MARGIN,
+    above: box.top - area.top - GAP - MARGIN,
+    right: area.right - box.right - GAP - MARGIN,
+    left: box.left - area.left - GAP - MARGIN,
+  };
+  const fitsBeside = height <= area.bottom - area.top - 2 * MARGIN;
+  const side = ["below", "above"].find((s) => room[s] >= height)
+    ?? ["right", "left"].find((s) => room[s] >= width && fitsBeside)
+    ?? (room.below >= room.above ? "below" : "above");
+  let left;
+  let top;
+  if (side === "below" || side === "above") {
+    const shown = Math.min(height, Math.max(room[side], 0));
+    if (shown < height) root.style.maxHeight = `${shown}px`;
+    left = clamp(box.left + box.width / 2 - width / 2, area.left + MARGIN, area.right - width - MARGIN);
+    top = side === "below" ? box.bottom + GAP : box.top - GAP - shown;
+  } else {
+    left = side === "right" ? box.right + GAP : box.left - GAP - width;
+    top = clamp(box.top + box.height / 2 - height / 2, area.top + MARGIN, area.bottom - height - MARGIN);
+  }
   const x = win.scrollX;
   const y = win.scrollY;
-  const below = box.bottom + 12 + root.offsetHeight < win.innerHeight || box.top < root.offsetHeight + 12;
-  const left = Math.max(8, Math.min(box.left + x, x + win.innerWidth - root.offsetWidth - 8));
-  root.style.left = `${left}px`;
-  root.style.top = `${below ? box.bottom + y + 12 : box.top + y - root.offsetHeight - 12}px`;
+  root.style.left = `${left + x}px`;
+  root.style.top = `${top + y}px`;
+  root.dataset.side = side;
   if (spot) Object.assign(spot.style, { left: `${box.left + x - 6}px`, top: `${box.top + y - 6}px`, width: `${box.width + 12}px`, height: `${box.height + 12}px` });
   if (pointer) Object.assign(pointer.style, { left: `${box.left + x + box.width / 2 - 14}px`, top: `${box.top + y + box.height / 2 - 14}px` });
+  return side;
 }

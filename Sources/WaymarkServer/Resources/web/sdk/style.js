@@ -4,13 +4,13 @@
 
 const STYLE = `
 .wm-tip,.wm-tip *,.wm-pointer,.wm-spot,.wm-tour,.wm-tour *{box-sizing:border-box}
-.wm-tip{position:absolute;z-index:2147483000;max-width:min(320px,90vw);background:#1d2a44;color:#fff;border-radius:10px;padding:12px 14px;box-shadow:0 6px 24px rgba(0,0,0,.3);font:15px/1.4 system-ui,sans-serif}
+.wm-tip{position:absolute;z-index:2147483000;max-width:min(320px,calc(100vw - 16px));overflow:auto;background:#1d2a44;color:#fff;border-radius:10px;padding:12px 14px;box-shadow:0 6px 24px rgba(0,0,0,.3);font:15px/1.4 system-ui,sans-serif}
 .wm-tip:focus{outline:3px solid #ffbf47;outline-offset:2px}
 .wm-tip h2{font-size:16px;margin:0 28px 6px 0}.wm-tip p{margin:0 0 6px}.wm-tip a{color:#9cd3ff}
 .wm-tip img{max-width:100%}
 .wm-close{position:absolute;top:6px;right:8px;background:none;border:0;color:inherit;font-size:20px;cursor:pointer;line-height:1}
 [dir=rtl] .wm-close{right:auto;left:8px}[dir=rtl].wm-tip h2{margin:0 0 6px 28px}
-.wm-kind-banner{position:fixed;bottom:0;left:0;right:0;max-width:none;border-radius:0}
+.wm-kind-banner{position:fixed;bottom:0;left:0;right:0;max-width:none;border-radius:0;padding:12px max(14px,env(safe-area-inset-right)) max(12px,env(safe-area-inset-bottom)) max(14px,env(safe-area-inset-left))}
 .wm-kind-modal{position:fixed;top:50%;left:50%;transform:translate(-50%,-50%);max-width:min(440px,92vw)}
 .wm-backdrop{position:fixed;inset:0;background:rgba(0,0,0,.45);z-index:2147482999}
 .wm-speaking{outline:3px solid #ffbf47!important;outline-offset:3px;border-radius:4px}
@@ -30,7 +30,7 @@ const STYLE = `
 .wm-actions button{background:#fff;color:#1d2a44;border:0;border-radius:6px;padding:6px 10px;font:inherit;cursor:pointer}
 .wm-tour{position:fixed;z-index:2147483002;background:#fff;color:#1d2a44;display:flex;flex-direction:column;font:16px/1.5 system-ui,sans-serif;box-shadow:0 10px 40px rgba(0,0,0,.35)}
 .wm-tour.wm-large{right:24px;bottom:24px;width:420px;height:min(640px,80vh);border-radius:12px}
-.wm-tour.wm-small{inset:0}
+.wm-tour.wm-small{inset:0;padding:env(safe-area-inset-top) env(safe-area-inset-right) env(safe-area-inset-bottom) env(safe-area-inset-left)}
 .wm-tour header{display:flex;align-items:center;gap:8px;padding:10px 14px;border-bottom:1px solid #ddd}
 .wm-tour header h2{flex:1;font-size:18px;margin:0}.wm-tour .wm-close{position:static;color:#1d2a44}
 .wm-tour-body{flex:1;overflow:auto;padding:14px}

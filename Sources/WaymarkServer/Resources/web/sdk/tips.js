@@ -3,7 +3,7 @@
 
 import { asName, button, buildContent, textDirection } from "./content.js";
 import { narrationControl } from "./narration.js";
-import { findAnchor, isShown, isTyping, placeBeside } from "./placement.js";
+import { clippedBox, findAnchor, isShown, isTyping, placeBeside, revealAnchor } from "./placement.js";
 
 /**
  * Draws one tip, as delivered by the server, into the page and focuses it (unless the user is
@@ -51,14 +51,20 @@ export function drawTip(view, tip) {
     extras.push(pointer);
   }
   const anchored = kind !== "banner" && kind !== "modal" && tip.anchor;
+  let revealed = false;
   const place = () => {
     if (!anchored) return;
     const anchor = findAnchor(doc, tip.anchor);
-    // Waits for an anchor that is not in the page yet, and hides while it is gone.
-    const shown = anchor && isShown(anchor);
-    root.hidden = !shown;
-    for (const extra of extras) extra.hidden = !shown;
-    if (shown) placeBeside(view.window, anchor, root, { spot, pointer });
+    // Waits for an anchor that is not in the page yet, and hides while it is gone or scrolled out
+    // of its list. The first time it is there, it is brought into view.
+    if (anchor && isShown(anchor) && !revealed) {
+      revealed = true;
+      revealAnchor(view.window, anchor);
+    }
+    const box = anchor && isShown(anchor) ? clippedBox(anchor) : null;
+    root.hidden = !box;
+    for (const extra of extras) extra.hidden = !box;
+    if (box) placeBeside(view.window, box, root, { spot, pointer });
   };
   doc.body.append(...extras, root);
   const previousFocus = doc.activeElement;

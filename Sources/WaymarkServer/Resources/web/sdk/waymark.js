@@ -20,10 +20,9 @@
 //   transport.js  catalog, event batches, credit claims
 //   capture.js    taps, scrolls, keystrokes, screens, containers, layout
 //   client.js     WaymarkClient, which connects them
-//   preview.js    a tip or tour drawn alone, for the console
-// ruletext.js, the parser of a rule's text, is no part of the joined file: the server ships rules
-// parsed, so pages never need it; the console and tools load it from /sdk/src/ruletext.js, where
-// every module is served as written. ruletext.js, rules.js, values.js and engine.js touch no
+// Two modules are for tools, not pages, and are no part of the joined file: ruletext.js, the
+// parser of a rule's text (the server ships rules parsed), and preview.js, a tip or tour drawn
+// alone for the console. Tools load them from /sdk/src/, where every module is served as written. ruletext.js, rules.js, values.js and engine.js touch no
 // browser API: node's test runner checks them against conformance/.
 
 import { WaymarkClient } from "./client.js";
@@ -32,7 +31,6 @@ import { WaymarkClient } from "./client.js";
 export { WaymarkClient } from "./client.js";
 export { buildContent, formatDuration, safeURL, utf8Prefix } from "./content.js";
 export { Engine, Evaluator } from "./engine.js";
-export { previewTip, previewTour } from "./preview.js";
 export { Renderer } from "./renderer.js";
 export { LIMITS, printRule, ruleFromJSON } from "./rules.js";
 export { eventID } from "./transport.js";

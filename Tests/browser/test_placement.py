@@ -1,0 +1,167 @@
+"""Where waymark.js puts a tip on a phone's screen, in a real Chromium emulating 320x568, 360x740
+and 412x915: beside its anchor on a side where it fits, inside what the user sees, never over the
+anchor, with anchors near every edge and inside scrolled lists; an off-screen anchor brought into
+view; the tip following its anchor and hiding while its list scrolls it away.
+
+The shop runs as usual; each test replaces the page's content with its own anchors and draws tips
+with the running client's renderer, so the client's own following (scroll, resize) moves them.
+Run by scripts/test; see test_demo_shop.py for what it needs.
+"""
+import unittest
+
+from test_demo_shop import BrowserTest, start_demo
+import test_demo_shop
+
+demo = None
+SCREENS = [(320, 568), (360, 740), (412, 915)]
+
+
+def setUpModule():
+    global demo
+    demo = start_demo(narration=False)
+    test_demo_shop.demo = demo
+
+
+def tearDownModule():
+    demo.stop()
+
+
+class PlacementTests(BrowserTest):
+    def phone(self, width, height, reduced_motion=True):
+        self.driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                                    {"width": width, "height": height, "deviceScaleFactor": 2, "mobile": True})
+        self.driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [
+            {"name": "prefers-reduced-motion", "value": "reduce" if reduced_motion else "no-preference"}]})
+        self.open_shop(f"placement-{width}")
+        self.driver.execute_script("""
+            const { Waymark } = await import('/sdk/waymark.js');
+            window.__renderer = Waymark.client.renderer;
+            for (const id of [...window.__renderer.rendered.keys()]) window.__renderer.erase(id);
+            document.querySelector('main').replaceChildren();""")
+
+    def draw(self, anchor, lines=3):
+        """Draws a tooltip on `anchor` with `lines` sentences and answers the tip's, the anchor's and
+        the visible area's boxes once it is placed."""
+        return self.driver.execute_script("""
+            const [anchor, lines] = arguments;
+            window.__renderer.erase('t');
+            window.__renderer.draw({ id: 't', renderer: 'tooltip', anchor, content: { title: 'Find it here',
+                html: '<p>' + 'Search for any product by its name or its category. '.repeat(lines) + '</p>' } });
+            await new Promise((done) => setTimeout(done, 50));
+            return measure(anchor);
+            function measure(name) {
+                const box = (e) => { const r = e.getBoundingClientRect(); return { left: r.left, top: r.top, right: r.right, bottom: r.bottom }; };
+                const tip = document.querySelector('[data-waymark-tip="t"]');
+                const v = visualViewport;
+                return { tip: tip.hidden ? null : box(tip), side: tip.dataset.side,
+                         anchor: box(document.querySelector(`[data-waymark-anchor="${name}"]`)),
+                         area: { left: 0, top: 0, right: v.width, bottom: v.height } };
+            }""", anchor, lines)
+
+    def assert_placed(self, placed, what):
+        tip, anchor, area = placed["tip"], placed["anchor"], placed["area"]
+        self.assertIsNotNone(tip, f"{what}: the tip is drawn")
+        for edge in ("left", "top"):
+            self.assertGreaterEqual(tip[edge], area[edge] - 0.5, f"{what}: inside the screen ({edge}) {placed}")
+        for edge in ("right", "bottom"):
+            self.assertLessEqual(tip[edge], area[edge] + 0.5, f"{what}: inside the screen ({edge}) {placed}")
+        overlap = (min(tip["right"], anchor["right"]) - max(tip["left"], anchor["left"]) > 0.5
+                   and min(tip["bottom"], anchor["bottom"]) - max(tip["top"], anchor["top"]) > 0.5)
+        self.assertFalse(overlap, f"{what}: the tip covers its anchor {placed}")
+
+    def test_anchors_near_every_edge_get_a_tip_beside_them_inside_the_screen(self):
+        spots = {
+            "top-left": "top:8px;left:8px", "top-middle": "top:8px;left:calc(50% - 30px)", "top-right": "top:8px;right:8px",
+            "middle-left": "top:calc(50% - 22px);left:8px", "middle-right": "top:calc(50% - 22px);right:8px",
+            "bottom-left": "bottom:8px;left:8px", "bottom-middle": "bottom:8px;left:calc(50% - 30px)",
+            "bottom-right": "bottom:8px;right:8px",
+        }
+        for width, height in SCREENS:
+            with self.subTest(screen=f"{width}x{height}"):
+                self.phone(width, height)
+                self.driver.execute_script("""
+                    for (const [name, css] of Object.entries(arguments[0])) {
+                        const b = document.createElement('button');
+                        b.textContent = name; b.dataset.waymarkAnchor = name;
+                        b.style.cssText = 'position:fixed;width:60px;height:44px;' + css;
+                        document.querySelector('main').append(b);
+                    }""", spots)
+                sides = set()
+                for name in spots:
+                    placed = self.draw(name)
+                    self.assert_placed(placed, f"{width}x{height} {name}")
+                    sides.add(placed["side"])
+                self.assertEqual({"below", "above"} <= sides, True, sides)
+
+    def test_a_tip_too_tall_for_either_side_is_cut_to_the_room_there_and_scrolls(self):
+        for width, height in SCREENS:
+            with self.subTest(screen=f"{width}x{height}"):
+                self.phone(width, height)
+                self.driver.execute_script("""
+                    const b = document.createElement('button');
+                    b.textContent = 'middle'; b.dataset.waymarkAnchor = 'middle';
+                    b.style.cssText = 'position:fixed;left:20px;right:20px;height:44px;top:calc(50% - 22px)';
+                    document.querySelector('main').append(b);""")
+                placed = self.draw("middle", lines=30)
+                self.assert_placed(placed, f"{width}x{height}")
+                self.assertTrue(self.driver.execute_script(
+                    "const t = document.querySelector('[data-waymark-tip=\"t\"]'); return t.scrollHeight > t.clientHeight"),
+                    "the rest of the text is a scroll away inside the tip")
+
+    def test_sideways_when_neither_above_nor_below_has_room(self):
+        self.phone(412, 915)
+        self.driver.execute_script("""
+            const b = document.createElement('button');
+            b.textContent = 'tall'; b.dataset.waymarkAnchor = 'tall';
+            b.style.cssText = 'position:fixed;left:8px;width:60px;top:100px;bottom:100px';
+            document.querySelector('main').append(b);""")
+        placed = self.draw("tall", lines=1)
+        self.assert_placed(placed, "a tall anchor on the left")
+        self.assertEqual(placed["side"], "right")
+
+    def test_an_anchor_in_a_scrolled_list_is_brought_into_view_followed_and_hidden_while_scrolled_away(self):
+        for width, height in SCREENS:
+            for reduced in (True, False):
+                with self.subTest(screen=f"{width}x{height}", reduced_motion=reduced):
+                    self.phone(width, height, reduced_motion=reduced)
+                    self.driver.execute_script("""
+                        const main = document.querySelector('main');
+                        main.append(Object.assign(document.createElement('div'), { style: 'height:1500px' }));
+                        const list = Object.assign(document.createElement('div'), { id: 'list' });
+                        list.style.cssText = 'height:240px;overflow:auto;border:1px solid';
+                        for (let i = 0; i < 40; i++) {
+                            const row = document.createElement('p');
+                            row.textContent = 'Row ' + i; row.style.cssText = 'height:40px;margin:0';
+                            if (i === 30) row.dataset.waymarkAnchor = 'row';
+                            list.append(row);
+                        }
+                        main.append(list, Object.assign(document.createElement('div'), { style: 'height:1500px' }));
+                        scrollTo(0, 0);""")
+                    self.draw("row")
+                    # Brought into view (at once under reduced motion, else smoothly), then placed beside it.
+                    self.wait_for(lambda d: self.driver.execute_script("""
+                        const r = document.querySelector('[data-waymark-anchor="row"]').getBoundingClientRect();
+                        return r.top >= 0 && r.bottom <= visualViewport.height;"""), "the row in view")
+                    self.wait_for(lambda d: self.placed_well(), "the tip beside the row")
+                    # The list scrolls the row away: the tip goes; back, and it follows the row.
+                    self.driver.execute_script("document.getElementById('list').scrollTop = 0")
+                    self.wait_for(lambda d: self.tip("t") is None, "the tip to hide with its row")
+                    self.driver.execute_script("document.getElementById('list').scrollTop = 1000")
+                    self.wait_for(lambda d: self.tip("t") is not None, "the tip to come back")
+                    self.wait_for(lambda d: self.placed_well(), "the tip beside the row again")
+                    # The page scrolls: the tip moves with the row.
+                    self.driver.execute_script("scrollBy(0, 60)")
+                    self.wait_for(lambda d: self.placed_well(), "the tip to follow the row")
+
+    def placed_well(self):
+        """Whether the tip sits 12 px beside the row, within a pixel, without covering it."""
+        return self.driver.execute_script("""
+            const tip = document.querySelector('[data-waymark-tip="t"]');
+            if (tip.hidden) return false;
+            const t = tip.getBoundingClientRect(), a = document.querySelector('[data-waymark-anchor="row"]').getBoundingClientRect();
+            const gap = tip.dataset.side === 'below' ? t.top - a.bottom : a.top - t.bottom;
+            return Math.abs(gap - 12) < 1.5;""")
+
+
+if __name__ == "__main__":
+    unittest.main()

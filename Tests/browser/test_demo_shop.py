@@ -533,6 +533,34 @@ class TourTests(BrowserTest):
         self.driver.execute_script("document.querySelector('.wm-tour .wm-close').click()")
         self.wait_tip("welcome")
 
+    def test_a_tour_left_open_comes_back_at_its_page_and_reading_position_after_a_reload(self):
+        # A small phone on its side: the tour fills the screen and its page is longer than the screen.
+        self.driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {"width": 568, "height": 320, "deviceScaleFactor": 2, "mobile": True})
+        self.open_shop("tess")
+        self.driver.execute_script("return (await import('/sdk/waymark.js')).Waymark.startTour('shop-tour', 1)")
+        self.wait_for(lambda d: self.panel(), "the tour panel")
+        self.wait_for(lambda d: d.execute_script(
+            "const v = document.querySelector('.wm-tour video'); return v.readyState >= 1 || v.error !== null"),
+            "the video's size")
+        position = self.driver.execute_script("""
+            const body = document.querySelector('.wm-tour-body');
+            body.scrollTop = Math.min(150, body.scrollHeight - body.clientHeight);
+            return body.scrollTop;""")
+        self.assertGreater(position, 50, "the page is longer than the screen")
+        time.sleep(0.5)  # the position is kept within a fifth of a second; a reload writes it at once too
+        self.driver.refresh()
+        self.wait_for(lambda d: self.panel(), "the tour to open again")
+        self.assertIn("Page 2 of 3", self.panel().text)
+        self.wait_for(lambda d: d.execute_script("return document.querySelector('.wm-tour-body').scrollTop") == position,
+                      "the reading position")
+        # Closed, it stays closed.
+        self.driver.execute_script("document.querySelector('.wm-tour .wm-close').click()")
+        self.wait_for(lambda d: self.panel() is None, "the tour to close")
+        self.driver.refresh()
+        self.wait_for(lambda d: d.execute_script("return document.documentElement.dataset.waymarkReady === 'true'"), "the shop")
+        time.sleep(0.5)
+        self.assertIsNone(self.panel())
+
     def test_one_guidance_at_a_time_tips_pause_while_a_tour_is_open(self):
         self.open_shop("gus")
         self.wait_tip("welcome")

@@ -47,8 +47,11 @@ export class WaymarkClient {
             this.finishedTours.add(id);
             this.kept.save("finishedTours", [...this.finishedTours]);
           }
+          this.kept.save("openTour", null);
           this.syncContainers();
         },
+        // Where the reader of the open tour is: a reload or a return opens it there again.
+        tourMoved: (tour, page, scroll) => this.kept.persist("openTour", () => ({ tour, page, scroll })),
       },
     });
     this.claimed = new Set(this.kept.load("claimed", []));
@@ -144,6 +147,12 @@ export class WaymarkClient {
     const seen = this.tourEvaluator?.snapshot() ?? this.kept.load("tours", undefined);
     this.tourEvaluator = new Evaluator(tourRules.map((t) => t.rule), seen);
     this.setContextValues({});
+    // A tour the reader left open (a reload, a return) opens again where they were.
+    if (!this.resumedTour) {
+      this.resumedTour = true;
+      const at = this.kept.load("openTour", null);
+      if (at && this.tours.has(at.tour) && !this.finishedTours.has(at.tour)) this.openTour(at.tour, at.page, at.scroll);
+    }
   }
 
   // -- Input --
@@ -299,8 +308,8 @@ export class WaymarkClient {
   }
 
   /** Opens a tour at a page (`Waymark.startTour("welcome")`); false for a tour the catalog lacks. */
-  openTour(id, page = 0) {
-    const opened = this.renderer.openTour(this.tours.get(id), page);
+  openTour(id, page = 0, scroll = 0) {
+    const opened = this.renderer.openTour(this.tours.get(id), page, scroll);
     if (opened) this.syncContainers();
     return opened;
   }

@@ -8,7 +8,7 @@ import { TourPanel } from "./tours.js";
 
 // What a hook the renderer is not given does: nothing (a tip's close button and survey then only
 // take the tip away).
-const NO_HOOKS = Object.freeze({ record() {}, async claim() {}, isClaimed: () => false, tourClosed() {} });
+const NO_HOOKS = Object.freeze({ record() {}, async claim() {}, isClaimed: () => false, tourClosed() {}, tourMoved() {} });
 
 /** Draws tips and tours into one window's page, and takes them away. */
 export class Renderer {
@@ -16,7 +16,8 @@ export class Renderer {
    * `hooks`: record(name, target, properties) for what the user does with the drawings;
    * close(id) and answer(id, score, comment) for a tip's close button and survey (without them the
    * tip is erased); claim(tour, page) and isClaimed(tour, page) for a tour page's credit (see
-   * TourPanel); tourClosed(id, finished) after a tour panel goes.
+   * TourPanel); tourClosed(id, finished) after a tour panel goes; tourMoved(id, page, scroll) as
+   * its reader moves.
    */
   constructor({ window: win, server, hooks = {} }) {
     this.window = win;
@@ -37,6 +38,7 @@ export class Renderer {
       claim: (tour, page) => this.hooks.claim(tour, page),
       isClaimed: (tour, page) => this.hooks.isClaimed(tour, page),
       closeTour: (finished) => this.closeTour(finished),
+      moved: (id, page, scroll) => this.hooks.tourMoved(id, page, scroll),
     };
   }
 
@@ -85,12 +87,12 @@ export class Renderer {
     return focused?.dataset.waymarkTip ?? [...this.rendered.keys()].pop();
   }
 
-  /** Opens a tour at a page, closing (unfinished) any tour that is open. */
-  openTour(tour, page = 0) {
+  /** Opens a tour at a page (and a reading position), closing (unfinished) any tour that is open. */
+  openTour(tour, page = 0, scroll = 0) {
     if (!tour || tour.pages.length === 0) return false;
     this.closeTour(false);
     this.tourPanel = new TourPanel(this.tourView, tour);
-    this.tourPanel.open(page);
+    this.tourPanel.open(page, scroll);
     return true;
   }
 

@@ -7,10 +7,11 @@ import { narrationControl } from "./narration.js";
 
 /**
  * One open tour. `view` is { window, document, server, record, claim(tour, page), isClaimed(tour,
- * page), closeTour(finished) }: `claim` answers a promise of { outcome: "granted", answer },
+ * page), closeTour(finished), moved(tour, page, scroll) }: `claim` answers a promise of { outcome: "granted", answer },
  * { outcome: "refused", message }, { outcome: "unidentified" } or nothing (the server could not be
- * reached); `closeTour` is what the close and Done buttons do. The panel is in the page once
- * made, and shows a page after `open`.
+ * reached); `closeTour` is what the close and Done buttons do; `moved` hears where the reader
+ * is, to come back to after a reload. The panel is in the page once made, and shows a page after
+ * `open`.
  */
 export class TourPanel {
   constructor(view, tour) {
@@ -48,7 +49,10 @@ export class TourPanel {
     this.previousFocus = doc.activeElement;
     this.body.addEventListener("scroll", () => {
       // Where the reader is, to come back to after full-screen video (which scrolls on its own).
-      if (!doc.fullscreenElement && !this.paused) this.scroll = this.body.scrollTop;
+      if (!doc.fullscreenElement && !this.paused) {
+        this.scroll = this.body.scrollTop;
+        view.moved(this.id, this.page, this.scroll);
+      }
       this.checkReadToBottom();
     }, { passive: true });
     const size = () => {
@@ -62,9 +66,10 @@ export class TourPanel {
     doc.body.appendChild(root);
   }
 
-  /** Shows its first page (or `page`) and takes the focus. */
-  open(page = 0) {
-    this.show(page);
+  /** Shows its first page (or `page`, at `scroll`: where a reader left it) and takes the focus. */
+  open(page = 0, scroll = 0) {
+    this.show(Math.min(page, this.tour.pages.length - 1));
+    if (scroll > 0) this.scrollBack(scroll);
     this.root.focus({ preventScroll: true });
   }
 
@@ -115,6 +120,7 @@ export class TourPanel {
     this.back.disabled = index === 0;
     this.next.textContent = index + 1 < this.tour.pages.length ? "Next" : "Done";
     this.readSent = false;
+    this.view.moved(this.id, index, 0);
     this.view.record("page_viewed", page.id, details);
     this.view.window.requestAnimationFrame(() => this.checkReadToBottom());
     for (const media of this.body.querySelectorAll("img,video")) media.addEventListener("loadedmetadata", () => this.checkReadToBottom(), { once: true });
@@ -158,12 +164,18 @@ export class TourPanel {
     this.root.classList.remove("wm-paused");
     // The browser scrolls the video back into view as it leaves full screen; put the page back
     // where the reader was, after it has.
-    const saved = this.savedScroll ?? 0;
-    const restore = () => { this.body.scrollTop = saved; };
+    this.scrollBack(this.savedScroll ?? 0);
+  }
+
+  /** Puts the page at `position`, again after the next frames and once the media's size is known
+   *  (both move the text). */
+  scrollBack(position) {
+    const restore = () => { this.body.scrollTop = position; };
     const win = this.view.window;
     restore();
     win.requestAnimationFrame(() => { restore(); win.requestAnimationFrame(restore); });
     setTimeout(restore, 100);
+    for (const media of this.body.querySelectorAll("img,video")) media.addEventListener("loadedmetadata", restore, { once: true });
   }
 
   /** Takes the panel out of the page and gives the focus back to where it was. */

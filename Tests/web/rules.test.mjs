@@ -63,13 +63,13 @@ test("the JSON form is checked as strictly as the text", () => {
 test("the JSON form nests no deeper than the text may", () => {
   const nots = (n) => (n === 0 ? { seq: [{ name: "tap" }] } : { not: nots(n - 1) });
   assert.deepEqual(ruleFromJSON(nots(32)), parseRule("NOT ".repeat(32) + "tap"));
-  assert.throws(() => ruleFromJSON(nots(33)), /deeper than 32/);
+  assert.throws(() => ruleFromJSON(nots(33)), /deeper than 32 levels/);
   // An OR inside an AND is written in parentheses: one level each, as the parser counts them.
   const tap = { seq: [{ name: "tap" }] };
   const nested = (n) => (n === 0 ? tap : { and: [tap, { or: [tap, nested(n - 1)] }] });
   assert.deepEqual(ruleFromJSON(nested(32)), parseRule(printRule(nested(32))));
   assert.throws(() => parseRule(printRule(nested(33))), RuleError);
-  assert.throws(() => ruleFromJSON(nested(33)), /deeper than 32/);
+  assert.throws(() => ruleFromJSON(nested(33)), /deeper than 32 levels/);
 });
 
 test("a windowed count keeps at most k+1 times, whatever the number of events", () => {

@@ -2,6 +2,7 @@
 // nothing else. What its controls do comes from the hooks it is given, so the client connects them
 // to the engine and the server, and the console's preview to nothing at all.
 
+import { holdModal } from "./modal.js";
 import { installStyle } from "./style.js";
 import { drawTip } from "./tips.js";
 import { TourPanel } from "./tours.js";
@@ -45,7 +46,9 @@ export class Renderer {
   /** Draws a tip (again, if it is drawn already). */
   draw(tip) {
     this.erase(tip.id);
-    this.rendered.set(tip.id, drawTip(this.tipView, tip));
+    const entry = drawTip(this.tipView, tip);
+    if (entry.root.getAttribute("aria-modal")) entry.release = holdModal(this.document, entry.root);
+    this.rendered.set(tip.id, entry);
   }
 
   /** Takes a tip away, giving the focus back to where it was if the tip had it. */
@@ -53,6 +56,7 @@ export class Renderer {
     const entry = this.rendered.get(id);
     if (!entry) return;
     this.rendered.delete(id);
+    entry.release?.();
     const hadFocus = entry.root.contains(this.document.activeElement);
     this.window.speechSynthesis?.cancel?.();
     entry.root.remove();
@@ -66,6 +70,12 @@ export class Renderer {
     const entry = this.rendered.get(id);
     if (!entry) return;
     for (const element of [entry.root, ...entry.extras]) element.classList.toggle("wm-paused", paused);
+    // A paused modal lets the page go; it holds it again when it comes back.
+    if (entry.release && paused !== Boolean(entry.paused)) {
+      if (paused) entry.release();
+      else entry.release = holdModal(this.document, entry.root);
+    }
+    entry.paused = paused;
     if (paused && entry.root.contains(this.document.activeElement) && entry.previousFocus?.isConnected) {
       entry.previousFocus.focus({ preventScroll: true });
     }

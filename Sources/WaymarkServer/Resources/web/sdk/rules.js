@@ -37,113 +37,87 @@ function printLiteral(value) {
 const NAME = /^[A-Za-z0-9_-]+$/;
 const WINDOW = /^(0|[1-9][0-9]*)([smhdw])$/;
 const VERSION = /^(0|[1-9][0-9]*)(\.(0|[1-9][0-9]*))*$/;
-const SHAPES = { const: ["const"], not: ["not"], and: ["and"], or: ["or"], seq: ["seq", "within"], count: ["count", "cmp", "value", "within"] };
+const SHAPES = { const: ["const"], not: ["not"], and: ["and"], or: ["or"], seq: ["seq", "within"], count: ["count", "cmp", "value", "within"], in: ["path", "in"], path: ["path", "cmp", "value"] };
 
 /**
  * Reads a rule in the server's JSON form, accepting what the parser could produce and nothing
  * else the engine could trip on: known keys only, names that are not keywords, canonical windows
  * and versions, the limits on counts, windows and depth. Returns a fresh copy; throws a TypeError
- * saying what is wrong.
+ * naming the part that is wrong. (The server checked the rule's text when it was published, so
+ * this guards against a damaged catalog, not an author's mistake.)
  */
 export function ruleFromJSON(json) {
   const rule = read(json, 0, 0);
   // Written text is at most maxLength characters; printed canonically (spaces around operators),
   // never twice as long.
-  if (printRule(rule).length > 2 * LIMITS.maxLength) invalid("the rule is longer than the language allows");
+  check(printRule(rule).length <= 2 * LIMITS.maxLength, "the rule's length");
   return rule;
 }
 
-function invalid(message) {
-  throw new TypeError(`invalid rule: ${message}`);
+function check(ok, part) {
+  if (!ok) throw new TypeError(`invalid rule: ${typeof part === "string" ? part : JSON.stringify(part)}`);
 }
 
 // context is printRule's precedence: an AND inside a NOT, or an OR inside an AND, is written in
-// parentheses, and parentheses and NOT are the levels the parser counts.
+// parentheses, and parentheses and NOT are the levels the parser counts (at most maxDepth).
 function read(node, context, depth) {
-  if (node === null || typeof node !== "object" || Array.isArray(node)) invalid("a rule must be an object");
-  const kind = Object.keys(SHAPES).find((k) => k in node) ?? ("path" in node ? ("in" in node ? "in" : "path") : null);
-  if (!kind) invalid("a rule needs one of the keys const, not, and, or, seq, count or path");
-  const shape = SHAPES[kind] ?? (kind === "in" ? ["path", "in"] : ["path", "cmp", "value"]);
-  const extra = Object.keys(node).find((k) => !shape.includes(k));
-  if (extra !== undefined) invalid(`unexpected key "${extra}"`);
-  const level = () => {
-    if (depth + 1 > LIMITS.maxDepth) invalid(`it nests deeper than ${LIMITS.maxDepth} levels`);
+  check(node !== null && typeof node === "object" && !Array.isArray(node), node);
+  const kind = ["const", "not", "and", "or", "seq", "count", "in", "path"].find((k) => k in node);
+  check(kind && Object.keys(node).every((k) => SHAPES[kind].includes(k)), node);
+  const deeper = () => {
+    check(depth < LIMITS.maxDepth, `nested deeper than ${LIMITS.maxDepth} levels`);
     return depth + 1;
   };
-  switch (kind) {
-    case "const":
-      if (typeof node.const !== "boolean") invalid("const must be true or false");
-      return { const: node.const };
-    case "not":
-      return { not: read(node.not, 2, level()) };
-    case "and":
-    case "or": {
-      const list = node[kind];
-      if (!Array.isArray(list) || list.length < 2) invalid("AND and OR need at least two operands");
-      const inner = (kind === "and" ? context > 1 : context > 0) ? level() : depth;
-      return { [kind]: list.map((o) => read(o, kind === "and" ? 1 : 0, inner)) };
-    }
-    case "seq":
-      if (!Array.isArray(node.seq) || node.seq.length === 0) invalid("a sequence needs at least one event");
-      return withWindow({ seq: node.seq.map(readEvent) }, node.within);
-    case "count":
-      if (!Number.isInteger(node.value) || node.value < 0 || node.value > LIMITS.maxCount) {
-        invalid(`a count's threshold is a whole number from 0 to ${LIMITS.maxCount}`);
-      }
-      return withWindow({ count: readEvent(node.count), cmp: readComparator(node.cmp), value: node.value }, node.within);
-    case "in":
-      if (!Array.isArray(node.in) || node.in.length === 0) invalid("in [...] needs at least one literal");
-      return { path: readPath(node.path), in: node.in.map(readLiteral) };
-    default: {
-      const cmp = readComparator(node.cmp);
-      const value = readLiteral(node.value);
-      if (typeof value === "boolean" && cmp !== "==" && cmp !== "!=") invalid(`operator ${cmp} does not apply to booleans`);
-      return { path: readPath(node.path), cmp, value };
-    }
+  if (kind === "const") {
+    check(typeof node.const === "boolean", node);
+    return { const: node.const };
   }
+  if (kind === "not") return { not: read(node.not, 2, deeper()) };
+  if (kind === "and" || kind === "or") {
+    const list = node[kind];
+    check(Array.isArray(list) && list.length > 1, node);
+    const inner = (kind === "and" ? context > 1 : context > 0) ? deeper() : depth;
+    return { [kind]: list.map((o) => read(o, kind === "and" ? 1 : 0, inner)) };
+  }
+  if (kind === "seq") {
+    check(Array.isArray(node.seq) && node.seq.length > 0, node);
+    return withWindow({ seq: node.seq.map(readEvent) }, node.within);
+  }
+  if (kind === "count") {
+    check(Number.isInteger(node.value) && node.value >= 0 && node.value <= LIMITS.maxCount && COMPARATORS.includes(node.cmp), node);
+    return withWindow({ count: readEvent(node.count), cmp: node.cmp, value: node.value }, node.within);
+  }
+  const path = node.path;
+  check(typeof path === "string" && path.includes(".") && path.split(".").every(isName), node);
+  if (kind === "in") {
+    check(Array.isArray(node.in) && node.in.length > 0, node);
+    return { path, in: node.in.map(readLiteral) };
+  }
+  const value = readLiteral(node.value);
+  check(COMPARATORS.includes(node.cmp) && (typeof value !== "boolean" || node.cmp === "==" || node.cmp === "!="), node);
+  return { path, cmp: node.cmp, value };
 }
 
-function readName(name) {
-  if (typeof name !== "string" || !NAME.test(name)) invalid(`${JSON.stringify(name)} is not a name`);
-  if (KEYWORDS.has(name.toLowerCase())) invalid(`"${name}" is a keyword and cannot be a name`);
-  return name;
-}
+const isName = (name) => typeof name === "string" && NAME.test(name) && !KEYWORDS.has(name.toLowerCase());
 
 function readEvent(event) {
-  if (event === null || typeof event !== "object") invalid("an event must be an object");
-  const extra = Object.keys(event).find((k) => k !== "name" && k !== "target");
-  if (extra !== undefined) invalid(`unexpected key "${extra}" in an event`);
-  const name = readName(event.name);
-  return event.target === undefined || event.target === null ? { name } : { name, target: readName(event.target) };
-}
-
-function readPath(path) {
-  const components = typeof path === "string" ? path.split(".") : [];
-  if (components.length < 2) invalid(`${JSON.stringify(path)} is not a path such as user.plan`);
-  components.forEach(readName);
-  return path;
-}
-
-function readComparator(cmp) {
-  if (!COMPARATORS.includes(cmp)) invalid(`${JSON.stringify(cmp)} is not a comparison operator`);
-  return cmp;
+  check(event !== null && typeof event === "object" && Object.keys(event).every((k) => k === "name" || k === "target"), event);
+  const { name, target } = event;
+  check(isName(name) && (target == null || isName(target)), event);
+  return target == null ? { name } : { name, target };
 }
 
 function readLiteral(value) {
-  if (typeof value === "string" || typeof value === "boolean") return value;
-  if (typeof value === "number" && Number.isFinite(value)) return value;
-  if (value !== null && typeof value === "object" && Object.keys(value).join() === "version") {
-    const version = value.version;
-    if (typeof version === "string" && VERSION.test(version) && version.split(".").every((c) => Number(c) <= 2147483647)) return { version };
-  }
-  invalid(`${JSON.stringify(value)} is not a literal`);
+  const version = value?.version;
+  check(typeof value === "string" || typeof value === "boolean" || Number.isFinite(value)
+    || (Object.keys(value ?? {}).join() === "version" && VERSION.test(version) && version.split(".").every((c) => c <= 2147483647)), value);
+  return typeof value === "object" ? { version } : value;
 }
 
 function withWindow(node, within) {
-  if (within === undefined || within === null) return node;
-  const match = typeof within === "string" ? WINDOW.exec(within) : null;
-  if (!match) invalid(`${JSON.stringify(within)} is not a window such as 30s, 5m, 2h, 7d or 1w`);
-  if (Number(match[1]) * UNIT_MS[match[2]] > LIMITS.maxWindowDays * UNIT_MS.d) invalid(`window ${within} is longer than ${LIMITS.maxWindowDays} days`);
+  if (within == null) return node;
+  const match = WINDOW.exec(within);
+  check(match && match[1] * UNIT_MS[match[2]] <= LIMITS.maxWindowDays * UNIT_MS.d, `window ${within}`);
   node.within = within;
   return node;
 }

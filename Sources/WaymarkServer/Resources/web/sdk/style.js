@@ -4,14 +4,15 @@
 
 const STYLE = `
 .wm-tip,.wm-tip *,.wm-pointer,.wm-spot,.wm-tour,.wm-tour *{box-sizing:border-box}
+.wm-tip,.wm-tour{overflow-wrap:anywhere}
 .wm-tip{position:absolute;z-index:2147483000;max-width:min(320px,calc(100vw - 16px));overflow:auto;background:#1d2a44;color:#fff;border-radius:10px;padding:12px 14px;box-shadow:0 6px 24px rgba(0,0,0,.3);font:15px/1.4 system-ui,sans-serif}
 .wm-tip:focus{outline:3px solid #ffbf47;outline-offset:2px}
-.wm-tip h2{font-size:16px;margin:0 28px 6px 0}.wm-tip p{margin:0 0 6px}.wm-tip a{color:#9cd3ff}
+.wm-tip h2{font-size:16px;margin:0 36px 6px 0}.wm-tip p{margin:0 0 6px}.wm-tip a{color:#9cd3ff}
 .wm-tip img{max-width:100%}
-.wm-close{position:absolute;top:6px;right:8px;background:none;border:0;color:inherit;font-size:20px;cursor:pointer;line-height:1}
-[dir=rtl] .wm-close{right:auto;left:8px}[dir=rtl].wm-tip h2{margin:0 0 6px 28px}
+.wm-close{position:absolute;top:0;right:0;min-width:44px;min-height:44px;background:none;border:0;color:inherit;font-size:22px;cursor:pointer;line-height:1}
+[dir=rtl] .wm-close{right:auto;left:0}[dir=rtl].wm-tip h2{margin:0 0 6px 36px}
 .wm-kind-banner{position:fixed;bottom:0;left:0;right:0;max-width:none;border-radius:0;padding:12px max(14px,env(safe-area-inset-right)) max(12px,env(safe-area-inset-bottom)) max(14px,env(safe-area-inset-left))}
-.wm-kind-modal{position:fixed;top:50%;left:50%;transform:translate(-50%,-50%);max-width:min(440px,92vw)}
+.wm-kind-modal{position:fixed;inset:0;margin:auto;width:fit-content;height:fit-content;max-width:min(440px,calc(100vw - 16px));max-height:calc(100vh - 16px)}
 .wm-backdrop{position:fixed;inset:0;background:rgba(0,0,0,.45);z-index:2147482999}
 .wm-speaking{outline:3px solid #ffbf47!important;outline-offset:3px;border-radius:4px}
 .wm-spot{position:absolute;z-index:2147482998;border-radius:8px;box-shadow:0 0 0 9999px rgba(0,0,0,.55);pointer-events:none;transition:all .2s}
@@ -27,6 +28,7 @@ const STYLE = `
 @keyframes wm-up{0%{transform:translateY(40px);opacity:0}20%{opacity:1}100%{transform:translateY(-40px);opacity:0}}
 @keyframes wm-down{0%{transform:translateY(-40px);opacity:0}20%{opacity:1}100%{transform:translateY(40px);opacity:0}}
 .wm-actions{display:flex;gap:8px;margin-top:8px;flex-wrap:wrap}
+.wm-actions button,.wm-survey button,.wm-tour footer button{min-height:44px}
 .wm-actions button{background:#fff;color:#1d2a44;border:0;border-radius:6px;padding:6px 10px;font:inherit;cursor:pointer}
 .wm-tour{position:fixed;z-index:2147483002;background:#fff;color:#1d2a44;display:flex;flex-direction:column;font:16px/1.5 system-ui,sans-serif;box-shadow:0 10px 40px rgba(0,0,0,.35)}
 .wm-tour.wm-large{right:24px;bottom:24px;width:420px;height:min(640px,80vh);border-radius:12px}
@@ -44,7 +46,7 @@ const STYLE = `
 .wm-survey fieldset{border:0;margin:6px 0;padding:0;display:flex;flex-wrap:wrap;gap:4px}
 .wm-scale label{position:relative;margin:0}
 .wm-scale input{position:absolute;opacity:0;width:1px;height:1px;margin:0}
-.wm-scale span{display:inline-block;min-width:30px;padding:5px 4px;text-align:center;border:1px solid currentColor;border-radius:6px;cursor:pointer}
+.wm-scale span{display:inline-block;min-width:44px;padding:11px 4px;text-align:center;border:1px solid currentColor;border-radius:6px;cursor:pointer}
 .wm-scale input:checked+span{background:#ffbf47;color:#1d2a44;border-color:#ffbf47}
 .wm-scale input:focus-visible+span{outline:3px solid #ffbf47;outline-offset:2px}
 .wm-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}

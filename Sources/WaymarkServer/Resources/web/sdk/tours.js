@@ -3,6 +3,7 @@
 // claims the page's credit.
 
 import { asName, button, buildContent, safeURL, textDirection } from "./content.js";
+import { holdModal } from "./modal.js";
 import { narrationControl } from "./narration.js";
 
 /**
@@ -64,6 +65,7 @@ export class TourPanel {
     view.window.addEventListener("resize", size);
     this.stopSizing = () => view.window.removeEventListener("resize", size);
     doc.body.appendChild(root);
+    this.release = holdModal(doc, root);
   }
 
   /** Shows its first page (or `page`, at `scroll`: where a reader left it) and takes the focus. */
@@ -154,6 +156,7 @@ export class TourPanel {
   /** Hides the panel while a video plays full screen, remembering where the reader was. */
   pause() {
     this.paused = true;
+    this.release();
     this.savedScroll = this.scroll ?? 0;
     this.root.classList.add("wm-paused");
   }
@@ -161,6 +164,7 @@ export class TourPanel {
   /** Shows the panel again at the reading position it had when it paused. */
   resume() {
     this.paused = false;
+    this.release = holdModal(this.view.document, this.root);
     this.root.classList.remove("wm-paused");
     // The browser scrolls the video back into view as it leaves full screen; put the page back
     // where the reader was, after it has.
@@ -182,6 +186,7 @@ export class TourPanel {
   remove() {
     this.closed = true;
     this.stopSizing();
+    this.release();
     this.root.remove();
     if (this.previousFocus?.isConnected) this.previousFocus.focus({ preventScroll: true });
   }

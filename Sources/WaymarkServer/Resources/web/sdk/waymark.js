@@ -14,6 +14,7 @@
 //   placement.js  anchors, and where a tip goes beside one
 //   narration.js  the listen / read-aloud control
 //   tips.js       the five tip renderers and the survey form
+//   modal.js      an open tour or modal tip: the page behind inert, Tab cycling inside
 //   tours.js      the tour panel, read-to-bottom and credits
 //   renderer.js   everything drawn in a page, with hooks for what its controls do
 //   storage.js    what is kept in localStorage

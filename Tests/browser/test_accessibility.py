@@ -12,20 +12,9 @@ import unittest
 from axe_selenium_python import Axe
 from selenium.webdriver.common.keys import Keys
 
-from test_demo_shop import BrowserTest, start_demo
-import test_demo_shop
+from test_demo_shop import BrowserTest, own_demo
 
-demo = None
-
-
-def setUpModule():
-    global demo
-    demo = start_demo(narration=False)
-    test_demo_shop.demo = demo
-
-
-def tearDownModule():
-    demo.stop()
+setUpModule, tearDownModule = own_demo(narration=False)
 
 
 class AccessibilityTests(BrowserTest):

@@ -88,6 +88,19 @@ def start_demo(narration=True):
     return Demo(narration)
 
 
+def own_demo(narration=True):
+    """setUpModule and tearDownModule for a test module with a demo server of its own, which
+    BrowserTest's helpers use."""
+    def set_up():
+        global demo
+        demo = start_demo(narration)
+
+    def tear_down():
+        demo.stop()
+
+    return set_up, tear_down
+
+
 demo = None
 
 

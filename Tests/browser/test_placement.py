@@ -9,21 +9,10 @@ Run by scripts/test; see test_demo_shop.py for what it needs.
 """
 import unittest
 
-from test_demo_shop import BrowserTest, start_demo
-import test_demo_shop
+from test_demo_shop import BrowserTest, own_demo
 
-demo = None
 SCREENS = [(320, 568), (360, 740), (412, 915)]
-
-
-def setUpModule():
-    global demo
-    demo = start_demo(narration=False)
-    test_demo_shop.demo = demo
-
-
-def tearDownModule():
-    demo.stop()
+setUpModule, tearDownModule = own_demo(narration=False)
 
 
 class PlacementTests(BrowserTest):

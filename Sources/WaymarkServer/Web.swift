@@ -11,7 +11,8 @@ import NIOCore
 /// source it was made from. The server serves that copy (without that line) while it matches the
 /// modules, and the readable join otherwise, so a module edited without running the script still
 /// runs as written. Every module is also served as written at `/sdk/src/NAME.js`, for debugging
-/// and for what the joined file leaves out (`ruletext.js`, the parser of a rule's text).
+/// and for what the joined file leaves out: `ruletext.js` (the parser of a rule's text) and
+/// `preview.js` (the console's previews).
 public struct WebSDK: Sendable {
     /// The modules joined: the minified copy's source.
     public let source: String
@@ -88,16 +89,12 @@ extension WaymarkServer {
                 status: .internalServerError, headers: [.contentType: "text/plain; charset=utf-8"],
                 body: .init(byteBuffer: ByteBuffer(string: "the web SDK in this installation is broken: \(failure)\n")))
         }
-        var headers: HTTPFields = [.accessControlAllowOrigin: "*"]
         if let version, version != sdk.version {
-            headers[.location] = sdk.versionedPath
-            headers[.cacheControl] = "no-cache"
-            return Response(status: .found, headers: headers)
+            return Response(
+                status: .found, headers: [.accessControlAllowOrigin: "*", .location: sdk.versionedPath, .cacheControl: "no-cache"])
         }
-        headers[.contentType] = "text/javascript; charset=utf-8"
-        headers[.eTag] = sdk.etag
-        headers[.cacheControl] = version == nil ? "public, max-age=300" : "public, max-age=31536000, immutable"
-        headers[.init("X-Content-Type-Options")!] = "nosniff"
+        var headers = Self.scriptHeaders(
+            etag: sdk.etag, cacheControl: version == nil ? "public, max-age=300" : "public, max-age=31536000, immutable")
         if request.headers[.ifNoneMatch] == sdk.etag { return Response(status: .notModified, headers: headers) }
         if ContentCoding.acceptsGzip(request) {
             headers[.contentEncoding] = "gzip"
@@ -114,11 +111,16 @@ extension WaymarkServer {
                 status: .notFound, headers: [.contentType: "text/plain; charset=utf-8"],
                 body: .init(byteBuffer: ByteBuffer(string: "no module \(name) in the web SDK\n")))
         }
-        let headers: HTTPFields = [
-            .accessControlAllowOrigin: "*", .contentType: "text/javascript; charset=utf-8", .eTag: module.etag,
-            .cacheControl: "public, max-age=300", .init("X-Content-Type-Options")!: "nosniff",
-        ]
+        let headers = Self.scriptHeaders(etag: module.etag, cacheControl: "public, max-age=300")
         if request.headers[.ifNoneMatch] == module.etag { return Response(status: .notModified, headers: headers) }
         return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: module.text))
+    }
+
+    /// What every SDK script is answered with: any page may load it, as JavaScript and only that.
+    static func scriptHeaders(etag: String, cacheControl: String) -> HTTPFields {
+        [
+            .accessControlAllowOrigin: "*", .contentType: "text/javascript; charset=utf-8", .eTag: etag,
+            .cacheControl: cacheControl, .init("X-Content-Type-Options")!: "nosniff",
+        ]
     }
 }

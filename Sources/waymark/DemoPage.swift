@@ -32,12 +32,11 @@ struct DemoPage: Sendable {
         let sdk = (try? WaymarkServer.installedWebSDK().versionedPath) ?? "/sdk/waymark.js"
         let page = template.replacingOccurrences(of: "{{sdk}}", with: sdk).replacingOccurrences(of: "{{session}}", with: session)
         let etag = "\"" + Secrets.hash(page).prefix(32) + "\""
-        var headers: HTTPFields = [
+        let headers: HTTPFields = [
             .contentType: "text/html; charset=utf-8", .cacheControl: "no-cache", .eTag: etag,
             .setCookie: "demo-user=\(Self.cookieValue(user)); Path=/demo; Max-Age=31536000; SameSite=Lax; HttpOnly",
         ]
         if request.headers[.ifNoneMatch] == etag { return Response(status: .notModified, headers: headers) }
-        headers[.contentLength] = String(page.utf8.count)
         return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: page)))
     }
 

@@ -28,6 +28,16 @@ class PlacementTests(BrowserTest):
             for (const id of [...window.__renderer.rendered.keys()]) window.__renderer.erase(id);
             document.querySelector('main').replaceChildren();""")
 
+    def fixed_anchors(self, spots):
+        """Adds a fixed button for each name in `spots`, placed by its CSS, as an anchor of that name."""
+        self.driver.execute_script("""
+            for (const [name, css] of Object.entries(arguments[0])) {
+                const b = document.createElement('button');
+                b.textContent = name; b.dataset.waymarkAnchor = name;
+                b.style.cssText = 'position:fixed;' + css;
+                document.querySelector('main').append(b);
+            }""", spots)
+
     def draw(self, anchor, lines=3):
         """Draws a tooltip on `anchor` with `lines` sentences and answers the tip's, the anchor's and
         the visible area's boxes once it is placed."""
@@ -59,38 +69,28 @@ class PlacementTests(BrowserTest):
         self.assertFalse(overlap, f"{what}: the tip covers its anchor {placed}")
 
     def test_anchors_near_every_edge_get_a_tip_beside_them_inside_the_screen(self):
-        spots = {
+        spots = {name: "width:60px;height:44px;" + css for name, css in {
             "top-left": "top:8px;left:8px", "top-middle": "top:8px;left:calc(50% - 30px)", "top-right": "top:8px;right:8px",
             "middle-left": "top:calc(50% - 22px);left:8px", "middle-right": "top:calc(50% - 22px);right:8px",
             "bottom-left": "bottom:8px;left:8px", "bottom-middle": "bottom:8px;left:calc(50% - 30px)",
             "bottom-right": "bottom:8px;right:8px",
-        }
+        }.items()}
         for width, height in SCREENS:
             with self.subTest(screen=f"{width}x{height}"):
                 self.phone(width, height)
-                self.driver.execute_script("""
-                    for (const [name, css] of Object.entries(arguments[0])) {
-                        const b = document.createElement('button');
-                        b.textContent = name; b.dataset.waymarkAnchor = name;
-                        b.style.cssText = 'position:fixed;width:60px;height:44px;' + css;
-                        document.querySelector('main').append(b);
-                    }""", spots)
+                self.fixed_anchors(spots)
                 sides = set()
                 for name in spots:
                     placed = self.draw(name)
                     self.assert_placed(placed, f"{width}x{height} {name}")
                     sides.add(placed["side"])
-                self.assertEqual({"below", "above"} <= sides, True, sides)
+                self.assertTrue({"below", "above"} <= sides, sides)
 
     def test_a_tip_too_tall_for_either_side_is_cut_to_the_room_there_and_scrolls(self):
         for width, height in SCREENS:
             with self.subTest(screen=f"{width}x{height}"):
                 self.phone(width, height)
-                self.driver.execute_script("""
-                    const b = document.createElement('button');
-                    b.textContent = 'middle'; b.dataset.waymarkAnchor = 'middle';
-                    b.style.cssText = 'position:fixed;left:20px;right:20px;height:44px;top:calc(50% - 22px)';
-                    document.querySelector('main').append(b);""")
+                self.fixed_anchors({"middle": "left:20px;right:20px;height:44px;top:calc(50% - 22px)"})
                 placed = self.draw("middle", lines=30)
                 self.assert_placed(placed, f"{width}x{height}")
                 self.assertTrue(self.driver.execute_script(
@@ -99,11 +99,7 @@ class PlacementTests(BrowserTest):
 
     def test_sideways_when_neither_above_nor_below_has_room(self):
         self.phone(412, 915)
-        self.driver.execute_script("""
-            const b = document.createElement('button');
-            b.textContent = 'tall'; b.dataset.waymarkAnchor = 'tall';
-            b.style.cssText = 'position:fixed;left:8px;width:60px;top:100px;bottom:100px';
-            document.querySelector('main').append(b);""")
+        self.fixed_anchors({"tall": "left:8px;width:60px;top:100px;bottom:100px"})
         placed = self.draw("tall", lines=1)
         self.assert_placed(placed, "a tall anchor on the left")
         self.assertEqual(placed["side"], "right")

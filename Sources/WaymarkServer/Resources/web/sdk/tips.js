@@ -57,11 +57,12 @@ export function drawTip(view, tip) {
     const anchor = findAnchor(doc, tip.anchor);
     // Waits for an anchor that is not in the page yet, and hides while it is gone or scrolled out
     // of its list. The first time it is there, it is brought into view.
-    if (anchor && isShown(anchor) && !revealed) {
+    const shown = anchor && isShown(anchor);
+    if (shown && !revealed) {
       revealed = true;
       revealAnchor(view.window, anchor);
     }
-    const box = anchor && isShown(anchor) ? clippedBox(anchor) : null;
+    const box = shown ? clippedBox(anchor) : null;
     root.hidden = !box;
     for (const extra of extras) extra.hidden = !box;
     if (box) placeBeside(view.window, box, root, { spot, pointer });

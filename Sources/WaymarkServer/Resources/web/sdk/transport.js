@@ -48,15 +48,21 @@ export class Transport {
   /** The catalog kept from the last visit for this same `query`, or null: what a page can run
    *  from at once, before the network answers. */
   keptCatalog(query) {
-    const kept = this.kept.load("catalog", null);
+    const kept = this.keptEntry();
     return kept && kept.query === new URLSearchParams(query).toString() ? kept.catalog : null;
+  }
+
+  /** The kept catalog with its ETag and query, read from storage once: a start asks for it twice. */
+  keptEntry() {
+    if (this.keptCatalogEntry === undefined) this.keptCatalogEntry = this.kept.load("catalog", null);
+    return this.keptCatalogEntry;
   }
 
   /** The catalog for `query` (device, app version, locale, user), as `{ catalog, changed }`: the
    *  server's newer one (changed), else the kept one (answered 304, an error, or no network at
    *  all), else null. */
   async catalog(query) {
-    const kept = this.kept.load("catalog", null);
+    const kept = this.keptEntry();
     const search = new URLSearchParams(query).toString();
     try {
       const headers = { Authorization: `Bearer ${this.key}` };
@@ -64,7 +70,8 @@ export class Transport {
       const response = await this.window.fetch(`${this.server}/v1/catalog?${search}`, { headers });
       if (response.status === 200) {
         const catalog = await response.json();
-        this.kept.save("catalog", { etag: response.headers.get("ETag"), query: search, catalog });
+        this.keptCatalogEntry = { etag: response.headers.get("ETag"), query: search, catalog };
+        this.kept.save("catalog", this.keptCatalogEntry);
         return { catalog, changed: true };
       }
       if (response.status !== 304) console.warn(`waymark: the catalog answered ${response.status}; using the kept copy`);

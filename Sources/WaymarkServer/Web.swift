@@ -1,3 +1,4 @@
+import CompressNIO
 import Foundation
 import Hummingbird
 import Logging
@@ -9,7 +10,8 @@ import NIOCore
 /// `Resources/web/sdk/` holds the modules; `Resources/web/waymark.min.js` is their minified copy,
 /// made by `scripts/build-web-sdk` (rjsmin), whose first line names the SHA-256 of the joined
 /// source it was made from. The server serves that copy (without that line) while it matches the
-/// modules, and the readable join otherwise, so a module edited without running the script still
+/// modules, and the readable join otherwise, gzip-compressed as `Resources/web/waymark.min.js.gz`
+/// (packed by zopfli, smaller than zlib's best) when that unpacks to the copy, so a module edited without running the script still
 /// runs as written. Every module is also served as written at `/sdk/src/NAME.js`, for debugging
 /// and for what the joined file leaves out: `ruletext.js` (the parser of a rule's text) and
 /// `preview.js` (the console's previews).
@@ -18,7 +20,8 @@ public struct WebSDK: Sendable {
     public let source: String
     /// What pages receive: the minified copy, or ``source`` when the copy is out of date.
     public let served: ByteBuffer
-    /// ``served``, gzip-compressed once at the highest level.
+    /// ``served`` gzip-compressed: the packed copy made with the minified one, else zlib at its
+    /// highest level, once.
     let gzipped: ByteBuffer
     /// Whether ``served`` is the minified copy.
     public let isMinified: Bool
@@ -43,12 +46,15 @@ public struct WebSDK: Sendable {
         let source = try ModuleJoiner { [modules] in modules[$0] }.join(entry: "waymark.js")
         let minified = FileManager.default.contents(atPath: folder.appendingPathComponent("waymark.min.js").path)
             .map { String(decoding: $0, as: UTF8.self) }
-        return WebSDK(source: source, minified: minified, modules: modules)
+        let packed = FileManager.default.contents(atPath: folder.appendingPathComponent("waymark.min.js.gz").path)
+            .map { ByteBuffer(bytes: $0) }
+        return WebSDK(source: source, minified: minified, packed: packed, modules: modules)
     }
 
     /// The SDK from its joined `source`, a minified copy (used if its first line names the
-    /// source's SHA-256) and the modules as written.
-    init(source: String, minified: String?, modules: [String: String] = [:]) {
+    /// source's SHA-256), that copy packed with gzip (used if it unpacks to the copy) and the
+    /// modules as written.
+    init(source: String, minified: String?, packed: ByteBuffer? = nil, modules: [String: String] = [:]) {
         self.source = source
         self.modules = modules.mapValues { (ByteBuffer(string: $0), "\"" + Secrets.hash($0).prefix(32) + "\"") }
         // The first line says what the copy was made from; pages need not download that.
@@ -57,7 +63,12 @@ public struct WebSDK: Sendable {
         isMinified = current
         let text = current ? String(lines[1]) : source
         served = ByteBuffer(string: text)
-        gzipped = ContentCoding.gzip(served, level: 9)
+        var unpacked = packed
+        if current, let packed, (try? unpacked?.decompress(with: .gzip(), maxSize: served.readableBytes + 1)) == served {
+            gzipped = packed
+        } else {
+            gzipped = ContentCoding.gzip(served, level: 9)
+        }
         let hash = Secrets.hash(text)
         version = String(hash.prefix(16))
         etag = "\"" + hash.prefix(32) + "\""

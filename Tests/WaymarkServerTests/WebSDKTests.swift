@@ -19,6 +19,8 @@ import WaymarkSupport
         let sdk = try WaymarkServer.installedWebSDK()
         #expect(sdk.isMinified, "waymark.min.js was made from other modules: run scripts/build-web-sdk and commit it")
         #expect(sdk.gzipped.readableBytes <= 20 * 1024, "the SDK weighs \(sdk.gzipped.readableBytes) bytes gzipped")
+        let zlib = ContentCoding.gzip(sdk.served, level: 9).readableBytes
+        #expect(sdk.gzipped.readableBytes < zlib, "waymark.min.js.gz (zopfli) is served, not zlib's \(zlib) bytes")
         #expect(!String(buffer: sdk.served).contains("sha256"), "the copy's first line is not sent")
         #expect(sdk.versionedPath == "/sdk/\(sdk.version)/waymark.js" && sdk.version.count == 16)
     }
@@ -31,6 +33,20 @@ import WaymarkSupport
         #expect(!stale.isMinified && String(buffer: stale.served) == source)
         #expect(!WebSDK(source: source, minified: nil).isMinified)
         #expect(current.version != stale.version, "the version names the bytes served")
+    }
+
+    @Test func aPackedCopyIsServedOnlyWhileItUnpacksToTheMinifiedCopy() {
+        let source = "const __waymark = (() => {\nreturn {  };\n})();\n"
+        let minified = "/* sha256 \(Secrets.hash(source)) */\nconst __waymark=(()=>{return{}})();\n"
+        let body = ByteBuffer(string: "const __waymark=(()=>{return{}})();\n")
+        let packed = ContentCoding.gzip(body, level: 1)
+        #expect(WebSDK(source: source, minified: minified, packed: packed).gzipped == packed)
+        let other = ContentCoding.gzip(ByteBuffer(string: "const x=1;\n"), level: 1)
+        #expect(WebSDK(source: source, minified: minified, packed: other).gzipped == ContentCoding.gzip(body, level: 9))
+        let broken = ByteBuffer(string: "not gzip at all")
+        #expect(WebSDK(source: source, minified: minified, packed: broken).gzipped == ContentCoding.gzip(body, level: 9))
+        let stale = WebSDK(source: source, minified: "/* sha256 \(Secrets.hash("older")) */\nconst x=1;\n", packed: other)
+        #expect(stale.gzipped == ContentCoding.gzip(ByteBuffer(string: source), level: 9), "a stale copy's packing is not used")
     }
 
     @Test func acceptEncodingIsReadWithItsQualityValues() {

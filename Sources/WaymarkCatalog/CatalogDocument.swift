@@ -12,7 +12,7 @@ import Yams
 /// tips:
 ///   - id: search-tip
 ///     container: home
-///     anchor: search-button
+///     anchor: search-button     # or one of many: product[sku-42], product:visible, product:3
 ///     trigger: (tap:search AND activation) OR scroll
 ///     dismissal: tap:search
 ///     priority: 10
@@ -227,7 +227,13 @@ private struct CatalogReader {
         guard let mapping = mapping(node, "a tip", keys: tipKeys, expected: "keys such as id, container and trigger") else { return nil }
         let id = requiredName(mapping, "id", in: node)
         let container = requiredName(mapping, "container", in: node)
-        let anchor = mapping["anchor"].flatMap { string($0, "anchor") }
+        let anchor = mapping["anchor"].flatMap { node in
+            string(node, "anchor").flatMap { text -> String? in
+                guard Anchor(text) == nil else { return text }
+                fail(at: node, "anchor \"\(text)\" names no element", expected: Anchor.expectedForm)
+                return nil
+            }
+        }
         let trigger: Rule? =
             if let triggerNode = mapping["trigger"] { rule(triggerNode) } else {
                 missing("trigger", in: node)

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WaymarkAPI
 import WaymarkCatalog
+import WaymarkEngine
 import WaymarkRules
 
 @testable import WaymarkDelivery
@@ -94,6 +95,20 @@ import WaymarkRules
         for rule in ["tap:search", "user.plan == \"pro\""] {
             let text = "tips:\n  - { id: t, container: c, trigger: scroll, targeting: '\(rule)', content: { title: T } }\n"
             #expect(throws: DiagnosticsError.self) { try CatalogDocument.parse(text, file: "test") }
+        }
+    }
+
+    @Test func anAnchorMayNameOneItemAmongMany() throws {
+        for anchor in ["search", "product[sku-42]", "product:visible", "product:3"] {
+            let catalog = try Self.catalog("tips: [{ id: t, container: c, anchor: '\(anchor)', trigger: scroll, content: { title: T } }]")
+            #expect(Resolver(catalog: catalog, version: 1).resolve(for: ClientContext()).tips[0].anchor == anchor)
+        }
+        for anchor in ["product[]", "product:0", "product:first", "search button"] {
+            let text = "tips:\n  - id: t\n    container: c\n    anchor: '\(anchor)'\n    trigger: scroll\n    content: { title: T }\n"
+            let error = #expect(throws: DiagnosticsError.self) { try CatalogDocument.parse(text, file: "test") }
+            let diagnostic = error?.diagnostics.first
+            #expect(diagnostic?.message == "anchor \"\(anchor)\" names no element", "\(anchor)")
+            #expect(diagnostic?.line == 4 && diagnostic?.column == 13 && diagnostic?.expected == Anchor.expectedForm, "\(anchor)")
         }
     }
 

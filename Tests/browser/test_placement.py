@@ -15,19 +15,34 @@ SCREENS = [(320, 568), (360, 740), (412, 915)]
 setUpModule, tearDownModule = own_demo(narration=False)
 
 
-class PlacementTests(BrowserTest):
-    def phone(self, width, height, reduced_motion=True):
+class PhoneTest(BrowserTest):
+    """The shop on a phone's screen, emptied for a test's own anchors (or at a screen of its
+    own), and how a tip sits."""
+
+    def phone(self, width, height, reduced_motion=True, screen=None):
         self.driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
                                     {"width": width, "height": height, "deviceScaleFactor": 2, "mobile": True})
         self.driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [
             {"name": "prefers-reduced-motion", "value": "reduce" if reduced_motion else "no-preference"}]})
-        self.open_shop(f"placement-{width}")
+        self.open_shop(f"placement-{width}", f"#/{screen}" if screen else "")
         self.driver.execute_script("""
             const { Waymark } = await import('/sdk/waymark.js');
             window.__renderer = Waymark.client.renderer;
             for (const id of [...window.__renderer.rendered.keys()]) window.__renderer.erase(id);
-            document.querySelector('main').replaceChildren();""")
+            if (!arguments[0]) document.querySelector('main').replaceChildren();""", screen)
 
+    def placed_well(self, anchor='[data-waymark-anchor="row"]', tip="t"):
+        """Whether the tip sits 12 px beside the element `anchor` selects, within a pixel, without
+        covering it."""
+        return self.driver.execute_script("""
+            const tip = document.querySelector(`[data-waymark-tip="${arguments[1]}"]`), anchor = document.querySelector(arguments[0]);
+            if (tip.hidden || !anchor) return false;
+            const t = tip.getBoundingClientRect(), a = anchor.getBoundingClientRect();
+            const gap = tip.dataset.side === 'below' ? t.top - a.bottom : a.top - t.bottom;
+            return Math.abs(gap - 12) < 1.5;""", anchor, tip)
+
+
+class PlacementTests(PhoneTest):
     def fixed_anchors(self, spots):
         """Adds a fixed button for each name in `spots`, placed by its CSS, as an anchor of that name."""
         self.driver.execute_script("""
@@ -138,14 +153,95 @@ class PlacementTests(BrowserTest):
                     self.driver.execute_script("scrollBy(0, 60)")
                     self.wait_for(lambda d: self.placed_well(), "the tip to follow the row")
 
-    def placed_well(self):
-        """Whether the tip sits 12 px beside the row, within a pixel, without covering it."""
-        return self.driver.execute_script("""
-            const tip = document.querySelector('[data-waymark-tip="t"]');
-            if (tip.hidden) return false;
-            const t = tip.getBoundingClientRect(), a = document.querySelector('[data-waymark-anchor="row"]').getBoundingClientRect();
-            const gap = tip.dataset.side === 'below' ? t.top - a.bottom : a.top - t.bottom;
-            return Math.abs(gap - 12) < 1.5;""")
+class ItemAnchorTests(PhoneTest):
+    """Anchors naming one item among many (product[p30], product:visible, item:2), on the demo
+    shop's virtualised list of 1,000 products, whose rows are reused as it scrolls, and on a list
+    the page draws anew."""
+
+    def product_list(self):
+        self.phone(360, 740, screen="products")
+        self.wait_for(lambda d: d.execute_script("return document.querySelectorAll('#product-rows .row:not([hidden])').length > 5"),
+                      "the list's rows")
+
+    def scroll_list(self, top):
+        self.driver.execute_script("document.getElementById('product-list').scrollTop = arguments[0]", top)
+
+    def draw_on(self, anchor):
+        self.driver.execute_script("""
+            window.__renderer.erase('t');
+            window.__renderer.draw({ id: 't', renderer: 'tooltip', anchor: arguments[0], content: { title: 'This one', html: '<p>Look here.</p>' } });""",
+            anchor)
+
+    def test_a_tip_on_one_product_follows_it_through_recycled_rows(self):
+        self.product_list()
+        self.draw_on("product[p30]")
+        self.assertIsNone(self.tip("t"), "product 30 is not drawn yet: nothing shows")
+        self.assertEqual(self.driver.execute_script("return document.getElementById('product-list').scrollTop"), 0,
+                         "a product the list has not drawn is not scrolled to")
+        self.scroll_list(29 * 72 - 200)
+        self.wait_for(lambda d: self.placed_well('[data-waymark-key="p30"]'), "the tip beside product 30")
+        # The row holding product 30 is reused for another product as the list scrolls on.
+        self.driver.execute_script("window.__row = document.querySelector('[data-waymark-key=\"p30\"]')")
+        self.scroll_list(29 * 72 + 3000)
+        self.wait_for(lambda d: self.tip("t") is None, "the tip to hide while product 30 is not drawn")
+        self.assertNotEqual(self.driver.execute_script("return window.__row.dataset.waymarkKey"), "p30",
+                            "the row that showed product 30 shows another product now")
+        self.scroll_list(29 * 72 - 300)
+        self.wait_for(lambda d: self.placed_well('[data-waymark-key="p30"]'), "the tip back beside product 30")
+        self.scroll_list(29 * 72 - 250)
+        self.wait_for(lambda d: self.placed_well('[data-waymark-key="p30"]'), "the tip to follow product 30")
+
+    def test_a_tip_on_the_first_visible_product_stays_on_it_while_it_shows(self):
+        self.product_list()
+        self.scroll_list(5 * 72)
+        self.draw_on("product:visible")
+        self.wait_for(lambda d: self.placed_well('[data-waymark-key="p6"]'), "the tip beside the highest product shown")
+        # Product 5 comes back above it: the tip stays where it is while product 6 shows.
+        self.scroll_list(5 * 72 - 40)
+        self.wait_for(lambda d: self.placed_well('[data-waymark-key="p6"]'), "the tip to stay on product 6")
+        # Products 6 to 8 are gone; 9 is the highest shown (32 of its 72 px).
+        self.scroll_list(8 * 72 + 40)
+        self.wait_for(lambda d: self.placed_well('[data-waymark-key="p9"]'), "the tip to move to the highest product shown")
+
+    def test_a_tip_follows_its_item_when_the_page_draws_the_list_anew(self):
+        self.phone(360, 740)
+        draw_list = """
+            const list = document.getElementById('items') ?? document.querySelector('main').appendChild(
+                Object.assign(document.createElement('ul'), { id: 'items' }));
+            list.replaceChildren(...arguments[0].map((key) => {
+                const item = document.createElement('li');
+                item.textContent = 'Item ' + key; item.style.cssText = 'height:60px';
+                item.dataset.waymarkAnchor = 'item'; item.dataset.waymarkKey = key;
+                return item;
+            }));"""
+        self.driver.execute_script(draw_list, ["a", "b", "c", "d", "e"])
+        self.draw_on("item[c]")
+        self.wait_for(lambda d: self.placed_well('[data-waymark-key="c"]'), "the tip beside item c")
+        before = self.tip("t").rect["y"]
+        self.driver.execute_script(draw_list, ["e", "d", "c", "b", "a", "f", "g"][::-1])
+        self.wait_for(lambda d: self.placed_well('[data-waymark-key="c"]'), "the tip beside item c, drawn anew elsewhere")
+        self.assertNotEqual(self.tip("t").rect["y"], before, "item c moved, and its tip with it")
+        self.driver.execute_script(draw_list, ["a", "b", "d"])
+        self.wait_for(lambda d: self.tip("t") is None, "the tip to hide while item c is gone")
+        self.driver.execute_script(draw_list, ["a", "b", "c", "d"])
+        self.wait_for(lambda d: self.placed_well('[data-waymark-key="c"]'), "the tip back with item c")
+        self.draw_on("item:2")
+        self.wait_for(lambda d: self.placed_well('[data-waymark-key="b"]'), "the tip beside the second item")
+
+    def test_the_demo_catalog_points_at_the_first_product_then_at_the_deal_when_it_is_scrolled_to(self):
+        self.driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                                    {"width": 360, "height": 740, "deviceScaleFactor": 2, "mobile": True})
+        self.open_shop("item-anchors", "#/products")
+        self.wait_tip("product-list-tip")
+        self.assertTrue(self.placed_well('[data-waymark-key="p1"]', "product-list-tip"), "beside the first product")
+        # Three scrolls (a second apart: the SDK counts at most one a second) and the user has it.
+        for top in (300, 600, 900):
+            self.scroll_list(top)
+            self.driver.execute_script("await new Promise((done) => setTimeout(done, 1100))")
+        self.wait_tip("product-list-tip", shown=False)
+        self.assertIsNone(self.tip("deal-tip"), "product 120 is not drawn yet")
+        self.scroll_list(119 * 72 - 200)
+        self.wait_for(lambda d: self.placed_well('[data-waymark-key="p120"]', "deal-tip"), "the deal beside product 120")
 
 
 if __name__ == "__main__":

@@ -4,7 +4,7 @@
 // the SDK starts without waiting for another request.
 import { Waymark } from "/sdk/waymark.js";
 
-const products = [
+const popular = [
   { id: "p1", name: "Rain jacket", price: 89, category: "Outdoor" },
   { id: "p2", name: "Trail shoes", price: 120, category: "Outdoor" },
   { id: "p3", name: "Coffee grinder", price: 45, category: "Kitchen" },
@@ -14,6 +14,11 @@ const products = [
   { id: "p7", name: "Notebook", price: 9, category: "Office" },
   { id: "p8", name: "Fountain pen", price: 28, category: "Office" },
 ];
+// The whole range: the popular eight, then more of each kind, 1,000 in all (p1 to p1000).
+const products = Array.from({ length: 1000 }, (_, i) => {
+  const base = popular[i % popular.length];
+  return i < popular.length ? base : { ...base, id: `p${i + 1}`, name: `${base.name} no. ${Math.floor(i / popular.length) + 1}`, price: base.price + (i % 13) };
+});
 const cart = JSON.parse(sessionStorage.getItem("demo-cart") ?? "[]");
 const $ = (id) => document.getElementById(id);
 
@@ -28,6 +33,52 @@ function card(product, tag = "li") {
   price.textContent = `€${product.price} · ${product.category}`;
   item.append(link, price);
   return item;
+}
+
+// All products, drawn as a phone app draws a long list: virtualised. Only the rows in view and a
+// few beyond exist; a row scrolled out of view is reused for a product coming in, so one element
+// shows many products in turn. Each row is marked data-waymark-anchor="product" with the
+// product's data-waymark-key, so a tip anchored to product[p120] follows that product, not the
+// element, and product:visible points at the first product the user can see.
+const ROW = 72;
+const rows = [];
+
+function drawList() {
+  const list = $("product-list");
+  const first = Math.max(0, Math.floor(list.scrollTop / ROW) - 3);
+  const last = Math.min(products.length, Math.ceil((list.scrollTop + list.clientHeight) / ROW) + 3);
+  const wanted = new Set();
+  for (let i = first; i < last; i++) wanted.add(i);
+  const free = [];
+  for (const row of rows) {
+    const index = Number(row.dataset.index);
+    if (!row.hidden && wanted.delete(index)) continue;
+    free.push(row);
+  }
+  for (const index of wanted) {
+    let row = free.pop();
+    if (!row) {
+      row = document.createElement("li");
+      row.className = "row";
+      row.dataset.waymarkAnchor = "product";
+      row.append(document.createElement("a"), document.createElement("p"));
+      $("product-rows").append(row);
+      rows.push(row);
+    }
+    const product = products[index];
+    const [link, price] = row.children;
+    row.hidden = false;
+    row.dataset.index = String(index);
+    row.dataset.waymarkKey = product.id;
+    row.style.transform = `translateY(${index * ROW}px)`;
+    row.setAttribute("aria-posinset", String(index + 1));
+    row.setAttribute("aria-setsize", String(products.length));
+    link.href = `#/product/${product.id}`;
+    link.dataset.waymark = `product-${product.id}`;
+    link.textContent = product.name;
+    price.textContent = `€${product.price} · ${product.category}`;
+  }
+  for (const row of free) row.hidden = true;
 }
 
 function show(screen) {
@@ -58,7 +109,10 @@ function route() {
   } else if (screen === "cart") {
     $("cart-items").replaceChildren(...cart.map((pid) => card(products.find((p) => p.id === pid))));
     show("cart");
-  } else if (screen === "search" || screen === "products") {
+  } else if (screen === "products") {
+    show(screen);
+    drawList();
+  } else if (screen === "search") {
     show(screen);
   } else {
     show("home");
@@ -71,14 +125,22 @@ async function main() {
   const session = JSON.parse($("demo-session").textContent);
   const user = session.user;
   $("who").textContent = user;
-  $("product-carousel").append(...products.map((p) => card(p, "div")));
-  $("categories").append(...products.slice(0, 4).map((p) => card(p)));
-  $("product-list").append(...products.map((p) => card(p)));
+  $("product-carousel").append(...popular.map((p) => card(p, "div")));
+  $("categories").append(...popular.slice(0, 4).map((p) => card(p)));
+  $("product-rows").style.height = `${products.length * ROW}px`;
+  let drawing = false;
+  const redraw = () => {
+    if (drawing) return;
+    drawing = true;
+    requestAnimationFrame(() => { drawing = false; drawList(); });
+  };
+  $("product-list").addEventListener("scroll", redraw, { passive: true });
+  window.addEventListener("resize", redraw);
   $("cart-count").textContent = String(cart.length);
   $("search").addEventListener("click", () => { location.hash = "#/search"; });
   $("search-box").addEventListener("input", (event) => {
     const text = event.target.value.toLowerCase();
-    $("search-results").replaceChildren(...products.filter((p) => text && p.name.toLowerCase().includes(text)).map((p) => card(p)));
+    $("search-results").replaceChildren(...products.filter((p) => text && p.name.toLowerCase().includes(text)).slice(0, 24).map((p) => card(p)));
   });
   $("add-to-cart").addEventListener("click", (event) => {
     cart.push(event.target.dataset.product);

@@ -78,7 +78,7 @@ export function capture(win, on) {
       on.mutated();
     });
   });
-  observer.observe(doc.documentElement, { childList: true, subtree: true, attributes: true, attributeFilter: ["hidden", "class", "style"] });
+  observer.observe(doc.documentElement, { childList: true, subtree: true, attributes: true, attributeFilter: ["hidden", "class", "style", "data-waymark-key", "data-waymark-anchor"] });
   removers.push(() => observer.disconnect());
   listen(win, "resize", () => on.moved());
   listen(win, "orientationchange", () => on.moved());

@@ -8,9 +8,42 @@ export function isShown(element) {
   return box.width > 0 || box.height > 0;
 }
 
-/** The element a tip points at: `data-waymark-anchor="NAME"`, else the element whose id is NAME. */
-export function findAnchor(doc, anchor) {
-  return doc.querySelector(`[data-waymark-anchor="${CSS.escape(anchor)}"]`) ?? doc.getElementById(anchor);
+/** An anchor as the catalog names it (docs/web-sdk.md): { name, key } for NAME[KEY], { name,
+ *  pick: "visible" } for NAME:visible, { name, pick: N } for NAME:N, { name } for NAME; null for
+ *  text that is none of these. */
+export function parseAnchor(text) {
+  const m = /^([^[\]:\s]+)(?:\[([^\]]+)\]|:(visible|[1-9]\d{0,3}))?$/.exec(text);
+  return m && { name: m[1], key: m[2], pick: m[3] && (m[3] === "visible" ? m[3] : Number(m[3])) };
+}
+
+/**
+ * The element a tip points at, or null: among the elements marked `data-waymark-anchor="NAME"`,
+ * the first (else the element whose id is NAME), the one whose `data-waymark-key` is KEY, the
+ * n-th in the page's order, or the highest on the screen of those the user can see. `previous`, the element found the last time, stays the
+ * visible one while it still is, so a tip does not hop along a list as it scrolls.
+ */
+export function findAnchor(doc, anchor, previous) {
+  const { name, key, pick } = parseAnchor(anchor) ?? {};
+  if (!name) return null;
+  const marked = `[data-waymark-anchor="${CSS.escape(name)}"]`;
+  if (key) return doc.querySelector(`${marked}[data-waymark-key="${CSS.escape(key)}"]`);
+  if (!pick) return doc.querySelector(marked) ?? doc.getElementById(name);
+  const all = doc.querySelectorAll(marked);
+  if (pick !== "visible") return all[pick - 1] ?? null;
+  const area = visibleArea(doc.defaultView);
+  const seen = (e) => {
+    const box = isShown(e) && clippedBox(e);
+    return box && box.bottom > area.top && box.top < area.bottom && box.right > area.left && box.left < area.right && box;
+  };
+  if (previous?.matches(marked) && seen(previous)) return previous;
+  // The highest on the screen, whatever the elements' order (a recycled list's is any).
+  let found = null;
+  let top = Infinity;
+  for (const e of all) {
+    const box = seen(e);
+    if (box && box.top < top) [found, top] = [e, box.top];
+  }
+  return found;
 }
 
 /** Whether the user is typing in `element`: a tip that appears then must not take the focus. */
@@ -35,12 +68,16 @@ export function clippedBox(element) {
   let { left, top, right, bottom } = box;
   for (let parent = element.parentElement; parent && parent !== element.ownerDocument.body; parent = parent.parentElement) {
     const style = parent.ownerDocument.defaultView.getComputedStyle(parent);
-    if (style.overflowX === "visible" && style.overflowY === "visible") continue;
+    // overflow does not apply to inline elements, whose clientWidth is 0.
+    if (style.display === "inline" || style.overflowX === "visible" && style.overflowY === "visible") continue;
+    // Inside its borders and scroll bars: where its content shows.
     const clip = parent.getBoundingClientRect();
-    left = Math.max(left, clip.left);
-    top = Math.max(top, clip.top);
-    right = Math.min(right, clip.right);
-    bottom = Math.min(bottom, clip.bottom);
+    const x = clip.left + parent.clientLeft;
+    const y = clip.top + parent.clientTop;
+    left = Math.max(left, x);
+    top = Math.max(top, y);
+    right = Math.min(right, x + parent.clientWidth);
+    bottom = Math.min(bottom, y + parent.clientHeight);
   }
   return right - left < 1 || bottom - top < 1 ? null : { left, top, right, bottom, width: right - left, height: bottom - top };
 }

@@ -3,13 +3,14 @@
 
 import { asName, button, buildContent, textDirection } from "./content.js";
 import { narrationControl } from "./narration.js";
-import { clippedBox, findAnchor, isShown, isTyping, placeBeside, revealAnchor } from "./placement.js";
+import { clippedBox, findAnchor, isShown, isTyping, parseAnchor, placeBeside, revealAnchor } from "./placement.js";
 
 /**
  * Draws one tip, as delivered by the server, into the page and focuses it (unless the user is
  * typing). `view` is { window, document, server, record, close(id), answer(id, score, comment) }:
  * what the tip's controls do. Answers { root, extras, place, previousFocus }: `place()` moves it
- * to its anchor again, hiding it while the anchor is gone.
+ * to its anchor again (which may now be another element: a recycled row, the next visible card),
+ * hiding it while the anchor is gone.
  */
 export function drawTip(view, tip) {
   const doc = view.document;
@@ -35,8 +36,7 @@ export function drawTip(view, tip) {
   const close = button(doc, { text: "×", className: "wm-close", label: "Close", onClick: () => view.close(tip.id) });
   const actions = doc.createElement("div");
   actions.className = "wm-actions";
-  const anchor = tip.anchor ? findAnchor(doc, tip.anchor) : null;
-  actions.appendChild(narrationControl(view, tip.content, tip.id, anchor ?? root));
+  actions.appendChild(narrationControl(view, tip.content, tip.id, (tip.anchor && findAnchor(doc, tip.anchor)) || root));
   root.append(close, title, body);
   if (tip.survey) root.append(surveyForm(view, tip));
   root.append(actions);
@@ -51,17 +51,18 @@ export function drawTip(view, tip) {
     extras.push(pointer);
   }
   const anchored = kind !== "banner" && kind !== "modal" && tip.anchor;
+  const keyed = Boolean(anchored && parseAnchor(tip.anchor)?.key);
   let revealed = false;
+  let anchor = null;
   const place = () => {
     if (!anchored) return;
-    const anchor = findAnchor(doc, tip.anchor);
+    anchor = findAnchor(doc, tip.anchor, anchor);
     // Waits for an anchor that is not in the page yet, and hides while it is gone or scrolled out
-    // of its list. The first time it is there, it is brought into view.
+    // of its list. The first time it is there, it is brought into view; but an item of a list
+    // (NAME[KEY]) that was not drawn when the tip showed comes by the user's own scrolling.
     const shown = anchor && isShown(anchor);
-    if (shown && !revealed) {
-      revealed = true;
-      revealAnchor(view.window, anchor);
-    }
+    if (shown && !revealed) revealAnchor(view.window, anchor);
+    revealed ||= shown || keyed;
     const box = shown ? clippedBox(anchor) : null;
     root.hidden = !box;
     for (const extra of extras) extra.hidden = !box;

@@ -1,13 +1,15 @@
-// Capture: what the user does in the page, as the events rules speak of (tap, scroll, keystroke),
-// and the page changes the SDK follows (screens, containers, layout, visibility, full screen).
+// Capture: what the user does in the page, as the events rules speak of (tap, long-press, swipes,
+// scroll, keystroke), and the page changes the SDK follows (screens, containers, layout,
+// visibility, full screen).
 
 import { isShown, ownScroll } from "./placement.js";
 
 /**
  * Listens to the page until the function it answers is called. `on` receives what happens:
- *   record(name, target)  a tap (target from data-waymark, else the element's id), a scroll (at
- *                         most one a second; not the SDK's own, bringing an anchor into view) or
- *                         a keystroke in a field (one a second per field);
+ *   record(name, target)  a tap (target from data-waymark, else the element's id), a long-press or
+ *                         a swipe-left, -right, -up or -down from touch input, a scroll (at most
+ *                         one a second; not the SDK's own, bringing an anchor into view) or a
+ *                         keystroke in a field (one a second per field);
  *   escape(event)         Esc was pressed;
  *   hide() / show()       the page was hidden (or left) / became visible again;
  *   screenChanged()       a single-page app changed its path, after its own handlers ran;
@@ -26,11 +28,51 @@ export function capture(win, on) {
     target.addEventListener(type, handler, options);
     removers.push(() => target.removeEventListener(type, handler, options));
   };
+  // What an event happened to: the nearest element with data-waymark, else with an id.
+  const named = (element) => {
+    const found = element?.closest?.("[data-waymark],[id]");
+    return found ? found.getAttribute("data-waymark") ?? found.id : undefined;
+  };
+  let pressed = false; // a long press was recorded: the click its finger's release makes is not a tap
   listen(doc, "click", (event) => {
-    if (event.target.closest?.("[data-waymark-ui]")) return;
-    const element = event.target.closest?.("[data-waymark],[id]");
-    on.record("tap", element ? element.getAttribute("data-waymark") ?? element.id : undefined);
+    if (pressed || event.target.closest?.("[data-waymark-ui]")) return;
+    on.record("tap", named(event.target));
   }, true);
+  // Touch: a long press (half a second without moving) and a swipe (40 px or more, named by its
+  // main direction, on the nearest element that scrolls that way, else where it began). The
+  // browser's own scrolling does not stop touch events, so a swipe that pans a list counts.
+  let touch = null;
+  const passive = { capture: true, passive: true };
+  listen(doc, "touchstart", (event) => {
+    clearTimeout(touch?.timer);
+    touch = null;
+    pressed = false;
+    const { target, touches } = event;
+    if (touches.length > 1 || target.closest?.("[data-waymark-ui]")) return;
+    touch = { x: touches[0].clientX, y: touches[0].clientY, target };
+    touch.timer = setTimeout(() => { pressed = true; on.record("long-press", named(target)); }, 500);
+  }, passive);
+  const moved = (point) => [point.clientX - touch.x, point.clientY - touch.y];
+  listen(doc, "touchmove", (event) => {
+    if (touch && Math.hypot(...moved(event.touches[0])) > 10) clearTimeout(touch.timer);
+  }, passive);
+  listen(doc, "touchend", (event) => {
+    if (!touch) return;
+    clearTimeout(touch.timer);
+    const [dx, dy] = moved(event.changedTouches[0]);
+    const across = Math.abs(dx) > Math.abs(dy);
+    if (!pressed && Math.max(Math.abs(dx), Math.abs(dy)) >= 40) {
+      let area = touch.target;
+      for (; area && area !== doc.body; area = area.parentElement) {
+        const overflow = win.getComputedStyle(area)[across ? "overflowX" : "overflowY"];
+        const room = across ? area.scrollWidth - area.clientWidth : area.scrollHeight - area.clientHeight;
+        if (room > 0 && /auto|scroll/.test(overflow) && (area.id || area.hasAttribute("data-waymark"))) break;
+      }
+      on.record(`swipe-${across ? (dx < 0 ? "left" : "right") : (dy < 0 ? "up" : "down")}`, named(area && area !== doc.body ? area : touch.target));
+    }
+    touch = null;
+  }, passive);
+  listen(doc, "touchcancel", () => { clearTimeout(touch?.timer); touch = null; }, passive);
   let lastScroll = 0;
   listen(win, "scroll", () => {
     const now = Date.now();

@@ -137,6 +137,12 @@ export function placeBeside(win, box, root, { spot, pointer } = {}) {
   root.style.top = `${top + y}px`;
   root.dataset.side = side;
   if (spot) Object.assign(spot.style, { left: `${box.left + x - 6}px`, top: `${box.top + y - 6}px`, width: `${box.width + 12}px`, height: `${box.height + 12}px` });
-  if (pointer) Object.assign(pointer.style, { left: `${box.left + x + box.width / 2 - 14}px`, top: `${box.top + y + box.height / 2 - 14}px` });
+  // The finger starts on the middle of what shows of the anchor; a swipe travels most of the way
+  // to its edges (--wm-x, --wm-y: how far from the middle; within 8 px of the edge, from 12 to 120).
+  if (pointer) {
+    Object.assign(pointer.style, { left: `${box.left + x + box.width / 2 - 14}px`, top: `${box.top + y + box.height / 2 - 14}px` });
+    pointer.style.setProperty("--wm-x", `${clamp(box.width / 2 - 22, 12, 120)}px`);
+    pointer.style.setProperty("--wm-y", `${clamp(box.height / 2 - 22, 12, 120)}px`);
+  }
   return side;
 }

@@ -23,10 +23,11 @@ const STYLE = `
 @keyframes wm-tap{0%,100%{transform:scale(1)}50%{transform:scale(.6)}}
 @keyframes wm-dtap{0%,30%,60%,100%{transform:scale(1)}15%,45%{transform:scale(.6)}}
 @keyframes wm-long{0%{transform:scale(1)}60%,90%{transform:scale(1.6);opacity:.6}100%{transform:scale(1)}}
-@keyframes wm-left{0%{transform:translateX(40px);opacity:0}20%{opacity:1}100%{transform:translateX(-40px);opacity:0}}
-@keyframes wm-right{0%{transform:translateX(-40px);opacity:0}20%{opacity:1}100%{transform:translateX(40px);opacity:0}}
-@keyframes wm-up{0%{transform:translateY(40px);opacity:0}20%{opacity:1}100%{transform:translateY(-40px);opacity:0}}
-@keyframes wm-down{0%{transform:translateY(-40px);opacity:0}20%{opacity:1}100%{transform:translateY(40px);opacity:0}}
+.wm-pointer{--x:var(--wm-x,40px);--y:var(--wm-y,40px);--nx:calc(-1*var(--x));--ny:calc(-1*var(--y))}
+@keyframes wm-left{0%{transform:translateX(var(--x));opacity:0}20%{opacity:1}100%{transform:translateX(var(--nx));opacity:0}}
+@keyframes wm-right{0%{transform:translateX(var(--nx));opacity:0}20%{opacity:1}100%{transform:translateX(var(--x));opacity:0}}
+@keyframes wm-up{0%{transform:translateY(var(--y));opacity:0}20%{opacity:1}100%{transform:translateY(var(--ny));opacity:0}}
+@keyframes wm-down{0%{transform:translateY(var(--ny));opacity:0}20%{opacity:1}100%{transform:translateY(var(--y));opacity:0}}
 .wm-actions{display:flex;gap:8px;margin-top:8px;flex-wrap:wrap}
 .wm-actions button,.wm-survey button,.wm-tour footer button{min-height:44px}
 .wm-actions button{background:#fff;color:#1d2a44;border:0;border-radius:6px;padding:6px 10px;font:inherit;cursor:pointer}

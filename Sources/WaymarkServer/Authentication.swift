@@ -39,8 +39,8 @@ struct KeyAuthenticator: AuthenticatorMiddleware {
     /// any key (200 bytes), which is then not even hashed.
     static func presentedKey(_ headers: HTTPFields) -> String? {
         guard let bearer = headers.bearer else { return nil }
-        let token = bearer.token.trimmingCharacters(in: CharacterSet(charactersIn: " \t"))
+        let token = bearer.token.withoutBlanks
         guard !token.isEmpty, token.utf8.count <= 200 else { return nil }
-        return token
+        return String(token)
     }
 }

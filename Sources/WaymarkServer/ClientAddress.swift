@@ -49,7 +49,7 @@ public struct TrustedProxies: Sendable, Hashable {
     /// Addresses and ranges separated by commas: `10.0.0.5, 10.1.0.0/16, fd00::/8`.
     public init(parsing text: String) throws(Invalid) {
         var ranges: [Range] = []
-        for entry in text.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) where !entry.isEmpty {
+        for entry in text.split(separator: ",").map({ String($0.withoutBlanks) }) where !entry.isEmpty {
             let parts = entry.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
             guard let bytes = Self.parse(String(parts[0])) else { throw Invalid(entry: entry) }
             var prefix = bytes.count * 8
@@ -72,7 +72,7 @@ public struct TrustedProxies: Sendable, Hashable {
     /// first entry if all are. An entry that is not an address makes it the peer's again.
     public func clientAddress(peer: String?, forwardedFor: [String]) -> String? {
         guard let peer, !ranges.isEmpty, contains(peer) else { return peer }
-        let entries = forwardedFor.flatMap { $0.split(separator: ",") }.map { $0.trimmingCharacters(in: .whitespaces) }
+        let entries = forwardedFor.flatMap { $0.split(separator: ",") }.map { String($0.withoutBlanks) }
         var client = peer
         for entry in entries.reversed() {
             guard let bytes = Self.parse(entry) else { return peer }

@@ -21,10 +21,10 @@ public enum ContentCoding {
         guard let header = request.headers[.acceptEncoding] else { return false }
         var star: Bool?
         for part in header.split(separator: ",") {
-            let pieces = part.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+            let pieces = part.split(separator: ";").map(\.withoutBlanks)
             guard let coding = pieces.first else { continue }
-            let quality = pieces.dropFirst().first { $0.hasPrefix("q=") }.flatMap { Double($0.dropFirst(2)) } ?? 1
-            if coding == "gzip" || coding == "x-gzip" { return quality > 0 }
+            let quality = pieces.dropFirst().first { $0.hasPrefix("q=") || $0.hasPrefix("Q=") }.flatMap { Double($0.dropFirst(2)) } ?? 1
+            if coding.equalsIgnoringCase("gzip") || coding.equalsIgnoringCase("x-gzip") { return quality > 0 }
             if coding == "*" { star = quality > 0 }
         }
         return star ?? false
@@ -55,15 +55,15 @@ public enum ContentCoding {
     static func identityETags(_ list: String) -> (list: String, hadGzip: Bool) {
         guard list.contains("-gzip\"") else { return (list, false) }
         let tags = list.split(separator: ",").map { tag -> String in
-            let trimmed = tag.trimmingCharacters(in: .whitespaces)
-            return trimmed.hasSuffix("-gzip\"") ? trimmed.dropLast("-gzip\"".count) + "\"" : trimmed
+            let trimmed = tag.withoutBlanks
+            return trimmed.hasSuffix("-gzip\"") ? trimmed.dropLast("-gzip\"".count) + "\"" : String(trimmed)
         }
         return (tags.joined(separator: ", "), true)
     }
 
     static func addVary(_ headers: inout HTTPFields) {
         if let vary = headers[.vary] {
-            if !vary.lowercased().contains("accept-encoding") { headers[.vary] = vary + ", Accept-Encoding" }
+            if !vary.containsIgnoringCase("accept-encoding") { headers[.vary] = vary + ", Accept-Encoding" }
         } else {
             headers[.vary] = "Accept-Encoding"
         }

@@ -75,7 +75,7 @@ extension WaymarkServer {
         // A page on another origin reads the ETag to send it back as If-None-Match.
         headers[.accessControlExposeHeaders] = "ETag"
         if let match = request.headers[.ifNoneMatch],
-            match.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == etag })
+            match.split(separator: ",").contains(where: { $0.withoutBlanks == etag })
         {
             metrics.catalogNotModified.increment()
             return Response(status: .notModified, headers: headers)

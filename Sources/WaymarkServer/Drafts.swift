@@ -134,7 +134,7 @@ extension WaymarkServer {
     }
 
     static func revision(inETag tag: String) -> Int? {
-        let trimmed = tag.trimmingCharacters(in: .whitespaces)
+        let trimmed = tag.withoutBlanks
         guard trimmed.hasPrefix("\"r"), trimmed.hasSuffix("\""), trimmed.count > 3 else { return nil }
         return Int(trimmed.dropFirst(2).dropLast())
     }

@@ -4,7 +4,8 @@
 The expectations below are written by hand: they are the specification. Every SDK (Swift, JavaScript)
 runs the JSON files this script writes. Run it after editing: python3 conformance/generate.py
 
-Step notation: E("tap:search", 1.5) is an event at base + 1.5 s, T(10) a clock tick at base + 10 s,
+Step notation: E("tap:search", 1.5) is an event at base + 1.5 s (E("buy", 2, {"amount": 500}) one
+with properties), T(10) a clock tick at base + 10 s,
 C({"app.version": "1.3.0"}, 0) sets context values (None removes one). The expectation string has
 one letter per step: T (true) or F (false), the rule's value right after that step.
 """
@@ -26,11 +27,13 @@ def stamp(offset):
     return text + "Z"
 
 
-def E(event, at):
+def E(event, at, props=None):
     name, _, target = event.partition(":")
     step = {"t": stamp(at), "event": name}
     if target:
         step["target"] = target
+    if props is not None:
+        step["properties"] = props
     return step
 
 
@@ -282,6 +285,152 @@ case(g, "user.n > 1 OR user.n < -1", [C({"user.n": 0}, 0), C({"user.n": -2}, 1),
 case(g, "user.x == 1 AND user.y == 2", [C({"user.x": 1, "user.y": 2}, 0), C({"user.y": None}, 1)], "TF")
 case(g, "user.n >= 1", [C({"user.n": 1e15}, 0)], "T")
 
+# --- Event properties ----------------------------------------------------------------------------
+g = "properties"
+P = lambda props, at=0: E("purchase", at, props)
+# Numbers, by every operator; properties are typed: "500" is text, not a number.
+for rule, values in [
+    ("purchase where amount >= 500", {499: "F", 500: "T", 500.0: "T", 10000: "T", 499.99: "F"}),
+    ("purchase where amount > 500", {500: "F", 500.5: "T", 501: "T"}),
+    ("purchase where amount <= 500", {500: "T", 501: "F", -3: "T"}),
+    ("purchase where amount < 500", {499: "T", 500: "F"}),
+    ("purchase where amount == 500", {500: "T", 500.0: "T", 501: "F"}),
+    ("purchase where amount != 500", {500: "F", 501: "T"}),
+    ("purchase where amount >= 10000.5", {10000.5: "T", 10000: "F"}),
+    ("purchase where amount > -1", {0: "T", -1: "F", -0.5: "T"}),
+]:
+    for value, expect in values.items():
+        case(g, rule, [P({"amount": value})], expect, f"{rule} with {json.dumps(value)}")
+for rule, props, expect, why in [
+    ("purchase where amount >= 500", {"amount": "500"}, "F", "text is not a number"),
+    ("purchase where amount != 500", {"amount": "501"}, "F", "another type makes != false too"),
+    ("purchase where amount >= 500", {}, "F", "a missing property fails the test"),
+    ("purchase where amount != 500", {}, "F", "a missing property makes != false too"),
+    ("purchase where amount >= 500", {"amount": True}, "F", "a flag is not a number"),
+    ("purchase where amount >= 500", {"price": 900}, "F", "only the named property counts"),
+    ('purchase where category == "phones"', {"category": "phones"}, "T", None),
+    ('purchase where category == "phones"', {"category": "Phones"}, "F", "names compare by bytes, case included"),
+    ('purchase where category != "phones"', {"category": "tv"}, "T", None),
+    ('purchase where category != "phones"', {"category": 1}, "F", None),
+    ('purchase where category < "b"', {"category": "a"}, "T", None),
+    ('purchase where category < "b"', {"category": "B"}, "T", "upper case sorts before lower case"),
+    ('purchase where category == "मोबाइल"', {"category": "मोबाइल"}, "T", "any text"),
+    ('purchase where currency == "₹"', {"currency": "₹"}, "T", None),
+    ('purchase where note == "a \\"b\\""', {"note": 'a "b"'}, "T", "escaped quotes"),
+    ('purchase where category == "10"', {"category": 10}, "F", "a number is not text"),
+    ("purchase where cod == true", {"cod": True}, "T", None),
+    ("purchase where cod == true", {"cod": False}, "F", None),
+    ("purchase where cod != true", {"cod": False}, "T", None),
+    ("purchase where cod == true", {"cod": "true"}, "F", "text is not a flag"),
+    ("purchase where cod == false", {}, "F", "a missing flag is not false"),
+    ("purchase where appBuild >= v5.2", {"appBuild": "5.2.1"}, "T", "a version literal reads text as a version"),
+    ("purchase where appBuild >= v5.2", {"appBuild": "5.1.9"}, "F", None),
+    ("purchase where appBuild == v5.2", {"appBuild": "5.2.0"}, "T", None),
+    ("purchase where appBuild >= v5.2", {"appBuild": "5.2-beta"}, "F", "text that is not a version"),
+    ("purchase where appBuild >= v5.2", {"appBuild": 6}, "F", "a number is not a version"),
+    ('purchase where category in ["mobiles", "tv"]', {"category": "tv"}, "T", None),
+    ('purchase where category in ["mobiles", "tv"]', {"category": "mobiles"}, "T", None),
+    ('purchase where category in ["mobiles", "tv"]', {"category": "books"}, "F", None),
+    ('purchase where category in ["mobiles", "tv"]', {}, "F", None),
+    ("purchase where qty in [1, 2, 3]", {"qty": 2}, "T", None),
+    ("purchase where qty in [1, 2, 3]", {"qty": "2"}, "F", None),
+    ('purchase where code in ["1", 1, true]', {"code": True}, "T", "a list may mix types"),
+    ("purchase where appBuild in [v5, v6.1]", {"appBuild": "6.1.0"}, "T", None),
+    ('purchase where category IN ["tv"]', {"category": "tv"}, "T", "keywords in any case"),
+    ('purchase where amount >= 500 AND category == "phones"', {"amount": 799, "category": "phones"}, "T", None),
+    ('purchase where amount >= 500 AND category == "phones"', {"amount": 99, "category": "phones"}, "F", None),
+    ('purchase where amount >= 500 AND category == "phones"', {"amount": 799, "category": "tv"}, "F", None),
+    ('purchase where amount >= 500 and category == "phones"', {"amount": 799, "category": "phones"}, "T", "and in lower case"),
+    ('purchase WHERE amount >= 500 And cod == true', {"amount": 500, "cod": True}, "T", None),
+    ("purchase where amount > 100 AND amount < 200", {"amount": 150}, "T", "one property tested twice"),
+    ("purchase where amount > 100 AND amount < 200", {"amount": 250}, "F", None),
+    ("purchase where a == 1 AND b == 2 AND c == 3", {"a": 1, "b": 2, "c": 3}, "T", None),
+    ("purchase where a == 1 AND b == 2 AND c == 3", {"a": 1, "b": 2}, "F", None),
+    ("purchase where a-b == 1 AND a_b == 2", {"a-b": 1, "a_b": 2}, "T", "property names are names"),
+]:
+    case(g, rule, [P(props)], expect, why or f"{rule} with {json.dumps(props, ensure_ascii=False)}")
+
+# Targets, names and what stays true.
+case(g, 'tap:buy where category in ["mobiles", "tv"]',
+     [E("tap:buy", 0, {"category": "books"}), E("tap:cart", 1, {"category": "tv"}), E("tap:buy", 2, {"category": "tv"}),
+      E("tap:buy", 3, {"category": "books"})], "FFTT", "the target and the properties, then true for good")
+case(g, 'tap where screen == "home"', [E("tap:x", 0, {"screen": "cart"}), E("tap:y", 1, {"screen": "home"})], "FT",
+     "any target")
+case(g, "purchase where amount >= 500", [E("refund", 0, {"amount": 900}), P({"amount": 900}, 1)], "FT", "another name does not count")
+case(g, "purchase where amount >= 500", [E("purchase", 0)], "F", "an event without properties")
+case(g, "purchase", [P({"amount": 1})], "T", "a pattern without conditions takes any properties")
+case(g, "purchase where amount >= 500 within 1h", [P({"amount": 900}, 0), P({"amount": 10}, 1800), T(3600), T(3600.001)],
+     "TTTF", "a failing event does not renew the window")
+case(g, "purchase where amount >= 500 within 1h", [P({"amount": 900}, 0), P({"amount": 600}, 1800), T(3600.001), T(5400.001)],
+     "TTTF", "a passing event renews it")
+
+# Counts.
+for rule, steps, expect, why in [
+    ('count(purchase where amount >= 500 and category == "phones") >= 2',
+     [P({"amount": 900, "category": "phones"}), P({"amount": 900, "category": "tv"}, 1), P({"amount": 100, "category": "phones"}, 2),
+      P({"amount": 500, "category": "phones"}, 3)], "FFFT", "only matching events count"),
+    ('count(purchase where amount >= 500 and category == "phones") >= 2 within 30d',
+     [P({"amount": 900, "category": "phones"}), P({"amount": 900, "category": "phones"}, 86400 * 29),
+      T(86400 * 30), T(86400 * 30 + 0.001)], "FTTF", "the issue's example, in its window"),
+    ("count(purchase where cod == true) == 0", [T(0), P({"cod": False}, 1), P({"cod": True}, 2)], "TTF",
+     "no cash-on-delivery purchase yet"),
+    ("count(purchase where cod == true) < 2", [P({"cod": True}), P({"cod": True}, 1)], "TF", None),
+    ("count(tap:buy where qty > 1) >= 1", [E("tap:buy", 0, {"qty": 1}), E("tap:buy", 1, {"qty": 3})], "FT", None),
+    ("count(purchase where amount > 0) >= 3 within 10s",
+     [P({"amount": 1}, 0), P({"amount": 0}, 1), P({"amount": 1}, 2), P({"amount": 1}, 3), T(10), T(10.001)], "FFFTTF", None),
+    ("count(purchase where amount > 0) >= 2 AND count(purchase) >= 3",
+     [P({"amount": 1}, 0), P({"amount": 0}, 1), P({"amount": 2}, 2)], "FFT", "one event, two terms"),
+    ("count(purchase where amount > 0) >= 2 within 10s AND purchase where cod == true",
+     [P({"amount": 1, "cod": False}, 0), P({"amount": 1}, 1), P({"amount": 0, "cod": True}, 2)], "FFT",
+     "a count and an occurrence of one name with their own conditions"),
+]:
+    case(g, rule, steps, expect, why)
+
+# Sequences: each stage tests its own event.
+for rule, steps, expect, why in [
+    ('screen:product where id == "p1" THEN tap:buy',
+     [E("screen:product", 0, {"id": "p2"}), E("tap:buy", 1), E("screen:product", 2, {"id": "p1"}), E("tap:buy", 3)],
+     "FFFT", "the first stage's conditions"),
+    ('screen:product THEN tap:buy where qty >= 2',
+     [E("screen:product", 0), E("tap:buy", 1, {"qty": 1}), E("tap:buy", 2, {"qty": 2})], "FFT", "the last stage's"),
+    ('view where id == "a" THEN view where id == "b"',
+     [E("view", 0, {"id": "b"}), E("view", 1, {"id": "a"}), E("view", 2, {"id": "a"}), E("view", 3, {"id": "b"})],
+     "FFFT", "one name, two stages told apart by properties"),
+    ('view where id == "a" THEN view where id == "b"', [E("view", 0, {"id": "a"}), E("view", 1, {"id": "c"})], "FF", None),
+    ('view where n >= 1 THEN view where n >= 1', [E("view", 0, {"n": 1})], "F", "one event never counts for two stages"),
+    ('view where n >= 1 THEN view where n >= 1', [E("view", 0, {"n": 1}), E("view", 1, {"n": 2})], "FT", None),
+    ('screen:product where id == "p1" THEN tap:buy within 30s',
+     [E("screen:product", 0, {"id": "p1"}), E("screen:product", 20, {"id": "p2"}), E("tap:buy", 31)], "FFF",
+     "a failing event does not start the window again"),
+    ('screen:product where id == "p1" THEN tap:buy within 30s',
+     [E("screen:product", 0, {"id": "p1"}), E("screen:product", 20, {"id": "p1"}), E("tap:buy", 31)], "FFT",
+     "a passing one does"),
+    ('a where x == 1 THEN b where y == 2 THEN c where z == 3',
+     [E("a", 0, {"x": 1}), E("b", 1, {"y": 1}), E("c", 2, {"z": 3}), E("b", 3, {"y": 2}), E("c", 4, {"z": 2}), E("c", 5, {"z": 3})],
+     "FFFFFT", "a chain of three"),
+    ('a where x == 1 THEN b where y == 2 THEN c where z == 3 within 10s',
+     [E("a", 0, {"x": 1}), E("b", 1, {"y": 2}), E("c", 11, {"z": 3}), E("a", 12, {"x": 1}), E("b", 13, {"y": 2}), E("c", 14, {"z": 3})],
+     "FFFFFT", "a windowed chain of three"),
+]:
+    case(g, rule, steps, expect, why)
+
+# How where reads among other operators.
+for rule, steps, expect, why in [
+    ('tap where x == 1 AND scroll', [E("tap", 0, {"x": 1}), E("scroll", 1)], "FT", "AND before an event ends the conditions"),
+    ('tap where x == 1 AND scroll', [E("scroll", 0), E("tap", 1, {"x": 2})], "FF", None),
+    ('tap where x == 1 AND user.plan == "plus"', [E("tap", 0, {"x": 1}), C({"user.plan": "plus"}, 1)], "FT",
+     "AND before a dotted path ends them"),
+    ('tap where x == 1 AND NOT scroll', [E("tap", 0, {"x": 1}), E("scroll", 1)], "TF", None),
+    ('tap where x == 1 OR scroll', [E("scroll", 0)], "T", None),
+    ('tap where x == 1 AND y == 2 OR scroll', [E("tap", 0, {"x": 1}), E("tap", 1, {"x": 1, "y": 2})], "FT", None),
+    ('(tap where x == 1) AND count(tap) >= 2', [E("tap", 0, {"x": 1}), E("tap", 1)], "FT", None),
+    ('tap where x == 1 AND count(tap) >= 2', [E("tap", 0, {"x": 1}), E("tap", 1)], "FT", "AND before count ends them"),
+    ('NOT tap where x == 1', [T(0), E("tap", 1, {"x": 2}), E("tap", 2, {"x": 1})], "TTF", None),
+    ('tap:buy where x == 1 THEN tap:pay where y == 2 within 1m AND scroll',
+     [E("tap:buy", 0, {"x": 1}), E("tap:pay", 1, {"y": 2}), E("scroll", 2)], "FFT", "a windowed sequence beside AND"),
+]:
+    case(g, rule, steps, expect, why)
+
 # --- Time --------------------------------------------------------------------------------------
 g = "time"
 case(g, "tap within 5s", [E("tap", 10), T(5), T(15), T(15.001)], "TTTF", "time never moves backwards")
@@ -369,6 +518,19 @@ error("tap AND (scroll", 1, 16)
 error("(" * 33 + "tap" + ")" * 33, 1, 33, "tooDeep")
 error("NOT " * 33 + "tap", 1, 129, "tooDeep")
 error("tap OR " * 585 + "tap", 1, 4097, "tooLong")
+error("tap where", 1, 10, name="where needs a test")
+error("tap where amount", 1, 17, name="a property needs an operator")
+error("tap where amount >=", 1, 20, name="and a literal")
+error("tap where item.price > 5", 1, 15, name="property names have no dots")
+error("tap where and == 1", 1, 11, "reservedWord", "a property cannot be a keyword")
+error("tap where x == 1 AND", 1, 21, name="AND needs an operand")
+error("tap where x < true", 1, 13, "invalidComparison", "booleans take == and != only")
+error("tap where x == yes", 1, 16, name="text needs quotes")
+error("count(tap where) >= 1", 1, 16, name="count's event needs its test")
+error("where", 1, 1, name="where is a keyword")
+error("tap:where", 1, 5, "reservedWord", "also as a target")
+error("tap where x in []", 1, 17, name="in needs a literal")
+error("tap where x == 1 y == 2", 1, 18, name="tests are joined by AND")
 
 
 def deep_ok():

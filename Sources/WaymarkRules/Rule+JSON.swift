@@ -8,6 +8,9 @@
 /// {"path": "app.version", "cmp": ">=", "value": {"version": "1.3"}}
 /// {"path": "device.platform", "in": ["ios", "android"]}
 /// {"not": {"const": true}}
+/// {"count": {"name": "purchase", "where": [{"prop": "amount", "cmp": ">=", "value": 500},
+///                                          {"prop": "category", "in": ["mobiles", "tv"]}]},
+///  "cmp": ">=", "value": 2}
 /// ```
 /// Decoding accepts exactly the rules the parser could produce: a decoded rule is printed and parsed
 /// again, so names, limits and operators are checked by the one parser, and unknown keys are errors.
@@ -134,6 +137,74 @@ extension Rule: Codable {
         } catch let error as RuleError {
             throw fail("\(error) in \(text)")
         }
+    }
+}
+
+extension EventPattern: Codable {
+    private enum Key: String, CodingKey { case name, target, `where` }
+
+    public init(from decoder: any Decoder) throws {
+        try rejectUnknownKeys(decoder, allowed: ["name", "target", "where"], in: "an event")
+        let container = try decoder.container(keyedBy: Key.self)
+        let conditions = try container.decodeIfPresent([PropertyTest].self, forKey: .where)
+        if conditions?.isEmpty == true {
+            throw DecodingError.dataCorruptedError(
+                forKey: .where, in: container, debugDescription: "where needs at least one test; leave it out for none"
+            )
+        }
+        self.init(
+            name: try container.decode(String.self, forKey: .name),
+            target: try container.decodeIfPresent(String.self, forKey: .target), conditions: conditions ?? []
+        )
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Key.self)
+        try container.encode(name, forKey: .name)
+        try container.encodeIfPresent(target, forKey: .target)
+        if !conditions.isEmpty { try container.encode(conditions, forKey: .where) }
+    }
+}
+
+extension PropertyTest: Codable {
+    private enum Key: String, CodingKey { case prop, cmp, value, `in` }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: Key.self)
+        let property = try container.decode(String.self, forKey: .prop)
+        if container.contains(.in) {
+            try rejectUnknownKeys(decoder, allowed: ["prop", "in"], in: "a property test")
+            self.init(property, .oneOf(try container.decode([Literal].self, forKey: .in)))
+        } else {
+            try rejectUnknownKeys(decoder, allowed: ["prop", "cmp", "value"], in: "a property test")
+            self.init(
+                property,
+                .compare(try container.decode(Comparator.self, forKey: .cmp), try container.decode(Literal.self, forKey: .value))
+            )
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Key.self)
+        try container.encode(property, forKey: .prop)
+        switch test {
+        case .compare(let comparator, let literal):
+            try container.encode(comparator, forKey: .cmp)
+            try container.encode(literal, forKey: .value)
+        case .oneOf(let literals):
+            try container.encode(literals, forKey: .in)
+        }
+    }
+}
+
+/// Refuses an object with a key outside `allowed`: a damaged or newer form is an error, not
+/// something quietly read as less than it says.
+private func rejectUnknownKeys(_ decoder: any Decoder, allowed: Set<String>, in what: String) throws {
+    let container = try decoder.container(keyedBy: AnyKey.self)
+    if let extra = container.allKeys.first(where: { !allowed.contains($0.stringValue) }) {
+        throw DecodingError.dataCorrupted(
+            .init(codingPath: decoder.codingPath, debugDescription: "unexpected key \"\(extra.stringValue)\" in \(what)")
+        )
     }
 }
 

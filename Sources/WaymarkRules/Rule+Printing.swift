@@ -52,8 +52,23 @@ extension Rule: CustomStringConvertible {
 }
 
 extension EventPattern: CustomStringConvertible {
-    /// `tap:search`, or `scroll` without a target.
-    public var description: String { target.map { "\(name):\($0)" } ?? name }
+    /// `tap:search`, `scroll` without a target, `purchase where amount >= 500 AND paid == true`
+    /// with conditions.
+    public var description: String {
+        var text = target.map { "\(name):\($0)" } ?? name
+        if !conditions.isEmpty { text += " where " + conditions.map(\.description).joined(separator: " AND ") }
+        return text
+    }
+}
+
+extension PropertyTest: CustomStringConvertible {
+    /// `amount >= 500`, `category in ["mobiles", "tv"]`.
+    public var description: String {
+        switch test {
+        case .compare(let comparator, let literal): "\(property) \(comparator.rawValue) \(literal)"
+        case .oneOf(let literals): "\(property) in [\(literals.map(\.description).joined(separator: ", "))]"
+        }
+    }
 }
 
 extension Literal: CustomStringConvertible {

@@ -27,25 +27,76 @@ public indirect enum Rule: Hashable, Sendable {
     case oneOf(ContextPath, [Literal])
 }
 
-/// An event that a rule mentions: a name and, optionally, a target (`tap:search`).
+/// An event that a rule mentions: a name, optionally a target (`tap:search`), and optionally
+/// tests of its properties (`purchase where amount >= 500 AND category == "phones"`).
 ///
-/// A pattern without a target matches every event of that name whatever its target.
-public struct EventPattern: Hashable, Sendable, Codable {
+/// A pattern without a target matches every event of that name whatever its target; one without
+/// conditions, whatever its properties.
+public struct EventPattern: Hashable, Sendable {
     /// The event's name, such as `tap`.
     public var name: String
     /// The target the event must have, such as `search`; `nil` matches any target.
     public var target: String?
+    /// What the event's properties must hold, all of them; empty for any properties.
+    public var conditions: [PropertyTest]
 
-    /// A pattern for events named `name`, on `target` only when one is given.
-    public init(name: String, target: String? = nil) {
+    /// A pattern for events named `name`, on `target` only when one is given, whose properties
+    /// pass every one of `conditions`.
+    public init(name: String, target: String? = nil, conditions: [PropertyTest] = []) {
         self.name = name
         self.target = target
+        self.conditions = conditions
     }
 
-    /// Whether an event with this name and target matches the pattern.
+    /// Whether an event with this name and target matches the pattern, its properties aside.
     @inlinable
     public func matches(name: String, target: String?) -> Bool {
         name == self.name && (self.target == nil || self.target == target)
+    }
+
+    /// Whether an event with this name, target and properties matches the pattern.
+    public func matches(name: String, target: String?, properties: [String: ContextValue]) -> Bool {
+        matches(name: name, target: target) && conditions.allSatisfy { $0.holds(for: properties) }
+    }
+}
+
+/// A test of one property of an event: `amount >= 500`, `category in ["mobiles", "tv"]`.
+///
+/// Properties compare as context values do (``Literal/compared(with:by:)``): a missing property,
+/// or one of another type than the literal, fails the test, `!=` included.
+public struct PropertyTest: Hashable, Sendable {
+    /// What a property is tested against.
+    public enum Test: Hashable, Sendable {
+        /// `property op literal`.
+        case compare(Comparator, Literal)
+        /// `property in [a, b, ...]`: equal to one of the literals.
+        case oneOf([Literal])
+    }
+
+    /// The property's name, such as `amount`: a name of the language, without dots.
+    public var property: String
+    /// The test its value must pass.
+    public var test: Test
+
+    /// A test of `property`.
+    public init(_ property: String, _ test: Test) {
+        self.property = property
+        self.test = test
+    }
+
+    /// Whether the value passes the test (`nil`: the event has no such property).
+    @inlinable
+    public func holds(_ value: ContextValue?) -> Bool {
+        switch test {
+        case .compare(let comparator, let literal): literal.compared(with: value, by: comparator)
+        case .oneOf(let literals): literals.contains { $0.matches(value) }
+        }
+    }
+
+    /// Whether the property of that name, among `properties`, passes the test.
+    @inlinable
+    public func holds(for properties: [String: ContextValue]) -> Bool {
+        holds(properties[property])
     }
 }
 

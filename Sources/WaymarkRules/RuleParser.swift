@@ -12,7 +12,8 @@
 /// count      = "count" "(" event ")" cmp integer [ window ]
 /// comparison = path cmp literal | path "in" "[" literal { "," literal } "]"
 /// window     = "within" duration          ; 30s, 5m, 2h, 7d, 1w
-/// event      = name [ ":" name ]          ; name = [A-Za-z0-9_-]+
+/// event      = name [ ":" name ] [ "where" test { "AND" test } ]   ; name = [A-Za-z0-9_-]+
+/// test       = name cmp literal | name "in" "[" literal { "," literal } "]"
 /// path       = name "." name { "." name }
 /// cmp        = "==" | "!=" | ">=" | "<=" | ">" | "<"
 /// literal    = number | string | "true" | "false" | version
@@ -34,7 +35,9 @@ public struct RuleParser: Sendable {
     }
 
     /// The keywords of the language, reserved as names.
-    public static let keywords: Set<String> = ["and", "or", "not", "then", "within", "count", "in", "true", "false"]
+    public static let keywords: Set<String> = [
+        "and", "or", "not", "then", "within", "count", "in", "true", "false", "where",
+    ]
 
     /// The limits this parser enforces.
     public var limits: Limits
@@ -199,6 +202,14 @@ private struct ParserState {
             components.append(try parseName())
         }
         let path = ContextPath(components)
+        switch try parseTest() {
+        case .compare(let comparator, let literal): return .compare(path, comparator, literal)
+        case .oneOf(let literals): return .oneOf(path, literals)
+        }
+    }
+
+    /// What follows a path or a property: `op literal` or `in [literal, ...]`.
+    mutating func parseTest() throws(RuleError) -> PropertyTest.Test {
         if consumeKeyword("in") {
             skipSpace()
             guard current == "[" else { throw unexpected(expected: "[ after in") }
@@ -211,7 +222,7 @@ private struct ParserState {
                     literals.append(try parseLiteral())
                 } else if current == "]" {
                     position += 1
-                    return .oneOf(path, literals)
+                    return .oneOf(literals)
                 } else {
                     throw unexpected(expected: ", or ]")
                 }
@@ -227,14 +238,54 @@ private struct ParserState {
                 expected: "== or !=", at: operatorStart
             )
         }
-        return .compare(path, comparator, literal)
+        return .compare(comparator, literal)
     }
 
     mutating func parseEvent() throws(RuleError) -> EventPattern {
         let name = try parseName()
-        guard current == ":" else { return EventPattern(name: name) }
-        position += 1
-        return EventPattern(name: name, target: try parseName())
+        var target: String?
+        if current == ":" {
+            position += 1
+            target = try parseName()
+        }
+        guard consumeKeyword("where") else { return EventPattern(name: name, target: target) }
+        var conditions = [try parsePropertyTest()]
+        // An AND goes on with the conditions only before another property test: what may follow
+        // an event in a rule (an event, count, a dotted path, NOT, a parenthesis) never reads as one.
+        while atPropertyTestAfterAnd() {
+            _ = consumeKeyword("and")
+            conditions.append(try parsePropertyTest())
+        }
+        return EventPattern(name: name, target: target, conditions: conditions)
+    }
+
+    mutating func parsePropertyTest() throws(RuleError) -> PropertyTest {
+        skipSpace()
+        guard let scalar = current, isNameScalar(scalar) else {
+            throw unexpected(expected: "a property test such as amount >= 500 or category in [\"tv\"]")
+        }
+        let property = try parseName()
+        if current == "." {
+            throw error(
+                .syntax, "a property's name has no dots", expected: "\(comparatorExpectation), or in", at: position
+            )
+        }
+        return PropertyTest(property, try parseTest())
+    }
+
+    /// Whether `AND name op` or `AND name in` comes next, a name without dots.
+    func atPropertyTestAfterAnd() -> Bool {
+        var probe = self
+        guard probe.consumeKeyword("and") else { return false }
+        probe.skipSpace()
+        guard let scalar = probe.current, isNameScalar(scalar) else { return false }
+        let word = probe.peekWord()
+        if RuleParser.keywords.contains(word.lowercased()) { return false }
+        probe.position += word.unicodeScalars.count
+        if probe.consumeKeyword("in") { return true }
+        probe.skipSpace()
+        guard let next = probe.current else { return false }
+        return next == "=" || next == "!" || next == ">" || next == "<"
     }
 
     /// A name (`[A-Za-z0-9_-]+`) that is not a keyword, starting exactly at `position`.

@@ -13,6 +13,7 @@ struct ConformanceTests {
             var t: String
             var event: String?
             var target: String?
+            var properties: [String: ContextValue]?
             var context: [String: ContextValue?]?
             var expect: Bool
         }
@@ -80,8 +81,8 @@ struct ConformanceTests {
         for (index, step) in try #require(item.steps).enumerated() {
             let time = try #require(Timestamp.date(step.t), "bad time \(step.t)")
             if let name = step.event {
-                evaluator.record(name, target: step.target, at: time)
-                reference.record(name, target: step.target, at: time)
+                evaluator.record(name, target: step.target, properties: step.properties ?? [:], at: time)
+                reference.record(name, target: step.target, properties: step.properties ?? [:], at: time)
             } else if let context = step.context {
                 for (path, value) in context.sorted(by: { $0.key < $1.key }) {
                     evaluator.setContext(path, to: value, at: time)

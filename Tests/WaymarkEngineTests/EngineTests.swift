@@ -193,7 +193,8 @@ struct EngineTests {
                     case 1: engine.close(tip: "t\(step % 6)", at: time)
                     default:
                         switch random.step() {
-                        case .event(let name, let target): engine.record(name, target: target, at: time)
+                        case .event(let name, let target, let properties):
+                            engine.record(name, target: target, properties: properties, at: time)
                         case .tick: engine.advance(to: time)
                         case .context(let path, let value): engine.setContext([path: value], at: time)
                         }

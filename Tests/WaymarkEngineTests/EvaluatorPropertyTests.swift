@@ -42,9 +42,9 @@ struct EvaluatorPropertyTests {
 
     private func apply(_ step: RandomRules.Step, to evaluator: inout Evaluator, and reference: inout ReferenceEvaluator, at time: Date) {
         switch step {
-        case .event(let name, let target):
-            evaluator.record(name, target: target, at: time)
-            reference.record(name, target: target, at: time)
+        case .event(let name, let target, let properties):
+            evaluator.record(name, target: target, properties: properties, at: time)
+            reference.record(name, target: target, properties: properties, at: time)
         case .tick:
             evaluator.advance(to: time)
             reference.advance(to: time)

@@ -24,8 +24,46 @@ struct RandomRules {
 
     var rng: SplitMix64
 
+    /// Event properties the rules test: `p` a number, `q` text, `r` a flag.
+    static let properties = ["p", "q", "r"]
+
     mutating func event() -> EventPattern {
-        EventPattern(name: Self.names.randomElement(using: &rng)!, target: Self.targets.randomElement(using: &rng)!)
+        let name = Self.names.randomElement(using: &rng)!
+        let target = Self.targets.randomElement(using: &rng)!
+        // A third of the patterns test the event's properties.
+        guard Int.random(in: 0..<3, using: &rng) == 0 else { return EventPattern(name: name, target: target) }
+        let conditions = (0..<Int.random(in: 1...2, using: &rng)).map { _ in propertyTest() }
+        return EventPattern(name: name, target: target, conditions: conditions)
+    }
+
+    mutating func propertyTest() -> PropertyTest {
+        let property = Self.properties.randomElement(using: &rng)!
+        if Int.random(in: 0..<4, using: &rng) == 0 {
+            let count = Int.random(in: 1...2, using: &rng)
+            return PropertyTest(property, .oneOf((0..<count).map { _ in literal(forProperty: property) }))
+        }
+        let value = literal(forProperty: property)
+        var comparator = Comparator.allCases.randomElement(using: &rng)!
+        if case .bool = value, !comparator.isEquality { comparator = .equal }
+        return PropertyTest(property, .compare(comparator, value))
+    }
+
+    mutating func literal(forProperty property: String) -> Literal {
+        switch property {
+        case "p": .number(Double(Int.random(in: 0...3, using: &rng)))
+        case "q": .string(["a", "b"].randomElement(using: &rng)!)
+        default: .bool(Bool.random(using: &rng))
+        }
+    }
+
+    /// Random properties for an event: some of `p`, `q` and `r`, sometimes of another type.
+    mutating func properties() -> [String: ContextValue] {
+        var properties: [String: ContextValue] = [:]
+        if Bool.random(using: &rng) { properties["p"] = .number(Double(Int.random(in: 0...3, using: &rng))) }
+        if Bool.random(using: &rng) { properties["q"] = .string(["a", "b", "c"].randomElement(using: &rng)!) }
+        if Bool.random(using: &rng) { properties["r"] = .bool(Bool.random(using: &rng)) }
+        if Int.random(in: 0..<8, using: &rng) == 0 { properties["p"] = .string("1") }
+        return properties
     }
 
     mutating func window() -> Window? {
@@ -80,7 +118,7 @@ struct RandomRules {
 
     /// A random input step: an event, a clock tick, or a context change.
     enum Step {
-        case event(String, String?)
+        case event(String, String?, [String: ContextValue])
         case tick
         case context(String, ContextValue?)
     }
@@ -88,7 +126,9 @@ struct RandomRules {
     mutating func step() -> Step {
         switch Int.random(in: 0..<10, using: &rng) {
         case 0..<7:
-            return .event(Self.names.randomElement(using: &rng)!, ["x", "y", "z", nil].randomElement(using: &rng)!)
+            return .event(
+                Self.names.randomElement(using: &rng)!, ["x", "y", "z", nil].randomElement(using: &rng)!, properties()
+            )
         case 7, 8:
             return .tick
         default:

@@ -49,6 +49,9 @@ struct RuleParserTests {
         "NOT (a AND b) OR c", "a AND (b OR c)", "(a AND b) AND c", "(a OR b) OR c", "NOT NOT a",
         #"user.s == "q\"uo\\te""#, "user.n == 0.000001", "user.n == 123456789012345678", "user.n == -2.5",
         "app.version != v1.2.3", "count(x:y) != 0 within 3650d", "a THEN b THEN a within 2w", "true AND false",
+        #"count(purchase where amount >= 500 AND category in ["phones", "tv"]) >= 2 within 30d"#,
+        "tap:buy where qty > 1 AND n == 2 AND scroll", "(a where x == 1 OR b) AND c where y != true",
+        "a where v >= v1.2 THEN b where s < \"z\" within 5s",
     ])
     func printingGivesTheSameRuleBack(text: String) throws {
         let rule = try Rule(parsing: text)
@@ -62,6 +65,11 @@ struct RuleParserTests {
         #"{"count":{"name":"x"},"cmp":">=","value":10001}"#, #"{"path":"user","cmp":"==","value":1}"#,
         #"{"path":"user.b","cmp":"<","value":true}"#, #"{"const":true,"extra":1}"#, #"{"seq":[{"name":"a"}],"within":"5x"}"#,
         #"{"path":"a.b","in":[]}"#, #"[]"#, #"{"not":{"not":"x"}}"#, #"{"path":"a.b","cmp":"==","value":{"version":"1.x"}}"#,
+        #"{"seq":[{"name":"a","where":[]}]}"#, #"{"seq":[{"name":"a","where":[{"prop":"x.y","cmp":"==","value":1}]}]}"#,
+        #"{"seq":[{"name":"a","where":[{"prop":"x","cmp":"<","value":true}]}]}"#,
+        #"{"seq":[{"name":"a","where":[{"prop":"and","cmp":"==","value":1}]}]}"#,
+        #"{"seq":[{"name":"a","where":[{"prop":"x","in":[1],"cmp":"=="}]}]}"#,
+        #"{"seq":[{"name":"a","where":[{"prop":"x","in":[]}]}]}"#, #"{"seq":[{"name":"a","extra":1}]}"#,
     ])
     func theJSONDecoderRejectsWhatTheParserWould(json: String) {
         #expect(throws: DecodingError.self) { try JSONDecoder().decode(Rule.self, from: Data(json.utf8)) }

@@ -36,7 +36,7 @@ for (const group of groups) {
       c.steps.forEach((step, index) => {
         const time = parseTime(step.t);
         assert.notEqual(time, null, step.t);
-        if (step.event) evaluator.record(step.event, step.target, time);
+        if (step.event) evaluator.record(step.event, step.target, time, step.properties);
         else if (step.context) for (const path of Object.keys(step.context).sort()) evaluator.setContext(path, step.context[path], time);
         else evaluator.advance(time);
         assert.equal(evaluator.value(0), step.expect, `${group.group} / ${c.name}: step ${index + 1} at ${step.t}`);
@@ -53,7 +53,10 @@ test("the JSON form is checked as strictly as the text", () => {
     { seq: [{ name: "tap", x: 1 }] }, { seq: [{ name: "tap word" }] }, { path: "app.version", cmp: ">", value: { version: "01.2" } },
     { path: "app.version", cmp: ">", value: { version: "2147483648" } }, { path: "a.b", cmp: "==", value: Infinity },
     { path: "a.b", cmp: "=", value: 1 }, { path: "a.and", cmp: "==", value: 1 }, { count: { name: "tap" }, cmp: ">=", value: 1.5 },
-    { const: "yes" }, { path: "a.b", cmp: "==", value: null }]) {
+    { const: "yes" }, { path: "a.b", cmp: "==", value: null }, { seq: [{ name: "a", where: [] }] },
+    { seq: [{ name: "a", where: [{ prop: "x.y", cmp: "==", value: 1 }] }] }, { seq: [{ name: "a", where: [{ prop: "x", cmp: "<", value: true }] }] },
+    { seq: [{ name: "a", where: [{ prop: "and", cmp: "==", value: 1 }] }] }, { seq: [{ name: "a", where: [{ prop: "x", in: [1], cmp: "==" }] }] },
+    { seq: [{ name: "a", where: [{ prop: "x", in: [] }] }] }, { seq: [{ name: "a", where: {} }] }]) {
     assert.throws(() => ruleFromJSON(bad), Error, JSON.stringify(bad));
   }
   const rule = { or: [{ and: [{ seq: [{ name: "tap", target: "search" }] }, { seq: [{ name: "activation" }] }] }, { seq: [{ name: "scroll" }], within: "30s" }] };

@@ -58,6 +58,10 @@ public struct Evaluator: Sendable {
     var stageRefs: ContiguousArray<StageRef> = []
     /// The channel of each chain's stages (see `Term.chainStart`).
     var chainChannels: ContiguousArray<Int32> = []
+    /// The filter of each chain's stages, beside `chainChannels`.
+    var chainFilters: ContiguousArray<Int32> = []
+    /// Conditions on events' properties, which a term, a stage or a chain's stage names by index.
+    var filters: [[PropertyTest]] = []
     /// The number of events dispatched so far: a chain remembers the one that last moved it on.
     var serial: Int64 = 0
     var channels: ChannelTable
@@ -96,6 +100,8 @@ public struct Evaluator: Sendable {
         comparisons = compiler.comparisons
         stageRefs = compiler.stageRefs
         chainChannels = compiler.chainChannels
+        chainFilters = compiler.chainFilters
+        filters = compiler.filters
         channels = ChannelTable(compiler.names)
         contextListeners = compiler.contextListeners
         parentStart.reserveCapacity(compiler.nodes.count + 1)
@@ -132,10 +138,13 @@ public struct Evaluator: Sendable {
 
     // MARK: Input
 
-    /// Records an event at a time. Events are matched by name and, for patterns with one, target.
-    public mutating func record(_ name: String, target: String? = nil, at time: Date) {
+    /// Records an event at a time. Events are matched by name and, for patterns with them, target
+    /// and conditions on `properties`.
+    public mutating func record(
+        _ name: String, target: String? = nil, properties: [String: ContextValue] = [:], at time: Date
+    ) {
         advance(toMillis: time.millis)
-        dispatch(name: name, target: target)
+        dispatch(name: name, target: target, properties: properties)
     }
 
     /// Lets time pass: windows expire.
@@ -187,14 +196,14 @@ public struct Evaluator: Sendable {
         }
     }
 
-    mutating func dispatch(name: String, target: String?) {
+    mutating func dispatch(name: String, target: String?, properties: [String: ContextValue]) {
         makeUnique()
         guard let (anyChannel, targetChannel) = channels.channels(name: name, target: target) else { return }
         serial += 1
         if targetChannel >= 0 {
-            dispatch(channel: Int(targetChannel), targetChannel: targetChannel)
+            dispatch(channel: Int(targetChannel), targetChannel: targetChannel, properties: properties)
         }
-        dispatch(channel: Int(anyChannel), targetChannel: targetChannel)
+        dispatch(channel: Int(anyChannel), targetChannel: targetChannel, properties: properties)
     }
 
     mutating func updateContext(_ path: String, to value: ContextValue?) {
@@ -209,12 +218,12 @@ public struct Evaluator: Sendable {
 
     // MARK: Term updates
 
-    private mutating func dispatch(channel: Int, targetChannel: Int32) {
+    private mutating func dispatch(channel: Int, targetChannel: Int32, properties: [String: ContextValue]) {
         let start = Int(channelStart[channel])
         var position = start
         var end = start + Int(channelLength[channel])
         while position < end {
-            if update(listeners[position], channel: Int32(channel), targetChannel: targetChannel) {
+            if update(listeners[position], channel: Int32(channel), targetChannel: targetChannel, properties: properties) {
                 position += 1
             } else {
                 end -= 1
@@ -226,9 +235,14 @@ public struct Evaluator: Sendable {
 
     /// Applies an event arriving on `channel` to a term; returns whether the term keeps listening
     /// on that channel.
-    private mutating func update(_ listener: Listener, channel: Int32, targetChannel: Int32) -> Bool {
+    private mutating func update(
+        _ listener: Listener, channel: Int32, targetChannel: Int32, properties: [String: ContextValue]
+    ) -> Bool {
         let index = Int(listener.term)
         guard terms[index].listening else { return false }
+        // An event whose properties fail the pattern's conditions is, for this term, no event.
+        let filter = terms[index].filter
+        if filter >= 0 && !passes(filter, properties) { return true }
         switch terms[index].kind {
         case .occurrence:
             terms[index].count = 1
@@ -261,14 +275,14 @@ public struct Evaluator: Sendable {
             if term.scheduled == .max, let deadline = windowedCountDeadline(term) { schedule(index, at: deadline) }
             return true
         case .sequence:
-            if advanceSequence(index, listener: listener, targetChannel: targetChannel) {
+            if advanceSequence(index, listener: listener, targetChannel: targetChannel, properties: properties) {
                 terms[index].listening = false
                 setValue(ofTerm: index, to: true)
                 return false
             }
             return true
         case .chain:
-            return advanceChain(index, listener: listener, channel: channel)
+            return advanceChain(index, listener: listener, channel: channel, properties: properties)
         case .comparison:
             return true
         }
@@ -276,11 +290,15 @@ public struct Evaluator: Sendable {
 
     /// Moves a chain to its next stage, and to that stage's channel; returns whether it stays on
     /// `channel`.
-    private mutating func advanceChain(_ index: Int, listener: Listener, channel: Int32) -> Bool {
+    private mutating func advanceChain(
+        _ index: Int, listener: Listener, channel: Int32, properties: [String: ContextValue]
+    ) -> Bool {
         let term = terms[index]
         // It came to this channel from the target channel of the same event.
         guard term.last != serial else { return true }
         let stage = term.head
+        let filter = chainFilters[Int(term.chainStart + stage)]
+        if filter >= 0 && !passes(filter, properties) { return true }
         if stage == term.count - 1 {
             terms[index].listening = false
             setValue(ofTerm: index, to: true)
@@ -296,13 +314,16 @@ public struct Evaluator: Sendable {
     }
 
     /// Moves a sequence's stages for the current event, last stage first; returns whether it completed.
-    private mutating func advanceSequence(_ index: Int, listener: Listener, targetChannel: Int32) -> Bool {
+    private mutating func advanceSequence(
+        _ index: Int, listener: Listener, targetChannel: Int32, properties: [String: ContextValue]
+    ) -> Bool {
         let term = terms[index]
         let base = Int(term.poolStart)
         let lastStage = term.count - 1
         for refIndex in Int(listener.stageStart)..<Int(listener.stageStart + listener.stageCount) {
             let ref = stageRefs[refIndex]
             guard ref.targetChannel < 0 || ref.targetChannel == targetChannel else { continue }
+            if ref.filter >= 0 && !passes(ref.filter, properties) { continue }
             let stage = Int(ref.stage)
             if stage == 0 {
                 pool[base] = now
@@ -314,6 +335,12 @@ public struct Evaluator: Sendable {
             pool[base + stage] = max(pool[base + stage], start)
         }
         return false
+    }
+
+    /// Whether the properties pass every condition of a filter.
+    private func passes(_ filter: Int32, _ properties: [String: ContextValue]) -> Bool {
+        for condition in filters[Int(filter)] where !condition.holds(properties[condition.property]) { return false }
+        return true
     }
 
     /// Re-reads a term whose deadline came (a window moved on); returns its next deadline, if any.

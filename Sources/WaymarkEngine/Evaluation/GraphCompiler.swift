@@ -18,6 +18,11 @@ struct GraphCompiler {
     var listenerPlan: [(channel: Int32, listener: Listener)] = []
     /// Every chain stage's channel, chain after chain.
     var chainChannels: ContiguousArray<Int32> = []
+    /// Every chain stage's filter (see `Term.filter`), beside `chainChannels`.
+    var chainFilters: ContiguousArray<Int32> = []
+    /// The distinct conditions on events' properties that patterns have.
+    var filters: [[PropertyTest]] = []
+    private var filterIndex: [[PropertyTest]: Int32] = [:]
     private var memo: [Rule: Int32] = [:]
 
     /// The node for a rule, made once per distinct rule.
@@ -58,6 +63,7 @@ struct GraphCompiler {
         case .sequence(let events, let window) where events.count == 1:
             term = Term(kind: window == nil ? .occurrence : .windowedOccurrence, node: node)
             term.window = window?.milliseconds ?? -1
+            term.filter = filter(of: events[0])
             listen(index, to: events[0])
         case .sequence(let events, nil):
             term = Term(kind: .chain, node: node)
@@ -66,7 +72,10 @@ struct GraphCompiler {
             term.poolCapacity = Int32(events.count - 1)
             poolSize += events.count - 1
             term.chainStart = Int32(chainChannels.count)
-            for event in events { chainChannels.append(channel(of: event)) }
+            for event in events {
+                chainChannels.append(channel(of: event))
+                chainFilters.append(filter(of: event))
+            }
             for channel in Set(chainChannels[Int(term.chainStart)...]) { channelRoom[Int(channel)] += 1 }
         case .sequence(let events, let window?):
             term = Term(kind: .sequence, node: node)
@@ -81,7 +90,9 @@ struct GraphCompiler {
             for (stage, event) in events.enumerated().reversed() {
                 let channel = event.target.map { targetChannel(name: event.name, target: $0) } ?? -1
                 if stagesByName[event.name] == nil { nameOrder.append(event.name) }
-                stagesByName[event.name, default: []].append(StageRef(stage: Int32(stage), targetChannel: channel))
+                stagesByName[event.name, default: []].append(
+                    StageRef(stage: Int32(stage), targetChannel: channel, filter: filter(of: event))
+                )
             }
             for name in nameOrder {
                 let refs = stagesByName[name]!
@@ -94,6 +105,7 @@ struct GraphCompiler {
         case .count(let event, let comparator, let threshold, let window):
             term = Term(kind: window == nil ? .count : .windowedCount, comparator: comparator, node: node)
             term.threshold = Int32(threshold)
+            term.filter = filter(of: event)
             if let window {
                 term.window = window.milliseconds
                 term.poolStart = Int32(poolSize)
@@ -122,6 +134,15 @@ struct GraphCompiler {
 
     private mutating func listen(_ term: Int32, to event: EventPattern) {
         plan(Listener(term: term), on: channel(of: event))
+    }
+
+    /// The index of the pattern's conditions among `filters`, or -1 when it has none.
+    private mutating func filter(of event: EventPattern) -> Int32 {
+        guard !event.conditions.isEmpty else { return -1 }
+        if let index = filterIndex[event.conditions] { return index }
+        filters.append(event.conditions)
+        filterIndex[event.conditions] = Int32(filters.count - 1)
+        return Int32(filters.count - 1)
     }
 
     private mutating func plan(_ listener: Listener, on channel: Int32) {

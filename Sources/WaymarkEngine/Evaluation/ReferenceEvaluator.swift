@@ -11,14 +11,22 @@ public struct ReferenceEvaluator: Sendable {
         public var name: String
         /// The event's target, if it has one.
         public var target: String?
+        /// The event's properties.
+        public var properties: [String: ContextValue]
         /// When it happened, after the evaluator made times monotonic.
         public var time: Date
 
-        /// An event named `name` on `target` at `time`.
-        public init(name: String, target: String? = nil, time: Date) {
+        /// An event named `name` on `target` with `properties` at `time`.
+        public init(name: String, target: String? = nil, properties: [String: ContextValue] = [:], time: Date) {
             self.name = name
             self.target = target
+            self.properties = properties
             self.time = time
+        }
+
+        /// Whether the event matches a rule's event pattern.
+        func matches(_ pattern: EventPattern) -> Bool {
+            pattern.matches(name: name, target: target, properties: properties)
         }
     }
 
@@ -33,9 +41,11 @@ public struct ReferenceEvaluator: Sendable {
     public init() {}
 
     /// Records an event; a time before the latest seen counts as the latest.
-    public mutating func record(_ name: String, target: String? = nil, at time: Date) {
+    public mutating func record(
+        _ name: String, target: String? = nil, properties: [String: ContextValue] = [:], at time: Date
+    ) {
         let time = advance(to: time)
-        history.append(Event(name: name, target: target, time: time))
+        history.append(Event(name: name, target: target, properties: properties, time: time))
     }
 
     /// Sets a context value (`nil` removes it) at `time`.
@@ -66,13 +76,13 @@ public struct ReferenceEvaluator: Sendable {
             return operands.contains { value(of: $0) }
         case .sequence(let events, let window) where events.count == 1:
             return history.contains { event in
-                events[0].matches(name: event.name, target: event.target) && inWindow(event, window, now)
+                event.matches(events[0]) && inWindow(event, window, now)
             }
         case .sequence(let events, let window):
             return sequenceOccurred(events, window: window)
         case .count(let event, let comparator, let threshold, let window):
             let count = history.filter {
-                event.matches(name: $0.name, target: $0.target) && inWindow($0, window, now)
+                $0.matches(event) && inWindow($0, window, now)
             }.count
             return comparator.holds(count, threshold)
         case .compare(let path, let comparator, let literal):
@@ -91,11 +101,11 @@ public struct ReferenceEvaluator: Sendable {
     /// with at most `window` between the first and the last. For each possible first event, taking
     /// every later stage at its earliest match gives the earliest possible last event.
     private func sequenceOccurred(_ events: [EventPattern], window: Window?) -> Bool {
-        for start in history.indices where events[0].matches(name: history[start].name, target: history[start].target) {
+        for start in history.indices where history[start].matches(events[0]) {
             var stage = 1
             var position = start + 1
             while stage < events.count && position < history.count {
-                if events[stage].matches(name: history[position].name, target: history[position].target) {
+                if history[position].matches(events[stage]) {
                     stage += 1
                     if stage == events.count { break }
                 }

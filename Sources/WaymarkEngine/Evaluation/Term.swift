@@ -60,6 +60,11 @@ struct Term {
     var chainStart: Int32 = 0
     /// The deadline this term has in the heap, or `Millis.max`.
     var scheduled: Millis = .max
+    /// Occurrence and count: the conditions on the event's properties (an index into the
+    /// evaluator's `filters`), or -1 for none. (A sequence's stages have theirs in `StageRef`, a
+    /// chain's in `chainFilters`.) Kept here rather than in the listener, which stays 12 bytes: the
+    /// term is read for every event anyway.
+    var filter: Int32 = -1
 }
 
 /// A term's spot in a channel's listener list. A sequence lists the stages this channel's event name
@@ -75,6 +80,8 @@ struct Listener {
 struct StageRef {
     var stage: Int32
     var targetChannel: Int32
+    /// The stage's conditions on the event's properties (see `Term.filter`), or -1.
+    var filter: Int32 = -1
 }
 
 /// Where an event name's listeners are: the channel for every event of that name, and one channel

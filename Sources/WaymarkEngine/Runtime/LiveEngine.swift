@@ -61,10 +61,12 @@ public final class LiveEngine: Sendable {
         continuation.finish()
     }
 
-    /// Records an event now, such as `record("tap", target: "search")`; returns the render commands it caused, which also go to ``commands``.
+    /// Records an event now, such as `record("tap", target: "search")` or
+    /// `record("purchase", properties: ["amount": .number(799)])`; returns the render commands it
+    /// caused, which also go to ``commands``.
     @discardableResult
-    public func record(_ name: String, target: String? = nil) -> [RenderCommand] {
-        apply { $0.record(name, target: target, at: $1) }
+    public func record(_ name: String, target: String? = nil, properties: [String: ContextValue] = [:]) -> [RenderCommand] {
+        apply { $0.record(name, target: target, properties: properties, at: $1) }
     }
 
     /// Sets context values now (`nil` removes one), such as `["app.version": .string("1.4")]`; returns the render commands it caused.

@@ -140,10 +140,13 @@ public struct Engine: Sendable {
 
     // MARK: Input
 
-    /// Records an event: the user tapped, scrolled, opened a screen...
+    /// Records an event: the user tapped, scrolled, opened a screen, bought something; its
+    /// `properties` are what patterns with conditions (`purchase where amount >= 500`) test.
     @discardableResult
-    public mutating func record(_ name: String, target: String? = nil, at time: Date) -> [RenderCommand] {
-        perform(at: time) { $0.evaluator.dispatch(name: name, target: target) }
+    public mutating func record(
+        _ name: String, target: String? = nil, properties: [String: ContextValue] = [:], at time: Date
+    ) -> [RenderCommand] {
+        perform(at: time) { $0.evaluator.dispatch(name: name, target: target, properties: properties) }
     }
 
     /// Lets time pass; call it at ``nextChange``.

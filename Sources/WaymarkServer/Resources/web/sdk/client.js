@@ -157,15 +157,17 @@ export class WaymarkClient {
 
   // -- Input --
 
-  /** Records an event the app names itself: `Waymark.track("add_to_cart", "sku-42")`. */
+  /** Records an event the app names itself: `Waymark.track("add_to_cart", "sku-42", { amount: 799 })`. */
   record(name, target, properties = {}) {
     const cleanName = asName(name);
     if (!cleanName || this.stopped) return [];
     const cleanTarget = target === undefined || target === null ? undefined : asName(target);
     const now = Date.now();
     this.enqueue(cleanName, cleanTarget, properties, now);
-    this.tourEvaluator.record(cleanName, cleanTarget, now);
-    const commands = this.engine.record(cleanName, cleanTarget, now);
+    // Rules test properties as they are typed (`purchase where amount >= 500`): text, finite numbers, flags.
+    const typed = Object.fromEntries(Object.entries(properties ?? {}).filter(([, v]) => typeof v === "string" || typeof v === "boolean" || Number.isFinite(v)));
+    this.tourEvaluator.record(cleanName, cleanTarget, now, typed);
+    const commands = this.engine.record(cleanName, cleanTarget, now, typed);
     this.render(commands);
     this.checkTours();
     return commands;

@@ -7,7 +7,12 @@ import { UNIT_MS, printRule } from "./rules.js";
 import { compareLiteral, holds } from "./values.js";
 
 const windowMillis = (within) => (within === undefined ? -1 : Number(within.slice(0, -1)) * UNIT_MS[within.slice(-1)]);
-const matches = (pattern, name, target) => pattern.name === name && (pattern.target === undefined || pattern.target === target);
+// A value against a comparison's or a property test's `{cmp, value}` or `{in}`.
+const passes = (test, value) => ("in" in test ? test.in.some((l) => compareLiteral(value, "==", l)) : compareLiteral(value, test.cmp, test.value));
+// An event matches a pattern by name, by target when the pattern has one, and by every property
+// test of its `where`.
+const matches = (pattern, name, target, props) => pattern.name === name && (pattern.target === undefined || pattern.target === target)
+  && (pattern.where ?? []).every((t) => passes(t, props[t.prop]));
 
 /**
  * Evaluates rules incrementally over events, time and context. Memory is bounded per term (each
@@ -51,7 +56,7 @@ export class Evaluator {
     return this.now;
   }
 
-  record(name, target, time) {
+  record(name, target, time, props = {}) {
     this.advance(time);
     const t = this.now;
     for (const term of this.listeners.get(name) ?? []) {
@@ -59,22 +64,22 @@ export class Evaluator {
       if ("seq" in rule) {
         const stages = rule.seq;
         if (stages.length === 1) {
-          if (matches(stages[0], name, target)) state.last = t;
+          if (matches(stages[0], name, target, props)) state.last = t;
           continue;
         }
         if (state.done) continue;
         // Latest stage first, so that one event never counts for two stages of one start.
         for (let i = stages.length - 2; i >= 0; i--) {
           const start = state.starts[i];
-          if (start === null || !matches(stages[i + 1], name, target)) continue;
+          if (start === null || !matches(stages[i + 1], name, target, props)) continue;
           if (i + 1 === stages.length - 1) {
             if (term.window < 0 || t - start <= term.window) state.done = true;
           } else if (state.starts[i + 1] === null || state.starts[i + 1] < start) {
             state.starts[i + 1] = start;
           }
         }
-        if (matches(stages[0], name, target)) state.starts[0] = t;
-      } else if (matches(rule.count, name, target)) {
+        if (matches(stages[0], name, target, props)) state.starts[0] = t;
+      } else if (matches(rule.count, name, target, props)) {
         if (term.window < 0) state.count = Math.min(state.count + 1, rule.value + 1);
         else {
           state.times.push(t);
@@ -113,9 +118,7 @@ export class Evaluator {
       const count = window < 0 ? state.count : state.times.filter((t) => now - t <= window).length;
       return holds(rule.cmp, count === rule.value ? 0 : count < rule.value ? -1 : 1);
     }
-    const value = this.context.get(rule.path);
-    if ("in" in rule) return rule.in.some((literal) => compareLiteral(value, "==", literal));
-    return compareLiteral(value, rule.cmp, rule.value);
+    return passes(rule, this.context.get(rule.path));
   }
 
   /** The next moment after now when a rule can change without an event, or null. */
@@ -194,7 +197,7 @@ export class Engine {
 
   get now() { return this.evaluator.now; }
 
-  record(name, target, time) { return this.perform(time, () => this.evaluator.record(name, target ?? undefined, this.now)); }
+  record(name, target, time, props) { return this.perform(time, () => this.evaluator.record(name, target ?? undefined, this.now, props)); }
   advance(time) { return this.perform(time, () => {}); }
   setContext(values, time) {
     return this.perform(time, () => {

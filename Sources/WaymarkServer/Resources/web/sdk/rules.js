@@ -6,7 +6,7 @@
 /** The limits a rule must respect, so that a rule from anywhere costs bounded work. */
 export const LIMITS = Object.freeze({ maxLength: 4096, maxDepth: 32, maxCount: 10000, maxWindowDays: 3650 });
 /** Words that cannot be names, in any case. */
-export const KEYWORDS = new Set(["and", "or", "not", "then", "within", "count", "in", "true", "false"]);
+export const KEYWORDS = new Set(["and", "or", "not", "then", "within", "count", "in", "true", "false", "where"]);
 /** Milliseconds in one unit of a window ("30s", "2h", "7d"). */
 export const UNIT_MS = { s: 1000, m: 60000, h: 3600000, d: 86400000, w: 604800000 };
 export const COMPARATORS = ["==", "!=", ">=", "<=", ">", "<"];
@@ -22,12 +22,13 @@ export function printRule(rule) {
     if ("or" in r) return paren(r.or.map((o) => print(o, 0)).join(" OR "), context > 0);
     if ("seq" in r) return r.seq.map(printEvent).join(" THEN ") + (r.within ? ` within ${r.within}` : "");
     if ("count" in r) return `count(${printEvent(r.count)}) ${r.cmp} ${r.value}` + (r.within ? ` within ${r.within}` : "");
-    if ("in" in r) return `${r.path} in [${r.in.map(printLiteral).join(", ")}]`;
-    return `${r.path} ${r.cmp} ${printLiteral(r.value)}`;
+    return r.path + printTest(r);
   }
   function paren(text, needed) { return needed ? `(${text})` : text; }
 }
-const printEvent = (e) => (e.target === undefined || e.target === null ? e.name : `${e.name}:${e.target}`);
+const printTest = (t) => ("in" in t ? ` in [${t.in.map(printLiteral).join(", ")}]` : ` ${t.cmp} ${printLiteral(t.value)}`);
+const printEvent = (e) => (e.target == null ? e.name : `${e.name}:${e.target}`)
+  + (e.where ? " where " + e.where.map((t) => t.prop + printTest(t)).join(" AND ") : "");
 function printLiteral(value) {
   if (typeof value === "string") return '"' + value.replace(/[\\"]/g, (c) => "\\" + c) + '"';
   if (typeof value === "object") return "v" + value.version;
@@ -89,22 +90,33 @@ function read(node, context, depth) {
   }
   const path = node.path;
   check(typeof path === "string" && path.includes(".") && path.split(".").every(isName), node);
-  if (kind === "in") {
+  return { path, ...readTest(node) };
+}
+
+// A comparison's or a property test's `{cmp, value}` or `{in}`.
+function readTest(node) {
+  if ("in" in node) {
     check(Array.isArray(node.in) && node.in.length > 0, node);
-    return { path, in: node.in.map(readLiteral) };
+    return { in: node.in.map(readLiteral) };
   }
   const value = readLiteral(node.value);
   check(COMPARATORS.includes(node.cmp) && (typeof value !== "boolean" || node.cmp === "==" || node.cmp === "!="), node);
-  return { path, cmp: node.cmp, value };
+  return { cmp: node.cmp, value };
 }
 
 const isName = (name) => typeof name === "string" && NAME.test(name) && !KEYWORDS.has(name.toLowerCase());
 
 function readEvent(event) {
-  check(event !== null && typeof event === "object" && Object.keys(event).every((k) => k === "name" || k === "target"), event);
-  const { name, target } = event;
-  check(isName(name) && (target == null || isName(target)), event);
-  return target == null ? { name } : { name, target };
+  check(event !== null && typeof event === "object" && Object.keys(event).every((k) => ["name", "target", "where"].includes(k)), event);
+  const { name, target, where } = event;
+  check(isName(name) && (target == null || isName(target)) && (where == null || (Array.isArray(where) && where.length)), event);
+  const read = target == null ? { name } : { name, target };
+  if (where) read.where = where.map((test) => {
+    check(test !== null && typeof test === "object" && isName(test.prop)
+      && Object.keys(test).every((k) => ["prop", "in"].concat("in" in test ? [] : ["cmp", "value"]).includes(k)), test);
+    return { prop: test.prop, ...readTest(test) };
+  });
+  return read;
 }
 
 function readLiteral(value) {

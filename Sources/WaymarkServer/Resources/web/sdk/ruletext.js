@@ -135,7 +135,10 @@ class RuleParser {
       this.pos += 1;
       components.push(this.parseName());
     }
-    const path = components.join(".");
+    return { path: components.join("."), ...this.parseTest() };
+  }
+  // What follows a path or a property: `op literal` ({cmp, value}) or `in [literal, ...]` ({in}).
+  parseTest() {
     if (this.consumeKeyword("in")) {
       this.skipSpace();
       if (this.cur !== "[") throw this.unexpected("[ after in");
@@ -148,7 +151,7 @@ class RuleParser {
           literals.push(this.parseLiteral());
         } else if (this.cur === "]") {
           this.pos += 1;
-          return { path, in: literals };
+          return { in: literals };
         } else {
           throw this.unexpected(", or ]");
         }
@@ -161,13 +164,48 @@ class RuleParser {
     if (typeof value === "boolean" && cmp !== "==" && cmp !== "!=") {
       throw this.error("invalidComparison", `operator ${cmp} does not apply to booleans`, "== or !=", operatorStart);
     }
-    return { path, cmp, value };
+    return { cmp, value };
   }
   parseEvent() {
-    const name = this.parseName();
-    if (this.cur !== ":") return { name };
-    this.pos += 1;
-    return { name, target: this.parseName() };
+    const event = { name: this.parseName() };
+    if (this.cur === ":") {
+      this.pos += 1;
+      event.target = this.parseName();
+    }
+    if (!this.consumeKeyword("where")) return event;
+    event.where = [this.parsePropertyTest()];
+    // An AND goes on with the conditions only before another property test: what may follow an
+    // event in a rule (an event, count, a dotted path, NOT, a parenthesis) never reads as one.
+    while (this.atPropertyTestAfterAnd()) {
+      this.consumeKeyword("and");
+      event.where.push(this.parsePropertyTest());
+    }
+    return event;
+  }
+  parsePropertyTest() {
+    this.skipSpace();
+    if (!isNameChar(this.cur)) throw this.unexpected('a property test such as amount >= 500 or category in ["tv"]');
+    const prop = this.parseName();
+    if (this.cur === ".") throw this.error("syntax", "a property's name has no dots", `${COMPARATOR_EXPECTATION}, or in`, this.pos);
+    return { prop, ...this.parseTest() };
+  }
+  atPropertyTestAfterAnd() {
+    const saved = this.pos;
+    let answer = false;
+    if (this.consumeKeyword("and")) {
+      this.skipSpace();
+      const word = isNameChar(this.cur) ? this.peekWord() : "";
+      if (word && !KEYWORDS.has(word.toLowerCase())) {
+        this.pos += word.length;
+        if (this.consumeKeyword("in")) answer = true;
+        else {
+          this.skipSpace();
+          answer = "=!<>".includes(this.cur ?? "x");
+        }
+      }
+    }
+    this.pos = saved;
+    return answer;
   }
   parseName() {
     const start = this.pos;

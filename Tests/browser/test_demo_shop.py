@@ -747,7 +747,7 @@ class ConformanceInTheBrowserTests(BrowserTest):
                     const evaluator = new Evaluator([ruleFromJSON(JSON.parse(JSON.stringify(parseRule(c.rule))))]);
                     c.steps.forEach((step, i) => {
                         const t = parseTime(step.t);
-                        if (step.event) evaluator.record(step.event, step.target, t);
+                        if (step.event) evaluator.record(step.event, step.target, t, step.properties);
                         else if (step.context) for (const k of Object.keys(step.context).sort()) evaluator.setContext(k, step.context[k], t);
                         else evaluator.advance(t);
                         if (evaluator.value(0) !== step.expect) failures.push(`${group.group}/${c.name}: step ${i + 1}`);

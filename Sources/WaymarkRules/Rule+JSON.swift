@@ -51,14 +51,8 @@ extension Rule: Codable {
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: Key.self)
         let keys = Set(container.allKeys)
-        // An enum of keys hides unknown ones from `allKeys`; read every key to reject them.
-        let written = try decoder.container(keyedBy: AnyKey.self).allKeys.map(\.stringValue)
         func only(_ allowed: Set<Key>) throws {
-            if let extra = written.first(where: { Key(rawValue: $0).map { !allowed.contains($0) } ?? true }) {
-                throw DecodingError.dataCorrupted(
-                    .init(codingPath: decoder.codingPath, debugDescription: "unexpected key \"\(extra)\" in a rule")
-                )
-            }
+            try rejectUnknownKeys(decoder, allowed: Set(allowed.map(\.rawValue)), in: "a rule")
         }
         let decoded: Rule
         if keys.contains(.const) {
@@ -198,7 +192,8 @@ extension PropertyTest: Codable {
 }
 
 /// Refuses an object with a key outside `allowed`: a damaged or newer form is an error, not
-/// something quietly read as less than it says.
+/// something quietly read as less than it says. (A container keyed by an enum hides unknown keys
+/// from `allKeys`, so every key is read through ``AnyKey``.)
 private func rejectUnknownKeys(_ decoder: any Decoder, allowed: Set<String>, in what: String) throws {
     let container = try decoder.container(keyedBy: AnyKey.self)
     if let extra = container.allKeys.first(where: { !allowed.contains($0.stringValue) }) {

@@ -465,6 +465,17 @@ class TourTests(BrowserTest):
     def panel(self):
         return self.visible('[data-waymark-tour="shop-tour"]')
 
+    def start_tour(self, page, video=False):
+        """Opens the demo tour at a page and waits for its panel; with video, also for the size of
+        the page's video (known with its metadata; before that, its arrival moves what is below)."""
+        self.driver.execute_script(f"return (await import('/sdk/waymark.js')).Waymark.startTour('shop-tour', {page})")
+        panel = self.wait_for(lambda d: self.panel(), "the tour panel")
+        if video:
+            self.wait_for(lambda d: d.execute_script(
+                "const v = document.querySelector('.wm-tour video'); return v.readyState >= 1 || v.error !== null"),
+                "the video's metadata")
+        return panel
+
     def test_a_tour_with_video_variants_and_one_credit_across_reloads_and_tabs(self):
         self.open_shop("erin", "&model=iPad13,1")
         self.driver.find_element(By.ID, "tour-start").click()
@@ -500,8 +511,7 @@ class TourTests(BrowserTest):
 
     def test_a_phone_gets_the_phone_video_and_a_long_page_needs_reading_to_the_end(self):
         self.open_shop("frank")
-        self.driver.execute_script("return (await import('/sdk/waymark.js')).Waymark.startTour('shop-tour', 0)")
-        panel = self.wait_for(lambda d: self.panel(), "the tour panel")
+        panel = self.start_tour(0)
         self.assertTrue(panel.find_element(By.TAG_NAME, "video").get_attribute("src").endswith("/demo/media/browse-phone.mp4"))
         # Make the last page long: no credit until the reader reaches its end.
         self.driver.execute_script("""
@@ -518,13 +528,9 @@ class TourTests(BrowserTest):
     def test_full_screen_video_pauses_the_tour_and_tips_and_brings_them_back(self):
         self.open_shop("gina")
         self.wait_tip("welcome")
-        self.driver.execute_script("return (await import('/sdk/waymark.js')).Waymark.startTour('shop-tour', 2)")
-        self.wait_for(lambda d: self.panel(), "the tour panel")
-        # The video's size is known once its metadata is: before that, its arrival grows the page
-        # above the reader, and Chromium's scroll anchoring moves scrollTop past 300 (as it should).
-        self.wait_for(lambda d: d.execute_script(
-            "const v = document.querySelector('.wm-tour video'); return v.readyState >= 1 || v.error !== null"),
-            "the video's metadata")
+        # Until the video's size is known, its arrival grows the page above the reader, and
+        # Chromium's scroll anchoring moves scrollTop past 300 (as it should).
+        self.start_tour(2, video=True)
         self.driver.execute_script("""
             const body = document.querySelector('.wm-tour-body');
             body.insertAdjacentElement('beforeend', Object.assign(document.createElement('div'), { style: 'height:2000px' }));
@@ -550,11 +556,7 @@ class TourTests(BrowserTest):
         # A small phone on its side: the tour fills the screen and its page is longer than the screen.
         self.driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {"width": 568, "height": 320, "deviceScaleFactor": 2, "mobile": True})
         self.open_shop("tess")
-        self.driver.execute_script("return (await import('/sdk/waymark.js')).Waymark.startTour('shop-tour', 1)")
-        self.wait_for(lambda d: self.panel(), "the tour panel")
-        self.wait_for(lambda d: d.execute_script(
-            "const v = document.querySelector('.wm-tour video'); return v.readyState >= 1 || v.error !== null"),
-            "the video's size")
+        self.start_tour(1, video=True)
         position = self.driver.execute_script("""
             const body = document.querySelector('.wm-tour-body');
             body.scrollTop = Math.min(150, body.scrollHeight - body.clientHeight);
@@ -580,8 +582,7 @@ class TourTests(BrowserTest):
         self.driver.execute_script("window.scrollBy(0, 400)")
         self.wait_tip("search-tip")
         self.driver.execute_script("window.scrollTo(0, 0)")
-        self.driver.execute_script("return (await import('/sdk/waymark.js')).Waymark.startTour('shop-tour', 0)")
-        self.wait_for(lambda d: self.panel(), "the tour panel")
+        self.start_tour(0)
         # Nothing of a paused tip is drawn over the tour: not the tip, its pointer, nor its focus.
         self.wait_tip("welcome", shown=False)
         self.wait_tip("search-tip", shown=False)

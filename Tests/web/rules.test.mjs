@@ -56,8 +56,9 @@ test("the JSON form is checked as strictly as the text", () => {
     { const: "yes" }, { path: "a.b", cmp: "==", value: null }, { seq: [{ name: "a", where: [] }] },
     { seq: [{ name: "a", where: [{ prop: "x.y", cmp: "==", value: 1 }] }] }, { seq: [{ name: "a", where: [{ prop: "x", cmp: "<", value: true }] }] },
     { seq: [{ name: "a", where: [{ prop: "and", cmp: "==", value: 1 }] }] }, { seq: [{ name: "a", where: [{ prop: "x", in: [1], cmp: "==" }] }] },
-    { seq: [{ name: "a", where: [{ prop: "x", in: [] }] }] }, { seq: [{ name: "a", where: {} }] }]) {
-    assert.throws(() => ruleFromJSON(bad), Error, JSON.stringify(bad));
+    { seq: [{ name: "a", where: [{ prop: "x", in: [] }] }] }, { seq: [{ name: "a", where: {} }] },
+    { seq: [{ name: "a", where: [null] }] }, { seq: [{ name: "a", where: ["x == 1"] }] }]) {
+    assert.throws(() => ruleFromJSON(bad), /invalid rule/, JSON.stringify(bad));
   }
   const rule = { or: [{ and: [{ seq: [{ name: "tap", target: "search" }] }, { seq: [{ name: "activation" }] }] }, { seq: [{ name: "scroll" }], within: "30s" }] };
   assert.equal(printRule(ruleFromJSON(rule)), "tap:search AND activation OR scroll within 30s");

@@ -12,7 +12,7 @@ const passes = (test, value) => ("in" in test ? test.in.some((l) => compareLiter
 // An event matches a pattern by name, by target when the pattern has one, and by every property
 // test of its `where`.
 const matches = (pattern, name, target, props) => pattern.name === name && (pattern.target === undefined || pattern.target === target)
-  && (pattern.where ?? []).every((t) => passes(t, props[t.prop]));
+  && (!pattern.where || pattern.where.every((t) => passes(t, props[t.prop])));
 
 /**
  * Evaluates rules incrementally over events, time and context. Memory is bounded per term (each

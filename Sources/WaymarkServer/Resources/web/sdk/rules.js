@@ -112,8 +112,9 @@ function readEvent(event) {
   check(isName(name) && (target == null || isName(target)) && (where == null || (Array.isArray(where) && where.length)), event);
   const read = target == null ? { name } : { name, target };
   if (where) read.where = where.map((test) => {
-    check(test !== null && typeof test === "object" && isName(test.prop)
-      && Object.keys(test).every((k) => ["prop", "in"].concat("in" in test ? [] : ["cmp", "value"]).includes(k)), test);
+    check(test !== null && typeof test === "object", test);
+    const shape = "in" in test ? ["prop", "in"] : ["prop", "cmp", "value"];
+    check(isName(test.prop) && Object.keys(test).every((k) => shape.includes(k)), test);
     return { prop: test.prop, ...readTest(test) };
   });
   return read;

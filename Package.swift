@@ -61,7 +61,7 @@ let package = Package(
         .target(name: "WaymarkSupport"),
         .target(name: "WaymarkRules"),
         .target(name: "WaymarkEngine", dependencies: ["WaymarkRules", "WaymarkSupport"]),
-        .target(name: "WaymarkAPI", dependencies: ["WaymarkRules"]),
+        .target(name: "WaymarkAPI", dependencies: ["WaymarkRules", "WaymarkSupport"]),
         .target(name: "WaymarkClient", dependencies: ["WaymarkAPI", "WaymarkEngine", "WaymarkRules", "WaymarkSupport"]),
         .target(name: "WaymarkHTML"),
         .target(

@@ -1,4 +1,6 @@
 import Foundation
+import WaymarkRules
+import WaymarkSupport
 
 /// `POST /v1/events`: `{"events": [...]}`, at most ``maxEvents`` events and ``maxBodyBytes`` bytes.
 public struct EventBatch: Codable, Sendable {
@@ -27,17 +29,35 @@ public struct IncomingEvent: Codable, Hashable, Sendable {
     public var target: String?
     /// RFC 3339.
     public var timestamp: String
-    /// Small string properties (platform, appVersion, tip, tour, page...).
-    public var properties: [String: String]?
+    /// Small properties the SDKs send (platform, appVersion, tip, tour, page...) and the app's own
+    /// (`amount`, `category`): text, finite numbers and flags, which rules test by type
+    /// (`purchase where amount >= 500`).
+    public var properties: [String: ContextValue]?
 
     /// An event with these fields.
-    public init(id: String, user: String, name: String, target: String? = nil, timestamp: String, properties: [String: String]? = nil) {
+    public init(
+        id: String, user: String, name: String, target: String? = nil, timestamp: String, properties: [String: ContextValue]? = nil
+    ) {
         self.id = id
         self.user = user
         self.name = name
         self.target = target
         self.timestamp = timestamp
         self.properties = properties
+    }
+
+    /// The properties as the server stores them: numbers as JSON writes them; a number that is
+    /// not finite, which JSON cannot hold, is left out.
+    public var storedProperties: [JSONMember]? {
+        properties.map { properties in
+            properties.compactMap { key, value in
+                switch value {
+                case .string(let text): return JSONMember(key: key, value: .text(text))
+                case .bool(let flag): return JSONMember(key: key, value: .bool(flag))
+                case .number(let number): return number.isFinite ? JSONMember(key: key, value: .number("\(number)")) : nil
+                }
+            }
+        }
     }
 
     /// Names the SDKs send by themselves.

@@ -174,11 +174,11 @@ public final class WaymarkClient: Sendable {
     }
 
     /// Properties every event carries, for engagement by platform and version.
-    static func standardProperties(_ context: ClientContext) -> [String: String] {
-        var properties: [String: String] = [:]
-        properties["platform"] = context.platform
-        properties["appVersion"] = context.appVersion
-        properties["locale"] = context.locale
+    static func standardProperties(_ context: ClientContext) -> [String: ContextValue] {
+        var properties: [String: ContextValue] = [:]
+        properties["platform"] = context.platform.map(ContextValue.string)
+        properties["appVersion"] = context.appVersion.map(ContextValue.string)
+        properties["locale"] = context.locale.map(ContextValue.string)
         return properties
     }
 
@@ -187,8 +187,8 @@ public final class WaymarkClient: Sendable {
     /// Records what the user did: the engine sees it now, the server with the next upload.
     /// Returns the render commands it caused (they also go to ``commands``).
     @discardableResult
-    public func record(_ name: String, target: String? = nil, properties: [String: String] = [:]) -> [RenderCommand] {
-        let produced = engine.record(name, target: target)
+    public func record(_ name: String, target: String? = nil, properties: [String: ContextValue] = [:]) -> [RenderCommand] {
+        let produced = engine.record(name, target: target, properties: properties)
         enqueue(name, target: target, properties: properties)
         return produced
     }
@@ -211,10 +211,11 @@ public final class WaymarkClient: Sendable {
             throw WaymarkClientError(
                 status: nil, code: "bad_score", message: "a score of this survey is from \(survey.min) to \(survey.max)")
         }
-        var properties = ["tip": id, "score": String(score)]
-        properties["variant"] = tip.variant
+        // The score goes as text, as every SDK has sent it: survey reports read it so.
+        var properties: [String: ContextValue] = ["tip": .string(id), "score": .string(String(score))]
+        properties["variant"] = tip.variant.map(ContextValue.string)
         if let text = comment?.trimmingCharacters(in: .whitespacesAndNewlines), !text.isEmpty {
-            properties["comment"] = Self.prefix(text, bytes: 512)
+            properties["comment"] = .string(Self.prefix(text, bytes: 512))
         }
         return record("survey_answered", target: id, properties: properties)
     }
@@ -279,16 +280,18 @@ public final class WaymarkClient: Sendable {
 
     private func recordNarration(_ name: String, tour: String, page: String) {
         guard let content = self.tour(tour)?.pages.first(where: { $0.id == page })?.content else { return }
-        record(name, target: page, properties: Self.narrationProperties(content).merging(["tour": tour, "page": page]) { $1 })
+        record(
+            name, target: page,
+            properties: Self.narrationProperties(content).merging(["tour": .string(tour), "page": .string(page)]) { $1 })
     }
 
-    static func narrationProperties(_ content: DeliveredContent) -> [String: String] {
-        ["contentLocale": content.locale, "source": content.narration?.source.rawValue ?? "recording"]
+    static func narrationProperties(_ content: DeliveredContent) -> [String: ContextValue] {
+        ["contentLocale": .string(content.locale), "source": .string(content.narration?.source.rawValue ?? "recording")]
     }
 
     /// The user took a tip's action (its button or link).
     public func action(tip id: String) {
-        enqueue("tip_action", target: id, properties: ["tip": id])
+        enqueue("tip_action", target: id, properties: ["tip": .string(id)])
     }
 
     /// Sets values of the client context rules read (`user.plan`, `cart.items`...).
@@ -303,7 +306,7 @@ public final class WaymarkClient: Sendable {
         engine.setContainer(container, visible: visible)
     }
 
-    private func enqueue(_ name: String, target: String?, properties: [String: String]) {
+    private func enqueue(_ name: String, target: String?, properties: [String: ContextValue]) {
         lifecycle.enqueue(name, target: target, properties: lifecycle.properties.merging(properties) { $1 }, at: options.clock())
         let due = queue.count >= options.batchSize
         let start = state.withLock { state in
@@ -474,7 +477,7 @@ struct Lifecycle: Sendable {
     let queue: EventQueue
     let state: Locked<ClientState>
     let user: String
-    let properties: [String: String]
+    let properties: [String: ContextValue]
 
     func record(_ commands: [RenderCommand]) {
         for command in commands {
@@ -486,14 +489,20 @@ struct Lifecycle: Sendable {
             default: continue
             }
             var properties = self.properties
-            properties["tip"] = command.tip
-            properties["container"] = command.container
-            properties["variant"] = state.withLock { $0.entry?.catalog.tips.first { $0.id == command.tip }?.variant }
+            properties["tip"] = .string(command.tip)
+            properties["container"] = .string(command.container)
+            properties["variant"] = state.withLock { $0.entry?.catalog.tips.first { $0.id == command.tip }?.variant }.map(
+                ContextValue.string)
             enqueue(name, target: command.tip, properties: properties, at: command.time)
         }
     }
 
-    func enqueue(_ name: String, target: String?, properties: [String: String], at time: Date) {
+    func enqueue(_ name: String, target: String?, properties: [String: ContextValue], at time: Date) {
+        // JSON has no NaN or infinity: such a number stays with the engine and is not sent.
+        let properties = properties.filter { _, value in
+            if case .number(let number) = value { return number.isFinite }
+            return true
+        }
         queue.append(
             IncomingEvent(
                 id: EventID.make(at: time), user: user, name: name, target: target, timestamp: Timestamp.format(time),

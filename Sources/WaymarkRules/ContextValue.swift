@@ -60,6 +60,18 @@ struct ByteOrderedString: Comparable {
     }
 }
 
+/// Literals make values: `["amount": 799, "category": "phones", "cod": true]`.
+extension ContextValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral, ExpressibleByBooleanLiteral {
+    /// A string value.
+    public init(stringLiteral value: String) { self = .string(value) }
+    /// A number value.
+    public init(integerLiteral value: Int) { self = .number(Double(value)) }
+    /// A number value.
+    public init(floatLiteral value: Double) { self = .number(value) }
+    /// A flag.
+    public init(booleanLiteral value: Bool) { self = .bool(value) }
+}
+
 extension ContextValue: Codable {
     /// A context value in JSON is a string, a number or a boolean.
     public init(from decoder: any Decoder) throws {

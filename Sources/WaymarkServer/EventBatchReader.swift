@@ -8,8 +8,8 @@ import WaymarkSupport
 /// bad event never fails the batch. A test compares it with JSONSerialization on random bodies.
 ///
 /// It makes as few values per event as it can, since each costs an allocation under load: the
-/// timestamp is read from the body's bytes into milliseconds, and the properties are kept as a
-/// list sorted by key (as they are stored), not as a dictionary.
+/// timestamp is read from the body's bytes into milliseconds, and the properties (text, numbers
+/// as written, flags) are kept as a list sorted by key (as they are stored), not as a dictionary.
 struct EventBatchReader {
     /// What is wrong with the body as a whole.
     enum Failure: Error, Equatable {
@@ -146,7 +146,7 @@ struct EventBatchReader {
                     var properties: [JSONMember] = []
                     var bad = false
                     try reader.readMembers { reader, key throws(Failure) in
-                        if let value = try reader.readText(depth: 4) {
+                        if let value = try reader.readScalar(depth: 4) {
                             if !Self.insert(JSONMember(key: key, value: value), into: &properties) { bad = true }
                         } else {
                             bad = true
@@ -236,6 +236,27 @@ struct EventBatchReader {
         if peek() == UInt8(ascii: "\"") { return try readString(make) }
         try skipValue(depth: depth)
         return nil
+    }
+
+    /// A string, number or boolean value, or `nil` (having skipped the value) when it is
+    /// something else. A number keeps the text that wrote it.
+    private mutating func readScalar(depth: Int) throws(Failure) -> JSONMember.Value? {
+        switch peek() ?? 0 {
+        case UInt8(ascii: "\""): return .text(try readString())
+        case UInt8(ascii: "t"):
+            try literal("true")
+            return .bool(true)
+        case UInt8(ascii: "f"):
+            try literal("false")
+            return .bool(false)
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            let start = index
+            try skipNumber()
+            return .number(String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self))
+        default:
+            try skipValue(depth: depth)
+            return nil
+        }
     }
 
     private func peekNull() -> Bool {

@@ -130,18 +130,25 @@ extension WaymarkServer {
 
         private static func allowed(_ members: [JSONMember]) -> Bool {
             members.count <= 32
-                && members.allSatisfy {
-                    $0.key.utf8.count <= 64 && $0.value.utf8.count <= 512 && !$0.key.utf8.contains(0) && !$0.value.utf8.contains(0)
+                && members.allSatisfy { member in
+                    guard member.key.utf8.count <= 64, !member.key.utf8.contains(0) else { return false }
+                    switch member.value {
+                    case .text(let text): return text.utf8.count <= 512 && !text.utf8.contains(0)
+                    // The reader checked the grammar; what is left is a number too large for a double.
+                    case .number(let literal): return literal.utf8.count <= 64 && Double(literal)?.isFinite == true
+                    case .bool: return true
+                    }
                 }
         }
 
         private static func text(_ members: [JSONMember]) -> Text {
-            func value(_ key: String) -> String? { members.first { $0.key == key }?.value }
+            func value(_ key: String) -> String? { members.first { $0.key == key }?.text }
             return (json: jsonText(members), platform: value("platform"), appVersion: value("appVersion"))
         }
     }
 
-    static let propertiesRule = "properties must be an object of at most 32 text values of at most 512 bytes, without NUL"
+    static let propertiesRule =
+        "properties must be an object of at most 32 values, each text of at most 512 bytes without NUL, a finite number or a boolean"
 
     /// `{"results":[...]}`, written directly: this answer goes out for every upload.
     static func answer(_ results: [EventResult]) -> [UInt8] {

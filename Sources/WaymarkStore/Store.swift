@@ -165,7 +165,7 @@ public struct StoredEvent: Hashable, Sendable {
     public var receivedAt: Int64
     /// Whether the timestamp was in the future and replaced by the receive time.
     public var clamped: Bool
-    /// The properties as a JSON object of strings, keys sorted, or `nil`.
+    /// The properties as a JSON object of text, numbers and flags, keys sorted, or `nil`.
     public var properties: String?
     /// The `platform` property every SDK sends, kept apart so analytics group by it without
     /// reading JSON.
@@ -181,7 +181,20 @@ public struct StoredEvent: Hashable, Sendable {
     ) {
         self.init(
             app: app, id: id, user: user, name: name, target: target, timestamp: timestamp, receivedAt: receivedAt, clamped: clamped,
-            propertiesJSON: properties.map(jsonText), platform: properties?["platform"], appVersion: properties?["appVersion"]
+            members: properties.map { $0.map { JSONMember(key: $0.key, value: $0.value) } }
+        )
+    }
+
+    /// An event as received, with typed properties in any order.
+    public init(
+        app: String, id: String, user: String, name: String, target: String?, timestamp: Int64, receivedAt: Int64,
+        clamped: Bool, members: [JSONMember]?
+    ) {
+        let sorted = members?.sorted { $0.key < $1.key }
+        func text(_ key: String) -> String? { sorted?.first { $0.key == key }?.text }
+        self.init(
+            app: app, id: id, user: user, name: name, target: target, timestamp: timestamp, receivedAt: receivedAt, clamped: clamped,
+            propertiesJSON: sorted.map(jsonText), platform: text("platform"), appVersion: text("appVersion")
         )
     }
 

@@ -64,21 +64,43 @@ public func jsonText(_ values: [String: String]) -> String {
     jsonText(values.map { JSONMember(key: $0.key, value: $0.value) }.sorted { $0.key < $1.key })
 }
 
-/// One member of a JSON object of strings.
+/// One member of a JSON object of scalars, as an event's properties are: text, numbers and flags.
 public struct JSONMember: Hashable, Sendable {
+    /// A member's value.
+    public enum Value: Hashable, Sendable {
+        /// A string.
+        case text(String)
+        /// A number, as the JSON text that wrote it (`799`, `-0.5`, `1e3`), so that it is stored
+        /// exactly as sent.
+        case number(String)
+        /// `true` or `false`.
+        case bool(Bool)
+    }
+
     /// The member's name.
     public var key: String
-    /// The member's value, a string.
-    public var value: String
+    /// The member's value.
+    public var value: Value
 
     /// A member named `key` whose value is `value`.
-    public init(key: String, value: String) {
+    public init(key: String, value: Value) {
         self.key = key
         self.value = value
     }
+
+    /// A member named `key` whose value is the string `value`.
+    public init(key: String, value: String) {
+        self.init(key: key, value: .text(value))
+    }
+
+    /// The value when it is a string.
+    public var text: String? {
+        if case .text(let text) = value { return text }
+        return nil
+    }
 }
 
-/// An object of strings as JSON text, its members in the order given (the event reader keeps
+/// An object of scalars as JSON text, its members in the order given (the event reader keeps
 /// them sorted by key, as ``jsonText(_:)-([String:String])`` writes them).
 public func jsonText(_ members: [JSONMember]) -> String {
     var output: [UInt8] = [UInt8(ascii: "{")]
@@ -87,7 +109,11 @@ public func jsonText(_ members: [JSONMember]) -> String {
         if position > 0 { output.append(UInt8(ascii: ",")) }
         appendJSONString(member.key, to: &output)
         output.append(UInt8(ascii: ":"))
-        appendJSONString(member.value, to: &output)
+        switch member.value {
+        case .text(let text): appendJSONString(text, to: &output)
+        case .number(let literal): output.append(contentsOf: literal.utf8)
+        case .bool(let flag): output.append(contentsOf: (flag ? "true" : "false").utf8)
+        }
     }
     output.append(UInt8(ascii: "}"))
     return String(decoding: output, as: UTF8.self)

@@ -82,7 +82,7 @@ struct DemoTraffic {
                     IncomingEvent(
                         id: EventID.make(milliseconds: time.millisecondsSince1970, number: events.count), user: shopper.id, name: name,
                         target: target,
-                        timestamp: Timestamp.format(time), properties: base.merging(extra) { $1 }
+                        timestamp: Timestamp.format(time), properties: base.merging(extra) { $1 }.mapValues(ContextValue.string)
                     ))
             }
             func perform(_ commands: [RenderCommand]) {
@@ -171,7 +171,7 @@ struct DemoTraffic {
             // Stored as the server stores an upload.
             return StoredEvent(
                 app: app, id: event.id, user: event.user, name: event.name, target: event.target, timestamp: time, receivedAt: time,
-                clamped: false, properties: event.properties
+                clamped: false, members: event.storedProperties
             )
         }
         for start in stride(from: 0, to: stored.count, by: 5_000) {

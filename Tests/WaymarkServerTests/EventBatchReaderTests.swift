@@ -40,8 +40,8 @@ import WaymarkSupport
                     fields.badTarget = fields.target == nil
                 }
                 if let properties = event["properties"], !(properties is NSNull) {
-                    if let object = properties as? [String: Any], let strings = object as? [String: String], strings.count == object.count {
-                        fields.properties = strings.map { JSONMember(key: $0.key, value: $0.value) }.sorted { $0.key < $1.key }
+                    if let object = properties as? [String: Any], let members = Self.members(object) {
+                        fields.properties = members
                     } else {
                         fields.badProperties = true
                     }
@@ -50,9 +50,39 @@ import WaymarkSupport
             })
     }
 
+    /// An object's members as the reader keeps them, numbers written as Swift writes the double
+    /// (see ``numbersAsDoubles(_:)``), or nil when a value is not a string, number or boolean.
+    static func members(_ object: [String: Any]) -> [JSONMember]? {
+        var members: [JSONMember] = []
+        for (key, value) in object {
+            if let text = value as? String {
+                members.append(JSONMember(key: key, value: .text(text)))
+            } else if let number = value as? NSNumber {
+                // JSONSerialization reads `true` and `false` as numbers of the C type `char`.
+                let isFlag = String(cString: number.objCType) == "c"
+                members.append(JSONMember(key: key, value: isFlag ? .bool(number.boolValue) : .number("\(number.doubleValue)")))
+            } else {
+                return nil
+            }
+        }
+        return members.sorted { $0.key < $1.key }
+    }
+
+    /// The reader keeps a number's text (`1e9`); JSONSerialization only its value.
+    static func numbersAsDoubles(_ events: [Fields?]) -> [Fields?] {
+        events.map { fields in
+            guard var fields else { return nil }
+            fields.properties = fields.properties?.map { member in
+                guard case .number(let literal) = member.value, let number = Double(literal) else { return member }
+                return JSONMember(key: member.key, value: .number("\(number)"))
+            }
+            return fields
+        }
+    }
+
     static func actual(_ data: Data) -> Expected {
         do {
-            return .events(try EventBatchReader.read(data))
+            return .events(numbersAsDoubles(try EventBatchReader.read(data)))
         } catch .unknownField {
             return .unknownField
         } catch .eventsNotAList {
@@ -156,6 +186,25 @@ import WaymarkSupport
         #expect(outcomes.count == 5, "\(outcomes)")
     }
 
+    @Test func propertiesKeepTheirTypesAndNumbersTheirText() throws {
+        let body =
+            #"{"events":[{"properties":{"amount":799,"price":-0.5e2,"cod":true,"new":false,"sku":"42","a":null}},"#
+            + #"{"properties":{"sku":"42","list":[1]}},{"properties":{"sku":"42","object":{}}}]}"#
+        #expect(
+            try EventBatchReader.read(Data(body.utf8)) == [
+                Fields(badProperties: true), Fields(badProperties: true), Fields(badProperties: true),
+            ])
+        let typed = #"{"events":[{"properties":{"amount":799,"price":-0.5e2,"cod":true,"new":false,"sku":"42"}}]}"#
+        #expect(
+            try EventBatchReader.read(Data(typed.utf8)) == [
+                Fields(properties: [
+                    JSONMember(key: "amount", value: .number("799")), JSONMember(key: "cod", value: .bool(true)),
+                    JSONMember(key: "new", value: .bool(false)), JSONMember(key: "price", value: .number("-0.5e2")),
+                    JSONMember(key: "sku", value: .text("42")),
+                ])
+            ])
+    }
+
     @Test func propertiesAreKeptSortedWithTheLastValueOfARepeatedKey() throws {
         let body = #"{"events":[{"properties":{"b":"1","a":"2","b":"3","\u0061":"4","c":"5"}}]}"#
         #expect(
@@ -165,13 +214,16 @@ import WaymarkSupport
         // Events with the same properties object read the same (the reader reuses its reading).
         let repeated =
             #"{"events":[{"properties":{"a":"1"}},{"properties":{"a":"1"}},{"properties":{"a":"1","b":"2"}},"#
-            + #"{"properties":{"a":"1","b":"2"}},{"properties":{"a":"1"} },{"properties":{"a":1}},{"properties":{"a":1}}]}"#
+            + #"{"properties":{"a":"1","b":"2"}},{"properties":{"a":"1"} },{"properties":{"a":1}},{"properties":{"a":1}},"#
+            + #"{"properties":{"a":[]}}]}"#
         let one = [JSONMember(key: "a", value: "1")]
         let two = one + [JSONMember(key: "b", value: "2")]
         #expect(
             try EventBatchReader.read(Data(repeated.utf8)) == [
                 Fields(properties: one), Fields(properties: one), Fields(properties: two), Fields(properties: two), Fields(properties: one),
-                Fields(badProperties: true), Fields(badProperties: true),
+                Fields(properties: [JSONMember(key: "a", value: .number("1"))]),
+                Fields(properties: [JSONMember(key: "a", value: .number("1"))]),
+                Fields(badProperties: true),
             ])
         func properties(_ count: Int) throws -> Fields? {
             let members = (0..<count).reversed().map { "\"k\($0)\":\"v\"" }.joined(separator: ",")
@@ -206,6 +258,28 @@ import WaymarkSupport
         #expect(accepted == [true, true, false, false, true, false, false, true])
         let stored = try WaymarkServer.validate(read[0], app: "app", receivedAt: 1_795_000_000_000, properties: &properties).get()
         #expect(stored.properties == #"{"k0":"v","k1":"v"}"#)
+    }
+
+    /// Numbers and flags are stored as sent; a number too large for a double is refused, and only
+    /// text is taken for the platform and app version columns.
+    @Test func typedPropertiesAreStoredAsSent() throws {
+        let objects = [
+            #"{"amount":799.50,"cod":true,"platform":"web"}"#, #"{"amount":1e400}"#, #"{"amount":-1e308}"#,
+            #"{"platform":1,"appVersion":true}"#, #"{"a":1\#(String(repeating: "0", count: 64))}"#,
+        ]
+        let events = objects.map {
+            #"{"id":"\#(UUID().uuidString)","user":"u1","name":"buy","timestamp":"2026-11-20T10:00:00Z","properties":\#($0)}"#
+        }
+        let read = try EventBatchReader.read(Data(#"{"events":[\#(events.joined(separator: ","))]}"#.utf8))
+        var properties = WaymarkServer.PropertiesText()
+        let stored = read.map { try? WaymarkServer.validate($0, app: "app", receivedAt: 1_795_000_000_000, properties: &properties).get() }
+        #expect(stored[0]?.properties == #"{"amount":799.50,"cod":true,"platform":"web"}"#)
+        #expect(stored[0]?.platform == "web")
+        #expect(stored[1] == nil)
+        #expect(stored[2]?.properties == #"{"amount":-1e308}"#)
+        #expect(stored[3]?.properties == #"{"appVersion":true,"platform":1}"#)
+        #expect(stored[3]?.platform == nil && stored[3]?.appVersion == nil)
+        #expect(stored[4] == nil)
     }
 
     @Test func deepNestingIsRefusedWithoutRecursingFar() {

@@ -236,6 +236,21 @@ class TipsTests(BrowserTest):
         self.assertEqual(dismissed, 1, "answering is the survey's dismissal")
         self.assertIsNone(self.driver.execute_script("return window.__xss ?? null"))
 
+    def test_an_apps_own_event_keeps_its_property_types_on_the_way_to_the_server(self):
+        self.open_shop("meera")
+        self.driver.execute_script(
+            "(await import('/sdk/waymark.js')).Waymark.track('purchase', 'order-1',"
+            " {amount: 799.5, items: 2, cod: true, sku: '42', note: {a: 1}, ratio: NaN})")
+        self.assertIn("purchase", self.stored_names("meera"))
+        with sqlite3.connect(os.path.join(demo.directory, "data", "waymark.sqlite")) as database:
+            (properties,) = database.execute(
+                "SELECT properties FROM events WHERE user = 'meera' AND name = 'purchase'").fetchone()
+        stored = json.loads(properties)
+        # Text, numbers and flags keep their types; what JSON or rules cannot hold goes as text, as before.
+        self.assertEqual(
+            {key: stored[key] for key in ("amount", "items", "cod", "sku", "note", "ratio", "platform")},
+            {"amount": 799.5, "items": 2, "cod": True, "sku": "42", "note": "[object Object]", "ratio": "NaN", "platform": "web"})
+
     def test_priority_and_one_tip_per_container(self):
         self.open_shop("bob")
         self.wait_tip("welcome")

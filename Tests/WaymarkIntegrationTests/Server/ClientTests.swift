@@ -139,6 +139,45 @@ final class LiveServer: Sendable {
         }
     }
 
+    /// An app's own properties keep their types from `record` to the engine and to the database:
+    /// a rule tests the amount as a number, and the server stores `799`, not `"799"`.
+    @Test(arguments: StoreUnderTest.available)
+    func typedPropertiesReachTheRulesAndTheServer(_ kind: StoreUnderTest) async throws {
+        try await LiveServer.with(kind) { server in
+            let catalog = ServerTests.shop.replacingOccurrences(
+                of: "\ntips:\n",
+                with: """
+
+                    tips:
+                      - id: cod-big-order
+                        container: banner
+                        trigger: purchase where amount >= 500 AND cod == true
+                        dismissal: tap:cod-close
+                        content: { title: Keep cash ready, body: Your order is paid on delivery. }
+
+                    """)
+            try await Provisioning.publish(
+                try CatalogDocument.parse(catalog, file: "shop.yaml"), app: server.shop.appId, note: "cod", in: server.store)
+            let client = await Self.start(server, server.directory.appendingPathComponent("phone"))
+            #expect(client.record("purchase", properties: ["amount": 499, "cod": true]).isEmpty)
+            #expect(client.record("purchase", properties: ["amount": "799", "cod": true]).isEmpty, "text is not a number")
+            #expect(
+                client.record("purchase", properties: ["amount": 799.5, "cod": true, "ratio": .number(.nan)]).map(\.tip) == [
+                    "cod-big-order"
+                ])
+            #expect(try await client.flush().accepted == 4)
+            let stored = try await server.store.events(
+                app: server.shop.appId, period: Period(from: 0, to: Int64.max), user: nil, after: nil, limit: 10)
+            let purchases = stored.filter { $0.name == "purchase" }.compactMap(\.properties)
+            #expect(purchases.count == 3)
+            for (properties, expected) in zip(purchases, [#""amount":499,"#, #""amount":"799","#, #""amount":799.5,"#]) {
+                #expect(properties.contains(expected) && properties.contains(#""cod":true"#), "\(properties)")
+                #expect(!properties.contains("ratio"), "NaN cannot go in JSON")
+            }
+            await client.stop()
+        }
+    }
+
     /// An Apple renderer gets the narration's absolute URL and length from the client, plays it from
     /// the server, and reports listening as waymark.js does.
     @Test func narrationIsThereToPlayAndListeningIsReported() async throws {

@@ -165,7 +165,7 @@ export class WaymarkClient {
     const now = Date.now();
     this.enqueue(cleanName, cleanTarget, properties, now);
     // Rules test properties as they are typed (`purchase where amount >= 500`): text, finite numbers, flags.
-    const typed = Object.fromEntries(Object.entries(properties ?? {}).filter(([, v]) => typeof v === "string" || typeof v === "boolean" || Number.isFinite(v)));
+    const typed = Object.fromEntries(Object.entries(properties ?? {}).filter(([, v]) => scalar(v)));
     this.tourEvaluator.record(cleanName, cleanTarget, now, typed);
     const commands = this.engine.record(cleanName, cleanTarget, now, typed);
     this.render(commands);
@@ -236,7 +236,8 @@ export class WaymarkClient {
     const props = { platform: this.context.platform, ...properties };
     if (this.context.appVersion) props.appVersion = this.context.appVersion;
     if (this.context.locale) props.locale = this.context.locale;
-    event.properties = Object.fromEntries(Object.entries(props).map(([k, v]) => [k, String(v)]));
+    // Typed values go as they are; anything else as text, as it always has.
+    event.properties = Object.fromEntries(Object.entries(props).map(([k, v]) => [k, scalar(v) ? v : String(v)]));
     this.transport.send(event);
   }
 
@@ -348,3 +349,6 @@ export class WaymarkClient {
     this.renderer?.stop();
   }
 }
+
+/** A property value rules test and the server keeps typed: text, a finite number or a flag. */
+const scalar = (v) => typeof v === "string" || typeof v === "boolean" || Number.isFinite(v);

@@ -121,7 +121,10 @@ public struct Backtest: Sendable {
         }
         state.properties = event.properties
         state.segment = Segment(platform: event.platform, appVersion: event.appVersion)
-        state.evaluator.record(event.name, target: event.target, at: Date(millisecondsSince1970: event.timestamp))
+        // Properties are parsed only for catalogs whose rules test them.
+        let properties = compiled.testsProperties ? contexts.context(event.properties).typed : [:]
+        state.evaluator.record(
+            event.name, target: event.target, properties: properties, at: Date(millisecondsSince1970: event.timestamp))
         check(&state, at: event.timestamp, &contexts)
     }
 

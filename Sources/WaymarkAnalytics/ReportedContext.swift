@@ -5,12 +5,21 @@ import WaymarkStore
 /// The context an event's properties report (every SDK sends `platform`, `appVersion`, `locale`,
 /// and the web SDK `model`), as targeting rules and breakdowns read it.
 struct ReportedContext {
+    /// The text properties.
     var properties: [String: String] = [:]
+    /// Every property, typed as it was sent, as rules over an event's properties read them.
+    var typed: [String: ContextValue] = [:]
 
     init(properties json: String?) {
         guard let json, let object = try? JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any] else { return }
         for (key, value) in object {
-            if let text = value as? String { properties[key] = text }
+            if let text = value as? String {
+                properties[key] = text
+                typed[key] = .string(text)
+            } else if let number = value as? NSNumber {
+                // JSONSerialization reads `true` and `false` as numbers of the C type `char`.
+                typed[key] = String(cString: number.objCType) == "c" ? .bool(number.boolValue) : .number(number.doubleValue)
+            }
         }
     }
 

@@ -120,6 +120,10 @@ public struct Evaluator: Sendable {
     /// The number of rules.
     public var ruleCount: Int { ruleNodes.count }
 
+    /// Whether a rule tests events' properties (`purchase where amount >= 500`): a host that must
+    /// read them from storage can skip that when none does.
+    public var testsProperties: Bool { !filters.isEmpty }
+
     /// The value of the rule at `index`, in the order the rules were given, at the latest time seen.
     public func value(ofRule index: Int) -> Bool {
         nodes[Int(ruleNodes[index])].value

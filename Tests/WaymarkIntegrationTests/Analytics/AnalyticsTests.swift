@@ -177,6 +177,32 @@ import WaymarkSupport
         }
     }
 
+    /// The backtest gives the engine each stored event's properties as they were sent: a number
+    /// compares as a number, and the text "799" is no number.
+    @Test func backtestTestsEventsPropertiesByType() async throws {
+        try await withStore { store, _, period in
+            let tip = try CatalogDocument.parse(
+                """
+                tips:
+                  - id: cod-tip
+                    container: banner
+                    trigger: purchase where amount >= 500 AND cod == true
+                    content: { title: Keep cash ready }
+                """, file: "cod.yaml"
+            ).tips[0]
+            let purchases = [("u1", JSONMember.Value.number("799")), ("u2", .text("799")), ("u3", .number("499"))].enumerated().map {
+                let time = Self.day0 + Int64($0.offset) * 60_000
+                return StoredEvent(
+                    app: "shop", id: EventID.make(milliseconds: time, number: 3_000_000 + $0.offset), user: $0.element.0, name: "purchase",
+                    target: nil, timestamp: time, receivedAt: time, clamped: false,
+                    members: [JSONMember(key: "amount", value: $0.element.1), JSONMember(key: "cod", value: .bool(true))])
+            }
+            _ = try await store.insertEvents(purchases)
+            let outcome = try await Backtest(tips: [tip]).run(store: store, app: "shop", period: period)[0]
+            #expect(outcome.users == 1)
+        }
+    }
+
     @Test func toursPageByPage() async throws {
         try await withStore { store, catalog, period in
             let tours = try await Analytics(store: store).tours(app: "shop", catalog: catalog, period: period)

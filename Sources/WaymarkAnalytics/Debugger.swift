@@ -54,7 +54,7 @@ extension Analytics {
                 // What the engine itself reported, not input to it.
                 break
             default:
-                add(time, .event(name: event.name, target: event.target))
+                add(time, .event(name: event.name, target: event.target, properties: next.typed))
             }
         }
         let context = reported.values(user: user)
@@ -81,7 +81,12 @@ extension Analytics {
 
     static func describe(_ input: EventScript.Input) -> String {
         switch input {
-        case .event(let name, let target): target.map { "\(name):\($0)" } ?? name
+        case .event(let name, let target, let properties):
+            // The app's own properties, which rules may test; what every event reports is in the context lines.
+            ([target.map { "\(name):\($0)" } ?? name]
+                + properties.filter { key, _ in !ReportedContext.paths.contains { $0.1 == key } }.sorted { $0.key < $1.key }.map {
+                    "\($0.key)=\(Self.describe($0.value))"
+                }).joined(separator: " ")
         case .tick: "time passes"
         case .context(let values):
             "context "

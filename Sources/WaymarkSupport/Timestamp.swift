@@ -73,19 +73,42 @@ public enum Timestamp {
 
     /// RFC 3339 in UTC, with milliseconds only when there are any: `2026-01-01T10:00:00.250Z`.
     public static func format(_ millis: Int64) -> String {
+        var output: [UInt8] = []
+        output.reserveCapacity(24)
+        append(millis, to: &output)
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    /// Appends ``format(_:)-(Int64)``'s text to UTF-8 `output`, without making a string: replays
+    /// write one per line.
+    public static func append(_ millis: Int64, to output: inout [UInt8]) {
         let (secondsTotal, fraction) = floorDivide(millis, 1000)
         let (days, secondOfDay) = floorDivide(secondsTotal, 86_400)
         let (year, month, day) = civilFromDays(Int(days))
-        func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        let hour = Int(secondOfDay / 3600)
-        let minute = Int(secondOfDay % 3600 / 60)
-        let second = Int(secondOfDay % 60)
-        var text = "\(year)-\(two(month))-\(two(day))T\(two(hour)):\(two(minute)):\(two(second))"
-        if fraction != 0 {
-            let digits = String(fraction)
-            text += "." + String(repeating: "0", count: 3 - digits.count) + digits
+        func digits(_ value: Int, _ count: Int) {
+            var divisor = 1
+            for _ in 1..<count { divisor *= 10 }
+            while divisor > 0 {
+                output.append(UInt8(ascii: "0") + UInt8(value / divisor % 10))
+                divisor /= 10
+            }
         }
-        return text + "Z"
+        if (0...9999).contains(year) { digits(year, 4) } else { output.append(contentsOf: String(year).utf8) }
+        output.append(UInt8(ascii: "-"))
+        digits(month, 2)
+        output.append(UInt8(ascii: "-"))
+        digits(day, 2)
+        output.append(UInt8(ascii: "T"))
+        digits(Int(secondOfDay / 3600), 2)
+        output.append(UInt8(ascii: ":"))
+        digits(Int(secondOfDay % 3600 / 60), 2)
+        output.append(UInt8(ascii: ":"))
+        digits(Int(secondOfDay % 60), 2)
+        if fraction != 0 {
+            output.append(UInt8(ascii: "."))
+            digits(Int(fraction), 3)
+        }
+        output.append(UInt8(ascii: "Z"))
     }
 
     /// RFC 3339 for a date, as ``format(_:)-(Int64)``.

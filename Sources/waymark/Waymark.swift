@@ -27,13 +27,20 @@ func fail(with error: DiagnosticsError) -> ExitCode {
     return ExitCode(1)
 }
 
-/// Loads a catalog and an events file and replays them, or fails with their diagnostics.
-func replay(catalog: String, events: String) throws -> (engine: Engine, lines: [String]) {
+/// Loads a catalog and replays an events file through it, writing the render commands to standard
+/// output when `printing`; returns the engine at the end, or fails with the diagnostics.
+func replay(catalog: String, events: String, printing: Bool) throws -> Engine {
     do {
-        return Replay.simulate(try CatalogDocument.load(path: catalog), try EventScript.load(path: events))
+        let catalog = try CatalogDocument.load(path: catalog)
+        return try Replay.simulate(catalog, events: events, output: printing ? standardOutput() : nil)
     } catch {
         throw fail(with: error)
     }
+}
+
+/// Replay output written to standard output, a block at a time.
+func standardOutput() -> Replay.Output {
+    Replay.Output { block in FileHandle.standardOutput.write(Data(block)) }
 }
 
 func printError(_ text: String) {
@@ -70,9 +77,12 @@ extension Waymark {
             abstract: "Replay timed events through a catalog and print the render commands as JSON Lines.",
             discussion: """
                 Each line of the events file is a JSON object with a time "t" (RFC 3339) and one of:
-                "event" (and "target"), "context", "container" with "visible", "close", or nothing (a
-                clock tick). Output lines look like {"t":"...","show":"search-tip","container":"home"};
-                hide lines carry a "reason". Containers are visible until said otherwise.
+                "event" (and "target", and "properties" such as {"amount":799}), "context", "container"
+                with "visible", "close", or nothing (a clock tick). Output lines look like
+                {"t":"...","show":"search-tip","container":"home"}; hide lines carry a "reason".
+                Containers are visible until said otherwise. The file is streamed: output comes as
+                lines are read, in the same memory for any length of file. At a bad line the replay
+                stops (the output so far is right); every bad line is named and the exit code is 1.
                 """
         )
 
@@ -83,7 +93,7 @@ extension Waymark {
         var events: String
 
         mutating func run() async throws {
-            for line in try replay(catalog: catalog, events: events).lines { print(line) }
+            _ = try replay(catalog: catalog, events: events, printing: true)
         }
     }
 
@@ -112,7 +122,7 @@ extension Waymark {
                 throw ExitCode(1)
             }
             do {
-                for line in try Replay.evaluate(parsed, try EventScript.load(path: events), file: events) { print(line) }
+                try Replay.evaluate(parsed, events: events, output: standardOutput())
             } catch {
                 throw fail(with: error)
             }
@@ -134,7 +144,7 @@ extension Waymark {
         var tip: String
 
         mutating func run() async throws {
-            let engine = try replay(catalog: catalog, events: events).engine
+            let engine = try replay(catalog: catalog, events: events, printing: false)
             guard let explanation = engine.explain(tip: tip) else {
                 printError("error: the catalog has no tip \"\(tip)\"")
                 throw ExitCode(1)

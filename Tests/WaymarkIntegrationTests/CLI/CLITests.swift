@@ -118,12 +118,44 @@ struct CLITests {
         #expect(bad.errors.contains("rule:1:17"))
     }
 
+    /// The replay stops at the first bad line, so what it printed is right, and names every bad line.
     @Test func badEventLinesAreNamed() throws {
-        let events = try temporaryFile("{\"t\":\"2026-01-01T10:00:00Z\",\"event\":\"tap\"}\nnot json\n{\"t\":\"yesterday\"}\n", ".jsonl")
+        let events = try temporaryFile(
+            """
+            {"t":"2026-01-01T10:00:00Z","event":"activation"}
+            not json
+            {"t":"yesterday"}
+            {"t":"2026-01-01T10:00:05Z","event":"tap","target":"welcome-close"}
+
+            """, ".jsonl")
         defer { CLITests.remove(events) }
         let run = try waymark("simulate", "examples/shop.yaml", events)
         #expect(run.status == 1)
         #expect(run.errors.contains("\(events):2:1") && run.errors.contains("\(events):3:1"), "\(run.errors)")
+        #expect(run.output == #"{"t":"2026-01-01T10:00:00Z","show":"welcome","container":"banner"}"# + "\n")
+        let eval = try waymark("eval", "tap", events)
+        #expect(eval.status == 1)
+        #expect(eval.output == #"{"t":"2026-01-01T10:00:00Z","value":false}"# + "\n")
+    }
+
+    /// Events carry typed properties in replays too: `eval` tests them by type.
+    @Test func evalTestsEventsProperties() throws {
+        let events = try temporaryFile(
+            """
+            {"t":"2026-01-01T10:00:00Z","event":"purchase","properties":{"amount":"799"}}
+            {"t":"2026-01-01T10:00:01Z","event":"purchase","properties":{"amount":799,"cod":true}}
+            {"t":"2026-01-01T10:00:02Z","container":"home","visible":false}
+            """, ".jsonl")
+        defer { CLITests.remove(events) }
+        let run = try waymark("eval", "purchase where amount >= 500 AND cod == true", events)
+        #expect(run.status == 1, "eval takes no container lines")
+        #expect(
+            run.output == """
+                {"t":"2026-01-01T10:00:00Z","value":false}
+                {"t":"2026-01-01T10:00:01Z","value":true}
+
+                """)
+        #expect(run.errors.hasPrefix("error: eval takes events, ticks and context lines only\n --> \(events):3:1"), "\(run.errors)")
     }
 
     @Test func explainSaysWhy() throws {

@@ -80,7 +80,7 @@ public enum EventScript {
             }
             reader.finish(body)
         } catch {
-            reader.fail(line: reader.lineNumber + 1, "cannot read the file: \(error)", text: "")
+            reader.fail(line: reader.lineNumber + 1, "cannot read the file: \(error)", text: nil)
         }
         try reader.check()
     }
@@ -143,7 +143,7 @@ public enum EventScript {
         private mutating func keep(_ bytes: UnsafeRawBufferPointer) {
             guard !skipping else { return }
             if pending.count + bytes.count > EventScript.maximumLineBytes {
-                fail(line: lineNumber + 1, "the line is longer than \(EventScript.maximumLineBytes) bytes", text: "")
+                fail(line: lineNumber + 1, "the line is longer than \(EventScript.maximumLineBytes) bytes", text: nil)
                 pending.removeAll()
                 skipping = true
             } else {
@@ -177,7 +177,8 @@ public enum EventScript {
             }
         }
 
-        mutating func fail(line: Int, _ message: String, text: String) {
+        /// Notes a bad line; `text` is the line, for the excerpt, when it was kept.
+        mutating func fail(line: Int, _ message: String, text: String?) {
             failures += 1
             if diagnostics.count < EventScript.maximumDiagnostics {
                 diagnostics.append(Diagnostic(file: file, line: line, column: 1, message: message, lineText: text))
@@ -202,27 +203,24 @@ public enum EventScript {
         var message: String
     }
 
-    /// The keys a line may have, as bits.
-    private enum Key: UInt8 {
-        case t = 1, event = 2, target = 4, properties = 8, context = 16, container = 32, visible = 64, close = 128
+    /// The keys a line may have; a line's keys are kept as their bits.
+    private enum Key: String, CaseIterable {
+        case t, event, target, properties, context, container, visible, close
 
-        init?(_ name: String) {
-            switch name {
-            case "t": self = .t
-            case "event": self = .event
-            case "target": self = .target
-            case "properties": self = .properties
-            case "context": self = .context
-            case "container": self = .container
-            case "visible": self = .visible
-            case "close": self = .close
-            default: return nil
+        var bit: UInt8 {
+            switch self {
+            case .t: 1
+            case .event: 2
+            case .target: 4
+            case .properties: 8
+            case .context: 16
+            case .container: 32
+            case .visible: 64
+            case .close: 128
             }
         }
 
-        static func names(_ keys: UInt8) -> [String] {
-            ["close", "container", "context", "event", "properties", "t", "target", "visible"].filter { keys & Key($0)!.rawValue != 0 }
-        }
+        static func names(_ keys: UInt8) -> [String] { allCases.filter { keys & $0.bit != 0 }.map(\.rawValue) }
     }
 
     /// A line's time, as read: milliseconds, or the text that is no RFC 3339 time.
@@ -253,12 +251,12 @@ public enum EventScript {
                 return .failure(LineError(message: "a line must be a JSON object"))
             }
             try scanner.readMembers { scanner, key throws(JSONScanner.SyntaxError) in
-                guard let known = Key(key) else {
+                guard let known = Key(rawValue: key) else {
                     unknown.append(key)
                     try scanner.skipValue(depth: 1)
                     return
                 }
-                keys |= known.rawValue
+                keys |= known.bit
                 switch known {
                 case .t:
                     time = try scanner.readText(depth: 1) { bytes in
@@ -293,29 +291,29 @@ public enum EventScript {
             guard let value, !value.isEmpty else { return .failure(LineError(message: "\"\(key)\" must be a non-empty string")) }
             return .success(value)
         }
-        let shape = keys & ~Key.t.rawValue
-        let event = Key.event.rawValue
+        let shape = keys & ~Key.t.bit
+        let event = Key.event.bit
         let input: Input
         do throws(LineError) {
             switch (unknown.isEmpty, shape) {
             case (true, 0):
                 input = .tick
-            case (true, event), (true, event | Key.target.rawValue), (true, event | Key.properties.rawValue),
-                (true, event | Key.target.rawValue | Key.properties.rawValue):
-                let eventTarget = shape & Key.target.rawValue == 0 ? nil : try text(target, "target").get()
-                if shape & Key.properties.rawValue != 0, properties == nil {
+            case (true, event), (true, event | Key.target.bit), (true, event | Key.properties.bit),
+                (true, event | Key.target.bit | Key.properties.bit):
+                let eventTarget = shape & Key.target.bit == 0 ? nil : try text(target, "target").get()
+                if shape & Key.properties.bit != 0, properties == nil {
                     throw LineError(message: "\"properties\" must be an object of strings, finite numbers and booleans")
                 }
                 input = .event(name: try text(name, "event").get(), target: eventTarget, properties: properties ?? [:])
-            case (true, Key.context.rawValue):
+            case (true, Key.context.bit):
                 guard let context else {
                     throw LineError(message: "\"context\" must be an object of strings, finite numbers, booleans or null")
                 }
                 input = .context(context)
-            case (true, Key.container.rawValue | Key.visible.rawValue):
+            case (true, Key.container.bit | Key.visible.bit):
                 guard let visible else { throw LineError(message: "\"visible\" must be true or false") }
                 input = .container(try text(container, "container").get(), visible: visible)
-            case (true, Key.close.rawValue):
+            case (true, Key.close.bit):
                 input = .close(tip: try text(close, "close").get())
             default:
                 let names = (Key.names(shape) + unknown).sorted().joined(separator: ", ")

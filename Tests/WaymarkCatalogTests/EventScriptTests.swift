@@ -126,7 +126,8 @@ import WaymarkRules
         }
         var reader = EventScript.LineReader(file: "f")
         var lines: [Int] = []
-        let long = Data(#"{"t":"2026-01-01T10:00:00Z","event":""#.utf8 + Array(repeating: UInt8(ascii: "a"), count: EventScript.maximumLineBytes))
+        let long = Data(
+            #"{"t":"2026-01-01T10:00:00Z","event":""#.utf8 + Array(repeating: UInt8(ascii: "a"), count: EventScript.maximumLineBytes))
         reader.add(Data(#"{"t":"2026-01-01T10:00:00Z"}"#.utf8 + [UInt8(ascii: "\n")])) { lines.append($0.number) }
         reader.add(long) { lines.append($0.number) }
         reader.add(Data(#""}"#.utf8 + [UInt8(ascii: "\n")] + #"{"t":"2026-01-01T10:00:01Z"}"#.utf8)) { lines.append($0.number) }

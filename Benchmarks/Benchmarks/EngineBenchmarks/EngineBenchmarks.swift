@@ -23,6 +23,22 @@ let benchmarks: @Sendable () -> Void = {
         blackHole(shown)
     }
 
+    Benchmark(
+        "Engine with properties and attributes: 10M events, 1,000 tips, 200 names", configuration: .init(scalingFactor: .mega)
+    ) { benchmark in
+        let workload = Workload(properties: true)
+        var engine = Engine(tips: workload.tips)
+        engine.setContext(
+            [
+                "app.version": .string("1.4.0"), "device.platform": .string("ios"), "user.plan": .string("plus"),
+                "user.cityTier": .number(2), "user.codUser": .bool(true),
+            ], at: workload.start)
+        benchmark.startMeasurement()
+        let shown = workload.feed(&engine, events: 10_000_000)
+        benchmark.stopMeasurement()
+        blackHole(shown)
+    }
+
     Benchmark("Evaluator only: 10M events, 2,000 rules", configuration: .init(scalingFactor: .mega)) { benchmark in
         let workload = Workload()
         var evaluator = Evaluator(rules: workload.tips.flatMap { [$0.trigger, $0.dismissal ?? .constant(false)] })
@@ -43,19 +59,35 @@ let benchmarks: @Sendable () -> Void = {
 struct Workload {
     let start = Date(timeIntervalSince1970: 1_767_225_600)
     var tips: [Tip] = []
-    /// The events users send: 200 names, a quarter of them with one of four targets.
-    var events: [(name: String, target: String?)] = []
+    /// The events users send: 200 names, a quarter of them with one of four targets; with
+    /// properties, a fifth carry an amount and a flag (made here, as an app's events come made).
+    var events: [(name: String, target: String?, properties: [String: ContextValue])] = []
 
-    init() {
+    /// With `properties`, a fifth of the event patterns test properties (`e3 where amount >= 500`)
+    /// and a fifth of the terms compare user attributes (`user.cityTier <= 2`).
+    init(properties: Bool = false) {
         var state: UInt64 = 7
         func next(_ bound: Int) -> Int {
             state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
             return Int(state >> 33) % bound
         }
         func name() -> String { "e\(next(200))" }
-        func event() -> String { next(4) == 0 ? "\(name()):t\(next(4))" : name() }
+        func event() -> String {
+            let pattern = next(4) == 0 ? "\(name()):t\(next(4))" : name()
+            guard properties, next(5) == 0 else { return pattern }
+            return next(2) == 0
+                ? "\(pattern) where amount >= \(100 * next(20))" : "\(pattern) where cod == true AND amount in [100, 200, 500]"
+        }
+        func attribute() -> String {
+            switch next(3) {
+            case 0: "user.cityTier <= \(1 + next(3))"
+            case 1: "user.plan in [\"plus\", \"gold\"]"
+            default: "user.codUser == true"
+            }
+        }
         func term() -> String {
-            switch next(8) {
+            if properties, next(5) == 0 { return attribute() }
+            return switch next(8) {
             case 0: event()
             case 1: "count(\(event())) >= \(2 + next(20))"
             case 2: "count(\(event())) >= \(2 + next(5)) within \(1 + next(10))m"
@@ -73,7 +105,10 @@ struct Workload {
             tips.append(Tip(id: "tip\(index)", container: "c\(next(40))", trigger: trigger, dismissal: dismissal, priority: next(5)))
         }
         for _ in 0..<1_000 {
-            events.append(next(4) == 0 ? (name(), "t\(next(4))") : (name(), nil))
+            let event = next(4) == 0 ? (name(), "t\(next(4))") : (name(), nil)
+            let values: [String: ContextValue] =
+                properties && next(5) == 0 ? ["amount": .number(Double(100 * next(20))), "cod": .bool(next(2) == 0)] : [:]
+            events.append((event.0, event.1, values))
         }
     }
 
@@ -86,7 +121,9 @@ struct Workload {
             state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
             let index = Int(state >> 33) % events.count
             time += 0.05
-            commands += engine.record(events[index].name, target: events[index].target, at: time).count
+            commands +=
+                engine.record(events[index].name, target: events[index].target, properties: events[index].properties, at: time)
+                .count
         }
         return commands
     }

@@ -80,7 +80,7 @@ public enum Replay {
                 throw EventScript.LineRefused("eval takes events, ticks and context lines only")
             }
             output.bytes.append(contentsOf: #"{"t":""#.utf8)
-            Timestamp.append((evaluator.currentTime ?? line.time).millisecondsSince1970, to: &output.bytes)
+            Timestamp.append(evaluator.currentTime ?? line.time, to: &output.bytes)
             output.bytes.append(contentsOf: evaluator.value(ofRule: 0) ? #"","value":true}"#.utf8 : #"","value":false}"#.utf8)
             output.bytes.append(UInt8(ascii: "\n"))
             output.lineWritten()
@@ -97,7 +97,7 @@ public enum Replay {
     /// Appends a render command's JSON line, with its line end, to `output`.
     static func append(_ command: RenderCommand, to output: inout [UInt8]) {
         output.append(contentsOf: #"{"t":""#.utf8)
-        Timestamp.append(command.time.millisecondsSince1970, to: &output)
+        Timestamp.append(command.time, to: &output)
         output.append(contentsOf: #"","#.utf8)
         appendJSONString(command.action.rawValue, to: &output)
         output.append(UInt8(ascii: ":"))
@@ -114,9 +114,4 @@ public enum Replay {
         }
         output.append(contentsOf: "}\n".utf8)
     }
-}
-
-extension Date {
-    /// Milliseconds since 1970, rounded down, as the engine keeps time.
-    fileprivate var millisecondsSince1970: Int64 { Int64((timeIntervalSince1970 * 1000).rounded(.down)) }
 }

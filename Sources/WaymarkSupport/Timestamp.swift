@@ -113,7 +113,17 @@ public enum Timestamp {
 
     /// RFC 3339 for a date, as ``format(_:)-(Int64)``.
     public static func format(_ date: Date) -> String {
-        format(Int64((date.timeIntervalSince1970 * 1000).rounded(.down)))
+        format(milliseconds(date))
+    }
+
+    /// Appends a date's RFC 3339 text to UTF-8 `output`, as ``append(_:to:)-(Int64,_)``.
+    public static func append(_ date: Date, to output: inout [UInt8]) {
+        append(milliseconds(date), to: &output)
+    }
+
+    /// Milliseconds since 1970, rounded down, as the engine keeps time.
+    private static func milliseconds(_ date: Date) -> Int64 {
+        Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
     }
 
     private static func floorDivide(_ value: Int64, _ divisor: Int64) -> (Int64, Int64) {

@@ -87,14 +87,7 @@ public enum Replay {
         }
     }
 
-    /// One render command as a JSON line, keys in a fixed order.
-    public static func jsonLine(_ command: RenderCommand) -> String {
-        var bytes: [UInt8] = []
-        append(command, to: &bytes)
-        return String(decoding: bytes.dropLast(), as: UTF8.self)
-    }
-
-    /// Appends a render command's JSON line, with its line end, to `output`.
+    /// Appends a render command's JSON line, keys in a fixed order, with its line end, to `output`.
     static func append(_ command: RenderCommand, to output: inout [UInt8]) {
         output.append(contentsOf: #"{"t":""#.utf8)
         Timestamp.append(command.time, to: &output)

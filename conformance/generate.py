@@ -285,6 +285,72 @@ case(g, "user.n > 1 OR user.n < -1", [C({"user.n": 0}, 0), C({"user.n": -2}, 1),
 case(g, "user.x == 1 AND user.y == 2", [C({"user.x": 1, "user.y": 2}, 0), C({"user.y": None}, 1)], "TF")
 case(g, "user.n >= 1", [C({"user.n": 1e15}, 0)], "T")
 
+# --- User attributes: times and versions -----------------------------------------------------------
+# A user's attributes are context values under user.<name>; besides text, numbers and flags they can
+# be times ({"time": ...}) and versions ({"version": ...}), written as the literals they compare with.
+g = "attributes"
+tm = lambda text: {"time": text}
+ver = lambda text: {"version": text}
+for rule, value, expect in [
+    ("user.firstOrderAt < 2026-01-01", tm("2025-12-31T23:59:59.999Z"), "T"),
+    ("user.firstOrderAt < 2026-01-01", tm("2026-01-01T00:00:00Z"), "F"),
+    ("user.firstOrderAt <= 2026-01-01", tm("2026-01-01T00:00:00Z"), "T"),
+    ("user.firstOrderAt >= 2026-01-01", tm("2026-01-01T00:00:00.001Z"), "T"),
+    ("user.firstOrderAt > 2026-01-01", tm("2026-01-01"), "F"),
+    ("user.firstOrderAt == 2026-01-01", tm("2026-01-01T05:30:00+05:30"), "T"),
+    ("user.firstOrderAt != 2026-01-01", tm("2026-01-02"), "T"),
+    ("user.firstOrderAt != 2026-01-01", tm("2026-01-01T00:00:00.000Z"), "F"),
+    ("user.firstOrderAt >= 2026-01-15T10:30:00+05:30", tm("2026-01-15T05:00:00Z"), "T"),
+    ("user.firstOrderAt >= 2026-01-15T10:30:00+05:30", tm("2026-01-15T04:59:59.999Z"), "F"),
+    ("user.firstOrderAt < 2026-01-15T00:00:00-08:00", tm("2026-01-15T07:59:59Z"), "T"),
+    ("user.firstOrderAt == 2026-01-15T00:00:00.5Z", tm("2026-01-15T00:00:00.500Z"), "T"),
+    ("user.firstOrderAt == 2026-01-15T00:00:00.5Z", tm("2026-01-15T00:00:00.5009Z"), "T"),
+    ("user.firstOrderAt == 2026-01-15t00:00:00z", tm("2026-01-15T00:00:00Z"), "T"),
+    ("user.firstOrderAt == 2024-02-29", tm("2024-02-29T00:00:00Z"), "T"),
+    ("user.firstOrderAt > 1969-12-31T23:59:59Z", tm("1970-01-01T00:00:00Z"), "T"),
+    ("user.firstOrderAt < 1970-01-01", tm("1969-07-20T20:17:40Z"), "T"),
+    ("user.firstOrderAt >= 0000-01-01", tm("0000-01-01T00:00:00Z"), "T"),
+    ("user.firstOrderAt <= 9999-12-31T23:59:59.999Z", tm("9999-12-31T23:59:59.999Z"), "T"),
+    ("user.firstOrderAt < 2026-01-01", "2025-01-01", "F"),
+    ("user.firstOrderAt != 2026-01-01", "2025-01-01", "F"),
+    ("user.firstOrderAt < 2026-01-01", 0, "F"),
+    ("user.firstOrderAt == 2026-01-01", True, "F"),
+    ('user.firstOrderAt == "2026-01-01"', tm("2026-01-01"), "F"),
+    ("user.firstOrderAt in [2026-01-01, 2026-02-01]", tm("2026-02-01T00:00:00Z"), "T"),
+    ("user.firstOrderAt in [2026-01-01, 2026-02-01]", tm("2026-01-15"), "F"),
+    ("user.appBuild >= v5.2", ver("5.2.1"), "T"),
+    ("user.appBuild >= v5.2", ver("5.1.9"), "F"),
+    ("user.appBuild >= v5.2", ver("5.2"), "T"),
+    ("user.appBuild == v5.2", ver("5.2.0"), "T"),
+    ("user.appBuild != v5.2", ver("5.2.0.0"), "F"),
+    ("user.appBuild < v5.10", ver("5.9"), "T"),
+    ("user.appBuild in [v5, v6]", ver("6.0"), "T"),
+    ('user.appBuild == "5.2.1"', ver("5.2.1"), "F"),
+    ("user.appBuild == 5.2", ver("5.2"), "F"),
+    ("user.appBuild >= 2026-01-01", ver("2026.1.1"), "F"),
+    ("user.appBuild >= v5.2", "5.2.1", "T"),
+]:
+    case(g, rule, [C({rule.split(" ")[0]: value}, 0)], expect, f"{rule} with {json.dumps(value)}")
+for rule, expect, why in [
+    ("user.firstOrderAt < 2026-01-01", "F", "a user without the attribute"),
+    ("user.firstOrderAt != 2026-01-01", "F", "a user without the attribute: != is false too"),
+    ("NOT user.firstOrderAt >= 0000-01-01", "T", "NOT over a missing attribute: a first-time buyer"),
+    ("user.codUser == true OR tap", "F", "a missing attribute beside an event"),
+    ("user.appBuild >= v5.2", "F", "a missing version"),
+]:
+    case(g, rule, [T(0)], expect, why)
+case(g, 'user.codUser == true AND user.cityTier >= 2 AND user.plan == "plus"',
+     [C({"user.codUser": True, "user.cityTier": 2}, 0), C({"user.plan": "plus"}, 1), C({"user.cityTier": None}, 2)], "FTF",
+     "attributes arrive and leave one by one")
+case(g, "user.firstOrderAt < 2026-01-01",
+     [C({"user.firstOrderAt": tm("2026-03-01")}, 0), C({"user.firstOrderAt": tm("2025-03-01")}, 1),
+      C({"user.firstOrderAt": "2025-03-01"}, 2)], "FTF", "a time replaced by text stops comparing")
+case(g, "purchase where at < 2026-01-01", [E("purchase", 0, {"at": "2025-01-01"})], "F",
+     "event properties are text, numbers and flags: never times")
+case(g, "purchase where amount >= 500 AND user.firstOrderAt >= 2026-01-01",
+     [C({"user.firstOrderAt": tm("2026-02-01")}, 0), E("purchase", 1, {"amount": 800})], "FT",
+     "a property test and an attribute in one rule")
+
 # --- Event properties ----------------------------------------------------------------------------
 g = "properties"
 P = lambda props, at=0: E("purchase", at, props)
@@ -532,6 +598,24 @@ error("tap:where", 1, 5, "reservedWord", "also as a target")
 error("tap where x in []", 1, 17, name="in needs a literal")
 error("tap where x == 1 y == 2", 1, 18, name="tests are joined by AND")
 
+
+# Time literals: a whole date, or an RFC 3339 date-time with seconds and a zone.
+error("user.t < 2026-02-30", 1, 10)
+error("user.t < 2025-02-29", 1, 10)
+error("user.t < 2026-13-01", 1, 10)
+error("user.t < 2026-1-5", 1, 10)
+error("user.t < 2026-01-15T25:00:00Z", 1, 10)
+error("user.t < 2026-01-15T10:30Z", 1, 10)
+error("user.t < 2026-01-15T10:30:00", 1, 10)
+error("user.t < 2026-01-15T10:30:00+0530", 1, 10)
+error("user.t < 2026-01-15T10:30:00.Z", 1, 10)
+error("user.t < 2026-01-15Z", 1, 10)
+error("user.t < 2026-01-15T", 1, 10)
+error("user.t < 9999-12-31T23:59:59-01:00", 1, 10, name="a time after 9999 once its zone is applied")
+error("user.t < 0000-01-01T00:00:00+00:01", 1, 10, name="a time before year 0 once its zone is applied")
+error("user.t < 2026-01-15 10:30:00Z", 1, 21, name="a space does not join a date and a time")
+error("user.t < 2026-01-15AND", 1, 10)
+error("user.t < 12026-01-15", 1, 10)
 
 def deep_ok():
     rule = "(" * 32 + "tap" + ")" * 32

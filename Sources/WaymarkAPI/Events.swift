@@ -47,7 +47,8 @@ public struct IncomingEvent: Codable, Hashable, Sendable {
     }
 
     /// The properties as the server stores them: numbers as JSON writes them; a number that is
-    /// not finite, which JSON cannot hold, is left out.
+    /// not finite, which JSON cannot hold, is left out; a time or a version, which properties do
+    /// not have, as the text a rule writes (`2026-01-15`, `5.2.1`).
     public var storedProperties: [JSONMember]? {
         properties.map { properties in
             properties.compactMap { key, value in
@@ -55,6 +56,8 @@ public struct IncomingEvent: Codable, Hashable, Sendable {
                 case .string(let text): return JSONMember(key: key, value: .text(text))
                 case .bool(let flag): return JSONMember(key: key, value: .bool(flag))
                 case .number(let number): return number.isFinite ? JSONMember(key: key, value: .number("\(number)")) : nil
+                case .time(let millis): return JSONMember(key: key, value: .text(RuleTime.format(millis)))
+                case .version(let version): return JSONMember(key: key, value: .text(version.description))
                 }
             }
         }

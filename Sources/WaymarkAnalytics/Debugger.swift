@@ -101,7 +101,7 @@ extension Analytics {
         switch value {
         case .string(let text): text
         case .number(let number): String(number)
-        case .bool(let flag): String(flag)
+        case .bool, .time, .version: value.literal.description
         }
     }
 

@@ -1,5 +1,5 @@
-/// A value the host app sets in the context (`app.version`, `device.model`, `user.plan`...) for
-/// comparisons to read.
+/// A value the host app sets in the context (`app.version`, `device.model`, `user.plan`...) or
+/// that a user's attributes hold, for comparisons to read.
 public enum ContextValue: Hashable, Sendable {
     /// Text, such as a locale or a plan's name.
     case string(String)
@@ -7,6 +7,11 @@ public enum ContextValue: Hashable, Sendable {
     case number(Double)
     /// A flag.
     case bool(Bool)
+    /// A moment, as milliseconds since 1970-01-01T00:00:00Z: compared with time literals
+    /// (`user.firstOrderAt < 2026-01-01`).
+    case time(milliseconds: Int64)
+    /// A version, compared component-wise with version literals (`user.appBuild >= v5.2`).
+    case version(Version)
 }
 
 extension Literal {
@@ -15,7 +20,8 @@ extension Literal {
     /// - a missing value, or a value of another type than the literal, is `false`, also for `!=`;
     /// - numbers compare with numbers, strings with strings in UTF-8 byte order;
     /// - booleans only with `==` and `!=` (the parser rejects the other operators);
-    /// - a version literal compares with a context string that reads as a version ("1.10.2"),
+    /// - times compare with time literals, versions with version literals;
+    /// - a version literal also compares with a context string that reads as a version ("1.10.2"),
     ///   component-wise; any other context value is `false`.
     public func compared(with value: ContextValue?, by comparator: Comparator) -> Bool {
         guard let value else { return false }
@@ -30,6 +36,10 @@ extension Literal {
             case .notEqual: return left != right
             default: return false
             }
+        case (.time(let left), .time(let right)):
+            return comparator.holds(left, right)
+        case (.version(let left), .version(let right)):
+            return comparator.holds(left, right)
         case (.string(let text), .version(let right)):
             guard let left = Version(reading: text) else { return false }
             return comparator.holds(left, right)
@@ -41,6 +51,20 @@ extension Literal {
     /// Whether a context value equals this literal (the test `in [...]` applies to each literal).
     public func matches(_ value: ContextValue?) -> Bool {
         compared(with: value, by: .equal)
+    }
+}
+
+extension ContextValue {
+    /// The literal equal to this value, which prints it as a rule writes it: `"pro"`, `799`,
+    /// `true`, `2026-01-15`, `v5.2.1`.
+    public var literal: Literal {
+        switch self {
+        case .string(let value): .string(value)
+        case .number(let value): .number(value)
+        case .bool(let value): .bool(value)
+        case .time(let millis): .time(milliseconds: millis)
+        case .version(let version): .version(version)
+        }
     }
 }
 
@@ -73,8 +97,36 @@ extension ContextValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral,
 }
 
 extension ContextValue: Codable {
-    /// A context value in JSON is a string, a number or a boolean.
+    private enum Key: String, CodingKey { case time, version }
+
+    /// A context value in JSON is a string, a number, a boolean, `{"time": "2026-01-15T10:30:00Z"}`
+    /// or `{"version": "5.2.1"}`: the JSON forms of the literals it compares with.
     public init(from decoder: any Decoder) throws {
+        if let keyed = try? decoder.container(keyedBy: Key.self) {
+            guard keyed.allKeys.count == 1, let key = keyed.allKeys.first else {
+                throw DecodingError.dataCorrupted(
+                    .init(codingPath: decoder.codingPath, debugDescription: "a typed value is {\"time\": ...} or {\"version\": ...}")
+                )
+            }
+            let text = try keyed.decode(String.self, forKey: key)
+            switch key {
+            case .time:
+                guard let millis = RuleTime.parse(text) else {
+                    throw DecodingError.dataCorruptedError(
+                        forKey: key, in: keyed, debugDescription: "invalid time \"\(text)\", expected such as 2026-01-15T10:30:00Z"
+                    )
+                }
+                self = .time(milliseconds: millis)
+            case .version:
+                guard let version = Version(reading: text) else {
+                    throw DecodingError.dataCorruptedError(
+                        forKey: key, in: keyed, debugDescription: "invalid version \"\(text)\", expected digits and dots such as 5.2.1"
+                    )
+                }
+                self = .version(version)
+            }
+            return
+        }
         let container = try decoder.singleValueContainer()
         if let value = try? container.decode(Bool.self) {
             self = .bool(value)
@@ -84,17 +136,28 @@ extension ContextValue: Codable {
             self = .string(value)
         } else {
             throw DecodingError.dataCorruptedError(
-                in: container, debugDescription: "a context value is a string, a number or a boolean"
+                in: container, debugDescription: "a context value is a string, a number, a boolean, a time or a version"
             )
         }
     }
 
     public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
         switch self {
-        case .string(let value): try container.encode(value)
-        case .number(let value): try container.encode(value)
-        case .bool(let value): try container.encode(value)
+        case .string(let value):
+            var container = encoder.singleValueContainer()
+            try container.encode(value)
+        case .number(let value):
+            var container = encoder.singleValueContainer()
+            try container.encode(value)
+        case .bool(let value):
+            var container = encoder.singleValueContainer()
+            try container.encode(value)
+        case .time(let millis):
+            var container = encoder.container(keyedBy: Key.self)
+            try container.encode(RuleTime.format(millis), forKey: .time)
+        case .version(let version):
+            var container = encoder.container(keyedBy: Key.self)
+            try container.encode(version.description, forKey: .version)
         }
     }
 }

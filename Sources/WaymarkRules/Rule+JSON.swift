@@ -224,35 +224,30 @@ extension Window: Codable {
 }
 
 extension Literal: Codable {
-    private enum Key: String, CodingKey { case version }
-
+    /// A literal is written as the context value it compares with: `12.5`, `"pro"`, `true`,
+    /// `{"version": "1.3"}`, `{"time": "2026-01-15"}`.
     public init(from decoder: any Decoder) throws {
-        if let keyed = try? decoder.container(keyedBy: Key.self) {
-            let text = try keyed.decode(String.self, forKey: .version)
-            guard let version = Version(reading: text) else {
-                throw DecodingError.dataCorruptedError(
-                    forKey: .version, in: keyed, debugDescription: "invalid version \"\(text)\""
-                )
-            }
-            self = .version(version)
-            return
-        }
-        // A scalar literal is written as a context value is.
         switch try ContextValue(from: decoder) {
         case .bool(let value): self = .bool(value)
         case .number(let value): self = .number(value)
         case .string(let value): self = .string(value)
+        case .time(let millis): self = .time(milliseconds: millis)
+        case .version(let version): self = .version(version)
         }
     }
 
     public func encode(to encoder: any Encoder) throws {
+        try value.encode(to: encoder)
+    }
+
+    /// The context value equal to this literal.
+    var value: ContextValue {
         switch self {
-        case .number(let value): try ContextValue.number(value).encode(to: encoder)
-        case .string(let value): try ContextValue.string(value).encode(to: encoder)
-        case .bool(let value): try ContextValue.bool(value).encode(to: encoder)
-        case .version(let version):
-            var container = encoder.container(keyedBy: Key.self)
-            try container.encode(version.description, forKey: .version)
+        case .number(let value): .number(value)
+        case .string(let value): .string(value)
+        case .bool(let value): .bool(value)
+        case .time(let millis): .time(milliseconds: millis)
+        case .version(let version): .version(version)
         }
     }
 }

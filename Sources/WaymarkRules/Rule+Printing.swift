@@ -72,13 +72,14 @@ extension PropertyTest: CustomStringConvertible {
 }
 
 extension Literal: CustomStringConvertible {
-    /// The literal as written in a rule: `12.5`, `"pro"`, `true`, `v1.3`.
+    /// The literal as written in a rule: `12.5`, `"pro"`, `true`, `v1.3`, `2026-01-15`.
     public var description: String {
         switch self {
         case .number(let value): plainDecimal(value)
         case .string(let value): quoted(value)
         case .bool(let value): value ? "true" : "false"
         case .version(let version): "v\(version)"
+        case .time(let millis): RuleTime.format(millis)
         }
     }
 }

@@ -199,8 +199,12 @@ public enum Literal: Hashable, Sendable {
     case string(String)
     /// `true` or `false`, compared with flags.
     case bool(Bool)
-    /// `v1.3.0`: compared component-wise with context strings that read as versions.
+    /// `v1.3.0`: compared component-wise with version values and with context strings that read
+    /// as versions.
     case version(Version)
+    /// `2026-01-15` or `2026-01-15T10:30:00Z`: a moment (milliseconds since 1970, UTC), compared
+    /// with time values.
+    case time(milliseconds: Int64)
 }
 
 /// A dotted version number such as `1.10.2`, compared component-wise; missing components are 0,

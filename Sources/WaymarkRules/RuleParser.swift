@@ -16,7 +16,10 @@
 /// test       = name cmp literal | name "in" "[" literal { "," literal } "]"
 /// path       = name "." name { "." name }
 /// cmp        = "==" | "!=" | ">=" | "<=" | ">" | "<"
-/// literal    = number | string | "true" | "false" | version
+/// literal    = number | string | "true" | "false" | version | time
+/// version    = "v" digits { "." digits }                       ; v1.3, v5.2.1
+/// time       = date [ "T" hh ":" mm ":" ss [ "." digits ] ( "Z" | ("+" | "-") hh ":" mm ) ]
+/// date       = yyyy "-" mm "-" dd                              ; 2026-01-15 is midnight UTC
 /// ```
 public struct RuleParser: Sendable {
     /// The limits a rule must respect, so that a rule from anywhere costs bounded work.
@@ -80,7 +83,8 @@ extension Rule {
 }
 
 private let atomExpectation = "an event, a comparison, count(...), true, false, NOT or ("
-private let literalExpectation = "a literal: a number, a \"string\", true, false or a version such as v1.3"
+private let literalExpectation =
+    "a literal: a number, a \"string\", true, false, a version such as v1.3 or a time such as 2026-01-15"
 private let comparatorExpectation = "a comparison operator: ==, !=, >=, <=, > or <"
 
 /// The parser's position in the text; every function leaves `position` after what it consumed.
@@ -326,6 +330,9 @@ private struct ParserState {
         if scalar == "\"" {
             return .string(try parseString())
         }
+        if isTimeStart() {
+            return try parseTime()
+        }
         if scalar == "-" || isDigit(scalar) {
             return try parseNumber()
         }
@@ -387,6 +394,29 @@ private struct ParserState {
             }
         }
         throw error(.syntax, "unterminated string", expected: "a closing \"", at: start)
+    }
+
+    /// Four digits then `-`: a date, which no number can be.
+    func isTimeStart() -> Bool {
+        guard position + 4 < scalars.count else { return false }
+        return (position..<(position + 4)).allSatisfy { isDigit(scalars[$0]) } && scalars[position + 4] == "-"
+    }
+
+    /// `2026-01-15`, `2026-01-15T10:30:00Z`, `2026-01-15T16:00:00.5+05:30`.
+    mutating func parseTime() throws(RuleError) -> Literal {
+        let start = position
+        while let scalar = current, isNameScalar(scalar) || scalar == ":" || scalar == "." || scalar == "+" {
+            position += 1
+        }
+        let text = String(String.UnicodeScalarView(scalars[start..<position]))
+        guard let millis = RuleTime.parse(text) else {
+            throw error(
+                .syntax, "invalid time \"\(text)\"",
+                expected: "a date such as 2026-01-15 or a time such as 2026-01-15T10:30:00Z or 2026-01-15T16:00:00+05:30",
+                at: start
+            )
+        }
+        return .time(milliseconds: millis)
     }
 
     mutating func parseNumber() throws(RuleError) -> Literal {

@@ -20,7 +20,7 @@ struct SplitMix64: RandomNumberGenerator {
 struct RandomRules {
     static let names = ["a", "b", "c"]
     static let targets: [String?] = [nil, "x", "y"]
-    static let paths = ["user.n", "user.s", "app.version", "user.flag"]
+    static let paths = ["user.n", "user.s", "app.version", "user.flag", "user.t", "user.build"]
 
     var rng: SplitMix64
 
@@ -74,7 +74,8 @@ struct RandomRules {
         switch path {
         case "user.n": .number(Double(Int.random(in: -2...3, using: &rng)))
         case "user.s": .string(["", "a", "b", "ab"].randomElement(using: &rng)!)
-        case "app.version": .version(Version([1, Int.random(in: 0...3, using: &rng)]))
+        case "app.version", "user.build": .version(Version([1, Int.random(in: 0...3, using: &rng)]))
+        case "user.t": .time(milliseconds: Int64(Int.random(in: -1...2, using: &rng)) * 86_400_000)
         default: .bool(Bool.random(using: &rng))
         }
     }
@@ -134,8 +135,10 @@ struct RandomRules {
         default:
             let path = Self.paths.randomElement(using: &rng)!
             let value: ContextValue? =
-                switch Int.random(in: 0..<6, using: &rng) {
+                switch Int.random(in: 0..<8, using: &rng) {
                 case 0: nil
+                case 6: .time(milliseconds: Int64(Int.random(in: -1...2, using: &rng)) * 86_400_000)
+                case 7: .version(Version([1, Int.random(in: 0...3, using: &rng)]))
                 case 1: .number(Double(Int.random(in: -2...3, using: &rng)))
                 case 2: .string(["", "a", "b", "ab", "1.2"].randomElement(using: &rng)!)
                 case 3: .string(["1.0", "1.2.0", "1.3", "0.9", "1.10"].randomElement(using: &rng)!)

@@ -51,7 +51,9 @@ struct RuleParserTests {
         "app.version != v1.2.3", "count(x:y) != 0 within 3650d", "a THEN b THEN a within 2w", "true AND false",
         #"count(purchase where amount >= 500 AND category in ["phones", "tv"]) >= 2 within 30d"#,
         "tap:buy where qty > 1 AND n == 2 AND scroll", "(a where x == 1 OR b) AND c where y != true",
-        "a where v >= v1.2 THEN b where s < \"z\" within 5s",
+        "a where v >= v1.2 THEN b where s < \"z\" within 5s", "user.t < 2026-01-15",
+        "user.t >= 2026-01-15T10:30:00+05:30", "user.t == 1969-12-31T23:59:59.999Z", "user.t in [0000-01-01, 9999-12-31]",
+        "user.t != 2026-01-15T00:00:00.5Z AND user.b >= v5.2.1",
     ])
     func printingGivesTheSameRuleBack(text: String) throws {
         let rule = try Rule(parsing: text)
@@ -70,9 +72,39 @@ struct RuleParserTests {
         #"{"seq":[{"name":"a","where":[{"prop":"and","cmp":"==","value":1}]}]}"#,
         #"{"seq":[{"name":"a","where":[{"prop":"x","in":[1],"cmp":"=="}]}]}"#,
         #"{"seq":[{"name":"a","where":[{"prop":"x","in":[]}]}]}"#, #"{"seq":[{"name":"a","extra":1}]}"#,
+        #"{"path":"a.b","cmp":"<","value":{"time":"2026-02-30"}}"#, #"{"path":"a.b","cmp":"<","value":{"time":1}}"#,
+        #"{"path":"a.b","cmp":"<","value":{"time":"2026-01-15","version":"1"}}"#, #"{"path":"a.b","cmp":"<","value":{}}"#,
     ])
     func theJSONDecoderRejectsWhatTheParserWould(json: String) {
         #expect(throws: DecodingError.self) { try JSONDecoder().decode(Rule.self, from: Data(json.utf8)) }
+    }
+
+    @Test func timesPrintInUTCAndReadBack() throws {
+        #expect(RuleTime.parse("2026-01-15") == 1_768_435_200_000)
+        #expect(RuleTime.parse("2026-01-15T05:30:00+05:30") == 1_768_435_200_000)
+        #expect(RuleTime.parse("1970-01-01T00:00:00Z") == 0)
+        #expect(RuleTime.parse("1969-12-31T23:59:59.9999Z") == -1)
+        #expect(RuleTime.format(1_768_435_200_000) == "2026-01-15")
+        #expect(RuleTime.format(1_768_435_200_250) == "2026-01-15T00:00:00.250Z")
+        #expect(RuleTime.format(-1) == "1969-12-31T23:59:59.999Z")
+        #expect(RuleTime.format(RuleTime.earliest) == "0000-01-01")
+        #expect(RuleTime.format(RuleTime.latest) == "9999-12-31T23:59:59.999Z")
+        for text in ["2026-1-15", "2026-01-15T10:30Z", "2026-01-15T10:30:00", "2026-01-15 10:30:00Z", "2100-02-29", "2026-01-15T24:00:00Z"]
+        {
+            #expect(RuleTime.parse(text) == nil, "\(text)")
+        }
+        // Every day of four centuries, leap days included, prints and reads back.
+        var day = RuleTime.parse("1900-01-01")!
+        while day < RuleTime.parse("2300-01-01")! {
+            #expect(RuleTime.parse(RuleTime.format(day)) == day)
+            day += 86_400_000 + 3_723_004
+            #expect(RuleTime.parse(RuleTime.format(day)) == day)
+            day -= 3_723_004
+        }
+        let value = try JSONDecoder().decode(ContextValue.self, from: Data(#"{"time":"2026-01-15T05:30:00+05:30"}"#.utf8))
+        #expect(value == .time(milliseconds: 1_768_435_200_000))
+        #expect(String(decoding: try JSONEncoder().encode(value), as: UTF8.self) == #"{"time":"2026-01-15"}"#)
+        #expect(try JSONDecoder().decode(ContextValue.self, from: Data(#"{"version":"5.2.1"}"#.utf8)) == .version(Version([5, 2, 1])))
     }
 
     @Test func plainDecimalsHaveNoExponent() {
@@ -88,6 +120,7 @@ struct RuleParserTests {
         let pieces = [
             "tap", ":", "x", " AND ", " OR ", "NOT ", "(", ")", " THEN ", " within ", "5s", "count(", ") >= ",
             "3", "user.n", " == ", "\"s\"", "v1.2", " in [", ", ", "]", "é", "\\", "\"", "-", ".", "\n", "true",
+            "2026-01-15", "T10:30:00", "Z", "+05:30", ":",
         ]
         for _ in 0..<20_000 {
             let text = (0..<Int.random(in: 0...12, using: &generator)).map { _ in pieces.randomElement(using: &generator)! }.joined()

@@ -105,11 +105,7 @@ extension Evaluator {
         case .comparison:
             let spec = comparisons[Int(term.poolStart)]
             guard let value = context[spec.path] else { return "\(spec.path) is not set" }
-            switch value {
-            case .string(let text): return "\(spec.path) is \"\(text)\""
-            case .number(let number): return "\(spec.path) is \(Literal.number(number))"
-            case .bool(let flag): return "\(spec.path) is \(flag)"
-            }
+            return "\(spec.path) is \(value.literal)"
         }
     }
 }

@@ -4,7 +4,7 @@
 // scheduling scenarios in conformance/engine/. No browser API is used here.
 
 import { UNIT_MS, printRule } from "./rules.js";
-import { compareLiteral, holds } from "./values.js";
+import { compareLiteral, holds, typedValue } from "./values.js";
 
 const windowMillis = (within) => (within === undefined ? -1 : Number(within.slice(0, -1)) * UNIT_MS[within.slice(-1)]);
 // A value against a comparison's or a property test's `{cmp, value}` or `{in}`.
@@ -89,8 +89,10 @@ export class Evaluator {
     }
   }
 
+  /** Sets a context value (a Date or {time} is a time, {version} a version); null removes it. */
   setContext(path, value, time) {
     this.advance(time);
+    value = typedValue(value);
     if (value === null || value === undefined) this.context.delete(path);
     else this.context.set(path, value);
   }

@@ -3,6 +3,8 @@
 // work, which pages do not need. The same language as the Swift WaymarkRules, checked against the
 // shared cases in conformance/ (docs/rules.md is its reference). No browser API is used here.
 
+import { printMoment, readMoment } from "./values.js";
+
 /** The limits a rule must respect, so that a rule from anywhere costs bounded work. */
 export const LIMITS = Object.freeze({ maxLength: 4096, maxDepth: 32, maxCount: 10000, maxWindowDays: 3650 });
 /** Words that cannot be names, in any case. */
@@ -31,7 +33,7 @@ const printEvent = (e) => (e.target == null ? e.name : `${e.name}:${e.target}`)
   + (e.where ? " where " + e.where.map((t) => t.prop + printTest(t)).join(" AND ") : "");
 function printLiteral(value) {
   if (typeof value === "string") return '"' + value.replace(/[\\"]/g, (c) => "\\" + c) + '"';
-  if (typeof value === "object") return "v" + value.version;
+  if (typeof value === "object") return value.time ?? "v" + value.version;
   return String(value);
 }
 
@@ -120,11 +122,14 @@ function readEvent(event) {
   return read;
 }
 
+// A time literal is kept as the text the rules print ({time: "2026-01-15"}).
 function readLiteral(value) {
-  const version = value?.version;
-  check(typeof value === "string" || typeof value === "boolean" || Number.isFinite(value)
-    || (Object.keys(value ?? {}).join() === "version" && VERSION.test(version) && version.split(".").every((c) => c <= 2147483647)), value);
-  return typeof value === "object" ? { version } : value;
+  const { version, time } = value ?? {};
+  const keys = Object.keys(value ?? {}).join();
+  const moment = keys === "time" && typeof time === "string" ? readMoment(time) : null;
+  check(typeof value === "string" || typeof value === "boolean" || Number.isFinite(value) || moment !== null
+    || (keys === "version" && VERSION.test(version) && version.split(".").every((c) => c <= 2147483647)), value);
+  return typeof value !== "object" ? value : moment === null ? { version } : { time: printMoment(moment) };
 }
 
 function withWindow(node, within) {

@@ -5,9 +5,11 @@
 // against the shared cases in conformance/ (docs/rules.md is its reference).
 
 import { COMPARATORS, KEYWORDS, LIMITS, UNIT_MS } from "./rules.js";
+import { printMoment, readMoment } from "./values.js";
 
 const ATOM_EXPECTATION = "an event, a comparison, count(...), true, false, NOT or (";
-const LITERAL_EXPECTATION = 'a literal: a number, a "string", true, false or a version such as v1.3';
+const LITERAL_EXPECTATION = 'a literal: a number, a "string", true, false, a version such as v1.3 or a time such as 2026-01-15';
+const TIME_EXPECTATION = "a date such as 2026-01-15 or a time such as 2026-01-15T10:30:00Z or 2026-01-15T16:00:00+05:30";
 const COMPARATOR_EXPECTATION = "a comparison operator: ==, !=, >=, <=, > or <";
 
 /** An error in a rule's text: code (syntax, tooLong, tooDeep, outOfRange, invalidComparison,
@@ -231,6 +233,14 @@ class RuleParser {
     const c = this.cur;
     if (c === undefined) throw this.unexpected(LITERAL_EXPECTATION);
     if (c === '"') return this.parseString();
+    // Four digits then "-": a date, which no number can be.
+    if (/^\d{4}-$/.test(this.chars.slice(start, start + 5).join(""))) {
+      while (this.cur !== undefined && /[A-Za-z0-9_:.+-]/.test(this.cur)) this.pos += 1;
+      const text = this.chars.slice(start, this.pos).join("");
+      const moment = readMoment(text);
+      if (moment === null) throw this.error("syntax", `invalid time "${text}"`, TIME_EXPECTATION, start);
+      return { time: printMoment(moment) };
+    }
     if (c === "-" || isDigit(c)) return this.parseNumber();
     if ((c === "v" || c === "V") && isDigit(this.chars[this.pos + 1])) {
       this.pos += 1;

@@ -1,5 +1,6 @@
 // Values and time: how the rule language compares a context value with a literal (numbers, strings
-// by code point, versions by their parts) and reads and writes RFC 3339 times.
+// by code point, versions by their parts, times by their milliseconds) and reads and writes RFC 3339
+// times.
 
 /** Compares strings by code point, which is the UTF-8 byte order the language specifies. */
 function compareStrings(a, b) {
@@ -34,18 +35,38 @@ export function holds(cmp, order) {
   }
 }
 
-/** A context value compared with a literal: a missing value or another type is false, even for !=. */
+/** A context value compared with a literal: a missing value or another type is false, even for !=.
+ *  Times are {time: ms} (typedValue makes them), versions {version: "5.2.1"} or a string that reads
+ *  as one; the literals are the rule's JSON form ({time: "2026-01-15"}, {version: "1.3"}). */
 export function compareLiteral(value, cmp, literal) {
   if (value === undefined || value === null) return false;
-  if (typeof literal === "number") return typeof value === "number" && holds(cmp, value === literal ? 0 : value < literal ? -1 : 1);
+  const order = (a, b) => (a === b ? 0 : a < b ? -1 : 1);
+  if (typeof literal === "number") return typeof value === "number" && holds(cmp, order(value, literal));
   if (typeof literal === "string") return typeof value === "string" && holds(cmp, compareStrings(value, literal));
   if (typeof literal === "boolean") {
     if (typeof value !== "boolean") return false;
     return cmp === "==" ? value === literal : cmp === "!=" ? value !== literal : false;
   }
-  if (typeof value !== "string") return false;
-  const version = readVersion(value);
+  if (literal.time) return typeof value.time === "number" && holds(cmp, order(value.time, readMoment(literal.time)));
+  const version = readVersion(typeof value === "string" ? value : String(value.version));
   return version !== null && holds(cmp, compareVersions(version, literal.version.split(".").map(Number)));
+}
+
+/** A value as rules compare it: a Date, or {time} with a rule's time text, becomes {time: ms}. */
+export function typedValue(value) {
+  const time = value instanceof Date ? value.getTime() : typeof value?.time === "string" ? readMoment(value.time) : value?.time;
+  return time === undefined ? value : Number.isFinite(time) ? { time } : null;
+}
+
+/** Milliseconds for a rule's time: a date (midnight UTC) or an RFC 3339 date-time, years 0000 to 9999. */
+export function readMoment(text) {
+  const ms = / /.test(text) ? null : parseTime(/^\d{4}-\d\d-\d\d$/.test(text) ? text + "T00:00:00Z" : text);
+  return ms >= -62167219200000 && ms <= 253402300799999 ? ms : null;
+}
+
+/** A moment as rules print it: the date alone at midnight UTC, else a UTC date-time. */
+export function printMoment(ms) {
+  return ms % 86400000 ? formatTime(ms) : formatTime(ms).slice(0, 10);
 }
 
 /** Milliseconds since 1970 for an RFC 3339 date-time, or null. */

@@ -72,19 +72,19 @@ let package = Package(
             name: "WaymarkDelivery",
             dependencies: ["WaymarkCatalog", "WaymarkAPI", "WaymarkSupport"]
         ),
-        .target(name: "WaymarkStore", dependencies: ["WaymarkSupport"]),
+        .target(name: "WaymarkStore", dependencies: ["WaymarkSupport", "WaymarkRules"]),
         .target(
             name: "WaymarkAnalytics",
             dependencies: ["WaymarkStore", "WaymarkCatalog", "WaymarkDelivery", "WaymarkEngine", "WaymarkRules", "WaymarkAPI"]
         ),
         .target(
             name: "WaymarkSQLite",
-            dependencies: ["WaymarkStore", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["WaymarkStore", "WaymarkRules", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .target(
             name: "WaymarkPostgres",
             dependencies: [
-                "WaymarkStore", "WaymarkSupport",
+                "WaymarkStore", "WaymarkSupport", "WaymarkRules",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

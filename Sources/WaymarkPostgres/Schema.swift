@@ -164,6 +164,19 @@ enum Schema {
                 "CREATE INDEX login_failures_by_key ON login_failures(key, at)",
             ]
         ),
+        (
+            // Each identified user's latest attributes, with when each took its value.
+            "v7: user attributes",
+            [
+                """
+                CREATE TABLE user_attributes (
+                    app TEXT NOT NULL, user_id TEXT COLLATE "C" NOT NULL, name TEXT COLLATE "C" NOT NULL, type TEXT NOT NULL,
+                    value TEXT NOT NULL, changed_at BIGINT NOT NULL, PRIMARY KEY (app, user_id, name)
+                )
+                """,
+                "CREATE INDEX user_attributes_by_name ON user_attributes(app, name)",
+            ]
+        ),
     ]
 
     /// Where a column of the portable form (``PortableTable``, given as text) goes in this schema

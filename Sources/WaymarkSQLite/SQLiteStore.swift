@@ -100,6 +100,9 @@ public final class SQLiteStore: Store {
         migrator.registerMigration("v7: failed logins") { db in
             try db.execute(sql: loginFailuresSchema)
         }
+        migrator.registerMigration("v8: user attributes") { db in
+            try db.execute(sql: userAttributesSchema)
+        }
         return migrator
     }
 

@@ -5,6 +5,7 @@
 /// text, NULL as nil.
 public enum PortableTable: String, CaseIterable, Sendable {
     case apps, keys, drafts, versions, events, grants, users, memberships, sessions, audit, narrations
+    case userAttributes = "user_attributes"
 
     public struct Column: Sendable {
         /// `bytes` travel as base64 text.
@@ -36,6 +37,7 @@ public enum PortableTable: String, CaseIterable, Sendable {
         case .narrations:
             return text("app", "key", "status", "format") + integer("duration_ms") + [Column(name: "bytes", kind: .bytes)]
                 + text("source", "message") + integer("created_at")
+        case .userAttributes: return text("app", "user", "name", "type", "value") + integer("changed_at")
         }
     }
 
@@ -44,6 +46,7 @@ public enum PortableTable: String, CaseIterable, Sendable {
         switch self {
         case .versions, .events, .memberships, .narrations: 2
         case .grants: 4
+        case .userAttributes: 3
         default: 1
         }
     }

@@ -8,8 +8,8 @@ import WaymarkSupport
 /// one app, and every method that reads or changes them takes the app's id, so a caller cannot
 /// reach another app's objects by naming their ids. The console's users, sessions and audit log
 /// are in ``AccountStore``, the reads of analytics in ``AnalyticsStore``, narration audio in
-/// ``NarrationStore``.
-public protocol Store: AccountStore, AnalyticsStore, NarrationStore {
+/// ``NarrationStore``, what is known of each app's users in ``UserStore``.
+public protocol Store: AccountStore, AnalyticsStore, NarrationStore, UserStore {
     /// Whether other servers may change this database (PostgreSQL): a server then checks the live
     /// version's number before it trusts what it cached. False for an embedded database only this
     /// process writes (SQLite).

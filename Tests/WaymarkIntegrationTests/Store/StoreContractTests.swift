@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WaymarkConsole
+import WaymarkRules
 import WaymarkServer
 import WaymarkStore
 import WaymarkSupport
@@ -543,6 +544,66 @@ import WaymarkTestSupport
                     GrantTotal(tour: "tour", page: "two", grants: 1, credits: 3),
                 ])
             #expect(try await store.grantTotals(app: "a", period: Period(from: from + 5_000, to: from + 10_000)).isEmpty)
+        }
+    }
+
+    // MARK: Users
+
+    @Test(arguments: StoreUnderTest.available)
+    func attributesKeepTheirTypesAndWhenTheyChanged(_ kind: StoreUnderTest) async throws {
+        try await kind.with { store, _ in
+            try await Self.makeApp("a", in: store)
+            try await Self.makeApp("b", in: store)
+            #expect(try await store.attributes(app: "a", user: "u1").isEmpty)
+            let first: [String: ContextValue?] = [
+                "plan": .string("plus"), "cityTier": .number(2), "codUser": .bool(true),
+                "firstOrderAt": .time(milliseconds: 1_768_435_200_250), "appBuild": .version(Version([5, 2, 1])), "gone": nil,
+            ]
+            let stored = try #require(try await store.updateAttributes(app: "a", user: "u1", first, at: Self.t0, limit: 5))
+            #expect(stored.map(\.name) == ["appBuild", "cityTier", "codUser", "firstOrderAt", "plan"], "by name")
+            #expect(Dictionary(uniqueKeysWithValues: stored.map { ($0.name, $0.value) }) == first.compactMapValues { $0 })
+            #expect(stored.allSatisfy { $0.changedAt == Self.t0 })
+
+            // The same value keeps its time; a new one, or a new type, takes the new time; nil removes.
+            let later = Self.t0 + 60
+            let second = try #require(
+                try await store.updateAttributes(
+                    app: "a", user: "u1", ["plan": .string("plus"), "cityTier": .string("2"), "codUser": nil], at: later, limit: 5))
+            let byName = Dictionary(uniqueKeysWithValues: second.map { ($0.name, $0) })
+            #expect(byName["plan"]?.changedAt == Self.t0)
+            #expect(byName["cityTier"]?.value == .string("2") && byName["cityTier"]?.changedAt == later)
+            #expect(byName["codUser"] == nil && second.count == 4)
+
+            // Past the limit nothing changes, also what would have fit.
+            let refused = try await store.updateAttributes(
+                app: "a", user: "u1", ["x": .number(1), "y": .number(2), "plan": .string("free")], at: later + 1, limit: 5)
+            #expect(refused == nil)
+            #expect(try await store.attributes(app: "a", user: "u1") == second)
+            // Removing one makes room for one, in the same update.
+            #expect(
+                try await store.updateAttributes(app: "a", user: "u1", ["appBuild": nil, "x": .number(1)], at: later, limit: 4)?.count == 4)
+
+            // Users and apps are apart.
+            #expect(try await store.attributes(app: "b", user: "u1").isEmpty)
+            #expect(try await store.attributes(app: "a", user: "u2").isEmpty)
+        }
+    }
+
+    @Test(arguments: StoreUnderTest.available)
+    func updatesAtOnceNeverPassTheLimit(_ kind: StoreUnderTest) async throws {
+        try await kind.with { store, _ in
+            try await Self.makeApp("a", in: store)
+            let accepted = try await withThrowingTaskGroup(of: Bool.self) { group in
+                for index in 0..<12 {
+                    group.addTask {
+                        try await store.updateAttributes(app: "a", user: "u1", ["n\(index)": .number(Double(index))], at: Self.t0, limit: 5)
+                            != nil
+                    }
+                }
+                return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+            }
+            #expect(accepted == 5)
+            #expect(try await store.attributes(app: "a", user: "u1").count == 5)
         }
     }
 }

@@ -1,0 +1,59 @@
+import Foundation
+import Logging
+import PostgresNIO
+import WaymarkRules
+import WaymarkStore
+
+extension PostgresStore {
+    public func updateAttributes(
+        app: String, user: String, _ changes: [String: ContextValue?], at time: Date, limit: Int
+    ) async throws(StoreError) -> [UserAttribute]? {
+        try await transaction { connection in
+            // One user's updates take turns, so the count below is the one the change is made to.
+            try await connection.query(
+                "SELECT pg_advisory_xact_lock(hashtextextended(\("attributes\u{1F}" + app + "\u{1F}" + user), 0))", logger: self.logger)
+            let current = try await Self.attributes(app: app, user: user, connection, self.logger)
+            let known = Dictionary(uniqueKeysWithValues: current.map { ($0.name, $0.value) })
+            var names = Set(known.keys)
+            for (name, value) in changes {
+                if value == nil { names.remove(name) } else { names.insert(name) }
+            }
+            guard names.count <= limit else { return nil }
+            for (name, value) in changes.sorted(by: { $0.key < $1.key }) {
+                guard let value else {
+                    try await connection.query(
+                        "DELETE FROM user_attributes WHERE app = \(app) AND user_id = \(user) AND name = \(name)", logger: self.logger)
+                    continue
+                }
+                if known[name] == value { continue }
+                try await connection.query(
+                    """
+                    INSERT INTO user_attributes (app, user_id, name, type, value, changed_at)
+                    VALUES (\(app), \(user), \(name), \(value.storedType), \(value.storedText), \(time.millisecondsSince1970))
+                    ON CONFLICT (app, user_id, name) DO UPDATE SET type = excluded.type, value = excluded.value, changed_at = excluded.changed_at
+                    """,
+                    logger: self.logger
+                )
+            }
+            return try await Self.attributes(app: app, user: user, connection, self.logger)
+        }
+    }
+
+    public func attributes(app: String, user: String) async throws(StoreError) -> [UserAttribute] {
+        try await perform { try await Self.attributes(app: app, user: user, $0, self.logger) }
+    }
+
+    private static func attributes(app: String, user: String, _ connection: PostgresConnection, _ logger: Logger) async throws
+        -> [UserAttribute]
+    {
+        try await all(
+            "SELECT name, type, value, changed_at FROM user_attributes WHERE app = \(app) AND user_id = \(user) ORDER BY name",
+            as: (String, String, String, Int64).self, connection, logger
+        ).compactMap { name, type, value, changed in
+            // A row whose value no longer reads is left out, not fatal.
+            ContextValue(storedType: type, text: value).map {
+                UserAttribute(name: name, value: $0, changedAt: Date(millisecondsSince1970: changed))
+            }
+        }
+    }
+}

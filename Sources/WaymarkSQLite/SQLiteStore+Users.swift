@@ -1,0 +1,65 @@
+import Foundation
+import GRDB
+import WaymarkRules
+import WaymarkStore
+
+/// One row per attribute of an identified user: its type, its value as text, and when it took it.
+let userAttributesSchema = """
+    CREATE TABLE user_attributes (
+        app TEXT NOT NULL,
+        user TEXT NOT NULL,
+        name TEXT NOT NULL,
+        type TEXT NOT NULL,
+        value TEXT NOT NULL,
+        changed_at INTEGER NOT NULL,
+        PRIMARY KEY (app, user, name)
+    );
+    CREATE INDEX user_attributes_by_name ON user_attributes(app, name);
+    """
+
+extension SQLiteStore {
+    public func updateAttributes(
+        app: String, user: String, _ changes: [String: ContextValue?], at time: Date, limit: Int
+    ) async throws(StoreError) -> [UserAttribute]? {
+        try await write { db in
+            let current = try Self.attributes(db, app: app, user: user)
+            let known = Dictionary(uniqueKeysWithValues: current.map { ($0.name, $0.value) })
+            var names = Set(known.keys)
+            for (name, value) in changes {
+                if value == nil { names.remove(name) } else { names.insert(name) }
+            }
+            guard names.count <= limit else { return nil }
+            for (name, value) in changes.sorted(by: { $0.key < $1.key }) {
+                guard let value else {
+                    try db.execute(
+                        sql: "DELETE FROM user_attributes WHERE app = ? AND user = ? AND name = ?", arguments: [app, user, name])
+                    continue
+                }
+                if known[name] == value { continue }
+                try db.execute(
+                    sql: """
+                        INSERT OR REPLACE INTO user_attributes (app, user, name, type, value, changed_at) VALUES (?, ?, ?, ?, ?, ?)
+                        """,
+                    arguments: [app, user, name, value.storedType, value.storedText, time.millisecondsSince1970]
+                )
+            }
+            return try Self.attributes(db, app: app, user: user)
+        }
+    }
+
+    public func attributes(app: String, user: String) async throws(StoreError) -> [UserAttribute] {
+        try await read { db in try Self.attributes(db, app: app, user: user) }
+    }
+
+    private static func attributes(_ db: Database, app: String, user: String) throws -> [UserAttribute] {
+        try Row.fetchAll(
+            db, sql: "SELECT name, type, value, changed_at FROM user_attributes WHERE app = ? AND user = ? ORDER BY name",
+            arguments: [app, user]
+        ).compactMap { row in
+            // A row whose value no longer reads is left out, not fatal.
+            ContextValue(storedType: row["type"], text: row["value"]).map {
+                UserAttribute(name: row["name"], value: $0, changedAt: Date(millisecondsSince1970: row["changed_at"]))
+            }
+        }
+    }
+}

@@ -1,0 +1,75 @@
+import Foundation
+import WaymarkRules
+
+/// What the server keeps about each identified user of an app: their latest attributes, each with
+/// when it last changed, for delivery-time targeting and analytics.
+public protocol UserStore: Sendable {
+    /// Applies `changes` to the user's attributes in one transaction (a nil value removes one) and
+    /// returns all of them, by name. An attribute set to the value it already has keeps its
+    /// `changedAt`. Returns nil, changing nothing, when the user would then have more than `limit`
+    /// attributes: the count is read in the same transaction, so concurrent updates cannot pass it
+    /// together.
+    func updateAttributes(
+        app: String, user: String, _ changes: [String: ContextValue?], at time: Date, limit: Int
+    ) async throws(StoreError) -> [UserAttribute]?
+    /// The user's attributes, by name; empty for a user never identified.
+    func attributes(app: String, user: String) async throws(StoreError) -> [UserAttribute]
+}
+
+/// One attribute of a user: `cityTier` is `2` since a time.
+public struct UserAttribute: Hashable, Sendable {
+    public var name: String
+    public var value: ContextValue
+    /// When the attribute took this value.
+    public var changedAt: Date
+
+    public init(name: String, value: ContextValue, changedAt: Date) {
+        self.name = name
+        self.value = value
+        self.changedAt = changedAt
+    }
+}
+
+extension ContextValue {
+    /// The value's type as stores keep it in their `type` column: `text`, `number`, `bool`,
+    /// `time` or `version`.
+    public var storedType: String {
+        switch self {
+        case .string: "text"
+        case .number: "number"
+        case .bool: "bool"
+        case .time: "time"
+        case .version: "version"
+        }
+    }
+
+    /// The value as stores keep it in their `value` column: text as it is, the others as a rule
+    /// writes them (`799.5`, `true`, `2026-01-15`, `5.2.1`).
+    public var storedText: String {
+        switch self {
+        case .string(let text): text
+        case .version(let version): version.description
+        case .number, .bool, .time: literal.description
+        }
+    }
+
+    /// The value a store kept as ``storedType`` and ``storedText``; nil if they do not read.
+    public init?(storedType type: String, text: String) {
+        switch type {
+        case "text": self = .string(text)
+        case "number":
+            guard let number = Double(text), number.isFinite else { return nil }
+            self = .number(number)
+        case "bool":
+            guard text == "true" || text == "false" else { return nil }
+            self = .bool(text == "true")
+        case "time":
+            guard let millis = RuleTime.parse(text) else { return nil }
+            self = .time(milliseconds: millis)
+        case "version":
+            guard let version = Version(reading: text) else { return nil }
+            self = .version(version)
+        default: return nil
+        }
+    }
+}

@@ -230,23 +230,32 @@ public struct ClientContext: Hashable, Sendable {
     public var locale: String?
     /// The user's id: keeps rollouts and A/B variants the same for one user (`user.id`).
     public var user: String?
+    /// The user's attributes as the server keeps them (`user.<name>`): read from the store for a
+    /// user whose identity the request proves, when the catalog's targeting reads any.
+    public var attributes: [String: ContextValue]
 
     /// A context with the values the app knows; missing ones match no targeting rule that reads them.
-    public init(platform: String? = nil, model: String? = nil, appVersion: String? = nil, locale: String? = nil, user: String? = nil) {
+    public init(
+        platform: String? = nil, model: String? = nil, appVersion: String? = nil, locale: String? = nil, user: String? = nil,
+        attributes: [String: ContextValue] = [:]
+    ) {
         self.platform = platform
         self.model = model
         self.appVersion = appVersion
         self.locale = locale
         self.user = user
+        self.attributes = attributes
     }
 
-    /// The values rules read: `device.platform`, `device.model`, `app.version`, `user.locale`, `user.id`.
+    /// The values rules read: `device.platform`, `device.model`, `app.version`, `user.locale`,
+    /// `user.id`, and `user.<name>` for each attribute.
     public var values: [String: ContextValue] {
         var values: [String: ContextValue] = [:]
         values["device.platform"] = platform.map(ContextValue.string)
         values["device.model"] = model.map(ContextValue.string)
         values["app.version"] = appVersion.map(ContextValue.string)
         values["user.locale"] = locale.map(ContextValue.string)
+        for (name, value) in attributes where !AttributeLimits.reservedNames.contains(name) { values["user." + name] = value }
         values["user.id"] = user.map(ContextValue.string)
         return values
     }

@@ -120,7 +120,7 @@ private let contentKeys = textKeys + ["locales"]
 private let tourKeys = ["id", "trigger", "targeting", "rollout", "pages"]
 private let pageKeys = ["id", "content", "media", "reward"]
 private let mediaVariantKeys = ["url", "thumbnail", "type", "model", "family", "minAppVersion", "locale"]
-/// The client context targeting rules read.
+/// The client context targeting rules read; besides these, any user attribute, `user.<name>`.
 public let targetingPaths: Set<String> = ["device.platform", "device.model", "app.version", "user.locale", "user.id"]
 private let policyKeys = ["maxDisplayCount", "maxDisplayDuration", "expiresAt"]
 
@@ -629,7 +629,7 @@ private struct CatalogReader {
 }
 
 /// Why a rule cannot target clients, if it cannot: targeting is decided on the server, from the
-/// client context alone, so it may not mention events or other paths.
+/// client context and the user's attributes alone, so it may not mention events or other paths.
 public func targetingProblem(_ rule: Rule) -> String? {
     switch rule {
     case .constant: return nil
@@ -638,11 +638,16 @@ public func targetingProblem(_ rule: Rule) -> String? {
     case .sequence, .count:
         return "targeting reads the client context, not events: use trigger for events"
     case .compare(let path, _, _), .oneOf(let path, _):
-        guard targetingPaths.contains(path.description) else {
-            return "targeting can read \(targetingPaths.sorted().joined(separator: ", ")), not \(path)"
+        guard targetingPaths.contains(path.description) || isAttribute(path) else {
+            return "targeting can read \(targetingPaths.sorted().joined(separator: ", ")) and user attributes (user.<name>), not \(path)"
         }
         return nil
     }
+}
+
+/// Whether a path reads a user attribute: `user.<name>`, one name after `user`.
+public func isAttribute(_ path: ContextPath) -> Bool {
+    path.components.count == 2 && path.components[0] == "user"
 }
 
 /// `hi`, `hi-IN`, `pt_BR`, `zh-Hant-TW`: a language of 2 or 3 letters, then up to three subtags of

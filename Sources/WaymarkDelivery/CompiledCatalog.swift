@@ -68,6 +68,8 @@ final class CompiledCatalog: Sendable {
     let version: Int
     let frequency: String
     let rules: [Rule]
+    /// Whether any targeting rule reads a user attribute (`user.<name>`).
+    let readsAttributes: Bool
     /// Lowercased locale -> id, over every locale any content is written in.
     let localeIDs: [String: Int32]
     let tipPlans: [TipPlan]
@@ -194,6 +196,7 @@ final class CompiledCatalog: Sendable {
         }
 
         self.rules = rules
+        readsAttributes = rules.contains(where: Self.readsAttributes)
         self.localeIDs = localeIDs
         self.tipPlans = tipPlans
         self.options = options
@@ -224,6 +227,16 @@ final class CompiledCatalog: Sendable {
             Self.mix(&hash, pieces.bytes[pieces.range(piece)])
         }
         contentHash = hash
+    }
+
+    static func readsAttributes(_ rule: Rule) -> Bool {
+        switch rule {
+        case .constant, .sequence, .count: false
+        case .not(let operand): readsAttributes(operand)
+        case .and(let operands), .or(let operands): operands.contains(where: readsAttributes)
+        case .compare(let path, _, _), .oneOf(let path, _):
+            isAttribute(path) && !AttributeLimits.reservedNames.contains(path.components[1])
+        }
     }
 
     // MARK: Deciding

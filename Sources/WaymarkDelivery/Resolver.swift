@@ -39,6 +39,10 @@ public struct Resolver: Sendable {
         return DeliveredNarration(url: audio, duration: nil, source: .recording)
     }
 
+    /// Whether the targeting of any tip or tour reads a user attribute (`user.plan`): only then is
+    /// it worth reading the user's attributes for a client.
+    public var readsAttributes: Bool { compiled.readsAttributes }
+
     /// What this client gets, as a list of prepared renditions: cheap to compute and to compare.
     public func decide(for client: ClientContext) -> Resolution {
         compiled.decide(for: client)

@@ -18,6 +18,7 @@ public struct APIError: HTTPResponseError, Sendable {
             case draftBusy = "draft_busy"
             case draftChanged = "draft_changed"
             case tooManyEvents = "too_many_events"
+            case tooManyAttributes = "too_many_attributes"
             case invalidCatalog = "invalid_catalog"
             case idMismatch = "id_mismatch"
             case storageUnavailable = "storage_unavailable"
@@ -50,6 +51,8 @@ public struct APIError: HTTPResponseError, Sendable {
         public static let draftChanged = Code(.draftChanged)
         /// A batch holds more events than one request may (413).
         public static let tooManyEvents = Code(.tooManyEvents)
+        /// The user would have more attributes than one may (422).
+        public static let tooManyAttributes = Code(.tooManyAttributes)
         /// The catalog has errors, each in `diagnostics` (422).
         public static let invalidCatalog = Code(.invalidCatalog)
         /// The body's id is not the path's (422).

@@ -49,7 +49,8 @@ final class LiveCatalogs: Sendable {
 
 extension WaymarkServer {
     /// `GET /v1/catalog?platform=&model=&appVersion=&locale=&user=`: the live catalog resolved for
-    /// this client, with a strong ETag; `If-None-Match` with it answers 304.
+    /// this client (and the user's attributes, with `Waymark-User-Hash`), with a strong ETag;
+    /// `If-None-Match` with it answers 304.
     func catalog(_ request: Request, _ context: WaymarkRequestContext) async throws -> Response {
         let key = try context.key()
         let query = request.uri.queryParameters
@@ -58,13 +59,14 @@ extension WaymarkServer {
             guard value.count <= 256 else { throw APIError.badRequest("\(name) is longer than 256 characters") }
             return value.isEmpty ? nil : value
         }
-        let client = ClientContext(
+        var client = ClientContext(
             platform: try parameter("platform"), model: try parameter("model"), appVersion: try parameter("appVersion"),
             locale: try parameter("locale"), user: try parameter("user")
         )
         guard let live = try await liveCatalog(app: key.app) else {
             throw APIError(.notFound, .notPublished, "this app has not published a catalog yet")
         }
+        client.attributes = try await attributes(for: client, request, key: key, catalog: live)
         // Deciding is cheap and names the bytes, so the ETag comes before (and without) any JSON.
         let resolution = live.decide(for: client)
         let etag = resolution.etag

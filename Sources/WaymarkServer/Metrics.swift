@@ -31,6 +31,8 @@ public final class ServerMetrics: Sendable {
     /// A catalog body was gzip-compressed: once per distinct answer while it stays in the cache.
     let catalogCompressions: Metrics.Counter
     let rewardsGranted: Metrics.Counter
+    /// A user's attributes were set through `POST /v1/identify`.
+    let identifies: Metrics.Counter
 
     public init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
         self.registry = registry
@@ -53,6 +55,7 @@ public final class ServerMetrics: Sendable {
         catalogNotModified = counter("waymark_catalog_not_modified_total")
         catalogCompressions = counter("waymark_catalog_compressions_total")
         rewardsGranted = counter("waymark_rewards_granted_total")
+        identifies = counter("waymark_identifies_total")
     }
 
     /// The Prometheus text exposition of everything counted.

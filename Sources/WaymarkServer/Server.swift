@@ -113,9 +113,10 @@ public struct WaymarkServer: Sendable {
         client.get("/catalog") { request, context in try await self.catalog(request, context) }
         client.post("/events") { request, context in try await self.events(request, context) }
         client.post("/rewards/claims") { request, context in try await self.claim(request, context) }
+        client.post("/identify") { request, context in try await self.identify(request, context) }
         // Preflights carry no key: CORSMiddleware answers them on routes of their own.
         let preflight = router.group("/v1").add(middleware: Self.clientCORS)
-        for path in ["/catalog", "/events", "/rewards/claims"] {
+        for path in ["/catalog", "/events", "/rewards/claims", "/identify"] {
             preflight.on(RouterPath(path), method: .options) { _, _ in Response(status: .noContent) }
         }
 
@@ -141,7 +142,8 @@ public struct WaymarkServer: Sendable {
     /// the admin API and the console get no CORS headers. (The catalog's answer names its ETag in
     /// `Access-Control-Expose-Headers` itself: CORSMiddleware sends that on preflights only.)
     static let clientCORS = CORSMiddleware<WaymarkRequestContext>(
-        allowOrigin: .all, allowHeaders: [.authorization, .contentType, .ifNoneMatch], allowMethods: [.get, .post, .options],
+        allowOrigin: .all, allowHeaders: [.authorization, .contentType, .ifNoneMatch, .waymarkUserHash],
+        allowMethods: [.get, .post, .options],
         maxAge: .seconds(86_400)
     )
 

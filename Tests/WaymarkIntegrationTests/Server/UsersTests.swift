@@ -1,0 +1,175 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Testing
+import WaymarkAPI
+import WaymarkRules
+import WaymarkServer
+import WaymarkStore
+import WaymarkSupport
+import WaymarkTestSupport
+
+/// User attributes over HTTP: `POST /v1/identify` keeps them, typed, for a proven user, and the
+/// catalog's targeting reads them for a request that proves the same user.
+@Suite(.timeLimit(.minutes(5))) struct UsersTests {
+    static let catalog = """
+        tips:
+          - id: cod-offer
+            container: home
+            trigger: activation
+            targeting: user.codUser == true AND user.cityTier >= 2
+            content: { title: Pay on delivery, body: Cash is fine. }
+          - id: welcome-back
+            container: home
+            trigger: activation
+            targeting: user.firstOrderAt < 2026-01-01 AND user.appBuild >= v5.2
+            content: { title: Welcome back, body: Good to see you. }
+          - id: everyone
+            container: cart
+            trigger: activation
+            content: { title: Hello, body: For all. }
+        """
+
+    let server = ServerTests()
+
+    static func identify(
+        _ client: TestClientProtocol, _ app: Provisioning.NewApp, user: String = "u42", hash: String? = nil, _ attributes: String
+    ) async throws -> TestResponse {
+        let proof = hash ?? Secrets.userHash(user: user, identitySecret: app.identitySecret)
+        return try await client.execute(
+            uri: "/v1/identify", method: .post, headers: ServerTests.auth(app.clientKey),
+            body: ByteBuffer(string: #"{"user":"\#(user)","userHash":"\#(proof)","attributes":\#(attributes)}"#))
+    }
+
+    static func errorMessage(_ response: TestResponse) throws -> String {
+        (try ServerTests.json(response)["error"] as? [String: Any])?["message"] as? String ?? ""
+    }
+
+    @Test(arguments: StoreUnderTest.available)
+    func identifyKeepsTypedAttributesForAProvenUser(_ kind: StoreUnderTest) async throws {
+        try await server.withServer(kind) { client, app, other, store in
+            let first = try await Self.identify(
+                client, app,
+                #"{"plan":"plus","cityTier":2,"codUser":true,"firstOrderAt":{"time":"2025-06-01T10:30:00+05:30"},"appBuild":{"version":"5.2.1"},"trial":null}"#
+            )
+            #expect(first.status == .ok)
+            let answer = try JSONDecoder().decode(IdentifiedUser.self, from: Data(buffer: first.body))
+            #expect(answer.user == "u42")
+            #expect(
+                Dictionary(uniqueKeysWithValues: answer.attributes.map { ($0.name, $0.value) }) == [
+                    "plan": "plus", "cityTier": 2, "codUser": true,
+                    "firstOrderAt": .time(milliseconds: RuleTime.parse("2025-06-01T05:00:00Z")!),
+                    "appBuild": .version(Version([5, 2, 1])),
+                ])
+            #expect(answer.attributes.allSatisfy { Timestamp.parse($0.changedAt) != nil })
+            // Null removes; what is not named stays.
+            let second = try await Self.identify(client, app, #"{"plan":null,"cityTier":3}"#)
+            let names = try JSONDecoder().decode(IdentifiedUser.self, from: Data(buffer: second.body)).attributes.map(\.name)
+            #expect(names == ["appBuild", "cityTier", "codUser", "firstOrderAt"])
+            #expect(try await store.attributes(app: app.appId, user: "u42").first { $0.name == "cityTier" }?.value == .number(3))
+            // Another app's keys reach only that app's users.
+            #expect(try await Self.identify(client, other, #"{"plan":"gold"}"#).status == .ok)
+            #expect(try await store.attributes(app: app.appId, user: "u42").count == 4)
+        }
+    }
+
+    @Test(arguments: StoreUnderTest.available)
+    func badIdentifiesAreRefusedClearlyAndChangeNothing(_ kind: StoreUnderTest) async throws {
+        try await server.withServer(kind) { client, app, other, store in
+            let wrongProof = Secrets.userHash(user: "u42", identitySecret: other.identitySecret)
+            let refused = try await Self.identify(client, app, hash: wrongProof, #"{"plan":"plus"}"#)
+            #expect(refused.status == .forbidden)
+            #expect(try Self.errorMessage(refused).contains("userHash"))
+            for (attributes, message) in [
+                (#"{"user.plan":"x"}"#, "a name is 1 to 64 letters"), (#"{"and":"x"}"#, "keyword"), (#"{"id":"x"}"#, "set by the SDK"),
+                (#"{"plan":"\#(String(repeating: "x", count: 513))"}"#, "at most 512 bytes"),
+                (#"{"at":{"time":"2026-02-30"}}"#, "invalid time"), (#"{"at":{"time":"2026-01-15","version":"1"}}"#, "typed value"),
+                (#"{"b":{"version":"5.x"}}"#, "invalid version"), (#"{"list":[1,2]}"#, "a context value"),
+                (#"{"n":1e999}"#, "a context value"),
+            ] {
+                let response = try await Self.identify(client, app, attributes)
+                #expect(response.status == .badRequest, "\(attributes)")
+                let said = try Self.errorMessage(response)
+                #expect(said.contains(message), "\(attributes): \(said)")
+            }
+            let extra = try await client.execute(
+                uri: "/v1/identify", method: .post, headers: ServerTests.auth(app.clientKey),
+                body: ByteBuffer(string: #"{"user":"u42","userHash":"x","attributes":{},"admin":true}"#))
+            #expect(extra.status == .badRequest)
+            let many = (0..<51).map { #""a\#($0)":\#($0)"# }.joined(separator: ",")
+            #expect(try await Self.identify(client, app, "{\(many)}").status == .badRequest)
+            #expect(try await store.attributes(app: app.appId, user: "u42").isEmpty)
+
+            // Fifty fit; the fifty-first is refused, and nothing of that request is kept.
+            let fifty = (0..<50).map { #""a\#($0)":\#($0)"# }.joined(separator: ",")
+            #expect(try await Self.identify(client, app, "{\(fifty)}").status == .ok)
+            let over = try await Self.identify(client, app, #"{"a0":"changed","b":1}"#)
+            #expect(over.status == .unprocessableContent)
+            #expect(try Self.errorMessage(over).contains("at most 50 attributes"))
+            #expect(try await store.attributes(app: app.appId, user: "u42").first { $0.name == "a0" }?.value == .number(0))
+            #expect(try await Self.identify(client, app, #"{"a0":null,"b":1}"#).status == .ok)
+        }
+    }
+
+    @Test(arguments: StoreUnderTest.available)
+    func targetingReadsTheAttributesOfAProvenUser(_ kind: StoreUnderTest) async throws {
+        try await server.withServer(kind) { client, app, other, _ in
+            let put = try await client.execute(
+                uri: "/v1/admin/catalog/draft", method: .put, headers: ServerTests.auth(app.secretKey),
+                body: ByteBuffer(string: Self.catalog))
+            #expect(put.status == .ok, "\(String(buffer: put.body))")
+            #expect(
+                try await client.execute(uri: "/v1/admin/catalog/publish", method: .post, headers: ServerTests.auth(app.secretKey)).status
+                    == .created)
+
+            func tips(user: String = "u42", hash: String?? = nil) async throws -> (ids: [String], etag: String?) {
+                var headers = ServerTests.auth(app.clientKey)
+                if let hash = hash ?? Secrets.userHash(user: user, identitySecret: app.identitySecret) {
+                    headers[.init("Waymark-User-Hash")!] = hash
+                }
+                let response = try await client.execute(uri: "/v1/catalog?platform=android&user=\(user)", method: .get, headers: headers)
+                #expect(response.status == .ok, "\(String(buffer: response.body))")
+                let catalog = try JSONDecoder().decode(DeliveredCatalog.self, from: Data(buffer: response.body))
+                return (catalog.tips.map(\.id), response.headers[.eTag])
+            }
+            // Before any identify, and without a proof, rules on attributes are false.
+            #expect(try await tips().ids == ["everyone"])
+            _ = try await Self.identify(
+                client, app, #"{"codUser":true,"cityTier":2,"firstOrderAt":{"time":"2025-12-31T23:59:59Z"},"appBuild":{"version":"5.10"}}"#)
+            let proven = try await tips()
+            #expect(proven.ids == ["cod-offer", "welcome-back", "everyone"])
+            #expect(try await tips(hash: .some(nil)).ids == ["everyone"], "no proof, no attributes")
+            let wrong = try await client.execute(
+                uri: "/v1/catalog?user=u42", method: .get,
+                headers: [
+                    .authorization: "Bearer \(app.clientKey)",
+                    .init("Waymark-User-Hash")!: Secrets.userHash(user: "u42", identitySecret: other.identitySecret),
+                ])
+            #expect(wrong.status == .forbidden)
+            // Another user with another proof has none of u42's attributes.
+            #expect(try await tips(user: "u7").ids == ["everyone"])
+            // A change in the attributes is a change in the catalog, and in its tag.
+            _ = try await Self.identify(client, app, #"{"cityTier":1}"#)
+            let after = try await tips()
+            #expect(after.ids == ["welcome-back", "everyone"])
+            #expect(after.etag != proven.etag)
+        }
+    }
+
+    @Test func targetingMayReadUserAttributesButNotDeeperPaths() async throws {
+        try await server.withServer { client, app, _, _ in
+            let cases: [(String, Bool)] = [
+                (#"user.plan == "plus""#, true), ("user.signedUpAt >= 2026-01-01 OR user.build < v2", true), ("user.a.b == 1", false),
+                ("account.plan == 1", false),
+            ]
+            for (targeting, accepted) in cases {
+                let document = Self.catalog.replacingOccurrences(of: "user.codUser == true AND user.cityTier >= 2", with: targeting)
+                let put = try await client.execute(
+                    uri: "/v1/admin/catalog/draft", method: .put, headers: ServerTests.auth(app.secretKey),
+                    body: ByteBuffer(string: document))
+                #expect((put.status == .ok) == accepted, "\(targeting): \(String(buffer: put.body))")
+            }
+        }
+    }
+}

@@ -48,16 +48,15 @@ public struct IncomingEvent: Codable, Hashable, Sendable {
 
     /// The properties as the server stores them: numbers as JSON writes them; a number that is
     /// not finite, which JSON cannot hold, is left out; a time or a version, which properties do
-    /// not have, as the text a rule writes (`2026-01-15`, `5.2.1`).
+    /// not have, as its text (``WaymarkRules/ContextValue/asProperty``).
     public var storedProperties: [JSONMember]? {
         properties.map { properties in
             properties.compactMap { key, value in
-                switch value {
+                switch value.asProperty {
                 case .string(let text): return JSONMember(key: key, value: .text(text))
                 case .bool(let flag): return JSONMember(key: key, value: .bool(flag))
                 case .number(let number): return number.isFinite ? JSONMember(key: key, value: .number("\(number)")) : nil
-                case .time(let millis): return JSONMember(key: key, value: .text(RuleTime.format(millis)))
-                case .version(let version): return JSONMember(key: key, value: .text(version.description))
+                case .time, .version: return nil
                 }
             }
         }
@@ -107,5 +106,17 @@ public struct EventResult: Codable, Hashable, Sendable {
         self.status = status
         self.reason = reason
         self.clamped = clamped
+    }
+}
+
+extension ContextValue {
+    /// The value as an event property: properties are text, numbers and flags, so a time or a
+    /// version becomes the text a rule writes (`2026-01-15`, `5.2.1`), in the engine and on the
+    /// wire alike.
+    public var asProperty: ContextValue {
+        switch self {
+        case .string, .number, .bool: self
+        case .time, .version: .string(plainText)
+        }
     }
 }

@@ -122,11 +122,15 @@ public final class WaymarkClient: Sendable {
     public var queuedEvents: Int { queue.count }
 
     /// Starts the SDK: the catalog from disk, then from the server (one try; offline is fine),
-    /// and the background uploads, refreshes and engine clock.
+    /// and the background uploads, refreshes and engine clock. With `userHash` (see
+    /// ``identify(attributes:userHash:)``) the catalog's targeting reads the attributes the server
+    /// keeps for the user from the first fetch.
     public static func start(
-        key: String, server: URL, user: String, context: ClientContext = ClientContext(), options: Options = Options()
+        key: String, server: URL, user: String, userHash: String? = nil, context: ClientContext = ClientContext(),
+        options: Options = Options()
     ) async -> WaymarkClient {
         let client = WaymarkClient(key: key, server: server, user: user, context: context, options: options)
+        client.state.withLock { $0.userHash = userHash }
         await client.refresh()
         client.startBackgroundWork()
         return client
@@ -188,6 +192,7 @@ public final class WaymarkClient: Sendable {
     /// Returns the render commands it caused (they also go to ``commands``).
     @discardableResult
     public func record(_ name: String, target: String? = nil, properties: [String: ContextValue] = [:]) -> [RenderCommand] {
+        let properties = properties.mapValues(\.asProperty)
         let produced = engine.record(name, target: target, properties: properties)
         enqueue(name, target: target, properties: properties)
         return produced
@@ -383,9 +388,11 @@ public final class WaymarkClient: Sendable {
             if let value { items.append(URLQueryItem(name: name, value: value)) }
         }
         let query = items.map { "\($0.name)=\($0.value ?? "")" }.joined(separator: "&")
-        let current = state.withLock { $0.entry }
+        let (current, userHash) = state.withLock { ($0.entry, $0.userHash) }
         var headers: [String: String] = [:]
         if let current, current.query == query, let etag = current.etag { headers["If-None-Match"] = etag }
+        // The proof lets targeting read the attributes the server keeps for the user.
+        if let userHash { headers["Waymark-User-Hash"] = userHash }
         do throws(WaymarkClientError) {
             let answer = try await transport.send("GET", "v1/catalog", query: items, headers: headers)
             if answer.status == 304 { return .notModified }
@@ -408,18 +415,65 @@ public final class WaymarkClient: Sendable {
     /// claim again returns the same grant, so a claim whose answer was lost is simply retried.
     public func claim(tour: String, page: String, userHash: String) async throws(WaymarkClientError) -> RewardGrant {
         let body = (try? JSONEncoder().encode(RewardClaim(user: user, userHash: userHash, tour: tour, page: page))) ?? Data()
+        let answer = try await post("v1/rewards/claims", body, accepting: [200, 201])
+        return try transport.decode(RewardGrant.self, from: answer)
+    }
+
+    /// Posts `body`, trying again ``Options/claimAttempts`` times in all while the server cannot
+    /// be reached or fails; a refusal (a 4xx) is thrown at once.
+    private func post(_ path: String, _ body: Data, accepting statuses: Set<Int>) async throws(WaymarkClientError) -> Transport.Answer {
         var failures = 0
         while true {
             do throws(WaymarkClientError) {
-                let answer = try await transport.send("POST", "v1/rewards/claims", body: body)
-                guard answer.status == 200 || answer.status == 201 else { throw answer.error }
-                return try transport.decode(RewardGrant.self, from: answer)
+                let answer = try await transport.send("POST", path, body: body)
+                guard statuses.contains(answer.status) else { throw answer.error }
+                return answer
             } catch {
                 failures += 1
                 guard error.isTransient, failures < options.claimAttempts else { throw error }
                 try? await Task.sleep(nanoseconds: UInt64(options.retry.delay(afterFailures: failures) * 1_000_000_000))
             }
         }
+    }
+
+    // MARK: User attributes
+
+    /// Tells Waymark who the user is: sets their attributes (`nil` removes one), which rules read
+    /// as `user.<name>`.
+    ///
+    /// ```swift
+    /// try await waymark.identify(
+    ///     attributes: ["plan": "plus", "cityTier": 2, "codUser": true, "firstOrderAt": .time(firstOrder),
+    ///                  "appBuild": .version(Version([5, 2, 1]))],
+    ///     userHash: hashFromYourBackend)
+    /// ```
+    ///
+    /// The engine on the device sees them at once, offline too. With `userHash` (the HMAC-SHA256
+    /// of the user id with the app's identity secret, from the app's backend) the server keeps them
+    /// as well, for targeting, segments and analytics, and the catalog is fetched again for them;
+    /// the answer is every attribute the server keeps for the user. Without it, or when the server
+    /// cannot be reached after ``Options/claimAttempts`` tries, they stay on this device: call it
+    /// again at the next start. Throws, changing nothing, for an attribute the server would refuse
+    /// (a name that is not a name of the rule language, `id`, `locale`, text over 512 bytes...).
+    @discardableResult
+    public func identify(attributes: [String: ContextValue?], userHash: String? = nil) async throws(WaymarkClientError) -> IdentifiedUser? {
+        let problems = attributes.sorted { $0.key < $1.key }.compactMap { AttributeLimits.problem(name: $0.key, value: $0.value) }
+        if let problem = problems.first
+            ?? (attributes.count > AttributeLimits.count ? "at most \(AttributeLimits.count) attributes at once" : nil)
+        {
+            throw WaymarkClientError(status: nil, code: "bad_request", message: problem)
+        }
+        var values: [String: ContextValue?] = [:]
+        for (name, value) in attributes { values["user." + name] = value }
+        engine.setContext(values)
+        guard let userHash else { return nil }
+        let request = IdentifyRequest(user: user, userHash: userHash, attributes: attributes)
+        let body = (try? JSONEncoder().encode(request)) ?? Data()
+        let answer = try await post("v1/identify", body, accepting: [200])
+        let identified = try transport.decode(IdentifiedUser.self, from: answer)
+        state.withLock { $0.userHash = userHash }
+        await refresh()
+        return identified
     }
 
     // MARK: Background work
@@ -465,6 +519,8 @@ public final class WaymarkClient: Sendable {
 /// What a client shares between its calls and its background work.
 struct ClientState {
     var entry: CatalogCache.Entry?
+    /// The user's identity proof, once ``WaymarkClient/identify(attributes:userHash:)`` gave one.
+    var userHash: String?
     /// Failed uploads in a row: the background loop backs off by it.
     var failures = 0
     var flushScheduled = false

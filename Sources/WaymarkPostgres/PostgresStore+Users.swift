@@ -29,7 +29,7 @@ extension PostgresStore {
                 try await connection.query(
                     """
                     INSERT INTO user_attributes (app, user_id, name, type, value, changed_at)
-                    VALUES (\(app), \(user), \(name), \(value.storedType), \(value.storedText), \(time.millisecondsSince1970))
+                    VALUES (\(app), \(user), \(name), \(value.storedType), \(value.plainText), \(time.millisecondsSince1970))
                     ON CONFLICT (app, user_id, name) DO UPDATE SET type = excluded.type, value = excluded.value, changed_at = excluded.changed_at
                     """,
                     logger: self.logger

@@ -55,6 +55,16 @@ extension Literal {
 }
 
 extension ContextValue {
+    /// The value as plain text: text as it is, anything else as a rule writes it (`799.5`, `true`,
+    /// `2026-01-15`, `5.2.1`).
+    public var plainText: String {
+        switch self {
+        case .string(let text): text
+        case .version(let version): version.description
+        case .number, .bool, .time: literal.description
+        }
+    }
+
     /// The literal equal to this value, which prints it as a rule writes it: `"pro"`, `799`,
     /// `true`, `2026-01-15`, `v5.2.1`.
     public var literal: Literal {

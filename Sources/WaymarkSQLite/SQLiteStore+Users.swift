@@ -40,7 +40,7 @@ extension SQLiteStore {
                     sql: """
                         INSERT OR REPLACE INTO user_attributes (app, user, name, type, value, changed_at) VALUES (?, ?, ?, ?, ?, ?)
                         """,
-                    arguments: [app, user, name, value.storedType, value.storedText, time.millisecondsSince1970]
+                    arguments: [app, user, name, value.storedType, value.plainText, time.millisecondsSince1970]
                 )
             }
             return try Self.attributes(db, app: app, user: user)

@@ -43,17 +43,8 @@ extension ContextValue {
         }
     }
 
-    /// The value as stores keep it in their `value` column: text as it is, the others as a rule
-    /// writes them (`799.5`, `true`, `2026-01-15`, `5.2.1`).
-    public var storedText: String {
-        switch self {
-        case .string(let text): text
-        case .version(let version): version.description
-        case .number, .bool, .time: literal.description
-        }
-    }
-
-    /// The value a store kept as ``storedType`` and ``storedText``; nil if they do not read.
+    /// The value a store kept as ``storedType`` and ``WaymarkRules/ContextValue/plainText`` in its
+    /// `value` column; nil if they do not read.
     public init?(storedType type: String, text: String) {
         switch type {
         case "text": self = .string(text)

@@ -9,6 +9,7 @@ import WaymarkCatalog
 import WaymarkClient
 import WaymarkEngine
 import WaymarkNarration
+import WaymarkRules
 import WaymarkServer
 import WaymarkStore
 import WaymarkSupport
@@ -175,6 +176,65 @@ final class LiveServer: Sendable {
                 #expect(!properties.contains("ratio"), "NaN cannot go in JSON")
             }
             await client.stop()
+        }
+    }
+
+    @Test(arguments: StoreUnderTest.available)
+    func identifiedAttributesReachTheRulesTheServerAndTheUsersOtherDevice(_ kind: StoreUnderTest) async throws {
+        try await LiveServer.with(kind) { server in
+            let catalog = ServerTests.shop.replacingOccurrences(
+                of: "\ntips:\n",
+                with: """
+
+                    tips:
+                      - id: plus-offer
+                        container: offers
+                        trigger: activation AND user.plan == "plus" AND user.firstOrderAt < 2026-01-01
+                        content: { title: Plus members, body: Free delivery today. }
+                      - id: cod-targeted
+                        container: cart
+                        trigger: activation
+                        targeting: user.codUser == true AND user.appBuild >= v5.2
+                        content: { title: Cash on delivery, body: Keep change ready. }
+
+                    """)
+            try await Provisioning.publish(
+                try CatalogDocument.parse(catalog, file: "shop.yaml"), app: server.shop.appId, note: "attributes", in: server.store)
+            let proof = Secrets.userHash(user: "u1", identitySecret: server.shop.identitySecret)
+            let phone = await Self.start(server, server.directory.appendingPathComponent("phone"))
+            #expect(phone.tip("cod-targeted") == nil)
+
+            // On the device at once, without a proof: only the engine hears of them.
+            #expect(try await phone.identify(attributes: ["plan": "plus"]) == nil)
+            phone.record("activation")
+            #expect(phone.engine.phase(of: "plus-offer") == .waiting, "no first order yet")
+            let first = Date(timeIntervalSince1970: 1_760_000_000)
+            #expect(try await phone.identify(attributes: ["firstOrderAt": .time(first)]) == nil)
+            #expect(phone.engine.phase(of: "plus-offer") == .active, "the attribute completed the trigger")
+            #expect(try await server.store.attributes(app: server.shop.appId, user: "u1").isEmpty)
+
+            // With the proof the server keeps them, and targeting reads them.
+            let answer = try #require(
+                try await phone.identify(
+                    attributes: ["codUser": true, "appBuild": .version(Version([5, 10])), "plan": "plus"], userHash: proof))
+            #expect(answer.attributes.map(\.name) == ["appBuild", "codUser", "plan"])
+            #expect(phone.tip("cod-targeted") != nil, "the catalog was fetched again for the new attributes")
+            await #expect(throws: WaymarkClientError.self) { try await phone.identify(attributes: ["user.plan": "x"], userHash: proof) }
+            let refused = await #expect(throws: WaymarkClientError.self) {
+                try await phone.identify(attributes: ["plan": "gold"], userHash: String(repeating: "0", count: 64))
+            }
+            #expect(refused?.code == "bad_user_hash")
+
+            // The same user's second device gets the targeted catalog from its first fetch.
+            let tablet = await WaymarkClient.start(
+                key: server.shop.clientKey, server: server.url, user: "u1", userHash: proof, context: Self.context,
+                options: Self.options(server.directory.appendingPathComponent("tablet"), flushInterval: 3600))
+            #expect(tablet.tip("cod-targeted") != nil)
+            let stranger = await Self.start(server, server.directory.appendingPathComponent("other"), user: "u2")
+            #expect(stranger.tip("cod-targeted") == nil)
+            await phone.stop()
+            await tablet.stop()
+            await stranger.stop()
         }
     }
 

@@ -251,6 +251,46 @@ class TipsTests(BrowserTest):
             {key: stored[key] for key in ("amount", "items", "cod", "sku", "note", "ratio", "platform")},
             {"amount": 799.5, "items": 2, "cod": True, "sku": "42", "note": "[object Object]", "ratio": "NaN", "platform": "web"})
 
+    def test_identify_sets_typed_attributes_for_the_rules_the_server_and_the_users_other_browser(self):
+        demo.request("/v1/admin/catalog/draft/tips/plus-offer", method="PUT", body={
+            "id": "plus-offer", "container": "offers", "trigger": "activation", "renderer": "banner",
+            "targeting": 'user.plan == "plus" AND user.firstOrderAt < 2026-01-01 AND user.appBuild >= v5.2',
+            "content": {"title": "Plus members", "body": "Free delivery today."}})
+        demo.request("/v1/admin/catalog/draft/tips/cod-note", method="PUT", body={
+            "id": "cod-note", "container": "notes", "trigger": "activation AND user.codUser == true", "renderer": "banner",
+            "content": {"title": "Cash on delivery", "body": "Keep change ready."}})
+        demo.request("/v1/admin/catalog/publish", body={}, method="POST")
+        self.open_shop("priya")
+        time.sleep(0.5)
+        self.assertIsNone(self.tip("plus-offer"))
+        self.assertIsNone(self.tip("cod-note"))
+        outcome = self.driver.execute_script(
+            "return (await import('/sdk/waymark.js')).Waymark.identify('priya', {plan: 'plus', cityTier: 2, codUser: true,"
+            " firstOrderAt: new Date('2025-06-01T10:30:00+05:30'), appBuild: {version: '5.10'}, trial: null})")
+        self.assertEqual(outcome["outcome"], "granted", outcome)
+        # The device's rules read the attribute at once; the server's targeting after the catalog comes again.
+        self.wait_tip("cod-note")
+        self.wait_tip("plus-offer")
+        with sqlite3.connect(os.path.join(demo.directory, "data", "waymark.sqlite")) as database:
+            stored = dict((name, (kind, value)) for name, kind, value in database.execute(
+                "SELECT name, type, value FROM user_attributes WHERE user = 'priya'"))
+        self.assertEqual(stored, {"plan": ("text", "plus"), "cityTier": ("number", "2"), "codUser": ("bool", "true"),
+                                  "firstOrderAt": ("time", "2025-06-01T05:00:00Z"), "appBuild": ("version", "5.10")})
+
+        # Another browser (nothing kept) of the same user gets the targeted tip from its first catalog.
+        other = chrome()
+        self.addCleanup(other.quit)
+        other.get(f"{demo.url}/demo/?user=priya")
+        WebDriverWait(other, 10).until(lambda d: d.find_elements(By.CSS_SELECTOR, '[data-waymark-tip="plus-offer"]'))
+        self.assertEqual(other.find_elements(By.CSS_SELECTOR, '[data-waymark-tip="cod-note"]'), [],
+                         "attributes set on one device reach another's targeting, not its own rules")
+
+        # Identifying someone else starts the SDK again for them: nothing of priya's carries over.
+        user = self.driver.execute_script(
+            "const {Waymark} = await import('/sdk/waymark.js'); await Waymark.identify('ravi', {plan: 'plus'}); return Waymark.client.user")
+        self.assertEqual(user, "ravi")
+        self.wait_tip("plus-offer", shown=False)
+
     def test_priority_and_one_tip_per_container(self):
         self.open_shop("bob")
         self.wait_tip("welcome")

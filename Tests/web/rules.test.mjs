@@ -84,3 +84,17 @@ test("a windowed count keeps at most k+1 times, whatever the number of events", 
   assert.equal(term.state.times.length, 4);
   assert.equal(JSON.stringify(evaluator.snapshot()).length < 500, true);
 });
+
+test("a Date set in the context is a time; an invalid Date is no value at all", () => {
+  const evaluator = new Evaluator([parseRule("user.firstOrderAt < 2026-01-01"), parseRule("user.firstOrderAt != 2026-01-01")]);
+  evaluator.setContext("user.firstOrderAt", new Date("2025-12-31T23:59:59.999Z"), 0);
+  assert.deepEqual([evaluator.value(0), evaluator.value(1)], [true, true]);
+  evaluator.setContext("user.firstOrderAt", new Date("2026-01-01T05:30:00+05:30"), 0);
+  assert.deepEqual([evaluator.value(0), evaluator.value(1)], [false, false]);
+  evaluator.setContext("user.firstOrderAt", new Date("nonsense"), 0);
+  assert.deepEqual([evaluator.value(0), evaluator.value(1)], [false, false]);
+  // Kept state holds the time as milliseconds, which a snapshot carries over.
+  evaluator.setContext("user.firstOrderAt", new Date(0), 0);
+  const again = new Evaluator([parseRule("user.firstOrderAt < 2026-01-01")], JSON.parse(JSON.stringify(evaluator.snapshot())));
+  assert.equal(again.value(0), true);
+});

@@ -92,16 +92,17 @@ test("events go in batches of 100 until the queue is empty, and the queue keeps 
   assert.equal(sdk.queue[0].id, "f5");
 });
 
-test("a credit claim says whether it was granted or refused, and why", async () => {
+test("a post (a credit claim, an identify) says whether it was granted or refused, and why", async () => {
   const { requests, fetch } = server(
     { status: 201, body: { credits: 10 } },
     { status: 409, body: { error: { code: "conflict", message: "already claimed" } } },
   );
   const sdk = transport(fetch);
   const claim = { user: "u1", userHash: "h", tour: "welcome", page: "p1" };
-  assert.deepEqual(await sdk.claim(claim), { outcome: "granted", answer: { credits: 10 } });
-  assert.deepEqual(await sdk.claim(claim), { outcome: "refused", message: "already claimed" });
+  assert.deepEqual(await sdk.post("/v1/rewards/claims", claim), { outcome: "granted", answer: { credits: 10 } });
+  assert.deepEqual(await sdk.post("/v1/rewards/claims", claim), { outcome: "refused", message: "already claimed" });
   assert.deepEqual(JSON.parse(requests[0].body), claim);
+  assert.match(requests[0].url, /\/v1\/rewards\/claims$/);
 });
 
 test("kept state survives a new KeptState on the same storage, and a full storage stops nothing", () => {

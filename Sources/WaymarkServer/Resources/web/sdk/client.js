@@ -11,7 +11,7 @@ import { KeptState } from "./storage.js";
 import { Transport, eventID } from "./transport.js";
 import { formatTime, parseTime } from "./values.js";
 
-/** The SDK in a page: `await Waymark.start({ key, server, user, userHash, context })`. */
+/** The SDK in a page: `await Waymark.start({ key, server, user, userHash, context, attributes })`. */
 export class WaymarkClient {
   constructor(options) {
     const { key, server, user, userHash, context = {}, window: win = globalThis.window } = options;
@@ -29,7 +29,8 @@ export class WaymarkClient {
     };
     this.extraContext = { ...(context.values ?? {}) };
     this.kept = new KeptState(win.localStorage, `waymark:${key.slice(-12)}:${this.user}:`);
-    this.transport = new Transport({ window: win, server: this.server, key, kept: this.kept, flushEvery: options.flushEvery });
+    this.transport = new Transport({ window: win, server: this.server, key, kept: this.kept, userHash, flushEvery: options.flushEvery });
+    this.options = options;
     this.stopped = false;
   }
 
@@ -85,6 +86,7 @@ export class WaymarkClient {
       drawing: () => this.renderer.rendered.size > 0,
     });
     this.scheduleEngine();
+    if (this.options.attributes) this.identify(this.options.attributes);
     this.record("activation");
     this.guessScreen();
     this.transport.schedule(() => this.transport.flush(), 0);
@@ -317,10 +319,28 @@ export class WaymarkClient {
     return opened;
   }
 
+  /** Sets the user's attributes, which rules read as user.<name> (null removes one): at once on
+   *  this page, and with the user's identity proof on the server, whose targeting reads them; the
+   *  catalog is then fetched again. A Date is a time, {version: "5.2.1"} a version. */
+  async identify(attributes) {
+    const wire = {};
+    const local = {};
+    for (const [name, value] of Object.entries(attributes)) {
+      wire[name] = value instanceof Date ? { time: value.toISOString() } : value ?? null;
+      local["user." + name] = value;
+    }
+    this.setContextValues(local);
+    if (!this.userHash) return { outcome: "unidentified" };
+    const result = await this.transport.post("/v1/identify", { user: this.user, userHash: this.userHash, attributes: wire });
+    if (result?.outcome === "granted") await this.refresh();
+    else console.warn("waymark: the attributes stay on this page:", result?.message ?? "the server cannot be reached");
+    return result;
+  }
+
   /** Claims a tour page's credit once; a user without an identity proof cannot earn credits. */
   async claim(tour, page) {
     if (!this.userHash) return { outcome: "unidentified" };
-    const result = await this.transport.claim({ user: this.user, userHash: this.userHash, tour, page: page.id });
+    const result = await this.transport.post("/v1/rewards/claims", { user: this.user, userHash: this.userHash, tour, page: page.id });
     if (result?.outcome === "granted") {
       this.claimed.add(`${tour}/${page.id}`);
       this.kept.save("claimed", [...this.claimed]);

@@ -3,7 +3,7 @@
 // work, which pages do not need. The same language as the Swift WaymarkRules, checked against the
 // shared cases in conformance/ (docs/rules.md is its reference). No browser API is used here.
 
-import { printMoment, readMoment } from "./values.js";
+import { readMoment } from "./values.js";
 
 /** The limits a rule must respect, so that a rule from anywhere costs bounded work. */
 export const LIMITS = Object.freeze({ maxLength: 4096, maxDepth: 32, maxCount: 10000, maxWindowDays: 3650 });
@@ -122,14 +122,14 @@ function readEvent(event) {
   return read;
 }
 
-// A time literal is kept as the text the rules print ({time: "2026-01-15"}).
+// A time literal is kept as its text, which the server writes as rules print it ({time: "2026-01-15"}).
 function readLiteral(value) {
   const { version, time } = value ?? {};
   const keys = Object.keys(value ?? {}).join();
-  const moment = keys === "time" && typeof time === "string" ? readMoment(time) : null;
-  check(typeof value === "string" || typeof value === "boolean" || Number.isFinite(value) || moment !== null
+  check(typeof value === "string" || typeof value === "boolean" || Number.isFinite(value)
+    || (keys === "time" && readMoment(time) !== null)
     || (keys === "version" && VERSION.test(version) && version.split(".").every((c) => c <= 2147483647)), value);
-  return typeof value !== "object" ? value : moment === null ? { version } : { time: printMoment(moment) };
+  return typeof value !== "object" ? value : keys === "time" ? { time } : { version };
 }
 
 function withWindow(node, within) {

@@ -5,7 +5,7 @@
 // against the shared cases in conformance/ (docs/rules.md is its reference).
 
 import { COMPARATORS, KEYWORDS, LIMITS, UNIT_MS } from "./rules.js";
-import { printMoment, readMoment } from "./values.js";
+import { formatTime, readMoment } from "./values.js";
 
 const ATOM_EXPECTATION = "an event, a comparison, count(...), true, false, NOT or (";
 const LITERAL_EXPECTATION = 'a literal: a number, a "string", true, false, a version such as v1.3 or a time such as 2026-01-15';
@@ -412,3 +412,9 @@ function withWindow(node, within) {
   if (within !== undefined) node.within = within;
   return node;
 }
+
+/** A moment as rules print it: the date alone at midnight UTC, else a UTC date-time. */
+function printMoment(ms) {
+  return ms % 86400000 ? formatTime(ms) : formatTime(ms).slice(0, 10);
+}
+

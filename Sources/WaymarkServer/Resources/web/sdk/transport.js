@@ -1,6 +1,7 @@
 // Transport: everything the SDK says to the server. The catalog is fetched with If-None-Match and
 // the last good one kept for offline starts; events wait in a kept queue and go in batches, with
-// backoff while the server cannot take them; a page's credit is claimed with retries.
+// backoff while the server cannot take them; a page's credit is claimed, and the user's attributes
+// set, with retries.
 
 const MAX_QUEUE = 10000;
 const BATCH = 100;
@@ -33,8 +34,9 @@ export function eventID(millis = Date.now()) {
 
 export class Transport {
   /** `kept` is the client's KeptState; events are sent every `flushEvery` ms while all goes well. */
-  constructor({ window: win, server, key, kept, flushEvery = 5000 }) {
+  constructor({ window: win, server, key, kept, userHash, flushEvery = 5000 }) {
     this.window = win;
+    this.userHash = userHash;
     this.server = server;
     this.key = key;
     this.kept = kept;
@@ -67,6 +69,8 @@ export class Transport {
     try {
       const headers = { Authorization: `Bearer ${this.key}` };
       if (kept?.etag) headers["If-None-Match"] = kept.etag;
+      // The user's proof lets targeting read the attributes the server keeps for them.
+      if (this.userHash) headers["Waymark-User-Hash"] = this.userHash;
       const response = await this.window.fetch(`${this.server}/v1/catalog?${search}`, { headers });
       if (response.status === 200) {
         const catalog = await response.json();
@@ -135,16 +139,16 @@ export class Transport {
     }, backoff);
   }
 
-  /** Claims a tour page's credit for the user with their identity proof, retrying five times while
-   *  the server cannot be reached or is busy: { outcome: "granted", answer }, { outcome: "refused",
-   *  message }, or nothing when every attempt failed. */
-  async claim({ user, userHash, tour, page }) {
+  /** Posts `body` to `path` (a credit claim, an identify), retrying five times while the server
+   *  cannot be reached or is busy: { outcome: "granted", answer }, { outcome: "refused", message },
+   *  or nothing when every attempt failed. */
+  async post(path, body) {
     for (let attempt = 0; attempt < 5; attempt++) {
       try {
-        const response = await this.window.fetch(`${this.server}/v1/rewards/claims`, {
+        const response = await this.window.fetch(this.server + path, {
           method: "POST",
           headers: { Authorization: `Bearer ${this.key}`, "Content-Type": "application/json" },
-          body: JSON.stringify({ user, userHash, tour, page }),
+          body: JSON.stringify(body),
         });
         const answer = await response.json().catch(() => ({}));
         if (response.ok) return { outcome: "granted", answer };

@@ -64,11 +64,6 @@ export function readMoment(text) {
   return ms >= -62167219200000 && ms <= 253402300799999 ? ms : null;
 }
 
-/** A moment as rules print it: the date alone at midnight UTC, else a UTC date-time. */
-export function printMoment(ms) {
-  return ms % 86400000 ? formatTime(ms) : formatTime(ms).slice(0, 10);
-}
-
 /** Milliseconds since 1970 for an RFC 3339 date-time, or null. */
 export function parseTime(text) {
   const m = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(?:([Zz])|([+-])(\d{2}):(\d{2}))$/.exec(String(text));

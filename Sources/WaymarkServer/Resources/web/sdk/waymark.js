@@ -18,7 +18,7 @@
 //   tours.js      the tour panel, read-to-bottom and credits
 //   renderer.js   everything drawn in a page, with hooks for what its controls do
 //   storage.js    what is kept in localStorage
-//   transport.js  catalog, event batches, credit claims
+//   transport.js  catalog, event batches, credit claims, identifies
 //   capture.js    taps, scrolls, keystrokes, screens, containers, layout
 //   client.js     WaymarkClient, which connects them
 // Two modules are for tools, not pages, and are no part of the joined file: ruletext.js, the
@@ -48,6 +48,13 @@ export const Waymark = {
   track(name, target, properties) { return this.client?.record(name, target, properties) ?? []; },
   screen(name) { this.client?.screen(name); },
   setContext(values) { this.client?.setContextValues(values); },
+  /** Says who the user is: `Waymark.identify("u42", { plan: "plus", firstOrderAt: new Date(…) })`.
+   *  Another user than the page started with starts the SDK again for them (give their userHash). */
+  async identify(user, attributes = {}, userHash) {
+    const client = this.client;
+    if (client && String(user) !== client.user) return this.start({ ...client.options, user, userHash, attributes });
+    return client?.identify(attributes);
+  },
   startTour(id, page = 0) { return this.client?.openTour(id, page) ?? false; },
   close(tip) { this.client?.close(tip); },
   /** Answers a survey tip for the user, as its own form does: `Waymark.answer("nps", 9, "Fast")`. */

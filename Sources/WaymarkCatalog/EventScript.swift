@@ -9,7 +9,9 @@ import WaymarkSupport
 /// {"t":"2026-01-01T10:00:00Z","event":"tap","target":"search"}   an event (target optional)
 /// {"t":"2026-01-01T10:00:01Z","event":"purchase","properties":{"amount":799,"cod":true}}
 /// {"t":"2026-01-01T10:00:05Z"}                                   a clock tick
-/// {"t":"2026-01-01T10:00:06Z","context":{"app.version":"1.3.0"}} context values (null removes)
+/// {"t":"2026-01-01T10:00:06Z","context":{"app.version":"1.3.0"}} context values (null removes;
+///                                                                user attributes may be {"time": …}
+///                                                                or {"version": …})
 /// {"t":"2026-01-01T10:00:07Z","container":"home","visible":false} a container hidden or shown
 /// {"t":"2026-01-01T10:00:08Z","close":"search-tip"}              the user closed a tip
 /// ```
@@ -307,7 +309,9 @@ public enum EventScript {
                 input = .event(name: try text(name, "event").get(), target: eventTarget, properties: properties ?? [:])
             case (true, Key.context.bit):
                 guard let context else {
-                    throw LineError(message: "\"context\" must be an object of strings, finite numbers, booleans or null")
+                    throw LineError(
+                        message:
+                            "\"context\" must be an object of strings, finite numbers, booleans, {\"time\": …}, {\"version\": …} or null")
                 }
                 input = .context(context)
             case (true, Key.container.bit | Key.visible.bit):
@@ -341,6 +345,23 @@ public enum EventScript {
             if allowingNull, scanner.peekNull() {
                 try scanner.literal("null")
                 values[key] = .some(nil)
+                return
+            }
+            // Context (a user's attributes) may hold times and versions: {"time": "…"}, {"version": "…"}.
+            if allowingNull, scanner.peek() == UInt8(ascii: "{") {
+                scanner.index += 1
+                var typed: ContextValue?
+                var members = 0
+                try scanner.readMembers { scanner, kind throws(JSONScanner.SyntaxError) in
+                    members += 1
+                    let text = try scanner.readText(depth: 3)
+                    switch kind {
+                    case "time": typed = text.flatMap(RuleTime.parse).map { .time(milliseconds: $0) }
+                    case "version": typed = text.flatMap(Version.init(reading:)).map { .version($0) }
+                    default: typed = nil
+                    }
+                }
+                if let typed, members == 1 { values[key] = typed } else { bad = true }
                 return
             }
             switch try scanner.readScalar(depth: 2) {

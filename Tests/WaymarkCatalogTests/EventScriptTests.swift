@@ -25,6 +25,7 @@ import WaymarkRules
             {"t":"2026-01-01T10:00:07Z","container":"home","visible":false}
             {"t":"2026-01-01T10:00:08Z","close":"search-tip"}
             {"t":"2026-01-01T10:00:09Z","event":"tap\u0021","properties":{}}
+            {"t":"2026-01-01T10:00:10Z","context":{"user.firstOrderAt":{"time":"2025-06-01T10:30:00+05:30"},"user.appBuild":{"version":"5.2.1"}}}
             """#)
         #expect(
             inputs == [
@@ -35,6 +36,10 @@ import WaymarkRules
                 .container("home", visible: false),
                 .close(tip: "search-tip"),
                 .event(name: "tap!", target: nil, properties: [:]),
+                .context([
+                    "user.firstOrderAt": .time(milliseconds: RuleTime.parse("2025-06-01T05:00:00Z")!),
+                    "user.appBuild": .version(Version([5, 2, 1])),
+                ]),
             ])
         let lines = try EventScript.lines(text: "\n{\"t\":\"2026-01-01T10:00:00.250+05:30\"}\r\n", file: "f")
         #expect(lines.map(\.number) == [2])
@@ -60,7 +65,27 @@ import WaymarkRules
         ),
         (
             #"{"t":"2026-01-01T10:00:00Z","context":[1]}"#,
-            #""context" must be an object of strings, finite numbers, booleans or null"#
+            #""context" must be an object of strings, finite numbers, booleans, {"time": …}, {"version": …} or null"#
+        ),
+        (
+            #"{"t":"2026-01-01T10:00:00Z","context":{"user.at":{"time":"2026-02-30"}}}"#,
+            #""context" must be an object of strings, finite numbers, booleans, {"time": …}, {"version": …} or null"#
+        ),
+        (
+            #"{"t":"2026-01-01T10:00:00Z","context":{"user.at":{"time":1}}}"#,
+            #""context" must be an object of strings, finite numbers, booleans, {"time": …}, {"version": …} or null"#
+        ),
+        (
+            #"{"t":"2026-01-01T10:00:00Z","context":{"user.b":{"version":"5.2","time":"2026-01-01"}}}"#,
+            #""context" must be an object of strings, finite numbers, booleans, {"time": …}, {"version": …} or null"#
+        ),
+        (
+            #"{"t":"2026-01-01T10:00:00Z","context":{"user.b":{}}}"#,
+            #""context" must be an object of strings, finite numbers, booleans, {"time": …}, {"version": …} or null"#
+        ),
+        (
+            #"{"t":"2026-01-01T10:00:00Z","event":"buy","properties":{"at":{"time":"2026-01-01"}}}"#,
+            #""properties" must be an object of strings, finite numbers and booleans"#
         ),
         (#"{"t":"2026-01-01T10:00:00Z","container":"home","visible":"no"}"#, #""visible" must be true or false"#),
         (#"{"t":"2026-01-01T10:00:00Z","close":""}"#, #""close" must be a non-empty string"#),

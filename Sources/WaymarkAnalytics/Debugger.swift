@@ -23,6 +23,8 @@ public struct EligibilityTrace: Sendable {
     /// Whether the tip's targeting admits the user's last reported context; a tip that does not is
     /// never delivered to the user's device.
     public var targeted: Bool
+    /// The user's last reported context and their attributes, as text by path (`app.version`,
+    /// `user.plan`).
     public var context: [String: String]
     public var explanation: TipExplanation
     /// The inputs, the most recent last, at most ``maximumSteps``.
@@ -39,13 +41,20 @@ extension Analytics {
         var script: [EventScript.Line] = []
         var reported = ReportedContext(properties: nil)
         var contexts = ContextCache()
+        // The attributes the server keeps for the user: what targeting and the device's rules read
+        // as user.<name> (as they are now; their history is not kept).
+        var attributes: [String: ContextValue] = [:]
+        for attribute in try await store.attributes(app: app, user: user) { attributes["user." + attribute.name] = attribute.value }
+        func values(_ context: ReportedContext) -> [String: ContextValue] {
+            context.values(user: user).merging(attributes) { reported, _ in reported }
+        }
         func add(_ time: Date, _ input: EventScript.Input) { script.append(.init(number: script.count + 1, time: time, input: input)) }
         try await store.forEachEvent(app: app, period: period, user: user) { event in
             let time = Date(millisecondsSince1970: event.timestamp)
             let next = contexts.context(event.properties)
             if script.isEmpty || next.values(user: user) != reported.values(user: user) {
                 reported = next
-                add(time, .context(next.values(user: user).mapValues { $0 }.merging(ReportedContext.cleared) { set, _ in set }))
+                add(time, .context(values(next).mapValues { $0 }.merging(ReportedContext.cleared) { set, _ in set }))
             }
             switch event.name {
             case "tip_closed":
@@ -57,7 +66,7 @@ extension Analytics {
                 add(time, .event(name: event.name, target: event.target, properties: next.typed))
             }
         }
-        let context = reported.values(user: user)
+        let context = values(reported)
         // The device had the tips its context was targeted with; the traced one is kept to explain it.
         let delivered = catalog.tips.filter { $0.id == id || Resolver.admits($0.targeting, id: $0.id, context: context, user: user) }
         var engine = Engine(tips: delivered.map(\.tip), configuration: .init(frequency: catalog.frequency))
@@ -73,7 +82,8 @@ extension Analytics {
         return EligibilityTrace(
             user: user, tip: id, events: events,
             targeted: Resolver.admits(tip.targeting, id: id, context: context, user: user),
-            context: reported.properties.filter { key, _ in ReportedContext.paths.contains { $0.1 == key } },
+            context: reported.properties.filter { key, _ in ReportedContext.paths.contains { $0.1 == key } }
+                .merging(attributes.mapValues(\.plainText)) { reported, _ in reported },
             explanation: engine.explain(tip: id)!,
             steps: Array(steps.suffix(EligibilityTrace.maximumSteps))
         )

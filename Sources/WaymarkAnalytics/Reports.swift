@@ -143,9 +143,9 @@ public struct Experiment: Hashable, Sendable {
 /// The analytics of one app, from its stored events: every figure is a count of distinct users
 /// unless it says events.
 public struct Analytics: Sendable {
-    let store: any AnalyticsStore
+    let store: any AnalyticsStore & UserStore
 
-    public init(store: any AnalyticsStore) {
+    public init(store: any AnalyticsStore & UserStore) {
         self.store = store
     }
 

@@ -260,6 +260,25 @@ import WaymarkSupport
         }
     }
 
+    /// The trace reads the attributes the server keeps for the user, as delivery and the device do.
+    @Test func eligibilityTraceReadsTheUsersAttributes() async throws {
+        try await withStore { store, catalog, period in
+            let targeted = try CatalogDocument.parse(
+                Self.catalog.replacingOccurrences(of: #"targeting: device.platform == "ios""#, with: #"targeting: user.plan == "plus""#),
+                file: "catalog.yaml")
+            let analytics = Analytics(store: store)
+            let before = try #require(
+                try await analytics.explain(app: "shop", catalog: targeted, user: "u2", tip: "ios-tip", period: period))
+            #expect(!before.targeted)
+            _ = try await store.updateAttributes(app: "shop", user: "u2", ["plan": .string("plus")], at: Date(), limit: 50)
+            let after = try #require(
+                try await analytics.explain(app: "shop", catalog: targeted, user: "u2", tip: "ios-tip", period: period))
+            #expect(after.targeted)
+            #expect(after.context["user.plan"] == "plus")
+            #expect(after.steps.first?.input.contains(#"user.plan=plus"#) == true, "\(after.steps.first?.input ?? "")")
+        }
+    }
+
     /// NPS answers by platform and version, comments newest first, and answers off the scale
     /// counted apart; CSAT's figure is the share of 4 and 5.
     @Test func surveyAnswersAndComments() async throws {

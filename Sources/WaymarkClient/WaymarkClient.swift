@@ -449,8 +449,9 @@ public final class WaymarkClient: Sendable {
     /// ```
     ///
     /// The engine on the device sees them at once, offline too. With `userHash` (the HMAC-SHA256
-    /// of the user id with the app's identity secret, from the app's backend) the server keeps them
-    /// as well, for targeting, segments and analytics, and the catalog is fetched again for them;
+    /// of the user id with the app's identity secret, from the app's backend; by default the one
+    /// given to `start(…, userHash:)` or to an earlier identify) the server keeps them
+    /// as well, for targeting and the eligibility debugger, and the catalog is fetched again for them;
     /// the answer is every attribute the server keeps for the user. Without it, or when the server
     /// cannot be reached after ``Options/claimAttempts`` tries, they stay on this device: call it
     /// again at the next start. Throws, changing nothing, for an attribute the server would refuse
@@ -466,7 +467,7 @@ public final class WaymarkClient: Sendable {
         var values: [String: ContextValue?] = [:]
         for (name, value) in attributes { values["user." + name] = value }
         engine.setContext(values)
-        guard let userHash else { return nil }
+        guard let userHash = userHash ?? state.withLock({ $0.userHash }) else { return nil }
         let request = IdentifyRequest(user: user, userHash: userHash, attributes: attributes)
         let body = (try? JSONEncoder().encode(request)) ?? Data()
         let answer = try await post("v1/identify", body, accepting: [200])

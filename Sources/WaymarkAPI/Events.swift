@@ -109,6 +109,7 @@ public struct EventResult: Codable, Hashable, Sendable {
     }
 }
 
+/// What an event's properties can hold.
 extension ContextValue {
     /// The value as an event property: properties are text, numbers and flags, so a time or a
     /// version becomes the text a rule writes (`2026-01-15`, `5.2.1`), in the engine and on the

@@ -92,10 +92,36 @@ import WaymarkRules
     }
 
     @Test func targetingMayNotReadEventsOrUnknownPaths() {
-        for rule in ["tap:search", "user.plan == \"pro\""] {
+        for rule in ["tap:search", "user.plan.tier == \"pro\"", "account.plan == \"pro\""] {
             let text = "tips:\n  - { id: t, container: c, trigger: scroll, targeting: '\(rule)', content: { title: T } }\n"
             #expect(throws: DiagnosticsError.self) { try CatalogDocument.parse(text, file: "test") }
         }
+    }
+
+    @Test func targetingReadsTheUsersAttributes() throws {
+        let catalog = try Self.catalog(
+            """
+            tips:
+              - { id: cod, container: c, trigger: scroll, targeting: 'user.codUser == true AND user.firstOrderAt < 2026-01-01', content: { title: T } }
+              - { id: all, container: d, trigger: scroll, targeting: 'user.id != "x"', content: { title: T } }
+            """)
+        let resolver = Resolver(catalog: catalog, version: 1)
+        #expect(resolver.readsAttributes)
+        #expect(
+            !Resolver(
+                catalog: try Self.catalog(
+                    "tips: [{ id: a, container: c, trigger: scroll, targeting: 'user.id == \"u\"', content: { title: T } }]"), version: 1
+            ).readsAttributes, "user.id is no attribute")
+        let buyer = ClientContext(user: "u1", attributes: ["codUser": true, "firstOrderAt": .time(milliseconds: 0)])
+        #expect(resolver.resolve(for: buyer).tips.map(\.id) == ["cod", "all"])
+        #expect(resolver.resolveDirectly(for: buyer) == resolver.resolve(for: buyer))
+        var later = buyer
+        later.attributes["firstOrderAt"] = .time(milliseconds: RuleTime.parse("2026-01-01")!)
+        #expect(resolver.resolve(for: later).tips.map(\.id) == ["all"])
+        #expect(resolver.decide(for: later).etag != resolver.decide(for: buyer).etag)
+        // An attribute cannot pose as the user's id or locale.
+        let posing = ClientContext(user: "x", attributes: ["id": "y", "codUser": true])
+        #expect(resolver.resolve(for: posing).tips.isEmpty)
     }
 
     @Test func anAnchorMayNameOneItemAmongMany() throws {

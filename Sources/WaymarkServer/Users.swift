@@ -15,27 +15,38 @@ extension HTTPField.Name {
 
 extension WaymarkServer {
     /// `POST /v1/identify`: sets attributes on a user proven by `userHash`, and answers with all
-    /// of theirs.
+    /// of theirs. The proof is checked first: a caller who cannot prove the user learns nothing,
+    /// not even which of their attributes would be refused.
     func identify(_ request: Request, _ context: WaymarkRequestContext) async throws -> Response {
         let key = try context.key()
-        let identify = try await request.decodeBody(as: IdentifyBody.self, context: context).identify
-        guard (1...256).contains(identify.user.utf8.count), !identify.user.utf8.contains(0) else {
-            throw APIError.badRequest("user must be text of 1 to 256 bytes, without NUL")
-        }
+        let body = try await request.decodeBody(as: IdentifyBody.self, context: context)
         let app = try await app(of: key)
-        guard Secrets.verify(userHash: identify.userHash, user: identify.user, identitySecret: app.identitySecret) else {
+        guard Secrets.verify(userHash: body.userHash, user: body.user, identitySecret: app.identitySecret) else {
             throw APIError(.forbidden, .badUserHash, "userHash is not the HMAC-SHA256 of user with this app's identity secret")
         }
-        guard identify.attributes.count <= AttributeLimits.count else {
-            throw APIError.badRequest("at most \(AttributeLimits.count) attributes at once, not \(identify.attributes.count)")
+        guard (1...256).contains(body.user.utf8.count), !body.user.utf8.contains(0) else {
+            throw APIError.badRequest("user must be text of 1 to 256 bytes, without NUL")
         }
-        let problems = identify.attributes.sorted { $0.key < $1.key }.compactMap { AttributeLimits.problem(name: $0.key, value: $0.value) }
+        guard body.attributes.count <= AttributeLimits.count else {
+            throw APIError.badRequest("at most \(AttributeLimits.count) attributes at once, not \(body.attributes.count)")
+        }
+        var changes: [String: ContextValue?] = [:]
+        var problems: [String] = []
+        for (name, attribute) in body.attributes.sorted(by: { $0.key < $1.key }) {
+            switch attribute {
+            case .value(let value):
+                if let problem = AttributeLimits.problem(name: name, value: value) { problems.append(problem) }
+                changes[name] = value
+            case .invalid(let reason):
+                problems.append("attribute \"\(name.prefix(80))\": \(reason)")
+            }
+        }
         if let first = problems.first {
             throw APIError(.badRequest, .badRequest, first, diagnostics: problems)
         }
         guard
             let attributes = try await store.updateAttributes(
-                app: app.id, user: identify.user, identify.attributes, at: now(), limit: AttributeLimits.count)
+                app: app.id, user: body.user, changes, at: now(), limit: AttributeLimits.count)
         else {
             throw APIError(
                 .unprocessableContent, .tooManyAttributes,
@@ -45,7 +56,7 @@ extension WaymarkServer {
         metrics.identifies.increment()
         return jsonResponse(
             IdentifiedUser(
-                user: identify.user,
+                user: body.user,
                 attributes: attributes.map {
                     IdentifiedUser.Attribute(name: $0.name, value: $0.value, changedAt: Timestamp.format($0.changedAt))
                 }
@@ -67,12 +78,43 @@ extension WaymarkServer {
     }
 }
 
-/// `POST /v1/identify`: an ``IdentifyRequest`` and nothing else.
+/// `POST /v1/identify`: an ``IdentifyRequest`` and nothing else. An attribute's value that does
+/// not read is kept as the reason, to be reported once the proof has been checked.
 struct IdentifyBody: Decodable {
-    var identify: IdentifyRequest
+    enum Attribute: Decodable {
+        case value(ContextValue?)
+        case invalid(String)
+
+        init(from decoder: any Decoder) throws {
+            if try decoder.singleValueContainer().decodeNil() {
+                self = .value(nil)
+                return
+            }
+            do {
+                self = .value(try ContextValue(from: decoder))
+            } catch let error as DecodingError {
+                switch error {
+                case .dataCorrupted(let context), .typeMismatch(_, let context), .valueNotFound(_, let context),
+                    .keyNotFound(_, let context):
+                    self = .invalid(context.debugDescription)
+                @unknown default:
+                    self = .invalid("not a value an attribute can have")
+                }
+            }
+        }
+    }
+
+    var user: String
+    var userHash: String
+    var attributes: [String: Attribute]
+
+    private enum CodingKeys: String, CodingKey { case user, userHash, attributes }
 
     init(from decoder: any Decoder) throws {
         try decoder.refuseUnknownFields(["user", "userHash", "attributes"])
-        identify = try IdentifyRequest(from: decoder)
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        user = try container.decode(String.self, forKey: .user)
+        userHash = try container.decode(String.self, forKey: .userHash)
+        attributes = try container.decode([String: Attribute].self, forKey: .attributes)
     }
 }

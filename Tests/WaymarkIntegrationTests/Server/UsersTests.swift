@@ -81,6 +81,9 @@ import WaymarkTestSupport
             let refused = try await Self.identify(client, app, hash: wrongProof, #"{"plan":"plus"}"#)
             #expect(refused.status == .forbidden)
             #expect(try Self.errorMessage(refused).contains("userHash"))
+            // The proof comes first: without it, nothing says which attribute would be refused.
+            #expect(
+                try await Self.identify(client, app, user: "", hash: wrongProof, #"{"and":{"time":"2026-02-30"}}"#).status == .forbidden)
             for (attributes, message) in [
                 (#"{"user.plan":"x"}"#, "a name is 1 to 64 letters"), (#"{"and":"x"}"#, "keyword"), (#"{"id":"x"}"#, "set by the SDK"),
                 (#"{"plan":"\#(String(repeating: "x", count: 513))"}"#, "at most 512 bytes"),

@@ -3,7 +3,7 @@ import PackageDescription
 
 // The layers, from the inside out:
 //   WaymarkSupport   what several layers share: a lock, RFC 3339 time, JSON writing, event ids, process deadlines (Foundation only)
-//   WaymarkRules     the rule language: parser, diagnostics, printer, JSON form (Foundation only)
+//   WaymarkRules     the rule language: parser, diagnostics, printer, JSON form (times read as WaymarkSupport does)
 //   WaymarkEngine    the on-device runtime: incremental evaluation, scheduler, lifecycle (Foundation only)
 //   WaymarkAPI       the wire types servers and clients share: delivered catalog, events, claims (Foundation only)
 //   WaymarkClient    the Swift SDK apps link: catalog with ETag and disk cache, engine, event uploads, claims (Foundation only)
@@ -59,7 +59,7 @@ let package = Package(
     ],
     targets: [
         .target(name: "WaymarkSupport"),
-        .target(name: "WaymarkRules"),
+        .target(name: "WaymarkRules", dependencies: ["WaymarkSupport"]),
         .target(name: "WaymarkEngine", dependencies: ["WaymarkRules", "WaymarkSupport"]),
         .target(name: "WaymarkAPI", dependencies: ["WaymarkRules", "WaymarkSupport"]),
         .target(name: "WaymarkClient", dependencies: ["WaymarkAPI", "WaymarkEngine", "WaymarkRules", "WaymarkSupport"]),

@@ -20,24 +20,6 @@ public struct IdentifyRequest: Codable, Hashable, Sendable {
         self.userHash = userHash
         self.attributes = attributes
     }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(user, forKey: .user)
-        try container.encode(userHash, forKey: .userHash)
-        // A removal is sent as null, not left out.
-        var attributes = container.nestedContainer(keyedBy: AttributeKey.self, forKey: .attributes)
-        for (name, value) in self.attributes.sorted(by: { $0.key < $1.key }) {
-            try attributes.encode(value, forKey: AttributeKey(stringValue: name))
-        }
-    }
-
-    private struct AttributeKey: CodingKey {
-        var stringValue: String
-        var intValue: Int? { nil }
-        init(stringValue: String) { self.stringValue = stringValue }
-        init?(intValue: Int) { nil }
-    }
 }
 
 /// The answer to `POST /v1/identify`: every attribute the server now keeps for the user.

@@ -13,19 +13,12 @@ extension PostgresStore {
             try await connection.query(
                 "SELECT pg_advisory_xact_lock(hashtextextended(\("attributes\u{1F}" + app + "\u{1F}" + user), 0))", logger: self.logger)
             let current = try await Self.attributes(app: app, user: user, connection, self.logger)
-            let known = Dictionary(uniqueKeysWithValues: current.map { ($0.name, $0.value) })
-            var names = Set(known.keys)
-            for (name, value) in changes {
-                if value == nil { names.remove(name) } else { names.insert(name) }
+            guard let writes = AttributeWrites(current: current, changes: changes, limit: limit) else { return nil }
+            for name in writes.removed {
+                try await connection.query(
+                    "DELETE FROM user_attributes WHERE app = \(app) AND user_id = \(user) AND name = \(name)", logger: self.logger)
             }
-            guard names.count <= limit else { return nil }
-            for (name, value) in changes.sorted(by: { $0.key < $1.key }) {
-                guard let value else {
-                    try await connection.query(
-                        "DELETE FROM user_attributes WHERE app = \(app) AND user_id = \(user) AND name = \(name)", logger: self.logger)
-                    continue
-                }
-                if known[name] == value { continue }
+            for (name, value) in writes.set {
                 try await connection.query(
                     """
                     INSERT INTO user_attributes (app, user_id, name, type, value, changed_at)

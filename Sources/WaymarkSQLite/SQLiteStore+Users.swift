@@ -23,19 +23,11 @@ extension SQLiteStore {
     ) async throws(StoreError) -> [UserAttribute]? {
         try await write { db in
             let current = try Self.attributes(db, app: app, user: user)
-            let known = Dictionary(uniqueKeysWithValues: current.map { ($0.name, $0.value) })
-            var names = Set(known.keys)
-            for (name, value) in changes {
-                if value == nil { names.remove(name) } else { names.insert(name) }
+            guard let writes = AttributeWrites(current: current, changes: changes, limit: limit) else { return nil }
+            for name in writes.removed {
+                try db.execute(sql: "DELETE FROM user_attributes WHERE app = ? AND user = ? AND name = ?", arguments: [app, user, name])
             }
-            guard names.count <= limit else { return nil }
-            for (name, value) in changes.sorted(by: { $0.key < $1.key }) {
-                guard let value else {
-                    try db.execute(
-                        sql: "DELETE FROM user_attributes WHERE app = ? AND user = ? AND name = ?", arguments: [app, user, name])
-                    continue
-                }
-                if known[name] == value { continue }
+            for (name, value) in writes.set {
                 try db.execute(
                     sql: """
                         INSERT OR REPLACE INTO user_attributes (app, user, name, type, value, changed_at) VALUES (?, ?, ?, ?, ?, ?)

@@ -30,6 +30,33 @@ public struct UserAttribute: Hashable, Sendable {
     }
 }
 
+/// What an update of a user's attributes writes, decided once for every store from the
+/// attributes the store read in the update's transaction.
+public struct AttributeWrites: Sendable {
+    /// Attributes to insert or replace, by name: new ones and those whose value changes.
+    public var set: [(name: String, value: ContextValue)] = []
+    /// Attributes to delete.
+    public var removed: [String] = []
+
+    /// The writes that apply `changes` (nil removes) to `current`; nil when the user would then
+    /// have more than `limit` attributes. An attribute set to the value it has is not written, so
+    /// it keeps its `changedAt`.
+    public init?(current: [UserAttribute], changes: [String: ContextValue?], limit: Int) {
+        let known = Dictionary(current.map { ($0.name, $0.value) }, uniquingKeysWith: { $1 })
+        var names = Set(known.keys)
+        for (name, value) in changes.sorted(by: { $0.key < $1.key }) {
+            if let value {
+                names.insert(name)
+                if known[name] != value { set.append((name, value)) }
+            } else {
+                names.remove(name)
+                if known[name] != nil { removed.append(name) }
+            }
+        }
+        guard names.count <= limit else { return nil }
+    }
+}
+
 extension ContextValue {
     /// The value's type as stores keep it in their `type` column: `text`, `number`, `bool`,
     /// `time` or `version`.

@@ -24,6 +24,7 @@ function compareVersions(a, b) {
   }
   return 0;
 }
+const compareNumbers = (a, b) => (a === b ? 0 : a < b ? -1 : 1);
 export function holds(cmp, order) {
   switch (cmp) {
     case "==": return order === 0;
@@ -40,14 +41,13 @@ export function holds(cmp, order) {
  *  as one; the literals are the rule's JSON form ({time: "2026-01-15"}, {version: "1.3"}). */
 export function compareLiteral(value, cmp, literal) {
   if (value === undefined || value === null) return false;
-  const order = (a, b) => (a === b ? 0 : a < b ? -1 : 1);
-  if (typeof literal === "number") return typeof value === "number" && holds(cmp, order(value, literal));
+  if (typeof literal === "number") return typeof value === "number" && holds(cmp, compareNumbers(value, literal));
   if (typeof literal === "string") return typeof value === "string" && holds(cmp, compareStrings(value, literal));
   if (typeof literal === "boolean") {
     if (typeof value !== "boolean") return false;
     return cmp === "==" ? value === literal : cmp === "!=" ? value !== literal : false;
   }
-  if (literal.time) return typeof value.time === "number" && holds(cmp, order(value.time, readMoment(literal.time)));
+  if (literal.time) return typeof value.time === "number" && holds(cmp, compareNumbers(value.time, readMoment(literal.time)));
   const version = readVersion(typeof value === "string" ? value : String(value.version));
   return version !== null && holds(cmp, compareVersions(version, literal.version.split(".").map(Number)));
 }

@@ -5,7 +5,7 @@ import WaymarkSupport
 /// a second), held as whole milliseconds since 1970-01-01T00:00:00Z (finer digits are dropped).
 ///
 /// Years run from 0000 to 9999, after the offset is applied. Date-times are read and written by
-/// ``WaymarkSupport/Timestamp``, the same as event times; the language adds the date alone and
+/// `Timestamp` (WaymarkSupport), the same as event times; the language adds the date alone and
 /// refuses a space between date and time.
 public enum RuleTime {
     /// The first moment the language can write: 0000-01-01T00:00:00Z.

@@ -1,3 +1,6 @@
+import Crypto
+import Foundation
+
 /// Joins ES modules into one, so that a page loads the web SDK in one request while its source stays
 /// a set of modules a reader can find their way in.
 ///
@@ -11,6 +14,13 @@
 /// `async function`, `class` or `const`. Anything else that imports or exports (default exports,
 /// `export *`, `export let`, whose value the joined file could not keep live, imports from outside the
 /// folder) is refused with the module and the reason, as is a cycle.
+///
+/// A module the others load only when needed, with `import("./name.js")` anywhere in a line, is a
+/// *part*: a file of its own (``Joined/parts``) holding it and what it imports that the main file
+/// lacks; the modules it shares with the main file are handed to it, so both see one copy of
+/// each. The main file loads a part from `VERSION/name.js` beside itself (or beside its own
+/// folder when it is served from a `VERSION/` folder already), so a page that never needs the
+/// module never downloads it. A part may not load parts of its own.
 public struct ModuleJoiner: Sendable {
     /// Why modules could not be joined: the module, and what in it.
     public struct Failure: Error, CustomStringConvertible, Equatable {
@@ -21,6 +31,18 @@ public struct ModuleJoiner: Sendable {
         public var description: String { "\(module): \(reason)" }
     }
 
+    /// The files modules join into.
+    public struct Joined: Sendable, Equatable {
+        /// The entry and every module it imports: what a page loads.
+        public var main: String
+        /// Each part by its module's file name (`"tours.js"`): what the main file loads when needed.
+        public var parts: [String: String]
+        /// Sixteen hex digits of the SHA-256 of every module joined, names and texts: the folder the
+        /// main file loads its parts from, so a part always comes from the same modules as the
+        /// main file that asks for it.
+        public var version: String
+    }
+
     /// Reads a module's text by its file name ("rules.js"); nil when there is no such module.
     var read: @Sendable (String) -> String?
 
@@ -29,25 +51,77 @@ public struct ModuleJoiner: Sendable {
         self.read = read
     }
 
-    /// `entry` and every module it imports, joined.
-    public func join(entry: String) throws(Failure) -> String {
+    /// `entry` and every module it imports, joined, and the parts they load when needed.
+    public func join(entry: String) throws(Failure) -> Joined {
         var parsed: [String: Module] = [:]
         var order: [String] = []
         var visiting: [String] = []
         try visit(entry, importedBy: nil, parsed: &parsed, order: &order, visiting: &visiting)
-        var out = "// Joined from the modules of the Waymark web SDK (\(order.joined(separator: ", "))); edit those.\n"
+        let inMain = Set(order)
+        // Each part: its modules that the main file lacks, and the main file's modules it imports.
+        var parts: [(name: String, order: [String], shared: [String])] = []
+        var all = parsed
+        for (loader, name) in order.flatMap({ loader in parsed[loader]!.loaded.map { (loader, $0) } })
+        where !inMain.contains(name) && !parts.contains(where: { $0.name == name }) {
+            var partParsed = parsed
+            var partOrder: [String] = []
+            try visit(name, importedBy: loader, parsed: &partParsed, order: &partOrder, visiting: &visiting)
+            if let nested = partOrder.first(where: { !partParsed[$0]!.loaded.isEmpty }) {
+                throw Failure(module: nested, reason: "loads a module when needed, which a part (\(name)) may not")
+            }
+            let imported = Set(partOrder.flatMap { partParsed[$0]!.dependencies })
+            parts.append((name, partOrder, order.filter(imported.contains)))
+            all.merge(partParsed) { kept, _ in kept }
+        }
+        var digest = SHA256()
+        for name in order + parts.flatMap(\.order) { digest.update(data: Data("\(name)\n\(read(name) ?? "")\n".utf8)) }
+        let version = String(digest.finalize().map { String(format: "%02x", $0) }.joined().prefix(16))
+
+        var main = "// Joined from the modules of the Waymark web SDK (\(order.joined(separator: ", "))); edit those.\n"
+        if !parts.isEmpty {
+            main += """
+
+                // Parts loaded when needed (\(parts.map(\.name).joined(separator: ", "))), from the folder of this version.
+                const $loadPart = (name, ...modules) => import(new URL((import.meta.url.includes("/\(version)/") ? "" : "\(version)/") + name, import.meta.url)).then((part) => part.default(...modules));
+
+                """
+        }
+        let loads = Dictionary(
+            uniqueKeysWithValues: parts.map { part in
+                (part.name, "$loadPart(\"\(part.name)\"\(part.shared.map { ", " + Self.variable($0) }.joined()))")
+            })
+        main += Self.scopes(order, all) { name in loads[name] ?? "Promise.resolve(\(Self.variable(name)))" }
+        let entryExports = parsed[entry]!.exports.map(\.exported)
+        if !entryExports.isEmpty {
+            main += "\nexport const { \(entryExports.joined(separator: ", ")) } = \(Self.variable(entry));\n"
+        }
+        var joinedParts: [String: String] = [:]
+        for part in parts {
+            // A part's modules run once, however often the main file asks for it.
+            joinedParts[part.name] = """
+                // Joined from the modules of the Waymark web SDK (\(part.order.joined(separator: ", "))), a part the SDK loads when needed; edit those.
+                let made;
+                export default (\(part.shared.map(Self.variable).joined(separator: ", "))) => made ??= (() => {
+                \(Self.scopes(part.order, all) { _ in "" })
+                return \(Self.variable(part.name));
+                })();
+
+                """
+        }
+        return Joined(main: main, parts: joinedParts, version: version)
+    }
+
+    /// Each module of `order` in its own scope; `load` says what stands for `import("./name.js")`.
+    private static func scopes(_ order: [String], _ parsed: [String: Module], load: (String) -> String) -> String {
+        var out = ""
         for name in order {
             let module = parsed[name]!
-            out += "\n// \(name)\nconst \(Self.variable(name)) = (() => {\n"
-            out += module.body
+            out += "\n// \(name)\nconst \(variable(name)) = (() => {\n"
+            out += module.body.replacing(Module.dynamicImport) { load(String($0.1)) }
             if !out.hasSuffix("\n") { out += "\n" }
             let handedBack = module.exports.map { $0.exported == $0.local ? $0.local : "\($0.exported): \($0.local)" }
             out += "return { \(handedBack.joined(separator: ", ")) };\n"
             out += "})();\n"
-        }
-        let entryExports = parsed[entry]!.exports.map(\.exported)
-        if !entryExports.isEmpty {
-            out += "\nexport const { \(entryExports.joined(separator: ", ")) } = \(Self.variable(entry));\n"
         }
         return out
     }
@@ -91,6 +165,11 @@ public struct ModuleJoiner: Sendable {
         var body = ""
         var dependencies: [String] = []
         var exports: [Export] = []
+        /// The modules this one loads when needed, as `import("./name.js")`.
+        var loaded: [String] = []
+
+        /// `import("./name.js")`, the one form of loading a module when needed that is understood.
+        static var dynamicImport: Regex<(Substring, Substring)> { /import\(\s*"\.\/([A-Za-z0-9_-]+\.js)"\s*\)/ }
 
         init(name: String, text: String) throws(Failure) {
             let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
@@ -98,6 +177,7 @@ public struct ModuleJoiner: Sendable {
             while index < lines.count {
                 var statement = String(lines[index])
                 index += 1
+                try findLoads(statement, in: name)
                 guard statement.hasPrefix("import") || statement.hasPrefix("export") else {
                     body += statement + "\n"
                     continue
@@ -111,6 +191,18 @@ public struct ModuleJoiner: Sendable {
                 body += try rewrite(statement, in: name) + "\n"
             }
             if body.hasSuffix("\n\n") { body.removeLast() }
+        }
+
+        /// Notes the modules `line` loads when needed, refusing any other use of `import(...)`.
+        private mutating func findLoads(_ line: String, in module: String) throws(Failure) {
+            let uses = line.matches(of: /\bimport\s*\(/).count
+            let loads = line.matches(of: Self.dynamicImport).map { String($0.1) }
+            guard uses == loads.count else {
+                throw Failure(
+                    module: module,
+                    reason: "modules are loaded when needed only as import(\"./name.js\"), from beside this one: \(line.prefix(80))")
+            }
+            for name in loads where !loaded.contains(name) { loaded.append(name) }
         }
 
         private mutating func rewrite(_ statement: String, in module: String) throws(Failure) -> String {

@@ -102,8 +102,8 @@ public struct WaymarkServer: Sendable {
         router.get("/sdk/src/:module") { request, context in
             self.webSDKModule(request, name: context.parameters.get("module") ?? "")
         }
-        router.get("/sdk/:version/waymark.js") { request, context in
-            self.webSDK(request, version: context.parameters.get("version") ?? "")
+        router.get("/sdk/:version/:file") { request, context in
+            self.webSDK(request, version: context.parameters.get("version") ?? "", file: context.parameters.get("file") ?? "")
         }
         router.get("/v1/narration/:app/:key") { request, context in try await self.narrationAudio(request, context) }
 

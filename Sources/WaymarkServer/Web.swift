@@ -4,39 +4,75 @@ import Hummingbird
 import Logging
 import NIOCore
 
-/// The web SDK as the server hands it to pages: one file (``ModuleJoiner``), minified, kept
-/// gzip-compressed, under a stable URL and a versioned one.
+/// The web SDK as the server hands it to pages: one file (``ModuleJoiner``) and the parts it loads
+/// when needed (the tour panel), each minified, kept gzip-compressed, under versioned URLs.
 ///
-/// `Resources/web/sdk/` holds the modules; `Resources/web/waymark.min.js` is their minified copy,
-/// made by `scripts/build-web-sdk` (rjsmin), whose first line names the SHA-256 of the joined
-/// source it was made from. The server serves that copy (without that line) while it matches the
-/// modules, and the readable join otherwise, so a module edited without running the script still
-/// runs as written. Gzip answers send `Resources/web/waymark.min.js.gz`, the copy packed by zopfli
-/// (smaller than zlib's best), while it unpacks to the copy served; otherwise what is served,
-/// compressed by zlib once. Every module is also served as written at `/sdk/src/NAME.js`, for
-/// debugging and for what the joined file leaves out: `ruletext.js` (the parser of a rule's text)
-/// and `preview.js` (the console's previews).
+/// `Resources/web/sdk/` holds the modules; `Resources/web/NAME.min.js` is the minified copy of the
+/// joined file `NAME.js` (`waymark.min.js`, `tours.min.js`), made by `scripts/build-web-sdk`
+/// (rjsmin), whose first line names the SHA-256 of the joined source it was made from. The server
+/// serves that copy (without that line) while it matches the modules, and the readable join
+/// otherwise, so a module edited without running the script still runs as written. Gzip answers
+/// send `NAME.min.js.gz`, the copy packed by zopfli (smaller than zlib's best), while it unpacks to
+/// the copy served; otherwise what is served, compressed by zlib once. Every module is also served
+/// as written at `/sdk/src/NAME.js`, for debugging and for what the joined files leave out:
+/// `ruletext.js` (the parser of a rule's text) and `preview.js` (the console's previews).
 public struct WebSDK: Sendable {
-    /// The modules joined: the minified copy's source.
-    public let source: String
-    /// What pages receive: the minified copy, or ``source`` when the copy is out of date.
-    public let served: ByteBuffer
-    /// ``served`` gzip-compressed: the packed copy made with the minified one, else zlib at its
-    /// highest level, once.
-    let gzipped: ByteBuffer
-    /// Whether ``served`` is the minified copy.
-    public let isMinified: Bool
-    /// Sixteen hex digits of the served bytes' SHA-256: `/sdk/VERSION/waymark.js`.
+    /// One file pages download: the SDK itself or one of its parts.
+    public struct File: Sendable {
+        /// The modules joined: the minified copy's source.
+        public let source: String
+        /// What pages receive: the minified copy, or ``source`` when the copy is out of date.
+        public let served: ByteBuffer
+        /// ``served`` gzip-compressed: the packed copy made with the minified one, else zlib at
+        /// its highest level, once.
+        let gzipped: ByteBuffer
+        /// Whether ``served`` is the minified copy.
+        public let isMinified: Bool
+        /// The strong ETag of ``served``.
+        let etag: String
+
+        /// The file from its joined `source`, a minified copy (used if its first line names the
+        /// source's SHA-256) and that copy packed with gzip (used if it unpacks to the copy).
+        init(source: String, minified: String?, packed: ByteBuffer? = nil) {
+            self.source = source
+            // The first line says what the copy was made from; pages need not download that.
+            let lines = minified?.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false) ?? []
+            let current = lines.count == 2 && lines[0].contains("sha256 \(Secrets.hash(source)) ")
+            isMinified = current
+            let text = current ? String(lines[1]) : source
+            served = ByteBuffer(string: text)
+            var unpacked = packed
+            if current, let packed, (try? unpacked?.decompress(with: .gzip(), maxSize: served.readableBytes + 1)) == served {
+                gzipped = packed
+            } else {
+                gzipped = ContentCoding.gzip(served, level: 9)
+            }
+            etag = "\"" + Secrets.hash(text).prefix(32) + "\""
+        }
+    }
+
+    /// What a page loads: `waymark.js`, the entry module and all it imports.
+    public let main: File
+    /// The parts the SDK loads when needed, by file name (`tours.js`): a page downloads one only
+    /// when it needs it (the tour panel, when a catalog has a tour).
+    public let parts: [String: File]
+    /// Sixteen hex digits naming the modules joined (``ModuleJoiner/Joined/version``):
+    /// `/sdk/VERSION/waymark.js`, and the folder the SDK loads its parts from.
     public let version: String
-    /// The strong ETag of ``served``.
-    let etag: String
     /// The modules as written, by file name, with their ETags.
     let modules: [String: (text: ByteBuffer, etag: String)]
 
     /// The versioned URL's path, which may be cached for ever: `/sdk/VERSION/waymark.js`.
     public var versionedPath: String { "/sdk/\(version)/waymark.js" }
 
-    /// Joins the modules in `folder/sdk` and takes `folder/waymark.min.js` if it was made from them.
+    /// Every file of this version by its path below `/sdk/`: `VERSION/waymark.js` and each part's
+    /// `VERSION/NAME.js`, as a server or a CDN serves them.
+    public var files: [(path: String, file: File)] {
+        [("\(version)/waymark.js", main)] + parts.sorted { $0.key < $1.key }.map { ("\(version)/\($0.key)", $0.value) }
+    }
+
+    /// Joins the modules in `folder/sdk` and takes each file's minified copy `folder/NAME.min.js`
+    /// (and its packed `NAME.min.js.gz`) if it was made from them.
     public static func load(folder: URL) throws(ModuleJoiner.Failure) -> WebSDK {
         let folderOfModules = folder.appendingPathComponent("sdk")
         var modules: [String: String] = [:]
@@ -44,35 +80,26 @@ public struct WebSDK: Sendable {
             modules[name] = FileManager.default.contents(atPath: folderOfModules.appendingPathComponent(name).path)
                 .map { String(decoding: $0, as: UTF8.self) }
         }
-        let source = try ModuleJoiner { [modules] in modules[$0] }.join(entry: "waymark.js")
-        let minified = FileManager.default.contents(atPath: folder.appendingPathComponent("waymark.min.js").path)
-            .map { String(decoding: $0, as: UTF8.self) }
-        let packed = FileManager.default.contents(atPath: folder.appendingPathComponent("waymark.min.js.gz").path)
-            .map { ByteBuffer(bytes: $0) }
-        return WebSDK(source: source, minified: minified, packed: packed, modules: modules)
+        let joined = try ModuleJoiner { [modules] in modules[$0] }.join(entry: "waymark.js")
+        let file = { (name: String, source: String) -> File in
+            let stem = folder.appendingPathComponent(String(name.dropLast(".js".count)) + ".min.js").path
+            return File(
+                source: source,
+                minified: FileManager.default.contents(atPath: stem).map { String(decoding: $0, as: UTF8.self) },
+                packed: FileManager.default.contents(atPath: stem + ".gz").map { ByteBuffer(bytes: $0) })
+        }
+        return WebSDK(
+            main: file("waymark.js", joined.main),
+            parts: Dictionary(uniqueKeysWithValues: joined.parts.map { ($0.key, file($0.key, $0.value)) }),
+            version: joined.version, modules: modules)
     }
 
-    /// The SDK from its joined `source`, a minified copy (used if its first line names the
-    /// source's SHA-256), that copy packed with gzip (used if it unpacks to the copy) and the
-    /// modules as written.
-    init(source: String, minified: String?, packed: ByteBuffer? = nil, modules: [String: String] = [:]) {
-        self.source = source
+    /// The SDK from its files and the modules as written.
+    init(main: File, parts: [String: File] = [:], version: String, modules: [String: String] = [:]) {
+        self.main = main
+        self.parts = parts
+        self.version = version
         self.modules = modules.mapValues { (ByteBuffer(string: $0), "\"" + Secrets.hash($0).prefix(32) + "\"") }
-        // The first line says what the copy was made from; pages need not download that.
-        let lines = minified?.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false) ?? []
-        let current = lines.count == 2 && lines[0].contains("sha256 \(Secrets.hash(source)) ")
-        isMinified = current
-        let text = current ? String(lines[1]) : source
-        served = ByteBuffer(string: text)
-        var unpacked = packed
-        if current, let packed, (try? unpacked?.decompress(with: .gzip(), maxSize: served.readableBytes + 1)) == served {
-            gzipped = packed
-        } else {
-            gzipped = ContentCoding.gzip(served, level: 9)
-        }
-        let hash = Secrets.hash(text)
-        version = String(hash.prefix(16))
-        etag = "\"" + hash.prefix(32) + "\""
     }
 }
 
@@ -88,10 +115,11 @@ extension WaymarkServer {
     /// The web SDK of this installation (the CLI prints it; the console shows its versioned URL).
     public static func installedWebSDK() throws(ModuleJoiner.Failure) -> WebSDK { try webSDK.get() }
 
-    /// `GET /sdk/waymark.js` (cached five minutes, then revalidated) and `GET /sdk/VERSION/waymark.js`
-    /// (cached for ever). Another version answers a redirect to this one: a page that pinned an
-    /// older SDK gets the one this server speaks with.
-    func webSDK(_ request: Request, version: String?) -> Response {
+    /// `GET /sdk/waymark.js` (cached five minutes, then revalidated), `GET /sdk/VERSION/waymark.js`
+    /// and `GET /sdk/VERSION/NAME.js` for a part (cached for ever). Another version of the SDK
+    /// answers a redirect to this one: a page that pinned an older SDK gets the one this server
+    /// speaks with. A part of another version is not found: its SDK is not this server's.
+    func webSDK(_ request: Request, version: String?, file name: String = "waymark.js") -> Response {
         let sdk: WebSDK
         switch Self.webSDK {
         case .success(let loaded): sdk = loaded
@@ -101,18 +129,25 @@ extension WaymarkServer {
                 status: .internalServerError, headers: [.contentType: "text/plain; charset=utf-8"],
                 body: .init(byteBuffer: ByteBuffer(string: "the web SDK in this installation is broken: \(failure)\n")))
         }
+        let isMain = name == "waymark.js"
+        guard let file = isMain ? sdk.main : sdk.parts[name], version == nil || version == sdk.version || isMain else {
+            let reason = sdk.parts[name] == nil ? "the web SDK has no part \(name)" : "this server's web SDK is version \(sdk.version)"
+            return Response(
+                status: .notFound, headers: [.contentType: "text/plain; charset=utf-8", .accessControlAllowOrigin: "*"],
+                body: .init(byteBuffer: ByteBuffer(string: "\(reason)\n")))
+        }
         if let version, version != sdk.version {
             return Response(
                 status: .found, headers: [.accessControlAllowOrigin: "*", .location: sdk.versionedPath, .cacheControl: "no-cache"])
         }
         var headers = Self.scriptHeaders(
-            etag: sdk.etag, cacheControl: version == nil ? "public, max-age=300" : "public, max-age=31536000, immutable")
-        if request.headers[.ifNoneMatch] == sdk.etag { return Response(status: .notModified, headers: headers) }
+            etag: file.etag, cacheControl: version == nil ? "public, max-age=300" : "public, max-age=31536000, immutable")
+        if request.headers[.ifNoneMatch] == file.etag { return Response(status: .notModified, headers: headers) }
         if ContentCoding.acceptsGzip(request) {
             headers[.contentEncoding] = "gzip"
-            return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: sdk.gzipped))
+            return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: file.gzipped))
         }
-        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: sdk.served))
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: file.served))
     }
 
     /// `GET /sdk/src/NAME.js`: one module as written, importable from a page like any ES module

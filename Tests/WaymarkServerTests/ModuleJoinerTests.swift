@@ -38,7 +38,7 @@ import Testing
             export const LIMIT = 10;
             const local = "a private name math.js also uses";
             """,
-        ]).join(entry: "main.js")
+        ]).join(entry: "main.js").main
         let names = joined.range(of: "const __names = (() => {")!
         let math = joined.range(of: "const __math = (() => {")!
         let main = joined.range(of: "const __main = (() => {")!
@@ -62,7 +62,7 @@ import Testing
             };
             """,
             "rules.js": "export function parse() {}\nexport class print {}\n",
-        ]).join(entry: "main.js")
+        ]).join(entry: "main.js").main
         #expect(joined.contains("return { parse: __rules.parse, write: __rules.print, version };"))
         #expect(joined.hasSuffix("export const { parse, write, version } = __main;\n"))
     }
@@ -89,13 +89,61 @@ import Testing
 
     @Test func wordsThatOnlyStartLikeImportsAreCode() throws {
         let joined = try Self.joiner(["main.js": "importance = 1;\nexported();\n  import { x } from \"./nowhere.js\";\n"]).join(
-            entry: "main.js")
+            entry: "main.js"
+        ).main
         #expect(joined.contains("importance = 1;\nexported();\n"))
         #expect(joined.contains("  import { x }"), "only statements at the start of a line are the module's own")
     }
 
+    @Test func aModuleLoadedWhenNeededIsAPartThatSharesTheMainFilesModules() throws {
+        var modules = [
+            "main.js": """
+            import { shared } from "./a.js";
+            export const later = () => import("./panel.js").then((panel) => panel.draw(shared));
+            export const already = () => import( "./a.js" );
+            """,
+            "a.js": "export const shared = { count: 0 };\n",
+            "panel.js": """
+            import { shared } from "./a.js";
+            import { words } from "./b.js";
+            export function draw() { shared.count += 1; return words; }
+            """,
+            "b.js": "export const words = \"only the part needs this\";\n",
+        ]
+        let joined = try Self.joiner(modules).join(entry: "main.js")
+        #expect(Array(joined.parts.keys) == ["panel.js"])
+        #expect(joined.main.contains("$loadPart(\"panel.js\", __a).then((panel) => panel.draw(shared))"))
+        #expect(
+            joined.main.contains(
+                "import(new URL((import.meta.url.includes(\"/\(joined.version)/\") ? \"\" : \"\(joined.version)/\") + name"))
+        #expect(joined.main.contains("const already = () => Promise.resolve(__a);"), "a module the main file has is not a part")
+        #expect(!joined.main.contains("const __b = ") && !joined.main.contains("const __panel = "), "the part's own modules stay out")
+        let part = try #require(joined.parts["panel.js"])
+        #expect(part.contains("let made;\nexport default (__a) => made ??= (() => {\n"), "what it shares is handed in, and it runs once")
+        #expect(part.contains("const __b = (() => {") && part.contains("const { words } = __b;"))
+        #expect(!part.contains("const __a = "), "one copy of a shared module, the main file's")
+        #expect(part.hasSuffix("return __panel;\n})();\n"))
+        #expect(joined.version.wholeMatch(of: /[0-9a-f]{16}/) != nil)
+        modules["b.js"] = "export const words = \"other words\";\n"
+        #expect(try Self.joiner(modules).join(entry: "main.js").version != joined.version, "the version names the parts' modules too")
+    }
+
+    @Test func loadingOtherThanAModuleBesideThisOneOrFromAPartIsRefused() {
+        let computed = Self.failure(["main.js": "const name = \"./a.js\";\nexport const load = () => import(name);\n"])
+        #expect(computed?.module == "main.js" && computed?.reason.contains("import(\"./name.js\")") == true)
+        #expect(Self.failure(["main.js": "export const load = () => import(\"https://cdn.example/a.js\");\n"]) != nil)
+        let nested = Self.failure([
+            "main.js": "export const load = () => import(\"./a.js\");\n",
+            "a.js": "export const more = () => import(\"./b.js\");\n", "b.js": "",
+        ])
+        #expect(nested?.module == "a.js" && nested?.reason.contains("a part (a.js) may not") == true)
+        #expect(
+            Self.failure(["main.js": "export const load = () => import(\"./gone.js\");\n"])
+                == ModuleJoiner.Failure(module: "main.js", reason: "imports gone.js, which does not exist"))
+    }
+
     /// The SDK folder as it ships: every module but the two for tools is reached from waymark.js,
-    /// and the join is the one the server makes.
+    /// the tour panel in a part of its own, and the join is the one the server makes.
     @Test func theWebSDKJoinsAndLeavesNoModuleOut() throws {
         let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
             .appendingPathComponent("../../Sources/WaymarkServer/Resources/web/sdk").standardized
@@ -103,13 +151,15 @@ import Testing
         let joined = try ModuleJoiner { name in
             try? String(contentsOf: folder.appendingPathComponent(name), encoding: .utf8)
         }.join(entry: "waymark.js")
+        #expect(Array(joined.parts.keys) == ["tours.js"], "the tour panel loads when a catalog has a tour")
         for file in files {
             // Pages get rules parsed, and draw no previews: those modules are served alone (/sdk/src/).
-            let reached = joined.contains("\nconst \(ModuleJoiner.variable(file)) = (() => {")
-            let forTools = ["ruletext.js", "preview.js"].contains(file)
-            #expect(reached != forTools, "\(file) \(reached ? "is" : "is not") in the joined file")
+            let scope = "\nconst \(ModuleJoiner.variable(file)) = (() => {"
+            let place = joined.main.contains(scope) ? "main" : joined.parts.first { $0.value.contains(scope) }?.key ?? "none"
+            let expected = ["ruletext.js", "preview.js"].contains(file) ? "none" : file == "tours.js" ? "tours.js" : "main"
+            #expect(place == expected, "\(file) is in \(place)")
         }
-        let exports = joined.split(separator: "\n").last!.firstMatch(of: /export const \{ (.*) \} = __waymark;/)?.1
+        let exports = joined.main.split(separator: "\n").last!.firstMatch(of: /export const \{ (.*) \} = __waymark;/)?.1
         let names = Set(exports?.split(separator: ", ").map(String.init) ?? [])
         #expect(
             names == [
@@ -117,6 +167,8 @@ import Testing
                 "utf8Prefix", "Engine", "Evaluator", "LIMITS", "printRule", "ruleFromJSON", "formatTime",
                 "parseTime", "eventID",
             ], "the SDK's public names")
-        #expect(try WaymarkServer.installedWebSDK().source == joined, "the server joins the same modules")
+        let installed = try WaymarkServer.installedWebSDK()
+        #expect(installed.main.source == joined.main && installed.parts["tours.js"]?.source == joined.parts["tours.js"])
+        #expect(installed.version == joined.version, "the server joins the same modules")
     }
 }

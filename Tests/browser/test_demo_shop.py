@@ -779,6 +779,46 @@ class RoundTripTests(BrowserTest):
         self.assertNotIn("/demo/session", names)
 
 
+class PartsTests(BrowserTest):
+    """The tour panel is a part of the SDK of its own: only a page whose catalog has a tour
+    downloads it, from the folder of the SDK's version."""
+
+    def resources(self):
+        return self.driver.execute_script("return performance.getEntriesByType('resource').map((r) => new URL(r.name).pathname)")
+
+    def block(self, *patterns):
+        self.driver.execute_cdp_cmd("Network.enable", {})
+        self.driver.execute_cdp_cmd("Network.setBlockedURLs", {"urls": list(patterns)})
+
+    def test_only_a_page_whose_catalog_has_a_tour_downloads_the_tour_panel(self):
+        # No catalog reaches the page: it runs with no tour, and leaves the panel where it is.
+        self.block("*/v1/catalog*")
+        self.open_shop("paula")
+        self.assertIsNone(self.driver.execute_script("return (await import('/sdk/waymark.js')).Waymark.client.renderer.tours ?? null"))
+        self.assertEqual([n for n in self.resources() if n.endswith("/tours.js")], [])
+        # The demo's catalog has a tour: the panel comes as soon as the catalog does, beside the SDK.
+        self.block()
+        self.open_shop("paula")
+        self.wait_for(lambda d: any(n.endswith("/tours.js") for n in self.resources()), "the tour panel's part")
+        sdk = [n for n in self.resources() if n.endswith("/waymark.js")]
+        self.assertEqual([n for n in self.resources() if n.endswith("/tours.js")], [sdk[0][:-len("waymark.js")] + "tours.js"])
+        self.driver.execute_script("return (await import('/sdk/waymark.js')).Waymark.startTour('shop-tour', 1)")
+        self.wait_for(lambda d: self.visible('[data-waymark-tour="shop-tour"]'), "the tour panel")
+        self.assertIn("Page 2 of 3", self.visible('[data-waymark-tour="shop-tour"]').text)
+
+    def test_a_tour_whose_panel_cannot_be_loaded_leaves_the_tips_as_they_were(self):
+        self.block("*/tours.js")
+        self.open_shop("quinn")
+        self.wait_tip("welcome")
+        opened = self.driver.execute_script("return (await import('/sdk/waymark.js')).Waymark.startTour('shop-tour', 0)")
+        self.assertTrue(opened, "the catalog has the tour")
+        # Tips pause while the panel loads; when it cannot, they come back and nothing is left open.
+        self.wait_tip("welcome")
+        self.assertIsNone(self.visible("[data-waymark-tour]"))
+        console = "\n".join(entry["message"] for entry in self.driver.get_log("browser"))
+        self.assertIn("the tour panel cannot be loaded", console)
+
+
 class ConformanceInTheBrowserTests(BrowserTest):
     def test_the_rule_language_passes_every_conformance_case_in_chromium(self):
         directory = os.path.join(ROOT, "conformance")

@@ -63,6 +63,24 @@ struct CLITests {
         #expect(!unreachable.errors.contains("hunter2"))
     }
 
+    /// `waymark sdk --out` lays the SDK out as the server serves it below /sdk/, for a CDN.
+    @Test func sdkWritesEveryFileAsTheServerServesIt() throws {
+        let printed = try waymark("sdk")
+        #expect(printed.status == 0 && printed.errors.isEmpty && !printed.output.contains("class TourPanel"), "\(printed.errors)")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("waymark-sdk-\(UUID().uuidString)")
+        defer { Self.remove(folder.path) }
+        let run = try waymark("sdk", "--out", folder.path)
+        #expect(run.status == 0, "\(run.errors)")
+        let written = run.output.split(separator: "\n").map { String($0.dropFirst(folder.path.count + 1)) }
+        let version = try #require(written.dropFirst().first?.split(separator: "/").first.map(String.init))
+        #expect(written == ["waymark.js", "\(version)/waymark.js", "\(version)/tours.js"])
+        let main = try String(contentsOf: folder.appendingPathComponent("waymark.js"), encoding: .utf8)
+        #expect(main == printed.output && main.contains("\"\(version)/\""), "the SDK names its version's folder")
+        #expect(try String(contentsOf: folder.appendingPathComponent("\(version)/tours.js"), encoding: .utf8).contains("class TourPanel"))
+        let unwritable = try waymark("sdk", "--out", "/proc/waymark-sdk")
+        #expect(unwritable.status == 1 && unwritable.errors.contains("cannot write the SDK into /proc/waymark-sdk"), "\(unwritable.errors)")
+    }
+
     @Test func simulateReplaysTheExample() throws {
         let run = try waymark("simulate", "examples/shop.yaml", "examples/session.jsonl")
         #expect(run.status == 0, "\(run.errors)")

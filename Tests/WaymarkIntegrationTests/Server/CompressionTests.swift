@@ -107,6 +107,24 @@ import WaymarkTestSupport
         }
     }
 
+    @Test func thePartsTheSDKLoadsWhenNeededAreServedBesideItsVersionedURL() async throws {
+        let sdk = try WaymarkServer.installedWebSDK()
+        try await ServerTests().withServer { client, _, _, _ in
+            let tours = try await client.execute(uri: "/sdk/\(sdk.version)/tours.js", method: .get, headers: Self.gzip)
+            #expect(tours.status == .ok && tours.headers[.contentType] == "text/javascript; charset=utf-8")
+            #expect(tours.headers[.cacheControl] == "public, max-age=31536000, immutable" && tours.headers[.contentEncoding] == "gzip")
+            var body = tours.body
+            let text = String(buffer: try body.decompress(with: .gzip(), maxSize: 1 << 20))
+            #expect(text == String(buffer: try #require(sdk.parts["tours.js"]).served))
+            #expect(text.contains("export default") && text.contains("TourPanel"))
+            // A part of another version would not fit this server's SDK; a name that is no part is nothing.
+            for path in ["/sdk/0123456789abcdef/tours.js", "/sdk/\(sdk.version)/engine.js", "/sdk/\(sdk.version)/..%2Fwaymark.js"] {
+                let answer = try await client.execute(uri: path, method: .get)
+                #expect(answer.status == .notFound, "\(path)")
+            }
+        }
+    }
+
     @Test func eachModuleIsServedAsWrittenAndNothingElseIs() async throws {
         let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
             .appendingPathComponent("../../../Sources/WaymarkServer/Resources/web/sdk").standardized

@@ -124,6 +124,8 @@ export class WaymarkClient {
       }
     }
     this.tours = new Map((catalog.tours ?? []).map((tour) => [tour.id, tour]));
+    // The tour panel loads now, so a tour opens at once when its trigger holds.
+    if (this.tours.size) this.renderer.loadTours();
     const tourRules = [];
     for (const tour of catalog.tours ?? []) {
       try {

@@ -5,7 +5,6 @@
 import { holdModal } from "./modal.js";
 import { installStyle } from "./style.js";
 import { drawTip } from "./tips.js";
-import { TourPanel } from "./tours.js";
 
 // What a hook the renderer is not given does: nothing (a tip's close button and survey then only
 // take the tip away).
@@ -97,12 +96,27 @@ export class Renderer {
     return focused?.dataset.waymarkTip ?? [...this.rendered.keys()].pop();
   }
 
-  /** Opens a tour at a page (and a reading position), closing (unfinished) any tour that is open. */
+  /** The tour panel's module, loaded once when first asked for: pages whose catalog has no tour
+   *  never download it. Answers undefined when it cannot be loaded (asking again tries again). */
+  loadTours() {
+    return (this.tours ??= import("./tours.js").catch((error) => {
+      this.tours = null;
+      console.warn(`waymark: the tour panel cannot be loaded: ${error.message}`);
+    }));
+  }
+
+  /** Opens a tour at a page (and a reading position), closing (unfinished) any tour that is open.
+   *  Until the tour panel's module is loaded, a stand-in holds the tour's place, so tips pause. */
   openTour(tour, page = 0, scroll = 0) {
     if (!tour || tour.pages.length === 0) return false;
     this.closeTour(false);
-    this.tourPanel = new TourPanel(this.tourView, tour);
-    this.tourPanel.open(page, scroll);
+    const opening = (this.tourPanel = { id: tour.id, remove() {}, pause() {}, resume() {} });
+    this.loadTours().then((module) => {
+      if (this.tourPanel !== opening) return;
+      if (!module) return this.closeTour(false);
+      this.tourPanel = new module.TourPanel(this.tourView, tour);
+      this.tourPanel.open(page, scroll);
+    });
     return true;
   }
 

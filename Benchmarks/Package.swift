@@ -10,6 +10,7 @@ let package = Package(
         .package(name: "Waymark", path: "../"),
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.0", traits: ["MallocInterposer"]),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.0"),
     ],
     targets: [
         .executableTarget(
@@ -53,6 +54,12 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             path: "Benchmarks/SQLiteBaseline"
+        ),
+        // The same, for catalog delivery: the framework answering prepared bytes and doing nothing else.
+        .executableTarget(
+            name: "HummingbirdFloor",
+            dependencies: [.product(name: "Hummingbird", package: "hummingbird")],
+            path: "Benchmarks/HummingbirdFloor"
         ),
     ]
 )

@@ -5,8 +5,10 @@ import WaymarkSupport
 
 @testable import WaymarkEngine
 
-/// Plays the shared scheduling scenarios (`conformance/engine/cases.json`), which the JavaScript
-/// engine plays too: every render command, at its moment, in order.
+/// Plays the shared scheduling scenarios (`conformance/engine/cases.json`, and
+/// `conformance/engine/progress.json` for progress merged from the user's other devices), which the
+/// JavaScript engine plays too: every render command, at its moment, in order, and the progress the
+/// engine then has to share.
 struct SchedulingConformanceTests {
     struct Case: Decodable, Sendable, CustomTestStringConvertible {
         struct TipSpec: Decodable, Sendable {
@@ -34,6 +36,7 @@ struct SchedulingConformanceTests {
             var container: String?
             var visible: Bool?
             var close: String?
+            var merge: [String: TipProgress]?
         }
 
         var name: String
@@ -41,23 +44,29 @@ struct SchedulingConformanceTests {
         var tips: [TipSpec]
         var steps: [Step]
         var expect: [[String: String]]
+        /// What the engine has to share at the end (progress.json only).
+        var progress: [String: TipProgress]?
 
         var testDescription: String { name }
     }
 
-    static let cases: [Case] = {
+    static func load(_ name: String) -> [Case] {
         let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("conformance/engine/cases.json")
+            .deletingLastPathComponent().appendingPathComponent("conformance/engine/\(name)")
         struct File: Decodable { var cases: [Case] }
         guard let data = FileManager.default.contents(atPath: file.path) else { return [] }
         return (try? JSONDecoder().decode(File.self, from: data).cases) ?? []
-    }()
+    }
+
+    static let cases = load("cases.json")
+    static let progressCases = load("progress.json")
 
     @Test func thereAreAtLeast200Scenarios() {
         #expect(Self.cases.count >= 200)
+        #expect(Self.progressCases.count >= 15 && Self.progressCases.allSatisfy { $0.progress != nil })
     }
 
-    @Test(arguments: cases)
+    @Test(arguments: cases + progressCases)
     func scenario(_ item: Case) throws {
         let tips = try item.tips.map { spec in
             Tip(
@@ -83,6 +92,8 @@ struct SchedulingConformanceTests {
                 commands = engine.setContainer(container, visible: step.visible ?? true, at: time)
             } else if let tip = step.close {
                 commands = engine.close(tip: tip, at: time)
+            } else if let progress = step.merge {
+                commands = engine.merge(progress, at: time)
             } else {
                 commands = engine.advance(to: time)
             }
@@ -94,5 +105,6 @@ struct SchedulingConformanceTests {
             }
         }
         #expect(output == item.expect)
+        if let progress = item.progress { #expect(engine.progress == progress) }
     }
 }

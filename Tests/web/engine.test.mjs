@@ -8,6 +8,8 @@ import { parseRule } from "../../Sources/WaymarkServer/Resources/web/sdk/ruletex
 import { formatTime, parseTime } from "../../Sources/WaymarkServer/Resources/web/sdk/values.js";
 
 const { cases } = JSON.parse(readFileSync(new URL("../../conformance/engine/cases.json", import.meta.url), "utf8"));
+// Progress merged from the user's other devices, and the progress the engine then has to share.
+const progressCases = JSON.parse(readFileSync(new URL("../../conformance/engine/progress.json", import.meta.url), "utf8")).cases;
 
 function engineTip(tip) {
   const policy = { ...tip.policy };
@@ -28,6 +30,7 @@ function play(engine, step) {
   if (step.context) return engine.setContext(step.context, time);
   if (step.container) return engine.setContainer(step.container, step.visible, time);
   if (step.close) return engine.close(step.close, time);
+  if (step.merge) return engine.merge(step.merge, time);
   return engine.advance(time);
 }
 
@@ -37,14 +40,43 @@ const byInstant = (lines) => lines.map((l) => JSON.stringify(l)).sort();
 
 test("there are scheduling scenarios", () => assert.ok(cases.length >= 200));
 
-for (const c of cases) {
+for (const c of [...cases, ...progressCases]) {
   test(`engine: ${c.name}`, () => {
     const engine = new Engine(c.tips.map(engineTip), { frequency: c.frequency });
     const output = c.steps.flatMap((step) => play(engine, step).map(line));
     assert.deepEqual(byInstant(output), byInstant(c.expect));
     assert.deepEqual(output.map((l) => l.t), c.expect.map((l) => l.t));
+    if (c.progress) assert.deepEqual(engine.progress(), c.progress);
   });
 }
+
+test("progress merged in any order comes to the same progress, and merged again changes nothing", () => {
+  const tips = [engineTip({ id: "a", container: "home", trigger: "tap", policy: { maxDisplayCount: 3 } }),
+    engineTip({ id: "b", container: "cart", trigger: "tap", policy: { maxDisplayDuration: 10 } })];
+  const endings = [undefined, "closed", "dismissed", "maxDisplayCount", "maxDisplayDuration", "expired"];
+  let seed = 7;
+  const random = (n) => (seed = (seed * 1103515245 + 12345) % 2147483648) % n;
+  for (let round = 0; round < 200; round++) {
+    const pieces = Array.from({ length: 3 }, () => Object.fromEntries(["a", "b", "c"].filter(() => random(2)).map((id) => {
+      const finished = endings[random(endings.length)];
+      return [id, { shown: random(4), displayedMillis: random(3) * 4000, ...(finished && { finished }) }];
+    })));
+    // What arrives at one moment, in any order; then all of it again, which changes nothing.
+    const results = [[0, 1, 2], [2, 1, 0], [1, 2, 0]].map((order) => {
+      const engine = new Engine(tips);
+      engine.record("tap", undefined, 0);
+      for (const index of order) engine.merge(pieces[index], 2000);
+      engine.advance(3000);
+      const progress = engine.progress();
+      for (const index of order) assert.deepEqual(engine.merge(pieces[index], 3000), []);
+      assert.deepEqual(engine.progress(), progress);
+      engine.advance(60000);
+      return engine.progress();
+    });
+    assert.deepEqual(results[1], results[0], JSON.stringify(pieces));
+    assert.deepEqual(results[2], results[0], JSON.stringify(pieces));
+  }
+});
 
 test("an engine restored from its snapshot goes on exactly as the original", () => {
   for (const c of cases) {

@@ -93,6 +93,22 @@ public final class LiveEngine: Sendable {
         apply { $0.update(tips: tips, at: $1) }
     }
 
+    /// Takes in the user's progress from their other devices (see ``Engine/merge(_:at:)``) and
+    /// saves the state, even when nothing shows or hides.
+    @discardableResult
+    public func merge(_ progress: [String: TipProgress]) -> [RenderCommand] {
+        let produced = apply { $0.merge(progress, at: $1) }
+        if produced.isEmpty {
+            do { try persist() } catch { saveFailed?(error) }
+        }
+        return produced
+    }
+
+    /// What the user has seen and done with each tip, to share with their other devices.
+    public var progress: [String: TipProgress] {
+        state.withLock { $0.progress }
+    }
+
     /// Plays everything due by now.
     @discardableResult
     public func tick() -> [RenderCommand] {

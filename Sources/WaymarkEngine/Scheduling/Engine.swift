@@ -235,7 +235,7 @@ public struct Engine: Sendable {
 
     // MARK: The step
 
-    private mutating func perform(at time: Date, _ change: (inout Engine) -> Void) -> [RenderCommand] {
+    mutating func perform(at time: Date, _ change: (inout Engine) -> Void) -> [RenderCommand] {
         let millis = time.millis
         // The engine's time begins at its first call: deadlines before it (an expiry date already
         // past) are settled at that call, not played at moments the engine never lived.
@@ -402,7 +402,7 @@ public struct Engine: Sendable {
     }
 
     /// Finishes a tip whose expiry date or display time is up.
-    private mutating func checkTimeLimits(_ tip: Int) {
+    mutating func checkTimeLimits(_ tip: Int) {
         let now = evaluator.now
         let state = states[tip]
         guard !state.phase.isFinished else { return }
@@ -415,7 +415,7 @@ public struct Engine: Sendable {
         }
     }
 
-    private mutating func scheduleDisplayEnd(_ tip: Int) {
+    mutating func scheduleDisplayEnd(_ tip: Int) {
         guard states[tip].phase == .active, let limit = tips[tip].policy.maxDisplayDuration else { return }
         let remaining = max(0, Millis(limit * 1000) - states[tip].displayedMillis)
         deadlines.push(states[tip].activeSince + remaining, owner: Int32(tip))

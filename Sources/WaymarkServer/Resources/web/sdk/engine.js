@@ -269,6 +269,52 @@ export class Engine {
     return { evaluator: this.evaluator.snapshot(), states, hidden: [...this.hidden], lastShow: this.lastShow };
   }
 
+  /** What the user has seen and done with each tip, by id (tips this catalog lacks too; a tip
+   *  showing now with its time so far), to share with their other devices:
+   *  `{shown, displayedMillis, finished}`, `finished` a reason. */
+  progress() {
+    const out = {};
+    for (const [id, state] of Object.entries(this.snapshot().states)) {
+      const finished = ENDINGS[state.phase.slice(9)] ? state.phase.slice(9) : undefined;
+      const displayedMillis = state.displayedMillis + (state.phase === "active" ? this.now - state.activeSince : 0);
+      if (state.displayCount || displayedMillis || finished) {
+        out[id] = { shown: state.displayCount, displayedMillis, ...(finished && { finished }) };
+      }
+    }
+    return out;
+  }
+
+  /** Takes in the user's progress from their other devices (the Swift engine's merge): counts
+   *  rise to the larger, the stronger ending wins, and a tip finished elsewhere, or there as often
+   *  or as long as its policy allows, finishes here. Nothing is taken back, so merging again
+   *  changes nothing. */
+  merge(progress, time) {
+    return this.perform(time, () => {
+      for (const id of Object.keys(progress).sort()) {
+        const remote = progress[id];
+        const i = this.tips.findIndex((t) => t.id === id);
+        const state = i >= 0 ? this.states[i] : (this.retired[id] ??= { phase: "waiting", displayCount: 0, displayedMillis: 0, activeSince: null });
+        // A showing tip's time so far is part of its total before the larger is taken, so what
+        // arrives at one moment comes to the same state in any order.
+        if (state.phase === "active") {
+          state.displayedMillis += this.now - state.activeSince;
+          state.activeSince = this.now;
+        }
+        state.displayCount = Math.max(state.displayCount, remote.shown ?? 0);
+        state.displayedMillis = Math.max(state.displayedMillis, remote.displayedMillis ?? 0);
+        let reason = ENDINGS[remote.finished] ? remote.finished : null;
+        const policy = this.tips[i]?.policy ?? {};
+        if (!reason && i >= 0 && state.phase !== "active" && !isFinished(state)) {
+          if (policy.maxDisplayCount != null && state.displayCount >= policy.maxDisplayCount) reason = "maxDisplayCount";
+          else if (policy.maxDisplayDuration != null && state.displayedMillis >= Math.trunc(policy.maxDisplayDuration * 1000)) reason = "maxDisplayDuration";
+        }
+        if (!reason) continue;
+        if (!isFinished(state) && i >= 0) this.finish(i, reason);
+        else if ((ENDINGS[state.phase.slice(9)] ?? -1) < ENDINGS[reason]) state.phase = `finished:${reason}`;
+      }
+    });
+  }
+
   // The step: play every deadline up to the time at its own moment, then the input, then settle.
   perform(time, change) {
     for (;;) {
@@ -393,3 +439,7 @@ export class Engine {
 }
 
 const isFinished = (state) => state.phase.startsWith("finished");
+
+// The endings a user's devices share, by strength: of two, what the user did outranks what a
+// policy decided. (A tip taken out of a catalog is no ending the user made.)
+const ENDINGS = { expired: 1, maxDisplayDuration: 2, maxDisplayCount: 3, dismissed: 4, closed: 5 };

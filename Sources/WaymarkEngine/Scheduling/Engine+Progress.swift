@@ -1,0 +1,220 @@
+import Foundation
+
+/// What a user has seen and done with one tip, as their devices share it: how often it appeared,
+/// how long it was visible, and how it finished.
+///
+/// Progress merges as a join: counts take the larger value and a finished tip stays finished (of
+/// two endings the stronger wins: closed, dismissed, maxDisplayCount, maxDisplayDuration, expired).
+/// So merges may come in any order, late, or more than once, and always agree.
+public struct TipProgress: Hashable, Sendable, Codable {
+    /// How many times the tip appeared (shows and resumes).
+    public var shown: Int
+    /// How long it was visible, in milliseconds, not counting a stretch still under way.
+    public var displayedMillis: Int64
+    /// How it finished, if it did. `removed` is never shared: a tip taken out of a catalog is not
+    /// something the user did.
+    public var finished: FinishReason?
+
+    /// Progress with these counts and ending.
+    public init(shown: Int = 0, displayedMillis: Int64 = 0, finished: FinishReason? = nil) {
+        self.shown = shown
+        self.displayedMillis = displayedMillis
+        self.finished = finished == .removed ? nil : finished
+    }
+
+    /// What a tip's state has to share, or nil when it never appeared and did not finish.
+    public init?(_ state: TipState) {
+        var reason: FinishReason?
+        if case .finished(let ending) = state.phase, ending != .removed { reason = ending }
+        guard state.displayCount > 0 || state.displayedMillis > 0 || reason != nil else { return nil }
+        self.init(shown: state.displayCount, displayedMillis: state.displayedMillis, finished: reason)
+    }
+
+    /// The join of both: the larger counts, the stronger ending.
+    public func merged(with other: TipProgress) -> TipProgress {
+        TipProgress(
+            shown: max(shown, other.shown), displayedMillis: max(displayedMillis, other.displayedMillis),
+            finished: FinishReason.stronger(finished, other.finished)
+        )
+    }
+
+    private enum Key: String, CodingKey { case shown, displayedMillis, finished }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: Key.self)
+        let shown = try container.decodeIfPresent(Int.self, forKey: .shown) ?? 0
+        let displayed = try container.decodeIfPresent(Int64.self, forKey: .displayedMillis) ?? 0
+        guard shown >= 0, displayed >= 0 else {
+            throw DecodingError.dataCorruptedError(
+                forKey: shown < 0 ? .shown : .displayedMillis, in: container, debugDescription: "must not be negative")
+        }
+        self.init(shown: shown, displayedMillis: displayed, finished: try container.decodeIfPresent(FinishReason.self, forKey: .finished))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Key.self)
+        try container.encode(shown, forKey: .shown)
+        try container.encode(displayedMillis, forKey: .displayedMillis)
+        try container.encodeIfPresent(finished, forKey: .finished)
+    }
+}
+
+/// How far a user got in one tour: the furthest page they reached (0 is the first) and whether
+/// they finished it. Merges like ``TipProgress``: the further page, finished wins.
+public struct TourProgress: Hashable, Sendable, Codable {
+    /// The furthest page reached, counted from 0.
+    public var page: Int
+    /// Whether the user finished the tour; a finished tour does not open by its trigger again.
+    public var finished: Bool
+
+    /// Progress at `page`, finished or not.
+    public init(page: Int = 0, finished: Bool = false) {
+        self.page = page
+        self.finished = finished
+    }
+
+    /// The join of both: the further page, finished if either is.
+    public func merged(with other: TourProgress) -> TourProgress {
+        TourProgress(page: max(page, other.page), finished: finished || other.finished)
+    }
+
+    private enum Key: String, CodingKey { case page, finished }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: Key.self)
+        page = try container.decodeIfPresent(Int.self, forKey: .page) ?? 0
+        finished = try container.decodeIfPresent(Bool.self, forKey: .finished) ?? false
+        guard page >= 0 else {
+            throw DecodingError.dataCorruptedError(forKey: .page, in: container, debugDescription: "must not be negative")
+        }
+    }
+}
+
+/// Everything a user's devices share of their progress: tips and tours by id, merged item by item
+/// as a join, so that the progress of any number of devices comes together in any order.
+public struct UserProgress: Hashable, Sendable, Codable {
+    /// By tip id.
+    public var tips: [String: TipProgress]
+    /// By tour id.
+    public var tours: [String: TourProgress]
+
+    /// Progress of these tips and tours.
+    public init(tips: [String: TipProgress] = [:], tours: [String: TourProgress] = [:]) {
+        self.tips = tips
+        self.tours = tours
+    }
+
+    /// How many tips and tours it names.
+    public var count: Int { tips.count + tours.count }
+
+    /// The join of both, item by item.
+    public func merged(with other: UserProgress) -> UserProgress {
+        UserProgress(
+            tips: tips.merging(other.tips) { $0.merged(with: $1) },
+            tours: tours.merging(other.tours) { $0.merged(with: $1) }
+        )
+    }
+
+    private enum Key: String, CodingKey { case tips, tours }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: Key.self)
+        tips = try container.decodeIfPresent([String: TipProgress].self, forKey: .tips) ?? [:]
+        tours = try container.decodeIfPresent([String: TourProgress].self, forKey: .tours) ?? [:]
+    }
+}
+
+extension FinishReason {
+    /// How strongly an ending holds when two devices disagree: what the user did outranks what a
+    /// policy decided.
+    var strength: Int {
+        switch self {
+        case .closed: 5
+        case .dismissed: 4
+        case .maxDisplayCount: 3
+        case .maxDisplayDuration: 2
+        case .expired: 1
+        case .removed: 0
+        }
+    }
+
+    /// The stronger of two endings; nil only when neither is shared.
+    static func stronger(_ first: FinishReason?, _ second: FinishReason?) -> FinishReason? {
+        let candidates = [first, second].compactMap { $0 }.filter { $0 != .removed }
+        return candidates.max { $0.strength < $1.strength }
+    }
+}
+
+extension Engine {
+    /// What the user has seen and done with each tip, by id, including tips no longer in the
+    /// catalog, a tip showing now with its time visible so far: what the user's other devices
+    /// merge with ``merge(_:at:)``.
+    public var progress: [String: TipProgress] {
+        var result: [String: TipProgress] = [:]
+        for (id, var state) in snapshot().tips {
+            if state.phase == .active { state.displayedMillis += evaluator.now - state.activeSince }
+            if let progress = TipProgress(state) { result[id] = progress }
+        }
+        return result
+    }
+
+    /// Takes in the user's progress from their other devices: counts rise to the larger, a tip
+    /// finished elsewhere finishes here (hidden, with that reason, if it shows), and a tip that
+    /// has now appeared or been visible as long as its policy allows finishes as it would have.
+    /// The time a showing tip has been visible here so far counts as part of its total before the
+    /// larger is taken, so what arrives at one moment comes to the same state in any order.
+    /// Nothing is ever taken back, so merging the same progress again changes nothing.
+    @discardableResult
+    public mutating func merge(_ progress: [String: TipProgress], at time: Date) -> [RenderCommand] {
+        perform(at: time) { engine in
+            for (id, remote) in progress.sorted(by: { $0.key < $1.key }) {
+                if let tip = engine.tipIndex[id] {
+                    engine.merge(remote, into: tip)
+                } else {
+                    var state = engine.retired[id] ?? TipState()
+                    state.merge(remote)
+                    engine.retired[id] = state
+                }
+            }
+        }
+    }
+
+    private mutating func merge(_ remote: TipProgress, into tip: Int) {
+        let phase = states[tip].phase
+        if phase == .active {
+            states[tip].displayedMillis += evaluator.now - states[tip].activeSince
+            states[tip].activeSince = evaluator.now
+        }
+        states[tip].displayCount = max(states[tip].displayCount, remote.shown)
+        states[tip].displayedMillis = max(states[tip].displayedMillis, remote.displayedMillis)
+        if let reason = remote.finished {
+            if case .finished(let local) = phase {
+                if reason.strength > local.strength { states[tip].phase = .finished(reason) }
+            } else {
+                finish(tip, reason)
+            }
+            return
+        }
+        guard !phase.isFinished else { return }
+        let policy = tips[tip].policy
+        if phase != .active, let limit = policy.maxDisplayCount, states[tip].displayCount >= limit {
+            finish(tip, .maxDisplayCount)
+        } else if phase != .active, let limit = policy.maxDisplayDuration, states[tip].displayedMillis >= Millis(limit * 1000) {
+            finish(tip, .maxDisplayDuration)
+        } else if phase == .active {
+            checkTimeLimits(tip)
+            scheduleDisplayEnd(tip)
+        }
+    }
+}
+
+extension TipState {
+    /// Merges progress into the state of a tip the engine does not schedule now.
+    mutating func merge(_ remote: TipProgress) {
+        displayCount = max(displayCount, remote.shown)
+        displayedMillis = max(displayedMillis, remote.displayedMillis)
+        guard let reason = remote.finished else { return }
+        if case .finished(let local) = phase, local.strength >= reason.strength { return }
+        phase = .finished(reason)
+    }
+}

@@ -32,6 +32,37 @@ extension PostgresStore {
         }
     }
 
+    public func progress(app: String, user: String) async throws(StoreError) -> String? {
+        try await perform { connection in
+            try await Self.all(
+                "SELECT document FROM user_progress WHERE app = \(app) AND user_id = \(user)", as: String.self, connection, self.logger
+            ).first
+        }
+    }
+
+    public func updateProgress(
+        app: String, user: String, at time: Date, _ update: @escaping @Sendable (String?) -> String
+    ) async throws(StoreError) -> String {
+        try await transaction { connection in
+            // One user's updates take turns, each merging into the one before (a row not there yet
+            // has nothing to lock, hence the advisory lock).
+            try await connection.query(
+                "SELECT pg_advisory_xact_lock(hashtextextended(\("progress\u{1F}" + app + "\u{1F}" + user), 0))", logger: self.logger)
+            let current = try await Self.all(
+                "SELECT document FROM user_progress WHERE app = \(app) AND user_id = \(user)", as: String.self, connection, self.logger
+            ).first
+            let document = update(current)
+            try await connection.query(
+                """
+                INSERT INTO user_progress (app, user_id, document, updated_at) VALUES (\(app), \(user), \(document), \(time.millisecondsSince1970))
+                ON CONFLICT (app, user_id) DO UPDATE SET document = excluded.document, updated_at = excluded.updated_at
+                """,
+                logger: self.logger
+            )
+            return document
+        }
+    }
+
     public func attributes(app: String, user: String) async throws(StoreError) -> [UserAttribute] {
         try await perform { try await Self.attributes(app: app, user: user, $0, self.logger) }
     }

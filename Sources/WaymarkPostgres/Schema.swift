@@ -177,6 +177,18 @@ enum Schema {
                 "CREATE INDEX user_attributes_by_name ON user_attributes(app, name)",
             ]
         ),
+        (
+            // Each identified user's progress with tips and tours, merged from all their devices.
+            "v8: user progress",
+            [
+                """
+                CREATE TABLE user_progress (
+                    app TEXT NOT NULL, user_id TEXT COLLATE "C" NOT NULL, document TEXT NOT NULL, updated_at BIGINT NOT NULL,
+                    PRIMARY KEY (app, user_id)
+                )
+                """
+            ]
+        ),
     ]
 
     /// Where a column of the portable form (``PortableTable``, given as text) goes in this schema

@@ -17,6 +17,18 @@ let userAttributesSchema = """
     CREATE INDEX user_attributes_by_name ON user_attributes(app, name);
     """
 
+/// One row per identified user with progress: the JSON document their devices' progress merges
+/// into, and when it last changed.
+let userProgressSchema = """
+    CREATE TABLE user_progress (
+        app TEXT NOT NULL,
+        user TEXT NOT NULL,
+        document TEXT NOT NULL,
+        updated_at INTEGER NOT NULL,
+        PRIMARY KEY (app, user)
+    );
+    """
+
 extension SQLiteStore {
     public func updateAttributes(
         app: String, user: String, _ changes: [String: ContextValue?], at time: Date, limit: Int
@@ -41,6 +53,26 @@ extension SQLiteStore {
 
     public func attributes(app: String, user: String) async throws(StoreError) -> [UserAttribute] {
         try await read { db in try Self.attributes(db, app: app, user: user) }
+    }
+
+    public func progress(app: String, user: String) async throws(StoreError) -> String? {
+        try await read { db in
+            try String.fetchOne(db, sql: "SELECT document FROM user_progress WHERE app = ? AND user = ?", arguments: [app, user])
+        }
+    }
+
+    public func updateProgress(
+        app: String, user: String, at time: Date, _ update: @escaping @Sendable (String?) -> String
+    ) async throws(StoreError) -> String {
+        try await write { db in
+            let current = try String.fetchOne(
+                db, sql: "SELECT document FROM user_progress WHERE app = ? AND user = ?", arguments: [app, user])
+            let document = update(current)
+            try db.execute(
+                sql: "INSERT OR REPLACE INTO user_progress (app, user, document, updated_at) VALUES (?, ?, ?, ?)",
+                arguments: [app, user, document, time.millisecondsSince1970])
+            return document
+        }
     }
 
     private static func attributes(_ db: Database, app: String, user: String) throws -> [UserAttribute] {

@@ -103,6 +103,9 @@ public final class SQLiteStore: Store {
         migrator.registerMigration("v8: user attributes") { db in
             try db.execute(sql: userAttributesSchema)
         }
+        migrator.registerMigration("v9: user progress") { db in
+            try db.execute(sql: userProgressSchema)
+        }
         return migrator
     }
 

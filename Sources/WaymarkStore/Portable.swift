@@ -6,6 +6,7 @@
 public enum PortableTable: String, CaseIterable, Sendable {
     case apps, keys, drafts, versions, events, grants, users, memberships, sessions, audit, narrations
     case userAttributes = "user_attributes"
+    case userProgress = "user_progress"
 
     public struct Column: Sendable {
         /// `bytes` travel as base64 text.
@@ -38,13 +39,14 @@ public enum PortableTable: String, CaseIterable, Sendable {
             return text("app", "key", "status", "format") + integer("duration_ms") + [Column(name: "bytes", kind: .bytes)]
                 + text("source", "message") + integer("created_at")
         case .userAttributes: return text("app", "user", "name", "type", "value") + integer("changed_at")
+        case .userProgress: return text("app", "user", "document") + integer("updated_at")
         }
     }
 
     /// How many leading columns make the primary key, by which rows are read in order.
     public var keyLength: Int {
         switch self {
-        case .versions, .events, .memberships, .narrations: 2
+        case .versions, .events, .memberships, .narrations, .userProgress: 2
         case .grants: 4
         case .userAttributes: 3
         default: 1

@@ -2,7 +2,8 @@ import Foundation
 import WaymarkRules
 
 /// What the server keeps about each identified user of an app: their latest attributes, each with
-/// when it last changed, for delivery-time targeting and analytics.
+/// when it last changed, for delivery-time targeting and analytics; and their progress with tips
+/// and tours, which follows them from device to device.
 public protocol UserStore: Sendable {
     /// Applies `changes` to the user's attributes in one transaction (a nil value removes one) and
     /// returns all of them, by name. An attribute set to the value it already has keeps its
@@ -14,6 +15,16 @@ public protocol UserStore: Sendable {
     ) async throws(StoreError) -> [UserAttribute]?
     /// The user's attributes, by name; empty for a user never identified.
     func attributes(app: String, user: String) async throws(StoreError) -> [UserAttribute]
+
+    /// The user's progress document (the JSON ``updateProgress(app:user:at:_:)`` last wrote), or
+    /// nil for a user with none.
+    func progress(app: String, user: String) async throws(StoreError) -> String?
+    /// Replaces the user's progress document with `update(current)` in one transaction and
+    /// returns it: updates from several of the user's devices at once take turns, each seeing the
+    /// one before, so none is lost.
+    func updateProgress(
+        app: String, user: String, at time: Date, _ update: @escaping @Sendable (String?) -> String
+    ) async throws(StoreError) -> String
 }
 
 /// One attribute of a user: `cityTier` is `2` since a time.

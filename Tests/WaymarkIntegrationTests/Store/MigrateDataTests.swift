@@ -63,6 +63,7 @@ struct MigrateDataTests {
                     "plan": .string("plus ü"), "cityTier": .number(2.5), "codUser": .bool(true), "firstOrderAt": .time(milliseconds: -1),
                     "appBuild": .version(Version([5, 2, 1])),
                 ], at: t0, limit: 50)
+            _ = try await store.updateProgress(app: app, user: "u1", at: t0) { _ in #"{"tips":{"tip é":{"shown":2,"finished":"closed"}}}"# }
         }
         try await store.createUser(ConsoleUser(id: "ada", email: "ada@example.com", passwordHash: "$2b$hash", createdAt: t0))
         try await store.createUser(ConsoleUser(id: "vic", email: "vic@example.com", passwordHash: "$2b$hash2", createdAt: t0))
@@ -94,6 +95,7 @@ struct MigrateDataTests {
             }
             lines.append("balance \(try await store.balance(app: app.id, user: "u1"))")
             lines += try await store.attributes(app: app.id, user: "u1").map { "\($0)" }
+            lines.append("progress \(String(describing: try await store.progress(app: app.id, user: "u1")))")
             lines.append("\(try await store.narrationStates(app: app.id, keys: ["00ff", "0bad"]).sorted { $0.key < $1.key })")
             lines.append("\(String(describing: try await store.narrationAudio(app: app.id, key: "00ff")))")
             lines += try await store.members(app: app.id).map { "\($0)" }

@@ -590,6 +590,38 @@ import WaymarkTestSupport
     }
 
     @Test(arguments: StoreUnderTest.available)
+    func progressIsOneDocumentPerUserAndUpdatesAtOnceEachSeeTheOneBefore(_ kind: StoreUnderTest) async throws {
+        try await kind.with { store, _ in
+            try await Self.makeApp("a", in: store)
+            try await Self.makeApp("b", in: store)
+            #expect(try await store.progress(app: "a", user: "u1") == nil)
+            let first = try await store.updateProgress(app: "a", user: "u1", at: Self.t0) { current in
+                #expect(current == nil)
+                return "[]"
+            }
+            let read = try await store.progress(app: "a", user: "u1")
+            #expect(first == "[]" && read == "[]")
+            // Twelve devices at once, each adding itself to what is there: none is lost.
+            try await withThrowingTaskGroup(of: String.self) { group in
+                for index in 0..<12 {
+                    group.addTask {
+                        try await store.updateProgress(app: "a", user: "u1", at: Self.t0 + Double(index)) { current in
+                            let list = (try? JSONDecoder().decode([Int].self, from: Data((current ?? "[]").utf8))) ?? []
+                            return "[" + (list + [index]).map(String.init).joined(separator: ",") + "]"
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+            let stored = try #require(try await store.progress(app: "a", user: "u1"))
+            #expect(try JSONDecoder().decode([Int].self, from: Data(stored.utf8)).sorted() == Array(0..<12))
+            // Users and apps are apart.
+            #expect(try await store.progress(app: "b", user: "u1") == nil)
+            #expect(try await store.progress(app: "a", user: "u2") == nil)
+        }
+    }
+
+    @Test(arguments: StoreUnderTest.available)
     func updatesAtOnceNeverPassTheLimit(_ kind: StoreUnderTest) async throws {
         try await kind.with { store, _ in
             try await Self.makeApp("a", in: store)

@@ -61,7 +61,7 @@ let package = Package(
         .target(name: "WaymarkSupport"),
         .target(name: "WaymarkRules", dependencies: ["WaymarkSupport"]),
         .target(name: "WaymarkEngine", dependencies: ["WaymarkRules", "WaymarkSupport"]),
-        .target(name: "WaymarkAPI", dependencies: ["WaymarkRules", "WaymarkSupport"]),
+        .target(name: "WaymarkAPI", dependencies: ["WaymarkRules", "WaymarkEngine", "WaymarkSupport"]),
         .target(name: "WaymarkClient", dependencies: ["WaymarkAPI", "WaymarkEngine", "WaymarkRules", "WaymarkSupport"]),
         .target(name: "WaymarkHTML"),
         .target(
@@ -177,7 +177,7 @@ let package = Package(
             name: "WaymarkIntegrationTests",
             dependencies: [
                 "WaymarkApplication", "WaymarkServer", "WaymarkConsole", "WaymarkStore", "WaymarkSQLite", "WaymarkPostgres",
-                "WaymarkAPI", "WaymarkCatalog", "WaymarkClient", "WaymarkNarration", "WaymarkAnalytics", "WaymarkRules",
+                "WaymarkAPI", "WaymarkCatalog", "WaymarkClient", "WaymarkEngine", "WaymarkNarration", "WaymarkAnalytics", "WaymarkRules",
                 "WaymarkSupport", "WaymarkTestSupport", "waymark",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -41,8 +41,8 @@ extension PostgresStore {
     }
 
     public func updateProgress(
-        app: String, user: String, at time: Date, _ update: @escaping @Sendable (String?) -> String
-    ) async throws(StoreError) -> String {
+        app: String, user: String, at time: Date, _ update: @escaping @Sendable (String?) -> String?
+    ) async throws(StoreError) -> String? {
         try await transaction { connection in
             // One user's updates take turns, each merging into the one before (a row not there yet
             // has nothing to lock, hence the advisory lock).
@@ -51,7 +51,7 @@ extension PostgresStore {
             let current = try await Self.all(
                 "SELECT document FROM user_progress WHERE app = \(app) AND user_id = \(user)", as: String.self, connection, self.logger
             ).first
-            let document = update(current)
+            guard let document = update(current) else { return current }
             try await connection.query(
                 """
                 INSERT INTO user_progress (app, user_id, document, updated_at) VALUES (\(app), \(user), \(document), \(time.millisecondsSince1970))

@@ -1,3 +1,5 @@
+import WaymarkSupport
+
 /// The JSON form of rules, which servers ship to devices.
 ///
 /// Each node is an object with one discriminating key:
@@ -52,7 +54,7 @@ extension Rule: Codable {
         let container = try decoder.container(keyedBy: Key.self)
         let keys = Set(container.allKeys)
         func only(_ allowed: Set<Key>) throws {
-            try rejectUnknownKeys(decoder, allowed: Set(allowed.map(\.rawValue)), in: "a rule")
+            try decoder.rejectUnknownKeys(allowed: Set(allowed.map(\.rawValue)), in: "a rule")
         }
         let decoded: Rule
         if keys.contains(.const) {
@@ -138,7 +140,7 @@ extension EventPattern: Codable {
     private enum Key: String, CodingKey { case name, target, `where` }
 
     public init(from decoder: any Decoder) throws {
-        try rejectUnknownKeys(decoder, allowed: ["name", "target", "where"], in: "an event")
+        try decoder.rejectUnknownKeys(allowed: ["name", "target", "where"], in: "an event")
         let container = try decoder.container(keyedBy: Key.self)
         let conditions = try container.decodeIfPresent([PropertyTest].self, forKey: .where)
         if conditions?.isEmpty == true {
@@ -167,10 +169,10 @@ extension PropertyTest: Codable {
         let container = try decoder.container(keyedBy: Key.self)
         let property = try container.decode(String.self, forKey: .prop)
         if container.contains(.in) {
-            try rejectUnknownKeys(decoder, allowed: ["prop", "in"], in: "a property test")
+            try decoder.rejectUnknownKeys(allowed: ["prop", "in"], in: "a property test")
             self.init(property, .oneOf(try container.decode([Literal].self, forKey: .in)))
         } else {
-            try rejectUnknownKeys(decoder, allowed: ["prop", "cmp", "value"], in: "a property test")
+            try decoder.rejectUnknownKeys(allowed: ["prop", "cmp", "value"], in: "a property test")
             self.init(
                 property,
                 .compare(try container.decode(Comparator.self, forKey: .cmp), try container.decode(Literal.self, forKey: .value))
@@ -188,18 +190,6 @@ extension PropertyTest: Codable {
         case .oneOf(let literals):
             try container.encode(literals, forKey: .in)
         }
-    }
-}
-
-/// Refuses an object with a key outside `allowed`: a damaged or newer form is an error, not
-/// something quietly read as less than it says. (A container keyed by an enum hides unknown keys
-/// from `allKeys`, so every key is read through ``AnyKey``.)
-private func rejectUnknownKeys(_ decoder: any Decoder, allowed: Set<String>, in what: String) throws {
-    let container = try decoder.container(keyedBy: AnyKey.self)
-    if let extra = container.allKeys.first(where: { !allowed.contains($0.stringValue) }) {
-        throw DecodingError.dataCorrupted(
-            .init(codingPath: decoder.codingPath, debugDescription: "unexpected key \"\(extra.stringValue)\" in \(what)")
-        )
     }
 }
 
@@ -250,12 +240,4 @@ extension Literal: Codable {
         case .version(let version): .version(version)
         }
     }
-}
-
-/// Any key, to list every key an object has.
-private struct AnyKey: CodingKey {
-    var stringValue: String
-    var intValue: Int? { nil }
-    init(stringValue: String) { self.stringValue = stringValue }
-    init?(intValue: Int) { nil }
 }

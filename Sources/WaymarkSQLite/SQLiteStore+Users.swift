@@ -62,12 +62,12 @@ extension SQLiteStore {
     }
 
     public func updateProgress(
-        app: String, user: String, at time: Date, _ update: @escaping @Sendable (String?) -> String
-    ) async throws(StoreError) -> String {
+        app: String, user: String, at time: Date, _ update: @escaping @Sendable (String?) -> String?
+    ) async throws(StoreError) -> String? {
         try await write { db in
             let current = try String.fetchOne(
                 db, sql: "SELECT document FROM user_progress WHERE app = ? AND user = ?", arguments: [app, user])
-            let document = update(current)
+            guard let document = update(current) else { return current }
             try db.execute(
                 sql: "INSERT OR REPLACE INTO user_progress (app, user, document, updated_at) VALUES (?, ?, ?, ?)",
                 arguments: [app, user, document, time.millisecondsSince1970])

@@ -19,6 +19,7 @@ public struct APIError: HTTPResponseError, Sendable {
             case draftChanged = "draft_changed"
             case tooManyEvents = "too_many_events"
             case tooManyAttributes = "too_many_attributes"
+            case tooMuchProgress = "too_much_progress"
             case invalidCatalog = "invalid_catalog"
             case idMismatch = "id_mismatch"
             case storageUnavailable = "storage_unavailable"
@@ -53,6 +54,8 @@ public struct APIError: HTTPResponseError, Sendable {
         public static let tooManyEvents = Code(.tooManyEvents)
         /// The user would have more attributes than one may (422).
         public static let tooManyAttributes = Code(.tooManyAttributes)
+        /// The user's progress would name more tips and tours than the server keeps (422).
+        public static let tooMuchProgress = Code(.tooMuchProgress)
         /// The catalog has errors, each in `diagnostics` (422).
         public static let invalidCatalog = Code(.invalidCatalog)
         /// The body's id is not the path's (422).

@@ -33,6 +33,8 @@ public final class ServerMetrics: Sendable {
     let rewardsGranted: Metrics.Counter
     /// A user's attributes were set through `POST /v1/identify`.
     let identifies: Metrics.Counter
+    /// A device's progress was merged into its user's through `POST /v1/progress`.
+    let progressMerges: Metrics.Counter
 
     public init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
         self.registry = registry
@@ -56,6 +58,7 @@ public final class ServerMetrics: Sendable {
         catalogCompressions = counter("waymark_catalog_compressions_total")
         rewardsGranted = counter("waymark_rewards_granted_total")
         identifies = counter("waymark_identifies_total")
+        progressMerges = counter("waymark_progress_merges_total")
     }
 
     /// The Prometheus text exposition of everything counted.

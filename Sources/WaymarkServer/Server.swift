@@ -114,9 +114,10 @@ public struct WaymarkServer: Sendable {
         client.post("/events") { request, context in try await self.events(request, context) }
         client.post("/rewards/claims") { request, context in try await self.claim(request, context) }
         client.post("/identify") { request, context in try await self.identify(request, context) }
+        client.post("/progress") { request, context in try await self.progress(request, context) }
         // Preflights carry no key: CORSMiddleware answers them on routes of their own.
         let preflight = router.group("/v1").add(middleware: Self.clientCORS)
-        for path in ["/catalog", "/events", "/rewards/claims", "/identify"] {
+        for path in ["/catalog", "/events", "/rewards/claims", "/identify", "/progress"] {
             preflight.on(RouterPath(path), method: .options) { _, _ in Response(status: .noContent) }
         }
 

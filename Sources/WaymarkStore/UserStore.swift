@@ -19,12 +19,12 @@ public protocol UserStore: Sendable {
     /// The user's progress document (the JSON ``updateProgress(app:user:at:_:)`` last wrote), or
     /// nil for a user with none.
     func progress(app: String, user: String) async throws(StoreError) -> String?
-    /// Replaces the user's progress document with `update(current)` in one transaction and
-    /// returns it: updates from several of the user's devices at once take turns, each seeing the
-    /// one before, so none is lost.
+    /// Replaces the user's progress document with `update(current)` in one transaction (nil
+    /// keeps it as it is, writing nothing) and returns what is then stored: updates from several of
+    /// the user's devices at once take turns, each seeing the one before, so none is lost.
     func updateProgress(
-        app: String, user: String, at time: Date, _ update: @escaping @Sendable (String?) -> String
-    ) async throws(StoreError) -> String
+        app: String, user: String, at time: Date, _ update: @escaping @Sendable (String?) -> String?
+    ) async throws(StoreError) -> String?
 }
 
 /// One attribute of a user: `cityTier` is `2` since a time.

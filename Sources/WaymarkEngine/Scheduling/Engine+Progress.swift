@@ -1,4 +1,5 @@
 import Foundation
+import WaymarkSupport
 
 /// What a user has seen and done with one tip, as their devices share it: how often it appeared,
 /// how long it was visible, and how it finished.
@@ -41,6 +42,7 @@ public struct TipProgress: Hashable, Sendable, Codable {
     private enum Key: String, CodingKey { case shown, displayedMillis, finished }
 
     public init(from decoder: any Decoder) throws {
+        try decoder.rejectUnknownKeys(allowed: ["shown", "displayedMillis", "finished"], in: "a tip's progress")
         let container = try decoder.container(keyedBy: Key.self)
         let shown = try container.decodeIfPresent(Int.self, forKey: .shown) ?? 0
         let displayed = try container.decodeIfPresent(Int64.self, forKey: .displayedMillis) ?? 0
@@ -81,6 +83,7 @@ public struct TourProgress: Hashable, Sendable, Codable {
     private enum Key: String, CodingKey { case page, finished }
 
     public init(from decoder: any Decoder) throws {
+        try decoder.rejectUnknownKeys(allowed: ["page", "finished"], in: "a tour's progress")
         let container = try decoder.container(keyedBy: Key.self)
         page = try container.decodeIfPresent(Int.self, forKey: .page) ?? 0
         finished = try container.decodeIfPresent(Bool.self, forKey: .finished) ?? false
@@ -118,6 +121,7 @@ public struct UserProgress: Hashable, Sendable, Codable {
     private enum Key: String, CodingKey { case tips, tours }
 
     public init(from decoder: any Decoder) throws {
+        try decoder.rejectUnknownKeys(allowed: ["tips", "tours"], in: "progress")
         let container = try decoder.container(keyedBy: Key.self)
         tips = try container.decodeIfPresent([String: TipProgress].self, forKey: .tips) ?? [:]
         tours = try container.decodeIfPresent([String: TourProgress].self, forKey: .tours) ?? [:]

@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 import Testing
 import WaymarkAPI
+import WaymarkEngine
 import WaymarkRules
 import WaymarkServer
 import WaymarkStore
@@ -112,6 +113,97 @@ import WaymarkTestSupport
             #expect(try Self.errorMessage(over).contains("at most 50 attributes"))
             #expect(try await store.attributes(app: app.appId, user: "u42").first { $0.name == "a0" }?.value == .number(0))
             #expect(try await Self.identify(client, app, #"{"a0":null,"b":1}"#).status == .ok)
+        }
+    }
+
+    static func sendProgress(
+        _ client: TestClientProtocol, _ app: Provisioning.NewApp, user: String = "u42", hash: String? = nil, _ progress: String
+    ) async throws -> TestResponse {
+        let proof = hash ?? Secrets.userHash(user: user, identitySecret: app.identitySecret)
+        return try await client.execute(
+            uri: "/v1/progress", method: .post, headers: ServerTests.auth(app.clientKey),
+            body: ByteBuffer(string: #"{"user":"\#(user)","userHash":"\#(proof)","progress":\#(progress)}"#))
+    }
+
+    @Test(arguments: StoreUnderTest.available)
+    func progressFromEachDeviceMergesIntoTheUsers(_ kind: StoreUnderTest) async throws {
+        try await server.withServer(kind) { client, app, other, store in
+            let phone = try await Self.sendProgress(
+                client, app, #"{"tips":{"welcome":{"shown":1,"displayedMillis":4000,"finished":"closed"}},"tours":{"shop":{"page":1}}}"#)
+            #expect(phone.status == .ok)
+            // The second device knows other things; the answer is the join of both.
+            let tablet = try await Self.sendProgress(
+                client, app,
+                #"{"tips":{"welcome":{"shown":2,"finished":"maxDisplayDuration"},"search":{"shown":1,"displayedMillis":300}},"tours":{"shop":{"page":0,"finished":true}}}"#
+            )
+            let joined = UserProgress(
+                tips: [
+                    "welcome": TipProgress(shown: 2, displayedMillis: 4000, finished: .closed),
+                    "search": TipProgress(shown: 1, displayedMillis: 300),
+                ],
+                tours: ["shop": TourProgress(page: 1, finished: true)])
+            #expect(
+                try JSONDecoder().decode(SyncedProgress.self, from: Data(buffer: tablet.body))
+                    == SyncedProgress(user: "u42", progress: joined))
+            // A device with nothing yet gets everything; sending it all again changes nothing.
+            let fresh = try await Self.sendProgress(client, app, "{}")
+            #expect(try JSONDecoder().decode(SyncedProgress.self, from: Data(buffer: fresh.body)).progress == joined)
+            let stored = try #require(try await store.progress(app: app.appId, user: "u42"))
+            #expect(try JSONDecoder().decode(UserProgress.self, from: Data(stored.utf8)) == joined)
+            // Another app's keys reach only that app's users; another user is apart.
+            #expect(try await Self.sendProgress(client, other, #"{"tips":{"welcome":{"shown":9}}}"#).status == .ok)
+            #expect(try await store.progress(app: app.appId, user: "u7") == nil)
+            let again = try await Self.sendProgress(client, app, "{}")
+            #expect(try JSONDecoder().decode(SyncedProgress.self, from: Data(buffer: again.body)).progress == joined)
+            let metrics = String(buffer: try await client.execute(uri: "/metrics", method: .get).body)
+            #expect(metrics.contains("waymark_progress_merges_total 5"), "\(metrics)")
+        }
+    }
+
+    @Test(arguments: StoreUnderTest.available)
+    func badProgressIsRefusedClearlyAndChangesNothing(_ kind: StoreUnderTest) async throws {
+        try await server.withServer(kind) { client, app, other, store in
+            let wrongProof = Secrets.userHash(user: "u42", identitySecret: other.identitySecret)
+            let refused = try await Self.sendProgress(client, app, hash: wrongProof, #"{"tips":{"a":{"shown":1}}}"#)
+            #expect(refused.status == .forbidden)
+            #expect(try Self.errorMessage(refused).contains("userHash"))
+            // The proof comes first: without it, nothing says what is wrong with the progress.
+            #expect(try await Self.sendProgress(client, app, hash: wrongProof, #"{"tips":{"a":{"shown":-1}}}"#).status == .forbidden)
+            let longID = String(repeating: "x", count: 257)
+            for (progress, message) in [
+                (#"{"tips":{"a":{"shown":-1}}}"#, "must not be negative"),
+                (#"{"tips":{"a":{"displayedMillis":-5}}}"#, "must not be negative"),
+                (#"{"tips":{"a":{"finished":"forgotten"}}}"#, "progress.tips.a.finished"),
+                (#"{"tips":{"a":{"shwon":1}}}"#, "unexpected key \"shwon\""),
+                (#"{"tips":[]}"#, "progress.tips"), (#"{"tours":{"t":{"page":-1}}}"#, "must not be negative"),
+                (#"{"levels":{}}"#, "unexpected key"),
+                (#"{"tips":{"":{"shown":1}}}"#, "an id is text of 1 to 256 bytes"),
+                (#"{"tips":{"\#(longID)":{"shown":1}}}"#, "an id is text"),
+            ] {
+                let response = try await Self.sendProgress(client, app, progress)
+                #expect(response.status == .badRequest, "\(progress)")
+                let said = try Self.errorMessage(response)
+                #expect(said.contains(message), "\(progress): \(said)")
+            }
+            let extra = try await client.execute(
+                uri: "/v1/progress", method: .post, headers: ServerTests.auth(app.clientKey),
+                body: ByteBuffer(string: #"{"user":"u42","userHash":"x","progress":{},"admin":true}"#))
+            #expect(extra.status == .badRequest)
+            let tooMany = (0..<1_001).map { #""t\#($0)":{"shown":1}"# }.joined(separator: ",")
+            #expect(try await Self.sendProgress(client, app, #"{"tips":{\#(tooMany)}}"#).status == .badRequest)
+            #expect(try await store.progress(app: app.appId, user: "u42") == nil)
+
+            // The server keeps 5,000 per user; past that it keeps what it had.
+            for batch in 0..<5 {
+                let tips = (0..<1_000).map { #""b\#(batch)-\#($0)":{"shown":1}"# }.joined(separator: ",")
+                #expect(try await Self.sendProgress(client, app, #"{"tips":{\#(tips)}}"#).status == .ok)
+            }
+            let over = try await Self.sendProgress(client, app, #"{"tips":{"one-more":{"shown":1}},"tours":{"b0-1":{"page":1}}}"#)
+            #expect(over.status == .unprocessableContent)
+            #expect(try Self.errorMessage(over).contains("at most 5000"))
+            let stored = try #require(try await store.progress(app: app.appId, user: "u42"))
+            #expect(try JSONDecoder().decode(UserProgress.self, from: Data(stored.utf8)).count == 5_000)
+            #expect(try await Self.sendProgress(client, app, #"{"tips":{"b0-1":{"shown":3}}}"#).status == .ok, "what it knows still merges")
         }
     }
 

@@ -601,8 +601,12 @@ import WaymarkTestSupport
             }
             let read = try await store.progress(app: "a", user: "u1")
             #expect(first == "[]" && read == "[]")
+            // Nil keeps what is there.
+            #expect(try await store.updateProgress(app: "a", user: "u1", at: Self.t0) { _ in nil } == "[]")
+            #expect(try await store.updateProgress(app: "a", user: "u9", at: Self.t0) { _ in nil } == nil)
+            #expect(try await store.progress(app: "a", user: "u9") == nil)
             // Twelve devices at once, each adding itself to what is there: none is lost.
-            try await withThrowingTaskGroup(of: String.self) { group in
+            try await withThrowingTaskGroup(of: String?.self) { group in
                 for index in 0..<12 {
                     group.addTask {
                         try await store.updateProgress(app: "a", user: "u1", at: Self.t0 + Double(index)) { current in

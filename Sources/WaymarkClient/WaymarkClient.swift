@@ -124,7 +124,8 @@ public final class WaymarkClient: Sendable {
     /// Starts the SDK: the catalog from disk, then from the server (one try; offline is fine),
     /// and the background uploads, refreshes and engine clock. With `userHash` (see
     /// ``identify(attributes:userHash:)``) the catalog's targeting reads the attributes the server
-    /// keeps for the user from the first fetch.
+    /// keeps for the user from the first fetch, and the user's progress from their other devices
+    /// is merged in (``syncProgress()``) before this returns.
     public static func start(
         key: String, server: URL, user: String, userHash: String? = nil, context: ClientContext = ClientContext(),
         options: Options = Options()
@@ -132,6 +133,7 @@ public final class WaymarkClient: Sendable {
         let client = WaymarkClient(key: key, server: server, user: user, context: context, options: options)
         client.state.withLock { $0.userHash = userHash }
         await client.refresh()
+        _ = try? await client.syncProgress()
         client.startBackgroundWork()
         return client
     }
@@ -477,6 +479,32 @@ public final class WaymarkClient: Sendable {
         return identified
     }
 
+    // MARK: Progress that follows the user
+
+    /// Shares the user's progress with tips with their other devices: sends what this device has
+    /// to the server (`POST /v1/progress`, with the identity proof the client was started or
+    /// identified with) and merges the answer, the join of every device's, into the engine, so a
+    /// tip the user closed or saw enough of on another phone does not come back here. Without a
+    /// proof it does nothing and answers nil. The client calls it at start, after the engine
+    /// changed (in the background loop) and at ``stop()``; merging is a join, so a call that
+    /// fails changes nothing and a later one catches up. The answer also carries the user's tour
+    /// progress, for apps that draw tours.
+    @discardableResult
+    public func syncProgress() async throws(WaymarkClientError) -> SyncedProgress? {
+        guard let (userHash, changes) = state.withLock({ state in state.userHash.map { ($0, state.progressChanges) } }) else {
+            return nil
+        }
+        let request = ProgressRequest(user: user, userHash: userHash, progress: UserProgress(tips: engine.progress))
+        let body = (try? JSONEncoder().encode(request)) ?? Data()
+        let answer = try await post("v1/progress", body, accepting: [200])
+        let synced = try transport.decode(SyncedProgress.self, from: answer)
+        let changedMeanwhile = state.withLock { $0.progressChanges != changes }
+        engine.merge(synced.progress.tips)
+        // What the merge changed the server already has; what the engine did meanwhile it has not.
+        state.withLock { $0.progressShared = changedMeanwhile ? changes : $0.progressChanges }
+        return synced
+    }
+
     // MARK: Background work
 
     private func startBackgroundWork() {
@@ -497,6 +525,9 @@ public final class WaymarkClient: Sendable {
             // holds the task's status lock while URLSession's queue, finishing the request, waits
             // for it), which hung this loop's tests on Linux.
             if queue.count > 0 { _ = await Task { try? await self.flush() }.value }
+            if state.withLock({ $0.progressChanges != $0.progressShared && $0.userHash != nil }) {
+                _ = await Task { try? await self.syncProgress() }.value
+            }
             if options.clock() >= nextRefresh {
                 _ = await Task { await self.refresh() }.value
                 nextRefresh = options.clock().addingTimeInterval(options.refreshInterval)
@@ -513,6 +544,7 @@ public final class WaymarkClient: Sendable {
         }
         for task in tasks { task.cancel() }
         _ = try? await flush()
+        if state.withLock({ $0.progressChanges != $0.progressShared }) { _ = try? await syncProgress() }
         try? engine.persist()
     }
 }
@@ -524,6 +556,11 @@ struct ClientState {
     var userHash: String?
     /// Failed uploads in a row: the background loop backs off by it.
     var failures = 0
+    /// How many times the engine showed, paused or finished tips, and how many of those the
+    /// server has heard of (``WaymarkClient/syncProgress()``): while they differ there is
+    /// progress to share.
+    var progressChanges = 0
+    var progressShared = 0
     var flushScheduled = false
     var tasks: [Task<Void, Never>] = []
 }
@@ -537,6 +574,7 @@ struct Lifecycle: Sendable {
     let properties: [String: ContextValue]
 
     func record(_ commands: [RenderCommand]) {
+        if !commands.isEmpty { state.withLock { $0.progressChanges += 1 } }
         for command in commands {
             let name: String
             switch (command.action, command.reason) {

@@ -238,6 +238,71 @@ final class LiveServer: Sendable {
         }
     }
 
+    /// A tip the user closed on one phone stays closed on their tablet and after a reinstall; a
+    /// device that cannot prove the user keeps its own.
+    @Test(arguments: StoreUnderTest.available)
+    func progressFollowsTheUserToTheirOtherDevices(_ kind: StoreUnderTest) async throws {
+        try await LiveServer.with(kind) { server in
+            let catalog = ServerTests.shop.replacingOccurrences(
+                of: "\ntips:\n",
+                with: """
+
+                    tips:
+                      - id: hello
+                        container: greeting
+                        trigger: activation
+                        content: { title: Hello, body: Welcome to the shop. }
+                      - id: twice
+                        container: offers
+                        trigger: activation
+                        policy: { maxDisplayCount: 2 }
+                        content: { title: Offers, body: Two looks at most. }
+
+                    """)
+            try await Provisioning.publish(
+                try CatalogDocument.parse(catalog, file: "shop.yaml"), app: server.shop.appId, note: "progress", in: server.store)
+            let proof = Secrets.userHash(user: "u1", identitySecret: server.shop.identitySecret)
+            func device(_ name: String, userHash: String? = proof) async -> WaymarkClient {
+                await WaymarkClient.start(
+                    key: server.shop.clientKey, server: server.url, user: "u1", userHash: userHash, context: Self.context,
+                    options: Self.options(server.directory.appendingPathComponent(name)))
+            }
+            let phone = await device("phone")
+            phone.record("activation")
+            #expect(phone.engine.phase(of: "hello") == .active && phone.engine.phase(of: "twice") == .active)
+            phone.close(tip: "hello")
+            _ = phone.setContainer("offers", visible: false)
+            // Stopping shares what changed.
+            await phone.stop()
+            let stored = try #require(try await server.store.progress(app: server.shop.appId, user: "u1"))
+            let kept = try JSONDecoder().decode(UserProgress.self, from: Data(stored.utf8))
+            #expect(kept.tips["hello"]?.finished == .closed && kept.tips["twice"]?.shown == 1)
+
+            // The tablet merges it at start: the closed tip stays closed, the other has one look left.
+            let tablet = await device("tablet")
+            #expect(tablet.engine.phase(of: "hello") == .finished(.closed))
+            tablet.record("activation")
+            #expect(tablet.engine.phase(of: "hello") == .finished(.closed))
+            #expect(tablet.engine.phase(of: "twice") == .active, "its second and last look")
+            _ = tablet.setContainer("offers", visible: false)
+            #expect(tablet.engine.phase(of: "twice") == .finished(.maxDisplayCount))
+            let synced = try #require(try await tablet.syncProgress())
+            #expect(synced.progress.tips["twice"]?.shown == 2 && synced.progress.tips["twice"]?.finished == .maxDisplayCount)
+
+            // The phone, reinstalled, hears of both at start; a device without the proof keeps its own.
+            let reinstalled = await device("phone-again")
+            #expect(reinstalled.engine.phase(of: "hello") == .finished(.closed))
+            #expect(reinstalled.engine.phase(of: "twice") == .finished(.maxDisplayCount))
+            let unproven = await device("kiosk", userHash: nil)
+            #expect(try await unproven.syncProgress() == nil)
+            unproven.record("activation")
+            #expect(unproven.engine.phase(of: "hello") == .active)
+            await tablet.stop()
+            await reinstalled.stop()
+            await unproven.stop()
+        }
+    }
+
     /// An Apple renderer gets the narration's absolute URL and length from the client, plays it from
     /// the server, and reports listening as waymark.js does.
     @Test func narrationIsThereToPlayAndListeningIsReported() async throws {

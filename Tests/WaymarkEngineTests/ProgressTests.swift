@@ -74,6 +74,22 @@ struct ProgressTests {
         #expect(try decoder.decode(UserProgress.self, from: try JSONEncoder().encode(read)) == read)
     }
 
+    /// The app's lifecycle events hear of a tip shown here, not of one the user closed elsewhere
+    /// (that device told of it).
+    @Test func aLiveEngineTellsItsObserverOfShowsAMergeMakesButNotOfItsHides() throws {
+        let told = Locked<[String]>([])
+        let tips = [
+            Tip(id: "first", container: "home", trigger: try Rule(parsing: "tap"), priority: 1),
+            Tip(id: "second", container: "home", trigger: try Rule(parsing: "tap")),
+        ]
+        let live = try LiveEngine(
+            tips: tips, clock: { Self.start }, observe: { commands in told.withLock { $0 += commands.map { "\($0.action) \($0.tip)" } } })
+        live.record("tap")
+        let merged = live.merge(["first": TipProgress(shown: 1, finished: .closed)])
+        #expect(merged.map { "\($0.action) \($0.tip)" } == ["hide first", "show second"])
+        #expect(told.withLock { $0 } == ["show first", "show second"])
+    }
+
     @Test func aLiveEngineKeepsWhatItMergedAcrossARestart() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("waymark-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

@@ -94,10 +94,11 @@ public final class LiveEngine: Sendable {
     }
 
     /// Takes in the user's progress from their other devices (see ``Engine/merge(_:at:)``) and
-    /// saves the state, even when nothing shows or hides.
+    /// saves the state, even when nothing shows or hides. `observe` is not told of the tips it
+    /// hides: the user closed or finished them elsewhere, and that device told of it.
     @discardableResult
     public func merge(_ progress: [String: TipProgress]) -> [RenderCommand] {
-        let produced = apply { $0.merge(progress, at: $1) }
+        let produced = apply(observing: { $0.action != .hide }, { $0.merge(progress, at: $1) })
         if produced.isEmpty {
             do { try persist() } catch { saveFailed?(error) }
         }
@@ -148,13 +149,16 @@ public final class LiveEngine: Sendable {
         }
     }
 
-    private func apply(_ body: (inout Engine, Date) -> [RenderCommand]) -> [RenderCommand] {
+    private func apply(
+        observing observed: (RenderCommand) -> Bool = { _ in true }, _ body: (inout Engine, Date) -> [RenderCommand]
+    ) -> [RenderCommand] {
         let now = clock()
         let (produced, snapshot, next) = state.withLock { engine in
             let produced = body(&engine, now)
             return (produced, produced.isEmpty || store == nil ? nil : engine.snapshot(), engine.nextChange)
         }
-        if !produced.isEmpty { observe?(produced) }
+        let told = produced.filter(observed)
+        if !told.isEmpty { observe?(told) }
         for command in produced { continuation.yield(command) }
         if let next {
             wake.withLock { wake in

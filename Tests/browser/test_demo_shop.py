@@ -291,6 +291,41 @@ class TipsTests(BrowserTest):
         self.assertEqual(user, "ravi")
         self.wait_tip("plus-offer", shown=False)
 
+    def test_progress_follows_the_user_to_their_other_browser(self):
+        self.open_shop("pia")
+        banner = self.wait_tip("welcome")
+        banner.find_element(By.CSS_SELECTOR, ".wm-close").click()
+        self.wait_tip("welcome", shown=False)
+        self.driver.execute_script(
+            "const {Waymark} = await import('/sdk/waymark.js'); Waymark.client.finishedTours.add('shop-tour');"
+            " await Waymark.client.syncProgress()")
+
+        def stored():
+            with sqlite3.connect(os.path.join(demo.directory, "data", "waymark.sqlite")) as database:
+                row = database.execute("SELECT document FROM user_progress WHERE user = 'pia'").fetchone()
+            return json.loads(row[0]) if row else {}
+        self.wait_for(lambda d: stored().get("tips", {}).get("welcome", {}).get("finished") == "closed", "the server to keep the close")
+        self.assertEqual(stored()["tours"]["shop-tour"], {"page": 0, "finished": True})
+
+        # Another browser (nothing kept) of the same user: the closed tip does not stay, and its
+        # hiding there is no second close in the analytics.
+        other = chrome()
+        self.addCleanup(other.quit)
+        other.get(f"{demo.url}/demo/?user=pia")
+        phase = ("const {Waymark} = await import('/sdk/waymark.js');"
+                 " return [Waymark.client?.engine?.phase('welcome'), Waymark.client?.finishedTours.has('shop-tour')]")
+        WebDriverWait(other, 10).until(lambda d: d.execute_script(phase) == ["finished:closed", True])
+        self.assertEqual(other.find_elements(By.CSS_SELECTOR, '[data-waymark-tip="welcome"]'), [])
+        other.execute_script("return (await import('/sdk/waymark.js')).Waymark.flush()")
+        self.driver.execute_script("return (await import('/sdk/waymark.js')).Waymark.flush()")
+        with sqlite3.connect(os.path.join(demo.directory, "data", "waymark.sqlite")) as database:
+            closes = database.execute(
+                "SELECT COUNT(*) FROM events WHERE user = 'pia' AND name = 'tip_closed' AND target = 'welcome'").fetchone()[0]
+        self.assertEqual(closes, 1)
+        # Someone else still gets the welcome.
+        other.get(f"{demo.url}/demo/?user=paul")
+        WebDriverWait(other, 10).until(lambda d: d.find_elements(By.CSS_SELECTOR, '[data-waymark-tip="welcome"]'))
+
     def test_priority_and_one_tip_per_container(self):
         self.open_shop("bob")
         self.wait_tip("welcome")

@@ -47,6 +47,7 @@ export class WaymarkClient {
           if (finished) {
             this.finishedTours.add(id);
             this.kept.save("finishedTours", [...this.finishedTours]);
+            this.progressChanged();
           }
           this.kept.save("openTour", null);
           this.syncContainers();
@@ -63,6 +64,7 @@ export class WaymarkClient {
     const refreshed = this.refresh();
     if (kept) this.apply(kept);
     else await refreshed;
+    this.syncProgress();
     this.stopCapture = capture(this.window, {
       record: (name, target) => this.record(name, target),
       escape: (event) => this.closeTopmost(event),
@@ -251,7 +253,9 @@ export class WaymarkClient {
   }
 
   // -- The engine's render commands, drawn --
-  render(commands) {
+  /** `elsewhere`: the commands of progress merged from the user's other devices, whose closes and
+   *  dismissals those devices reported. */
+  render(commands, elsewhere) {
     if (commands.length > 0) this.kept.persist("engine", () => this.engine.snapshot());
     for (const command of commands) {
       const tip = (this.catalog.tips ?? []).find((t) => t.id === command.tip);
@@ -259,16 +263,46 @@ export class WaymarkClient {
       if (tip?.variant) properties.variant = tip.variant;
       if (command.action === "show") {
         this.enqueue("tip_shown", command.tip, properties, command.time);
+        this.progressChanged();
         if (tip) this.renderer.draw(tip);
       } else if (command.action === "resume" || command.action === "pause") {
         this.renderer.setPaused(command.tip, command.action === "pause");
       } else {
-        if (command.reason === "closed") this.enqueue("tip_closed", command.tip, properties, command.time);
-        if (command.reason === "dismissed") this.enqueue("tip_dismissed", command.tip, properties, command.time);
+        if (!elsewhere) {
+          if (command.reason === "closed") this.enqueue("tip_closed", command.tip, properties, command.time);
+          if (command.reason === "dismissed") this.enqueue("tip_dismissed", command.tip, properties, command.time);
+          this.progressChanged();
+        }
         this.renderer.erase(command.tip);
       }
     }
     if (this.engine) this.scheduleEngine();
+  }
+
+  // -- Progress that follows the user --
+  /** Shares the user's progress with their other devices, with the identity proof: the engine's
+   *  tips and the finished tours go to the server (POST /v1/progress), and the join of every
+   *  device's comes back into the engine and the finished tours, so a tip closed on the phone
+   *  stays closed here. At start, and two seconds after the engine shows or finishes a tip. */
+  async syncProgress() {
+    if (!this.userHash || !this.engine) return;
+    const tours = Object.fromEntries([...this.finishedTours].map((id) => [id, { finished: true }]));
+    const result = await this.transport.post("/v1/progress", { user: this.user, userHash: this.userHash, progress: { tips: this.engine.progress(), tours } });
+    const progress = result?.answer?.progress;
+    if (!progress || this.stopped) return;
+    for (const [id, tour] of Object.entries(progress.tours ?? {})) if (tour.finished) this.finishedTours.add(id);
+    this.kept.save("finishedTours", [...this.finishedTours]);
+    this.render(this.engine.merge(progress.tips ?? {}, Date.now()), true);
+  }
+
+  progressChanged() {
+    if (this.userHash && !this.sharing) {
+      this.sharing = true;
+      this.transport.schedule(() => {
+        this.sharing = false;
+        this.syncProgress();
+      }, 2000);
+    }
   }
 
   /** Sends a survey's answer as `survey_answered` (the comment cut to the 512 bytes an event

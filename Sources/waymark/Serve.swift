@@ -202,7 +202,10 @@ extension Waymark {
     struct Demo: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Start the server on a fresh data directory with the demo shop published, and print its keys.",
-            discussion: "The same facts go to DATA_DIR/demo.json for scripts. Stop it with Ctrl-C."
+            discussion: """
+                The same facts go to DATA_DIR/demo.json for scripts. With --database, the demo keeps
+                everything in that PostgreSQL database, which must hold no app yet. Stop it with Ctrl-C.
+                """
         )
 
         @OptionGroup var options: ServerOptions
@@ -229,7 +232,13 @@ extension Waymark {
             let metrics = ServerMetrics()
             let logger = bootstrap(resolved, metrics: metrics)
             let configuration = resolved.applicationConfiguration(logger: logger)
-            try await withStoreOrExit(.sqlite(dataDirectory: directory), logger: logger) { store in
+            // demo.json and the sample events go in the data directory, also when the data is in PostgreSQL.
+            try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            try await withStoreOrExit(resolved.storage, logger: logger) { store in
+                if resolved.database != nil, !(try await store.apps().isEmpty) {
+                    printError("error: the database already holds apps; the demo starts from an empty database")
+                    throw ExitCode(1)
+                }
                 let made = try await Provisioning.createApp(name: "Demo shop", in: store)
                 // The console's owner, with a password made now and shown below: there is no default one.
                 let owner = (email: "owner@demo.example", password: Accounts.generatePassword())

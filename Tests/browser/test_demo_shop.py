@@ -28,18 +28,32 @@ BINARY = os.environ.get("WAYMARK_BINARY", os.path.join(ROOT, ".build", "debug", 
 SCREENSHOTS = os.path.join(ROOT, ".build", "screenshots")
 
 
-class Demo:
-    """A `waymark demo` process on a free loopback port with a fresh data directory; with
-    narration=False it makes no speech, so tips keep only their recordings (or the browser's voice)."""
+def fresh_postgres_database():
+    """A new, empty database in the throwaway cluster scripts/test starts (WAYMARK_TEST_POSTGRES)."""
+    admin = os.environ["WAYMARK_TEST_POSTGRES"]
+    name = f"waymark_browser_{os.getpid()}_{int(time.time() * 1000)}"
+    subprocess.run([psql(), admin, "-qc", f"CREATE DATABASE {name}"], check=True)
+    return admin.rsplit("/", 1)[0] + "/" + name
 
-    def __init__(self, narration=True):
+
+def psql():
+    return shutil.which("psql") or sorted(__import__("glob").glob("/usr/lib/postgresql/*/bin/psql"))[-1]
+
+
+class Demo:
+    """A `waymark demo` process on a free loopback port with a fresh data directory (and, with
+    database, in that PostgreSQL database); with narration=False it makes no speech, so tips keep
+    only their recordings (or the browser's voice)."""
+
+    def __init__(self, narration=True, database=None):
         self.directory = tempfile.mkdtemp(prefix="waymark-browser-")
+        self.database = database
         with socket.socket() as probe:
             probe.bind(("127.0.0.1", 0))
             self.port = probe.getsockname()[1]
         self.process = subprocess.Popen(
             [BINARY, "demo", "--port", str(self.port), "--data-dir", os.path.join(self.directory, "data"), "--log-level", "warning",
-             "--narration", "on" if narration else "off"],
+             "--narration", "on" if narration else "off"] + (["--database", database] if database else []),
             stdout=subprocess.DEVNULL, stderr=open(os.path.join(self.directory, "demo.err"), "w"))
         facts_path = os.path.join(self.directory, "data", "demo.json")
         for _ in range(300):
@@ -63,6 +77,16 @@ class Demo:
         with urllib.request.urlopen(request) as response:
             text = response.read()
             return json.loads(text) if response.headers.get_content_type() == "application/json" else text.decode()
+
+    def query(self, sql):
+        """The rows of a query against the demo's database, each a tuple of text; `user` names the
+        user column on either store."""
+        if self.database:
+            output = subprocess.run([psql(), self.database, "-AtF", "\t", "-c", sql.replace("user =", "user_id =")],
+                                    check=True, capture_output=True, text=True).stdout
+            return [tuple(line.split("\t")) for line in output.splitlines()]
+        with sqlite3.connect(os.path.join(self.directory, "data", "waymark.sqlite")) as database:
+            return [tuple(str(value) for value in row) for row in database.execute(sql)]
 
     def stop(self):
         self.process.terminate()
@@ -292,7 +316,19 @@ class TipsTests(BrowserTest):
         self.wait_tip("plus-offer", shown=False)
 
     def test_progress_follows_the_user_to_their_other_browser(self):
-        self.open_shop("pia")
+        # On SQLite (this module's demo) and on PostgreSQL (a demo of its own, in a fresh database).
+        stores = [("sqlite", demo)]
+        if os.environ.get("WAYMARK_TEST_POSTGRES"):
+            on_postgres = Demo(narration=False, database=fresh_postgres_database())
+            self.addCleanup(on_postgres.stop)
+            stores.append(("postgres", on_postgres))
+        for name, server in stores:
+            with self.subTest(store=name):
+                self.progress_follows_the_user(server)
+
+    def progress_follows_the_user(self, server):
+        self.driver.get(f"{server.url}/demo/?user=pia")
+        self.wait_for(lambda d: d.execute_script("return document.documentElement.dataset.waymarkReady === 'true'"), "the shop")
         banner = self.wait_tip("welcome")
         banner.find_element(By.CSS_SELECTOR, ".wm-close").click()
         self.wait_tip("welcome", shown=False)
@@ -301,9 +337,8 @@ class TipsTests(BrowserTest):
             " await Waymark.client.syncProgress()")
 
         def stored():
-            with sqlite3.connect(os.path.join(demo.directory, "data", "waymark.sqlite")) as database:
-                row = database.execute("SELECT document FROM user_progress WHERE user = 'pia'").fetchone()
-            return json.loads(row[0]) if row else {}
+            rows = server.query("SELECT document FROM user_progress WHERE user = 'pia'")
+            return json.loads(rows[0][0]) if rows else {}
         self.wait_for(lambda d: stored().get("tips", {}).get("welcome", {}).get("finished") == "closed", "the server to keep the close")
         self.assertEqual(stored()["tours"]["shop-tour"], {"page": 0, "finished": True})
 
@@ -311,19 +346,17 @@ class TipsTests(BrowserTest):
         # hiding there is no second close in the analytics.
         other = chrome()
         self.addCleanup(other.quit)
-        other.get(f"{demo.url}/demo/?user=pia")
+        other.get(f"{server.url}/demo/?user=pia")
         phase = ("const {Waymark} = await import('/sdk/waymark.js');"
                  " return [Waymark.client?.engine?.phase('welcome'), Waymark.client?.finishedTours.has('shop-tour')]")
         WebDriverWait(other, 10).until(lambda d: d.execute_script(phase) == ["finished:closed", True])
         self.assertEqual(other.find_elements(By.CSS_SELECTOR, '[data-waymark-tip="welcome"]'), [])
         other.execute_script("return (await import('/sdk/waymark.js')).Waymark.flush()")
         self.driver.execute_script("return (await import('/sdk/waymark.js')).Waymark.flush()")
-        with sqlite3.connect(os.path.join(demo.directory, "data", "waymark.sqlite")) as database:
-            closes = database.execute(
-                "SELECT COUNT(*) FROM events WHERE user = 'pia' AND name = 'tip_closed' AND target = 'welcome'").fetchone()[0]
-        self.assertEqual(closes, 1)
+        closes = server.query("SELECT COUNT(*) FROM events WHERE user = 'pia' AND name = 'tip_closed' AND target = 'welcome'")
+        self.assertEqual(closes, [("1",)])
         # Someone else still gets the welcome.
-        other.get(f"{demo.url}/demo/?user=paul")
+        other.get(f"{server.url}/demo/?user=paul")
         WebDriverWait(other, 10).until(lambda d: d.find_elements(By.CSS_SELECTOR, '[data-waymark-tip="welcome"]'))
 
     def test_priority_and_one_tip_per_container(self):

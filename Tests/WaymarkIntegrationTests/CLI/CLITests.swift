@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WaymarkCatalog
+import WaymarkServer
 import WaymarkTestSupport
 
 #if canImport(FoundationNetworking)
@@ -79,6 +80,18 @@ struct CLITests {
         #expect(try String(contentsOf: folder.appendingPathComponent("\(version)/tours.js"), encoding: .utf8).contains("class TourPanel"))
         let unwritable = try waymark("sdk", "--out", "/proc/waymark-sdk")
         #expect(unwritable.status == 1 && unwritable.errors.contains("cannot write the SDK into /proc/waymark-sdk"), "\(unwritable.errors)")
+    }
+
+    /// `waymark demo --database` keeps the demo in PostgreSQL, and only in a database of its own.
+    @Test(arguments: StoreUnderTest.available.filter { $0 == .postgres })
+    func theDemoOnPostgreSQLStartsOnlyInAnEmptyDatabase(_ kind: StoreUnderTest) async throws {
+        try await kind.with { store, location in
+            guard case .postgres(let url) = location else { return }
+            _ = try await Provisioning.createApp(name: "Someone's shop", in: store)
+            let run = try waymark("demo", "--port", "0", "--database", url, "--data-dir", NSTemporaryDirectory() + "waymark-\(UUID())")
+            #expect(run.status == 1 && run.errors.contains("the database already holds apps"), "\(run.errors)")
+            #expect(try await store.apps().count == 1, "nothing was added")
+        }
     }
 
     @Test func simulateReplaysTheExample() throws {

@@ -12,15 +12,8 @@ extension WaymarkServer {
     /// late or twice. The proof comes first, as for identify: a caller who cannot prove the user
     /// learns nothing of theirs.
     func progress(_ request: Request, _ context: WaymarkRequestContext) async throws -> Response {
-        let key = try context.key()
         let body = try await request.decodeBody(as: ProgressBody.self, context: context)
-        let app = try await app(of: key)
-        guard Secrets.verify(userHash: body.userHash, user: body.user, identitySecret: app.identitySecret) else {
-            throw APIError(.forbidden, .badUserHash, "userHash is not the HMAC-SHA256 of user with this app's identity secret")
-        }
-        guard (1...256).contains(body.user.utf8.count), !body.user.utf8.contains(0) else {
-            throw APIError.badRequest("user must be text of 1 to 256 bytes, without NUL")
-        }
+        let app = try await provenApp(context, user: body.user, userHash: body.userHash)
         let sent = try body.progress.get()
         guard sent.count <= ProgressLimits.perRequest else {
             throw APIError.badRequest("at most \(ProgressLimits.perRequest) tips and tours at once, not \(sent.count)")

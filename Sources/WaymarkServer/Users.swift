@@ -18,15 +18,8 @@ extension WaymarkServer {
     /// of theirs. The proof is checked first: a caller who cannot prove the user learns nothing,
     /// not even which of their attributes would be refused.
     func identify(_ request: Request, _ context: WaymarkRequestContext) async throws -> Response {
-        let key = try context.key()
         let body = try await request.decodeBody(as: IdentifyBody.self, context: context)
-        let app = try await app(of: key)
-        guard Secrets.verify(userHash: body.userHash, user: body.user, identitySecret: app.identitySecret) else {
-            throw APIError(.forbidden, .badUserHash, "userHash is not the HMAC-SHA256 of user with this app's identity secret")
-        }
-        guard (1...256).contains(body.user.utf8.count), !body.user.utf8.contains(0) else {
-            throw APIError.badRequest("user must be text of 1 to 256 bytes, without NUL")
-        }
+        let app = try await provenApp(context, user: body.user, userHash: body.userHash)
         guard body.attributes.count <= AttributeLimits.count else {
             throw APIError.badRequest("at most \(AttributeLimits.count) attributes at once, not \(body.attributes.count)")
         }
@@ -62,6 +55,20 @@ extension WaymarkServer {
                 }
             )
         )
+    }
+
+    /// The app of the request's key, once `userHash` proves `user` (403 otherwise) and `user` is
+    /// 1 to 256 bytes without NUL (400). The proof comes before anything else of the body is
+    /// judged: a caller who cannot prove the user learns nothing of theirs.
+    func provenApp(_ context: WaymarkRequestContext, user: String, userHash: String) async throws -> AppRecord {
+        let app = try await app(of: try context.key())
+        guard Secrets.verify(userHash: userHash, user: user, identitySecret: app.identitySecret) else {
+            throw APIError(.forbidden, .badUserHash, "userHash is not the HMAC-SHA256 of user with this app's identity secret")
+        }
+        guard (1...256).contains(user.utf8.count), !user.utf8.contains(0) else {
+            throw APIError.badRequest("user must be text of 1 to 256 bytes, without NUL")
+        }
+        return app
     }
 
     /// The attributes targeting may read for the catalog's user: none unless the live catalog's

@@ -332,25 +332,35 @@ class TipsTests(BrowserTest):
         banner = self.wait_tip("welcome")
         banner.find_element(By.CSS_SELECTOR, ".wm-close").click()
         self.wait_tip("welcome", shown=False)
-        self.driver.execute_script(
-            "const {Waymark} = await import('/sdk/waymark.js'); Waymark.client.finishedTours.add('shop-tour');"
-            " await Waymark.client.syncProgress()")
+        # The tour read to its second page.
+        self.driver.execute_script("return (await import('/sdk/waymark.js')).Waymark.startTour('shop-tour', 0)")
+        panel = self.wait_for(lambda d: self.visible('[data-waymark-tour="shop-tour"]'), "the tour panel")
+        panel.find_element(By.CSS_SELECTOR, ".wm-next").click()
 
         def stored():
             rows = server.query("SELECT document FROM user_progress WHERE user = 'pia'")
             return json.loads(rows[0][0]) if rows else {}
-        self.wait_for(lambda d: stored().get("tips", {}).get("welcome", {}).get("finished") == "closed", "the server to keep the close")
-        self.assertEqual(stored()["tours"]["shop-tour"], {"page": 0, "finished": True})
+        # Shared two seconds after the changes, without being asked.
+        self.wait_for(lambda d: stored().get("tips", {}).get("welcome", {}).get("finished") == "closed"
+                      and stored().get("tours", {}).get("shop-tour") == {"page": 1, "finished": False}, "the server to keep them")
+        # Closing the tour finishes it (it does not open by its trigger again), everywhere.
+        self.driver.execute_script("document.querySelector('.wm-tour .wm-close').click()")
+        self.wait_for(lambda d: stored()["tours"]["shop-tour"] == {"page": 1, "finished": True}, "the finished tour")
 
         # Another browser (nothing kept) of the same user: the closed tip does not stay, and its
         # hiding there is no second close in the analytics.
         other = chrome()
         self.addCleanup(other.quit)
         other.get(f"{server.url}/demo/?user=pia")
-        phase = ("const {Waymark} = await import('/sdk/waymark.js');"
-                 " return [Waymark.client?.engine?.phase('welcome'), Waymark.client?.finishedTours.has('shop-tour')]")
-        WebDriverWait(other, 10).until(lambda d: d.execute_script(phase) == ["finished:closed", True])
+        phase = ("const {Waymark} = await import('/sdk/waymark.js'); const c = Waymark.client;"
+                 " return [c?.engine?.phase('welcome'), c?.finishedTours.has('shop-tour'), c?.tourPages['shop-tour']]")
+        WebDriverWait(other, 10).until(lambda d: d.execute_script(phase) == ["finished:closed", True, 1])
         self.assertEqual(other.find_elements(By.CSS_SELECTOR, '[data-waymark-tip="welcome"]'), [])
+        # A tour its trigger opens again opens at the furthest page the user reached anywhere.
+        other.execute_script("(await import('/sdk/waymark.js')).Waymark.client.finishedTours.delete('shop-tour')")
+        other.find_element(By.ID, "tour-start").click()
+        WebDriverWait(other, 10).until(
+            lambda d: "Page 2 of 3" in (d.execute_script("return document.querySelector('[data-waymark-tour]')?.innerText") or ""))
         other.execute_script("return (await import('/sdk/waymark.js')).Waymark.flush()")
         self.driver.execute_script("return (await import('/sdk/waymark.js')).Waymark.flush()")
         closes = server.query("SELECT COUNT(*) FROM events WHERE user = 'pia' AND name = 'tip_closed' AND target = 'welcome'")

@@ -53,11 +53,16 @@ export class WaymarkClient {
           this.syncContainers();
         },
         // Where the reader of the open tour is: a reload or a return opens it there again.
-        tourMoved: (tour, page, scroll) => this.kept.persist("openTour", () => ({ tour, page, scroll })),
+        tourMoved: (tour, page, scroll) => {
+          this.kept.persist("openTour", () => ({ tour, page, scroll }));
+          if (page > (this.tourPages[tour] ?? 0)) this.reached(tour, page);
+        },
       },
     });
     this.claimed = new Set(this.kept.load("claimed", []));
     this.finishedTours = new Set(this.kept.load("finishedTours", []));
+    // The furthest page the user reached in each tour, here or on their other devices.
+    this.tourPages = this.kept.load("tourPages", {});
     // The catalog request leaves now. A catalog kept from the last visit runs at once, so its tips
     // need no network; the fresh one replaces it when (and if) the server has a newer one.
     const kept = this.transport.keptCatalog(this.catalogQuery());
@@ -286,13 +291,27 @@ export class WaymarkClient {
    *  stays closed here. At start, and two seconds after the engine shows or finishes a tip. */
   async syncProgress() {
     if (!this.userHash || !this.engine) return;
-    const tours = Object.fromEntries([...this.finishedTours].map((id) => [id, { finished: true }]));
+    const tours = {};
+    for (const id of new Set([...this.finishedTours, ...Object.keys(this.tourPages)])) {
+      tours[id] = { page: this.tourPages[id] ?? 0, finished: this.finishedTours.has(id) };
+    }
     const result = await this.transport.post("/v1/progress", { user: this.user, userHash: this.userHash, progress: { tips: this.engine.progress(), tours } });
     const progress = result?.answer?.progress;
     if (!progress || this.stopped) return;
-    for (const [id, tour] of Object.entries(progress.tours ?? {})) if (tour.finished) this.finishedTours.add(id);
+    for (const [id, tour] of Object.entries(progress.tours ?? {})) {
+      if (tour.finished) this.finishedTours.add(id);
+      if (tour.page > (this.tourPages[id] ?? 0)) this.reached(id, tour.page, true);
+    }
     this.kept.save("finishedTours", [...this.finishedTours]);
     this.render(this.engine.merge(progress.tips ?? {}, Date.now()), true);
+  }
+
+  /** The user reached `page` of a tour (`elsewhere`: on another device): a tour that opens by its
+   *  trigger again opens there. */
+  reached(tour, page, elsewhere) {
+    this.tourPages[tour] = page;
+    this.kept.save("tourPages", this.tourPages);
+    if (!elsewhere) this.progressChanged();
   }
 
   progressChanged() {
@@ -343,7 +362,7 @@ export class WaymarkClient {
   // -- Tours --
   checkTours() {
     for (const [index, { tour }] of this.tourRules.entries()) {
-      if (!this.finishedTours.has(tour) && !this.renderer.tourPanel && this.tourEvaluator.value(index)) this.openTour(tour);
+      if (!this.finishedTours.has(tour) && !this.renderer.tourPanel && this.tourEvaluator.value(index)) this.openTour(tour, this.tourPages[tour]);
     }
     this.kept.persist("tours", () => this.tourEvaluator.snapshot());
   }

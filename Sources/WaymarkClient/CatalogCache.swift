@@ -2,6 +2,22 @@ import Foundation
 import WaymarkAPI
 import WaymarkEngine
 
+/// The user's progress with the tours the app draws, kept on disk beside the catalog.
+struct TourProgressFile: Sendable {
+    /// The file, or `nil` to keep it in memory only.
+    let url: URL?
+
+    func load() -> [String: TourProgress] {
+        guard let url, let data = try? Data(contentsOf: url) else { return [:] }
+        return (try? JSONDecoder().decode([String: TourProgress].self, from: data)) ?? [:]
+    }
+
+    func save(_ tours: [String: TourProgress]) {
+        guard let url, let data = try? JSONEncoder().encode(tours) else { return }
+        try? DurableFile.write(data, to: url)
+    }
+}
+
 /// The last catalog the server delivered, with its ETag, kept on disk: the app starts from it
 /// and runs from it while offline, and asks the server only whether it changed.
 struct CatalogCache: Sendable {

@@ -103,6 +103,7 @@ public final class WaymarkClient: Sendable {
     private let transport: Transport
     private let queue: EventQueue
     private let cache: CatalogCache
+    private let tourFile: TourProgressFile
     private let state: Locked<ClientState>
     private let lifecycle: Lifecycle
 
@@ -151,8 +152,9 @@ public final class WaymarkClient: Sendable {
         let file = { (name: String) in options.directory?.appendingPathComponent(name) }
         queue = EventQueue(url: file("events.jsonl"), limit: options.queueLimit)
         cache = CatalogCache(url: file("catalog.json"))
+        tourFile = TourProgressFile(url: file("tours.json"))
         let entry = cache.load()
-        let state = Locked(ClientState(entry: entry))
+        let state = Locked(ClientState(entry: entry, tours: tourFile.load()))
         self.state = state
         let lifecycle = Lifecycle(queue: queue, state: state, user: user, properties: Self.standardProperties(context))
         self.lifecycle = lifecycle
@@ -494,15 +496,42 @@ public final class WaymarkClient: Sendable {
         guard let (userHash, changes) = state.withLock({ state in state.userHash.map { ($0, state.progressChanges) } }) else {
             return nil
         }
-        let request = ProgressRequest(user: user, userHash: userHash, progress: UserProgress(tips: engine.progress))
+        let tours = state.withLock { $0.tours }
+        let request = ProgressRequest(user: user, userHash: userHash, progress: UserProgress(tips: engine.progress, tours: tours))
         let body = (try? JSONEncoder().encode(request)) ?? Data()
         let answer = try await post("v1/progress", body, accepting: [200])
         let synced = try transport.decode(SyncedProgress.self, from: answer)
         let changedMeanwhile = state.withLock { $0.progressChanges != changes }
+        let merged = state.withLock { state in
+            state.tours = state.tours.merging(synced.progress.tours) { $0.merged(with: $1) }
+            return state.tours
+        }
+        tourFile.save(merged)
         engine.merge(synced.progress.tips)
         // What the merge changed the server already has; what the engine did meanwhile it has not.
         state.withLock { $0.progressShared = changedMeanwhile ? changes : $0.progressChanges }
         return synced
+    }
+
+    /// The user's progress with each tour the app draws, by id: the furthest page reached (from
+    /// 0) and whether they finished it, here and, once shared, on their other devices (a tour
+    /// drawn by waymark.js in a browser counts too). Open a tour at its `page`; one `finished`
+    /// does not open by its trigger again.
+    public var tourProgress: [String: TourProgress] { state.withLock { $0.tours } }
+
+    /// Tells the client the user reached `page` of a tour (from 0) or finished it, for
+    /// ``tourProgress`` and the user's other devices (shared with the next ``syncProgress()``).
+    /// Progress only grows: an earlier page changes nothing.
+    public func tourProgressed(_ tour: String, page: Int, finished: Bool = false) {
+        let changed = state.withLock { state -> [String: TourProgress]? in
+            let before = state.tours[tour] ?? TourProgress()
+            let after = before.merged(with: TourProgress(page: max(0, page), finished: finished))
+            guard after != before else { return nil }
+            state.tours[tour] = after
+            state.progressChanges += 1
+            return state.tours
+        }
+        if let changed { tourFile.save(changed) }
     }
 
     // MARK: Background work
@@ -552,6 +581,8 @@ public final class WaymarkClient: Sendable {
 /// What a client shares between its calls and its background work.
 struct ClientState {
     var entry: CatalogCache.Entry?
+    /// The user's progress with tours, by id (``WaymarkClient/tourProgress``).
+    var tours: [String: TourProgress] = [:]
     /// The user's identity proof, once ``WaymarkClient/identify(attributes:userHash:)`` gave one.
     var userHash: String?
     /// Failed uploads in a row: the background loop backs off by it.

@@ -272,6 +272,10 @@ final class LiveServer: Sendable {
             #expect(phone.engine.phase(of: "hello") == .active && phone.engine.phase(of: "twice") == .active)
             phone.close(tip: "hello")
             _ = phone.setContainer("offers", visible: false)
+            // The app draws the tour: the user reached its third page.
+            phone.tourProgressed("shop-tour", page: 2)
+            phone.tourProgressed("shop-tour", page: 1)
+            #expect(phone.tourProgress == ["shop-tour": TourProgress(page: 2)], "progress only grows")
             // Stopping shares what changed.
             await phone.stop()
             let stored = try #require(try await server.store.progress(app: server.shop.appId, user: "u1"))
@@ -281,6 +285,8 @@ final class LiveServer: Sendable {
             // The tablet merges it at start: the closed tip stays closed, the other has one look left.
             let tablet = await device("tablet")
             #expect(tablet.engine.phase(of: "hello") == .finished(.closed))
+            #expect(tablet.tourProgress == ["shop-tour": TourProgress(page: 2)])
+            tablet.tourProgressed("shop-tour", page: 2, finished: true)
             tablet.record("activation")
             #expect(tablet.engine.phase(of: "hello") == .finished(.closed))
             #expect(tablet.engine.phase(of: "twice") == .active, "its second and last look")
@@ -293,6 +299,7 @@ final class LiveServer: Sendable {
             let reinstalled = await device("phone-again")
             #expect(reinstalled.engine.phase(of: "hello") == .finished(.closed))
             #expect(reinstalled.engine.phase(of: "twice") == .finished(.maxDisplayCount))
+            #expect(reinstalled.tourProgress == ["shop-tour": TourProgress(page: 2, finished: true)])
             let unproven = await device("kiosk", userHash: nil)
             #expect(try await unproven.syncProgress() == nil)
             unproven.record("activation")

@@ -71,6 +71,7 @@ public struct WaymarkConsole: Sendable {
         console.post("/apps/:app/keys") { request, context in try await self.createKey(request, context) }
         console.post("/apps/:app/keys/:id/revoke") { request, context in try await self.revokeKey(request, context) }
         console.get("/apps/:app/audit") { request, context in try await self.auditPage(request, context) }
+        console.get("/apps/:app/attributes") { request, context in try await self.attributesPage(request, context) }
         console.get("/apps/:app/analytics") { request, context in try await self.analyticsPage(request, context) }
         console.get("/apps/:app/analytics/tips/:id") { request, context in try await self.tipAnalyticsPage(request, context) }
         console.get("/apps/:app/analytics/export/:table") { request, context in try await self.analyticsExport(request, context) }

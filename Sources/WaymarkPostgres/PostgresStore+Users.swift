@@ -32,6 +32,17 @@ extension PostgresStore {
         }
     }
 
+    public func attributeSummary(app: String, examples: Int) async throws(StoreError) -> [AttributeSummary] {
+        try await perform { connection in
+            var query = PostgresQuery(unsafeSQL: AttributeSummary.query(app: "$1", examples: max(1, examples)))
+            query.binds.append(app)
+            let rows = try await connection.query(query, logger: self.logger).decode((String, String, String, Int64, Int64).self)
+            var decoded: [(name: String, type: String, value: String, users: Int, total: Int)] = []
+            for try await (name, type, value, users, total) in rows { decoded.append((name, type, value, Int(users), Int(total))) }
+            return AttributeSummary.from(decoded)
+        }
+    }
+
     public func progress(app: String, user: String) async throws(StoreError) -> String? {
         try await perform { connection in
             try await Self.all(

@@ -55,6 +55,13 @@ extension SQLiteStore {
         try await read { db in try Self.attributes(db, app: app, user: user) }
     }
 
+    public func attributeSummary(app: String, examples: Int) async throws(StoreError) -> [AttributeSummary] {
+        try await read { db in
+            let rows = try Row.fetchAll(db, sql: AttributeSummary.query(app: "?", examples: max(1, examples)), arguments: [app])
+            return AttributeSummary.from(rows.map { ($0["name"], $0["type"], $0["value"], $0["users"], $0["total"]) })
+        }
+    }
+
     public func progress(app: String, user: String) async throws(StoreError) -> String? {
         try await read { db in
             try String.fetchOne(db, sql: "SELECT document FROM user_progress WHERE app = ? AND user = ?", arguments: [app, user])

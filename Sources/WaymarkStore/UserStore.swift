@@ -16,6 +16,11 @@ public protocol UserStore: Sendable {
     /// The user's attributes, by name; empty for a user never identified.
     func attributes(app: String, user: String) async throws(StoreError) -> [UserAttribute]
 
+    /// What the app's identified users have as attributes: per name and type, how many users
+    /// have it and its most common values (up to `examples`, as text, the most common first),
+    /// by name.
+    func attributeSummary(app: String, examples: Int) async throws(StoreError) -> [AttributeSummary]
+
     /// The user's progress document (the JSON ``updateProgress(app:user:at:_:)`` last wrote), or
     /// nil for a user with none.
     func progress(app: String, user: String) async throws(StoreError) -> String?
@@ -38,6 +43,51 @@ public struct UserAttribute: Hashable, Sendable {
         self.name = name
         self.value = value
         self.changedAt = changedAt
+    }
+}
+
+/// One attribute as the app's users have it: `cityTier`, a number, for 1,204 users, most often 2.
+public struct AttributeSummary: Hashable, Sendable {
+    public var name: String
+    /// `text`, `number`, `bool`, `time` or `version` (``ContextValue/storedType``).
+    public var type: String
+    /// How many users have it with this type.
+    public var users: Int
+    /// Its most common values as stored text, the most common first.
+    public var examples: [String]
+
+    public init(name: String, type: String, users: Int, examples: [String]) {
+        self.name = name
+        self.type = type
+        self.users = users
+        self.examples = examples
+    }
+
+    /// What the stores ask for: per attribute's name and type, its `examples` most common values
+    /// (ties by value) with how many users have each, and how many users have it at all. The
+    /// database ranks the values, so an attribute with a value per user sends only the first.
+    public static func query(app placeholder: String, examples: Int) -> String {
+        """
+        SELECT name, type, value, users, total FROM (
+            SELECT name, type, value, COUNT(*) AS users, CAST(SUM(COUNT(*)) OVER (PARTITION BY name, type) AS BIGINT) AS total,
+                ROW_NUMBER() OVER (PARTITION BY name, type ORDER BY COUNT(*) DESC, value) AS rank
+            FROM user_attributes WHERE app = \(placeholder) GROUP BY name, type, value
+        ) AS ranked WHERE rank <= \(examples) ORDER BY name, type, rank
+        """
+    }
+
+    /// Summaries from the rows of ``query(app:examples:)``: (name, type, value, users with it,
+    /// users with the attribute), in its order.
+    public static func from(_ rows: [(name: String, type: String, value: String, users: Int, total: Int)]) -> [AttributeSummary] {
+        var summaries: [AttributeSummary] = []
+        for row in rows {
+            if let last = summaries.last, last.name == row.name, last.type == row.type {
+                summaries[summaries.count - 1].examples.append(row.value)
+            } else {
+                summaries.append(AttributeSummary(name: row.name, type: row.type, users: row.total, examples: [row.value]))
+            }
+        }
+        return summaries
     }
 }
 

@@ -370,7 +370,7 @@ import WaymarkTestSupport
 
             var outsider = Browser(setup.client)
             _ = try await outsider.signIn("oscar@example.com")
-            for path in ["", "/publish", "/versions", "/audit", "/new-tip"] {
+            for path in ["", "/publish", "/versions", "/audit", "/new-tip", "/attributes"] {
                 #expect(try await outsider.get("/console/apps/\(app)\(path)").status == .notFound, "\(path)")
             }
             try await outsider.get("/console/apps/\(setup.other.appId)")
@@ -629,6 +629,31 @@ import WaymarkTestSupport
         }
     }
 
+    /// What the app's users have as attributes, for anyone who authors targeting: names, types,
+    /// how many users, the most common values (escaped: they are the app's users' text).
+    @Test(arguments: StoreUnderTest.available)
+    func theAttributesPageShowsWhatUsersHave(_ kind: StoreUnderTest) async throws {
+        try await withConsole(kind) { setup in
+            let app = setup.shop.appId
+            var viewer = Browser(setup.client)
+            _ = try await viewer.signIn("vic@example.com")
+            let empty = String(buffer: try await viewer.get("/console/apps/\(app)/attributes").body)
+            #expect(empty.contains("No user has attributes yet"))
+            for (index, plan) in ["plus", "plus", "<img src=x onerror=alert(1)>"].enumerated() {
+                _ = try await setup.store.updateAttributes(
+                    app: app, user: "u\(index)", ["plan": .string(plan), "cityTier": .number(Double(index))], at: Date(), limit: 50)
+            }
+            let page = String(buffer: try await viewer.get("/console/apps/\(app)/attributes").body)
+            #expect(
+                page.contains(
+                    "<tr data-key=\"user.plan\"><td>user.plan</td><td>text</td><td>3</td><td>plus, &lt;img src=x onerror=alert(1)&gt;</td></tr>"
+                ), "\(page)")
+            #expect(page.contains("<td>user.cityTier</td><td>number</td><td>3</td><td>0, 1, 2</td>"))
+            #expect(!page.contains("<img"))
+            #expect(page.contains("href=\"/console/apps/\(app)/attributes\""), "the app's menu leads there")
+        }
+    }
+
     @Test(arguments: StoreUnderTest.available)
     func everyPageHasAStrictPolicyAndNoInlineScript(_ kind: StoreUnderTest) async throws {
         try await withConsole(kind) { setup in
@@ -638,6 +663,7 @@ import WaymarkTestSupport
             for path in [
                 "/console/login", "/console/apps", "/console/apps/\(app)", "/console/apps/\(app)/tips/t1", "/console/apps/\(app)/publish",
                 "/console/apps/\(app)/versions", "/console/apps/\(app)/audit", "/console/apps/\(app)/analytics",
+                "/console/apps/\(app)/attributes",
                 "/console/apps/\(app)/tips/t1/backtest", "/console/apps/\(app)/members", "/console/account", "/console/apps/nope",
             ] {
                 let response = try await browser.get(path)

@@ -590,6 +590,37 @@ import WaymarkTestSupport
     }
 
     @Test(arguments: StoreUnderTest.available)
+    func theAttributeSummaryCountsUsersAndNamesTheMostCommonValues(_ kind: StoreUnderTest) async throws {
+        try await kind.with { store, _ in
+            try await Self.makeApp("a", in: store)
+            try await Self.makeApp("b", in: store)
+            #expect(try await store.attributeSummary(app: "a", examples: 3).isEmpty)
+            let plans = ["plus", "plus", "plus", "free", "free", "gold", "<b>team</b>"]
+            for (index, plan) in plans.enumerated() {
+                var changes: [String: ContextValue?] = [
+                    "plan": .string(plan), "firstOrderAt": .time(milliseconds: 1_768_435_200_000 + Int64(index)),
+                ]
+                if index < 3 { changes["cityTier"] = .number(Double(index % 2 + 1)) }
+                if index == 3 { changes["cityTier"] = .string("2") }
+                _ = try await store.updateAttributes(app: "a", user: "u\(index)", changes, at: Self.t0, limit: 50)
+            }
+            _ = try await store.updateAttributes(app: "b", user: "u0", ["plan": .string("elsewhere")], at: Self.t0, limit: 50)
+            let summary = try await store.attributeSummary(app: "a", examples: 3)
+            #expect(
+                summary == [
+                    AttributeSummary(name: "cityTier", type: "number", users: 3, examples: ["1", "2"]),
+                    AttributeSummary(name: "cityTier", type: "text", users: 1, examples: ["2"]),
+                    AttributeSummary(
+                        name: "firstOrderAt", type: "time", users: 7,
+                        examples: ["2026-01-15", "2026-01-15T00:00:00.001Z", "2026-01-15T00:00:00.002Z"]),
+                    AttributeSummary(name: "plan", type: "text", users: 7, examples: ["plus", "free", "<b>team</b>"]),
+                ], "\(summary)")
+            #expect(try await store.attributeSummary(app: "a", examples: 1).map(\.examples) == [["1"], ["2"], ["2026-01-15"], ["plus"]])
+            #expect(try await store.attributeSummary(app: "b", examples: 3).map(\.users) == [1])
+        }
+    }
+
+    @Test(arguments: StoreUnderTest.available)
     func progressIsOneDocumentPerUserAndUpdatesAtOnceEachSeeTheOneBefore(_ kind: StoreUnderTest) async throws {
         try await kind.with { store, _ in
             try await Self.makeApp("a", in: store)

@@ -48,6 +48,7 @@ public struct UserAttribute: Hashable, Sendable {
 
 /// One attribute as the app's users have it: `cityTier`, a number, for 1,204 users, most often 2.
 public struct AttributeSummary: Hashable, Sendable {
+    /// The attribute's name, as `user.<name>` reads it.
     public var name: String
     /// `text`, `number`, `bool`, `time` or `version` (``ContextValue/storedType``).
     public var type: String
@@ -56,6 +57,7 @@ public struct AttributeSummary: Hashable, Sendable {
     /// Its most common values as stored text, the most common first.
     public var examples: [String]
 
+    /// A summary with these fields.
     public init(name: String, type: String, users: Int, examples: [String]) {
         self.name = name
         self.type = type

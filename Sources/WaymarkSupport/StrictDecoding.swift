@@ -1,3 +1,4 @@
+/// Strict reading of JSON objects: the wire and rule forms refuse what they do not know.
 extension Decoder {
     /// Refuses an object with a key outside `allowed`: a damaged or newer form is an error, not
     /// something quietly read as less than it says. `what` names the object in the error. (A

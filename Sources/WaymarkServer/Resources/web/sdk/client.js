@@ -286,9 +286,9 @@ export class WaymarkClient {
 
   // -- Progress that follows the user --
   /** Shares the user's progress with their other devices, with the identity proof: the engine's
-   *  tips and the finished tours go to the server (POST /v1/progress), and the join of every
-   *  device's comes back into the engine and the finished tours, so a tip closed on the phone
-   *  stays closed here. At start, and two seconds after the engine shows or finishes a tip. */
+   *  tips and the tours' furthest pages and endings go to the server (POST /v1/progress), and the
+   *  join of every device's comes back, so a tip closed on the phone stays closed here. At start,
+   *  and two seconds after the engine shows or finishes a tip or a tour moves on. */
   async syncProgress() {
     if (!this.userHash || !this.engine) return;
     const tours = {};
@@ -297,6 +297,7 @@ export class WaymarkClient {
     }
     const result = await this.transport.post("/v1/progress", { user: this.user, userHash: this.userHash, progress: { tips: this.engine.progress(), tours } });
     const progress = result?.answer?.progress;
+    if (result?.outcome === "refused") console.warn("waymark: progress stays on this page:", result.message);
     if (!progress || this.stopped) return;
     for (const [id, tour] of Object.entries(progress.tours ?? {})) {
       if (tour.finished) this.finishedTours.add(id);

@@ -186,6 +186,10 @@ extension WaymarkConsole {
         }
         values["eventNames"] = try await store.eventNames(
             app: app.id, since: now().addingTimeInterval(-30 * 86400).millisecondsSince1970, limit: 200)
+        // What targeting can read of the users, as the attributes page lists it.
+        values["attributes"] = try await store.attributeSummary(app: app.id, examples: 1).map {
+            ["name": $0.name, "type": $0.type, "users": $0.users, "example": $0.examples.first ?? ""] as [String: Any]
+        }
         return Templates.page("tip", values, status: status)
     }
 }

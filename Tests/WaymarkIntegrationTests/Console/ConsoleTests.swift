@@ -651,6 +651,9 @@ import WaymarkTestSupport
             #expect(page.contains("<td>user.cityTier</td><td>number</td><td>3</td><td>0, 1, 2</td>"))
             #expect(!page.contains("<img"))
             #expect(page.contains("href=\"/console/apps/\(app)/attributes\""), "the app's menu leads there")
+            // The tip form names them beside the targeting field.
+            let form = String(buffer: try await viewer.get("/console/apps/\(app)/new-tip").body)
+            #expect(form.contains("<li><code>user.plan</code> text, 3 users, such as <code>plus</code></li>"), "\(form)")
         }
     }
 

@@ -30,7 +30,7 @@ extension WaymarkConsole {
         let password = form["password"] ?? ""
         let time = now()
         let address = server.clientAddress(request, context)
-        if let wait = try await throttle.retryAfter(email: email, address: address, now: time) {
+        if let wait = try await throttle.charge(email: email, address: address, at: time) {
             var response = try await loginPage(
                 request, message: "Too many failed attempts. Try again in \((wait + 59) / 60) minute(s).", email: email,
                 status: .tooManyRequests)
@@ -40,11 +40,11 @@ extension WaymarkConsole {
         let user = password.utf8.count <= Passwords.maximumLength ? try await store.user(email: email) : nil
         // Without such a user, a hash is still checked, so the answer takes as long either way.
         let verified = try await Passwords.verify(password, hash: user?.passwordHash ?? Self.decoyHash)
+        // A wrong try stays counted as the throttle charged it.
         guard let user, verified else {
-            try await throttle.recordFailure(email: email, address: address, at: time)
             return try await loginPage(request, message: "Wrong email or password.", email: email, status: .unauthorized)
         }
-        try await throttle.recordSuccess(email: email)
+        try await throttle.succeeded(email: email, address: address, at: time)
         var response = Response.redirect(to: "/console/apps", type: .normal)
         try await sessions.start(for: user, replacing: request, on: &response)
         return response

@@ -128,15 +128,16 @@ extension WaymarkConsole {
         let time = now()
         let email = signedIn.user.email
         let address = server.clientAddress(request, context)
-        if let wait = try await throttle.retryAfter(email: email, address: address, now: time) {
+        if let wait = try await throttle.charge(email: email, address: address, at: time) {
             return accountPage(
                 signedIn, problem: "Too many failed attempts. Try again in \((wait + 59) / 60) minute(s).", status: .tooManyRequests)
         }
         let current = form["current"] ?? ""
+        // A wrong try stays counted as the throttle charged it.
         guard current.utf8.count <= Passwords.maximumLength, try await Passwords.verify(current, hash: signedIn.user.passwordHash) else {
-            try await throttle.recordFailure(email: email, address: address, at: time)
             return accountPage(signedIn, problem: "The current password is wrong.", status: .unauthorized)
         }
+        try await throttle.succeeded(email: email, address: address, at: time)
         let new = form["new"] ?? ""
         if let problem = Passwords.problem(with: new) {
             return accountPage(signedIn, problem: "Not changed: \(problem).", status: .badRequest)

@@ -94,31 +94,37 @@ struct LoginThrottle: Sendable {
     static let perAddress = 20
     let store: any Store
 
-    /// Seconds to wait before trying again, or nil when a try is allowed now.
-    func retryAfter(email: String, address: String?, now: Date) async throws(StoreError) -> Int? {
+    /// Counts a try as failed before its password is checked, in one transaction with the check
+    /// of the limits, so that tries made at once cannot all pass a check none of them has counted
+    /// yet: at most `limit` are checked per window. Answers the seconds to wait when the try is
+    /// one too many (it is then not counted), nil when it may go on (it stays counted unless
+    /// ``succeeded(email:address:at:)`` says otherwise).
+    func charge(email: String, address: String?, at time: Date) async throws(StoreError) -> Int? {
         let keys = Self.keys(email: email, address: address)
-        let failures = try await store.loginFailures(keys: keys.map(\.key), since: now - Self.window)
-        var wait: TimeInterval = 0
+        guard let failures = try await store.chargeLoginFailure(keys: keys, at: time, since: time - Self.window) else { return nil }
+        var wait: TimeInterval = 1
         for (key, limit) in keys {
             guard let recent = failures[key], recent.count >= limit else { continue }
-            wait = max(wait, Self.window - now.timeIntervalSince(recent.earliest))
+            wait = max(wait, Self.window - time.timeIntervalSince(recent.earliest))
         }
-        return wait > 0 ? Int(wait.rounded(.up)) : nil
+        return Int(wait.rounded(.up))
     }
 
-    func recordFailure(email: String, address: String?, at time: Date) async throws(StoreError) {
-        try await store.recordLoginFailure(keys: Self.keys(email: email, address: address).map(\.key), at: time)
-    }
-
-    func recordSuccess(email: String) async throws(StoreError) {
+    /// The try charged at `time` had the right password: the email's failures are forgotten, and
+    /// the address's charge for this try taken back.
+    func succeeded(email: String, address: String?, at time: Date) async throws(StoreError) {
         try await store.clearLoginFailures(key: Self.key(email: email))
+        if let address { try await store.forgetLoginFailure(keys: [Self.key(address: address)], at: time) }
     }
 
     /// The key an email's failures are counted under.
     static func key(email: String) -> String { Secrets.hash("email:" + email) }
 
+    /// The key a client address's failures are counted under.
+    static func key(address: String) -> String { Secrets.hash("address:" + address) }
+
     private static func keys(email: String, address: String?) -> [(key: String, limit: Int)] {
-        [(key(email: email), perEmail)] + (address.map { [(Secrets.hash("address:" + $0), perAddress)] } ?? [])
+        [(key(email: email), perEmail)] + (address.map { [(key(address: $0), perAddress)] } ?? [])
     }
 }
 

@@ -125,16 +125,48 @@ extension PostgresStore {
 
     // MARK: Failed logins
 
-    public func recordLoginFailure(keys: [String], at time: Date) async throws(StoreError) {
-        try await execute("INSERT INTO login_failures (key, at) SELECT unnest(\(keys)::TEXT[]), \(time.millisecondsSince1970)")
-    }
-
     public func loginFailures(keys: [String], since: Date) async throws(StoreError) -> [String: LoginFailures] {
         let rows = try await all(
             "SELECT key, COUNT(*), MIN(at) FROM login_failures WHERE key = ANY(\(keys)) AND at >= \(since.millisecondsSince1970) GROUP BY key",
             as: (String, Int64, Int64).self
         )
         return Dictionary(uniqueKeysWithValues: rows.map { ($0, LoginFailures(count: Int($1), earliest: Date(millisecondsSince1970: $2))) })
+    }
+
+    public func chargeLoginFailure(keys: [(key: String, limit: Int)], at time: Date, since: Date) async throws(StoreError)
+        -> [String: LoginFailures]?
+    {
+        try await transaction { connection in
+            // Tries on one key take turns (in one order of keys, so two never wait for each other).
+            for key in keys.map(\.key).sorted() {
+                try await connection.query(
+                    "SELECT pg_advisory_xact_lock(hashtextextended(\("login\u{1F}" + key), 0))", logger: self.logger)
+            }
+            let rows = try await Self.all(
+                """
+                SELECT key, COUNT(*), MIN(at) FROM login_failures WHERE key = ANY(\(keys.map(\.key))) AND at >= \(since.millisecondsSince1970)
+                GROUP BY key
+                """,
+                as: (String, Int64, Int64).self, connection, self.logger)
+            let failures = Dictionary(
+                uniqueKeysWithValues: rows.map { ($0, LoginFailures(count: Int($1), earliest: Date(millisecondsSince1970: $2))) })
+            if keys.contains(where: { (failures[$0.key]?.count ?? 0) >= $0.limit }) { return failures }
+            try await connection.query(
+                "INSERT INTO login_failures (key, at) SELECT unnest(\(keys.map(\.key))::TEXT[]), \(time.millisecondsSince1970)",
+                logger: self.logger)
+            return nil
+        }
+    }
+
+    public func forgetLoginFailure(keys: [String], at time: Date) async throws(StoreError) {
+        for key in keys {
+            // SKIP LOCKED: two successes at one moment take back two rows, not the same one twice.
+            try await execute(
+                """
+                DELETE FROM login_failures WHERE ctid = (
+                    SELECT ctid FROM login_failures WHERE key = \(key) AND at = \(time.millisecondsSince1970) LIMIT 1 FOR UPDATE SKIP LOCKED)
+                """)
+        }
     }
 
     public func clearLoginFailures(key: String) async throws(StoreError) {

@@ -167,27 +167,44 @@ extension SQLiteStore {
 
     // MARK: Failed logins
 
-    public func recordLoginFailure(keys: [String], at time: Date) async throws(StoreError) {
+    public func loginFailures(keys: [String], since: Date) async throws(StoreError) -> [String: LoginFailures] {
+        try await read { db in try Self.loginFailures(db, keys: keys, since: since) }
+    }
+
+    public func chargeLoginFailure(keys: [(key: String, limit: Int)], at time: Date, since: Date) async throws(StoreError)
+        -> [String: LoginFailures]?
+    {
         try await write { db in
-            for key in keys {
+            let failures = try Self.loginFailures(db, keys: keys.map(\.key), since: since)
+            if keys.contains(where: { (failures[$0.key]?.count ?? 0) >= $0.limit }) { return failures }
+            for (key, _) in keys {
                 try db.execute(sql: "INSERT INTO login_failures (key, at) VALUES (?, ?)", arguments: [key, time.millisecondsSince1970])
             }
+            return nil
         }
     }
 
-    public func loginFailures(keys: [String], since: Date) async throws(StoreError) -> [String: LoginFailures] {
-        try await read { db in
-            var failures: [String: LoginFailures] = [:]
-            for key in keys {
-                let row = try Row.fetchOne(
-                    db, sql: "SELECT COUNT(*), MIN(at) FROM login_failures WHERE key = ? AND at >= ?",
-                    arguments: [key, since.millisecondsSince1970]
-                )
-                if let row, let earliest: Int64 = row[1] {
-                    failures[key] = LoginFailures(count: row[0], earliest: Date(millisecondsSince1970: earliest))
-                }
+    private static func loginFailures(_ db: Database, keys: [String], since: Date) throws -> [String: LoginFailures] {
+        var failures: [String: LoginFailures] = [:]
+        for key in keys {
+            let row = try Row.fetchOne(
+                db, sql: "SELECT COUNT(*), MIN(at) FROM login_failures WHERE key = ? AND at >= ?",
+                arguments: [key, since.millisecondsSince1970]
+            )
+            if let row, let earliest: Int64 = row[1] {
+                failures[key] = LoginFailures(count: row[0], earliest: Date(millisecondsSince1970: earliest))
             }
-            return failures
+        }
+        return failures
+    }
+
+    public func forgetLoginFailure(keys: [String], at time: Date) async throws(StoreError) {
+        try await write { db in
+            for key in keys {
+                try db.execute(
+                    sql: "DELETE FROM login_failures WHERE rowid = (SELECT rowid FROM login_failures WHERE key = ? AND at = ? LIMIT 1)",
+                    arguments: [key, time.millisecondsSince1970])
+            }
         }
     }
 

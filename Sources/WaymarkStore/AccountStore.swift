@@ -45,14 +45,20 @@ public protocol AccountStore: Sendable {
 
     // MARK: Failed logins
 
-    /// Records a failed login under each of `keys` (the console counts per email and per client
-    /// address). Kept in the database so that every server behind a load balancer counts the same
-    /// failures.
-    func recordLoginFailure(keys: [String], at time: Date) async throws(StoreError)
     /// Per key with failures at or after `since`: how many, and the earliest one's time.
     func loginFailures(keys: [String], since: Date) async throws(StoreError) -> [String: LoginFailures]
     /// Forgets the key's failures (a successful login forgets its email's).
     func clearLoginFailures(key: String) async throws(StoreError)
+    /// Counts a try as a failed login under each key (the console counts per email and per client
+    /// address; kept in the database, so every server behind a load balancer counts the same), in
+    /// one transaction, unless one key already has `limit` failures at or after `since`: then
+    /// nothing is recorded and the failures found are answered (nil: the try was counted). Tries
+    /// made at once take turns, so no more than the limit are ever counted in.
+    func chargeLoginFailure(keys: [(key: String, limit: Int)], at time: Date, since: Date) async throws(StoreError)
+        -> [String: LoginFailures]?
+    /// Takes back one failure recorded under each of `keys` at `time` (a try counted before its
+    /// password was checked, which then was right).
+    func forgetLoginFailure(keys: [String], at time: Date) async throws(StoreError)
     /// Removes the failures before `before` (past every limit's window); returns how many.
     @discardableResult
     func deleteLoginFailures(before: Date) async throws(StoreError) -> Int

@@ -261,6 +261,39 @@ import WaymarkTestSupport
         }
     }
 
+    /// Tries made at once are counted before their passwords are checked: however many arrive
+    /// together (each then taking a while over its password), at most five go on, and a right
+    /// password costs its address nothing.
+    @Test(arguments: StoreUnderTest.available)
+    func triesAtOnceCannotPassTheLimitTogether(_ kind: StoreUnderTest) async throws {
+        try await kind.with { store, _ in
+            let throttle = LoginThrottle(store: store)
+            let time = Date(timeIntervalSince1970: 1_767_225_600)
+            let allowed = try await withThrowingTaskGroup(of: Bool.self) { group in
+                for _ in 0..<12 {
+                    group.addTask {
+                        let wait = try await throttle.charge(email: "vic@example.com", address: "203.0.113.9", at: time)
+                        try await Task.sleep(for: .milliseconds(20))  // the password check
+                        return wait == nil
+                    }
+                }
+                return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+            }
+            #expect(allowed == 5, "\(allowed) tries went on")
+            #expect(try await throttle.charge(email: "vic@example.com", address: "203.0.113.9", at: time + 1) != nil)
+            // The refused ones were not counted: the email's failures are the tries that went on.
+            let failures = try await store.loginFailures(keys: [LoginThrottle.key(email: "vic@example.com")], since: time)
+            #expect(failures.values.first?.count == allowed)
+            // Twenty right passwords from one address do not lock it out.
+            for index in 0..<20 {
+                let at = time + 2 + Double(index)
+                #expect(try await throttle.charge(email: "ada@example.com", address: "198.51.100.7", at: at) == nil)
+                try await throttle.succeeded(email: "ada@example.com", address: "198.51.100.7", at: at)
+            }
+            #expect(try await store.loginFailures(keys: [LoginThrottle.key(address: "198.51.100.7")], since: time).isEmpty)
+        }
+    }
+
     /// Two servers on one database, as behind a load balancer: failures through either count
     /// against the same limit (a count per process would give each server five guesses).
     @Test(arguments: StoreUnderTest.available)

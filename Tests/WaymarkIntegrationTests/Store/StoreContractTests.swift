@@ -409,10 +409,22 @@ import WaymarkTestSupport
     func failedLoginsAreCountedPerKeySinceATime(_ kind: StoreUnderTest) async throws {
         try await kind.with { store, _ in
             #expect(try await store.loginFailures(keys: ["email:ada"], since: Self.t0).isEmpty)
-            try await store.recordLoginFailure(keys: ["email:ada", "address:10.0.0.1"], at: Self.t0 - 10)
-            try await store.recordLoginFailure(keys: ["email:ada", "address:10.0.0.1"], at: Self.t0 + 5)
-            try await store.recordLoginFailure(keys: ["email:bob", "address:10.0.0.1"], at: Self.t0 + 7)
-            try await store.recordLoginFailure(keys: ["email:ada"], at: Self.t0 + 5)
+            func record(_ keys: [String], at time: Date) async throws {
+                #expect(try await store.chargeLoginFailure(keys: keys.map { ($0, 100) }, at: time, since: Self.t0 - 3600) == nil)
+            }
+            try await record(["email:ada", "address:10.0.0.1"], at: Self.t0 - 10)
+            try await record(["email:ada", "address:10.0.0.1"], at: Self.t0 + 5)
+            try await record(["email:bob", "address:10.0.0.1"], at: Self.t0 + 7)
+            try await record(["email:ada"], at: Self.t0 + 5)
+            // At its limit a key takes no more, and none of the others' either.
+            let refused = try await store.chargeLoginFailure(
+                keys: [("email:ada", 3), ("email:eve", 5)], at: Self.t0 + 8, since: Self.t0 - 60)
+            #expect(refused?["email:ada"]?.count == 3 && refused?["email:eve"] == nil)
+            #expect(try await store.loginFailures(keys: ["email:eve"], since: Self.t0 - 60).isEmpty)
+            // One try taken back, of two at the same moment.
+            try await store.forgetLoginFailure(keys: ["email:ada"], at: Self.t0 + 5)
+            #expect(try await store.loginFailures(keys: ["email:ada"], since: Self.t0 - 60)["email:ada"]?.count == 2)
+            try await record(["email:ada"], at: Self.t0 + 5)
 
             let counted = try await store.loginFailures(keys: ["email:ada", "address:10.0.0.1", "email:eve"], since: Self.t0)
             #expect(

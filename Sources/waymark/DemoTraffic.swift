@@ -225,19 +225,3 @@ struct DemoTraffic {
     private mutating func chance(_ probability: Double) -> Bool { Double(random.next() % 1_000_000) / 1_000_000 < probability }
     private mutating func pick<T>(_ values: [T]) -> T { values[next(values.count)] }
 }
-
-/// A small, fast, seeded generator (Steele, Lea and Flood's SplitMix64): the same seed gives the
-/// same demo history on every machine.
-struct SplitMix64 {
-    var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9e37_79b9_7f4a_7c15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
-        z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
-        return z ^ (z >> 31)
-    }
-}

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WaymarkRules
+import WaymarkSupport
 
 @testable import WaymarkEngine
 

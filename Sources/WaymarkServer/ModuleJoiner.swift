@@ -1,6 +1,3 @@
-import Crypto
-import Foundation
-
 /// Joins ES modules into one, so that a page loads the web SDK in one request while its source stays
 /// a set of modules a reader can find their way in.
 ///
@@ -73,9 +70,7 @@ public struct ModuleJoiner: Sendable {
             parts.append((name, partOrder, order.filter(imported.contains)))
             all.merge(partParsed) { kept, _ in kept }
         }
-        var digest = SHA256()
-        for name in order + parts.flatMap(\.order) { digest.update(data: Data("\(name)\n\(read(name) ?? "")\n".utf8)) }
-        let version = String(digest.finalize().map { String(format: "%02x", $0) }.joined().prefix(16))
+        let version = String(Secrets.hash((order + parts.flatMap(\.order)).map { "\($0)\n\(all[$0]!.text)\n" }.joined()).prefix(16))
 
         var main = "// Joined from the modules of the Waymark web SDK (\(order.joined(separator: ", "))); edit those.\n"
         if !parts.isEmpty {
@@ -167,11 +162,14 @@ public struct ModuleJoiner: Sendable {
         var exports: [Export] = []
         /// The modules this one loads when needed, as `import("./name.js")`.
         var loaded: [String] = []
+        /// The module as written.
+        let text: String
 
         /// `import("./name.js")`, the one form of loading a module when needed that is understood.
         static var dynamicImport: Regex<(Substring, Substring)> { /import\(\s*"\.\/([A-Za-z0-9_-]+\.js)"\s*\)/ }
 
         init(name: String, text: String) throws(Failure) {
+            self.text = text
             let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
             var index = 0
             while index < lines.count {
@@ -193,8 +191,11 @@ public struct ModuleJoiner: Sendable {
             if body.hasSuffix("\n\n") { body.removeLast() }
         }
 
-        /// Notes the modules `line` loads when needed, refusing any other use of `import(...)`.
+        /// Notes the modules `line` loads when needed, refusing any other use of `import(...)`. A
+        /// comment line may speak of loading without loading anything.
         private mutating func findLoads(_ line: String, in module: String) throws(Failure) {
+            let start = line.drop(while: \.isWhitespace)
+            if start.hasPrefix("//") || start.hasPrefix("*") || start.hasPrefix("/*") { return }
             let uses = line.matches(of: /\bimport\s*\(/).count
             let loads = line.matches(of: Self.dynamicImport).map { String($0.1) }
             guard uses == loads.count else {

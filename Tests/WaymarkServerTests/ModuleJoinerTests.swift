@@ -132,6 +132,9 @@ import Testing
         let computed = Self.failure(["main.js": "const name = \"./a.js\";\nexport const load = () => import(name);\n"])
         #expect(computed?.module == "main.js" && computed?.reason.contains("import(\"./name.js\")") == true)
         #expect(Self.failure(["main.js": "export const load = () => import(\"https://cdn.example/a.js\");\n"]) != nil)
+        let commented = try? Self.joiner(["main.js": "// a page may import(\"./a.js\") or import(name) later\n/** import(x) */\n"]).join(
+            entry: "main.js")
+        #expect(commented?.parts.isEmpty == true, "comments load nothing")
         let nested = Self.failure([
             "main.js": "export const load = () => import(\"./a.js\");\n",
             "a.js": "export const more = () => import(\"./b.js\");\n", "b.js": "",

@@ -15,8 +15,8 @@
 //   narration.js  the listen / read-aloud control
 //   tips.js       the five tip renderers and the survey form
 //   modal.js      an open tour or modal tip: the page behind inert, Tab cycling inside
-//   tours.js      the tour panel, read-to-bottom and credits: a part of its own, loaded when a
-//                 catalog has a tour (the renderer's import("./tours.js"); /sdk/VERSION/tours.js)
+//   tours.js      the tour panel, read-to-bottom and credits: a part of its own, which the
+//                 renderer loads when a catalog has a tour (/sdk/VERSION/tours.js)
 //   renderer.js   everything drawn in a page, with hooks for what its controls do
 //   storage.js    what is kept in localStorage
 //   transport.js  catalog, event batches, credit claims, identifies

@@ -493,10 +493,8 @@ public final class WaymarkClient: Sendable {
     /// progress, for apps that draw tours.
     @discardableResult
     public func syncProgress() async throws(WaymarkClientError) -> SyncedProgress? {
-        guard let (userHash, changes) = state.withLock({ state in state.userHash.map { ($0, state.progressChanges) } }) else {
-            return nil
-        }
-        let tours = state.withLock { $0.tours }
+        guard let (userHash, changes, tours) = state.withLock({ state in state.userHash.map { ($0, state.progressChanges, state.tours) } })
+        else { return nil }
         let request = ProgressRequest(user: user, userHash: userHash, progress: UserProgress(tips: engine.progress, tours: tours))
         let body = (try? JSONEncoder().encode(request)) ?? Data()
         let answer = try await post("v1/progress", body, accepting: [200])

@@ -10,7 +10,8 @@ import WaymarkSupport
 public struct TipProgress: Hashable, Sendable, Codable {
     /// How many times the tip appeared (shows and resumes).
     public var shown: Int
-    /// How long it was visible, in milliseconds, not counting a stretch still under way.
+    /// How long it was visible, in milliseconds (read from an engine, a stretch still under way
+    /// counts up to the engine's time).
     public var displayedMillis: Int64
     /// How it finished, if it did. `removed` is never shared: a tip taken out of a catalog is not
     /// something the user did.
@@ -144,8 +145,9 @@ extension FinishReason {
 
     /// The stronger of two endings; nil only when neither is shared.
     static func stronger(_ first: FinishReason?, _ second: FinishReason?) -> FinishReason? {
-        let candidates = [first, second].compactMap { $0 }.filter { $0 != .removed }
-        return candidates.max { $0.strength < $1.strength }
+        guard let first, first != .removed else { return second == .removed ? nil : second }
+        guard let second, second != .removed else { return first }
+        return second.strength > first.strength ? second : first
     }
 }
 
@@ -155,7 +157,7 @@ extension Engine {
     /// merge with ``merge(_:at:)``.
     public var progress: [String: TipProgress] {
         var result: [String: TipProgress] = [:]
-        for (id, var state) in snapshot().tips {
+        for (id, var state) in tipStates {
             if state.phase == .active { state.displayedMillis += evaluator.now - state.activeSince }
             if let progress = TipProgress(state) { result[id] = progress }
         }
@@ -189,17 +191,10 @@ extension Engine {
             states[tip].displayedMillis += evaluator.now - states[tip].activeSince
             states[tip].activeSince = evaluator.now
         }
-        states[tip].displayCount = max(states[tip].displayCount, remote.shown)
-        states[tip].displayedMillis = max(states[tip].displayedMillis, remote.displayedMillis)
-        if let reason = remote.finished {
-            if case .finished(let local) = phase {
-                if reason.strength > local.strength { states[tip].phase = .finished(reason) }
-            } else {
-                finish(tip, reason)
-            }
-            return
-        }
-        guard !phase.isFinished else { return }
+        // A finished tip only takes the counts and a stronger ending, as a retired one does.
+        guard !phase.isFinished else { return states[tip].merge(remote) }
+        states[tip].mergeCounts(remote)
+        if let reason = remote.finished { return finish(tip, reason) }
         let policy = tips[tip].policy
         if phase != .active, let limit = policy.maxDisplayCount, states[tip].displayCount >= limit {
             finish(tip, .maxDisplayCount)
@@ -213,10 +208,16 @@ extension Engine {
 }
 
 extension TipState {
-    /// Merges progress into the state of a tip the engine does not schedule now.
-    mutating func merge(_ remote: TipProgress) {
+    /// Counts rise to the larger.
+    mutating func mergeCounts(_ remote: TipProgress) {
         displayCount = max(displayCount, remote.shown)
         displayedMillis = max(displayedMillis, remote.displayedMillis)
+    }
+
+    /// Merges progress into the state of a tip the engine does not schedule now, or that
+    /// finished: the counts, and the stronger ending.
+    mutating func merge(_ remote: TipProgress) {
+        mergeCounts(remote)
         guard let reason = remote.finished else { return }
         if case .finished(let local) = phase, local.strength >= reason.strength { return }
         phase = .finished(reason)

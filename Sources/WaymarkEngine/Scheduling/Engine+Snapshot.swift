@@ -14,14 +14,19 @@ public struct EngineSnapshot: Hashable, Sendable, Codable {
 extension Engine {
     /// The engine's state, to persist (see ``EngineStore``) and restore with ``init(tips:configuration:restoring:)``.
     public func snapshot() -> EngineSnapshot {
-        var tipStates = retired
-        for (position, tip) in tips.enumerated() { tipStates[tip.id] = states[position] }
-        return EngineSnapshot(
+        EngineSnapshot(
             evaluator: evaluator.snapshot(),
             tips: tipStates,
             hiddenContainers: hidden.sorted(),
             lastShow: lastShow == noTime ? nil : lastShow
         )
+    }
+
+    /// Every tip's state by id, including tips no longer in the catalog.
+    var tipStates: [String: TipState] {
+        var tipStates = retired
+        for (position, tip) in tips.enumerated() { tipStates[tip.id] = states[position] }
+        return tipStates
     }
 
     mutating func restore(_ snapshot: EngineSnapshot) {

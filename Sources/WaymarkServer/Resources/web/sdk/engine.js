@@ -263,10 +263,15 @@ export class Engine {
   }
 
   snapshot() {
+    return { evaluator: this.evaluator.snapshot(), states: this.tipStates(), hidden: [...this.hidden], lastShow: this.lastShow };
+  }
+
+  /** Every tip's state by id (copies), tips this catalog lacks too. */
+  tipStates() {
     const states = { ...this.retired };
     // Backwards, so that of two tips with one id the first wins, as the Swift engine has it.
     for (let i = this.tips.length - 1; i >= 0; i--) states[this.tips[i].id] = { ...this.states[i] };
-    return { evaluator: this.evaluator.snapshot(), states, hidden: [...this.hidden], lastShow: this.lastShow };
+    return states;
   }
 
   /** What the user has seen and done with each tip, by id (tips this catalog lacks too; a tip
@@ -274,7 +279,7 @@ export class Engine {
    *  `{shown, displayedMillis, finished}`, `finished` a reason. */
   progress() {
     const out = {};
-    for (const [id, state] of Object.entries(this.snapshot().states)) {
+    for (const [id, state] of Object.entries(this.tipStates())) {
       const finished = ENDINGS[state.phase.slice(9)] ? state.phase.slice(9) : undefined;
       const displayedMillis = state.displayedMillis + (state.phase === "active" ? this.now - state.activeSince : 0);
       if (state.displayCount || displayedMillis || finished) {

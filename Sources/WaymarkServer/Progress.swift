@@ -22,33 +22,50 @@ extension WaymarkServer {
         {
             throw APIError.badRequest("an id is text of 1 to \(ProgressLimits.idBytes) bytes, not \"\(id.prefix(80))…\"")
         }
-        let merged = Locked<UserProgress?>(nil)
-        let logger = self.logger
-        let user = body.user
-        _ = try await store.updateProgress(app: app.id, user: user, at: now()) { current in
+        let outcome = Locked<ProgressMerge?>(nil)
+        _ = try await store.updateProgress(app: app.id, user: body.user, at: now()) { current in
             var kept = UserProgress()
             if let current {
                 do {
                     kept = try JSONDecoder().decode(UserProgress.self, from: Data(current.utf8))
                 } catch {
                     // Only this server writes it; a document that no longer reads is kept, not lost.
-                    logger.error("stored progress does not read", metadata: ["app": "\(app.id)", "error": "\(error)"])
+                    outcome.withLock { $0 = .unreadable(error) }
                     return nil
                 }
             }
             let result = kept.merged(with: sent)
-            guard result.count <= ProgressLimits.perUser else { return nil }
-            merged.withLock { $0 = result }
+            guard result.count <= ProgressLimits.perUser else {
+                outcome.withLock { $0 = .tooMuch }
+                return nil
+            }
+            outcome.withLock { $0 = .merged(result) }
             return result == kept && current != nil ? nil : String(decoding: jsonData(result), as: UTF8.self)
         }
-        guard let progress = merged.withLock({ $0 }) else {
+        switch outcome.withLock({ $0 }) {
+        case .merged(let progress)?:
+            metrics.progressMerges.increment()
+            return jsonResponse(SyncedProgress(user: body.user, progress: progress))
+        case .tooMuch?:
             throw APIError(
                 .unprocessableContent, .tooMuchProgress,
                 "the server keeps the progress of at most \(ProgressLimits.perUser) tips and tours per user")
+        case .unreadable(let error)?:
+            logger.error("stored progress does not read", metadata: ["app": "\(app.id)", "error": "\(error)"])
+            throw APIError(.internalServerError, .internal, "the progress kept for this user cannot be read; nothing was changed")
+        case nil:
+            throw APIError(.internalServerError, .internal, "the progress was not merged")
         }
-        metrics.progressMerges.increment()
-        return jsonResponse(SyncedProgress(user: user, progress: progress))
     }
+}
+
+/// What merging a device's progress into the stored document came to.
+private enum ProgressMerge {
+    case merged(UserProgress)
+    /// Past ``ProgressLimits/perUser``: nothing was written.
+    case tooMuch
+    /// The stored document does not read: nothing was written.
+    case unreadable(any Error)
 }
 
 /// `POST /v1/progress`: a ``ProgressRequest`` and nothing else. Progress that does not read is kept

@@ -204,6 +204,12 @@ import WaymarkTestSupport
             let stored = try #require(try await store.progress(app: app.appId, user: "u42"))
             #expect(try JSONDecoder().decode(UserProgress.self, from: Data(stored.utf8)).count == 5_000)
             #expect(try await Self.sendProgress(client, app, #"{"tips":{"b0-1":{"shown":3}}}"#).status == .ok, "what it knows still merges")
+
+            // A stored document that no longer reads is a server fault, and is kept as it is.
+            _ = try await store.updateProgress(app: app.appId, user: "u9", at: Date()) { _ in "not progress" }
+            let unreadable = try await Self.sendProgress(client, app, user: "u9", #"{"tips":{"a":{"shown":1}}}"#)
+            #expect(unreadable.status == .internalServerError)
+            #expect(try await store.progress(app: app.appId, user: "u9") == "not progress")
         }
     }
 

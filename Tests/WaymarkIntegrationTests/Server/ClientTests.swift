@@ -106,6 +106,15 @@ final class LiveServer: Sendable {
         )
     }
 
+    /// Publishes the demo shop's catalog with `tips` (YAML list items, as at the left margin)
+    /// before its own.
+    static func publishShop(_ server: LiveServer, note: String, addingTips tips: String) async throws {
+        let indented = tips.split(separator: "\n", omittingEmptySubsequences: false).map { "  " + $0 }.joined(separator: "\n")
+        let catalog = ServerTests.shop.replacingOccurrences(of: "\ntips:\n", with: "\ntips:\n" + indented + "\n")
+        try await Provisioning.publish(
+            try CatalogDocument.parse(catalog, file: "shop.yaml"), app: server.shop.appId, note: note, in: server.store)
+    }
+
     static func start(_ server: LiveServer, _ directory: URL, user: String = "u1", flushInterval: TimeInterval = 3600) async
         -> WaymarkClient
     {
@@ -145,20 +154,15 @@ final class LiveServer: Sendable {
     @Test(arguments: StoreUnderTest.available)
     func typedPropertiesReachTheRulesAndTheServer(_ kind: StoreUnderTest) async throws {
         try await LiveServer.with(kind) { server in
-            let catalog = ServerTests.shop.replacingOccurrences(
-                of: "\ntips:\n",
-                with: """
-
-                    tips:
-                      - id: cod-big-order
-                        container: banner
-                        trigger: purchase where amount >= 500 AND cod == true
-                        dismissal: tap:cod-close
-                        content: { title: Keep cash ready, body: Your order is paid on delivery. }
-
+            try await Self.publishShop(
+                server, note: "cod",
+                addingTips: """
+                    - id: cod-big-order
+                      container: banner
+                      trigger: purchase where amount >= 500 AND cod == true
+                      dismissal: tap:cod-close
+                      content: { title: Keep cash ready, body: Your order is paid on delivery. }
                     """)
-            try await Provisioning.publish(
-                try CatalogDocument.parse(catalog, file: "shop.yaml"), app: server.shop.appId, note: "cod", in: server.store)
             let client = await Self.start(server, server.directory.appendingPathComponent("phone"))
             #expect(client.record("purchase", properties: ["amount": 499, "cod": true]).isEmpty)
             #expect(client.record("purchase", properties: ["amount": "799", "cod": true]).isEmpty, "text is not a number")
@@ -182,24 +186,19 @@ final class LiveServer: Sendable {
     @Test(arguments: StoreUnderTest.available)
     func identifiedAttributesReachTheRulesTheServerAndTheUsersOtherDevice(_ kind: StoreUnderTest) async throws {
         try await LiveServer.with(kind) { server in
-            let catalog = ServerTests.shop.replacingOccurrences(
-                of: "\ntips:\n",
-                with: """
-
-                    tips:
-                      - id: plus-offer
-                        container: offers
-                        trigger: activation AND user.plan == "plus" AND user.firstOrderAt < 2026-01-01
-                        content: { title: Plus members, body: Free delivery today. }
-                      - id: cod-targeted
-                        container: cart
-                        trigger: activation
-                        targeting: user.codUser == true AND user.appBuild >= v5.2
-                        content: { title: Cash on delivery, body: Keep change ready. }
-
+            try await Self.publishShop(
+                server, note: "attributes",
+                addingTips: """
+                    - id: plus-offer
+                      container: offers
+                      trigger: activation AND user.plan == "plus" AND user.firstOrderAt < 2026-01-01
+                      content: { title: Plus members, body: Free delivery today. }
+                    - id: cod-targeted
+                      container: cart
+                      trigger: activation
+                      targeting: user.codUser == true AND user.appBuild >= v5.2
+                      content: { title: Cash on delivery, body: Keep change ready. }
                     """)
-            try await Provisioning.publish(
-                try CatalogDocument.parse(catalog, file: "shop.yaml"), app: server.shop.appId, note: "attributes", in: server.store)
             let proof = Secrets.userHash(user: "u1", identitySecret: server.shop.identitySecret)
             let phone = await Self.start(server, server.directory.appendingPathComponent("phone"))
             #expect(phone.tip("cod-targeted") == nil)
@@ -243,24 +242,19 @@ final class LiveServer: Sendable {
     @Test(arguments: StoreUnderTest.available)
     func progressFollowsTheUserToTheirOtherDevices(_ kind: StoreUnderTest) async throws {
         try await LiveServer.with(kind) { server in
-            let catalog = ServerTests.shop.replacingOccurrences(
-                of: "\ntips:\n",
-                with: """
-
-                    tips:
-                      - id: hello
-                        container: greeting
-                        trigger: activation
-                        content: { title: Hello, body: Welcome to the shop. }
-                      - id: twice
-                        container: offers
-                        trigger: activation
-                        policy: { maxDisplayCount: 2 }
-                        content: { title: Offers, body: Two looks at most. }
-
+            try await Self.publishShop(
+                server, note: "progress",
+                addingTips: """
+                    - id: hello
+                      container: greeting
+                      trigger: activation
+                      content: { title: Hello, body: Welcome to the shop. }
+                    - id: twice
+                      container: offers
+                      trigger: activation
+                      policy: { maxDisplayCount: 2 }
+                      content: { title: Offers, body: Two looks at most. }
                     """)
-            try await Provisioning.publish(
-                try CatalogDocument.parse(catalog, file: "shop.yaml"), app: server.shop.appId, note: "progress", in: server.store)
             let proof = Secrets.userHash(user: "u1", identitySecret: server.shop.identitySecret)
             func device(_ name: String, userHash: String? = proof) async -> WaymarkClient {
                 await WaymarkClient.start(

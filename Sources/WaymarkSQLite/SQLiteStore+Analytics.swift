@@ -29,7 +29,13 @@ let eventsByTimeThenID = """
 extension SQLiteStore {
     static let tallyDialect = TallySQL.Dialect(
         placeholder: { _ in "?" }, app: { "app = \($0)" }, user: "user", day: "CAST(timestamp - timestamp % \(Period.day) AS TEXT)",
-        property: { "json_extract(properties, '$.\($0)')" }, nullText: "NULL"
+        // As text, the way PostgreSQL's ->> writes it: json_extract gives a number as a number
+        // (which a text key cannot hold) and a flag as 1 or 0.
+        property: {
+            "CASE json_type(properties, '$.\($0)') WHEN 'true' THEN 'true' WHEN 'false' THEN 'false' "
+                + "ELSE CAST(json_extract(properties, '$.\($0)') AS TEXT) END"
+        },
+        nullText: "NULL"
     )
 
     public func tally(app: String, _ query: TallyQuery) async throws(StoreError) -> [TallyRow] {

@@ -9,8 +9,9 @@ import PackageDescription
 //   WaymarkClient    the Swift SDK apps link: catalog with ETag and disk cache, engine, event uploads, claims (Foundation only)
 //   WaymarkHTML      the HTML sanitizer and Markdown for tip and page content (no dependencies)
 //   WaymarkCatalog   authored catalogs (YAML/JSON) with positions for lint; event replay
-//   WaymarkDelivery  resolving an authored catalog for one client: targeting, rollout, variants, media, locale
+//   WaymarkDelivery  resolving an authored catalog for one client: targeting (attributes, segments), rollout, variants, media, locale
 //   WaymarkStore     the storage protocol the server is written against, and its records
+//   WaymarkAnalytics reports, backtests and the eligibility debugger over stored events; segment membership and its refresher
 //   WaymarkSQLite    that protocol on an embedded SQLite database (GRDB)
 //   WaymarkPostgres  that protocol on PostgreSQL (PostgresNIO), for several servers on one database
 //   WaymarkNarration spoken narration: what a catalog says aloud, espeak-ng and ffmpeg, the background queue
@@ -75,7 +76,11 @@ let package = Package(
         .target(name: "WaymarkStore", dependencies: ["WaymarkSupport", "WaymarkRules"]),
         .target(
             name: "WaymarkAnalytics",
-            dependencies: ["WaymarkStore", "WaymarkCatalog", "WaymarkDelivery", "WaymarkEngine", "WaymarkRules", "WaymarkAPI"]
+            dependencies: [
+                "WaymarkStore", "WaymarkCatalog", "WaymarkDelivery", "WaymarkEngine", "WaymarkRules", "WaymarkAPI",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
         ),
         .target(
             name: "WaymarkSQLite",
@@ -132,7 +137,8 @@ let package = Package(
         .target(
             name: "WaymarkApplication",
             dependencies: [
-                "WaymarkServer", "WaymarkConsole", "WaymarkNarration", "WaymarkStore", "WaymarkSQLite", "WaymarkPostgres",
+                "WaymarkServer", "WaymarkConsole", "WaymarkAnalytics", "WaymarkNarration", "WaymarkStore", "WaymarkSQLite",
+                "WaymarkPostgres",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

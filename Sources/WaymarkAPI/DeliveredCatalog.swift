@@ -233,11 +233,14 @@ public struct ClientContext: Hashable, Sendable {
     /// The user's attributes as the server keeps them (`user.<name>`): read from the store for a
     /// user whose identity the request proves, when the catalog's targeting reads any.
     public var attributes: [String: ContextValue]
+    /// The segments the user is in, of those the catalog's targeting names (`segment:<name>`):
+    /// decided by the server for a user whose identity the request proves.
+    public var segments: Set<String>
 
     /// A context with the values the app knows; missing ones match no targeting rule that reads them.
     public init(
         platform: String? = nil, model: String? = nil, appVersion: String? = nil, locale: String? = nil, user: String? = nil,
-        attributes: [String: ContextValue] = [:]
+        attributes: [String: ContextValue] = [:], segments: Set<String> = []
     ) {
         self.platform = platform
         self.model = model
@@ -245,10 +248,12 @@ public struct ClientContext: Hashable, Sendable {
         self.locale = locale
         self.user = user
         self.attributes = attributes
+        self.segments = segments
     }
 
     /// The values rules read: `device.platform`, `device.model`, `app.version`, `user.locale`,
-    /// `user.id`, and `user.<name>` for each attribute.
+    /// `user.id`, `user.<name>` for each attribute, and `segment.<name>`, true, for each segment
+    /// the user is in (what targeting's `segment:<name>` reads).
     public var values: [String: ContextValue] {
         var values: [String: ContextValue] = [:]
         values["device.platform"] = platform.map(ContextValue.string)
@@ -257,6 +262,7 @@ public struct ClientContext: Hashable, Sendable {
         values["user.locale"] = locale.map(ContextValue.string)
         for (name, value) in attributes where !AttributeLimits.reservedNames.contains(name) { values["user." + name] = value }
         values["user.id"] = user.map(ContextValue.string)
+        for name in segments { values["segment." + name] = .bool(true) }
         return values
     }
 }

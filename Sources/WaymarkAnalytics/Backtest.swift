@@ -22,7 +22,7 @@ public struct Backtest: Sendable {
         /// Users who would have seen the tip.
         public var users = 0
         /// Of them, per platform and app version at that moment.
-        public var bySegment: [Segment: Int] = [:]
+        public var byPlatform: [PlatformVersion: Int] = [:]
         /// Of them, per UTC day (ms since 1970) of the first moment they could have seen it.
         public var byDay: [Int64: Int] = [:]
         /// Of them, those who then did what the tip teaches.
@@ -51,10 +51,10 @@ public struct Backtest: Sendable {
         /// The properties of the user's latest event, parsed only when a tip's targeting needs
         /// them (most events change no tip), and where the user was then (the stored columns).
         var properties: String?
-        var segment = Segment(platform: nil, appVersion: nil)
+        var platformVersion = PlatformVersion(platform: nil, appVersion: nil)
         /// Per tip: when it would have shown and where the user was then, whether it is decided
         /// (its dismissal held), and when the user did what it teaches.
-        var seen: [(at: Int64, segment: Segment)?]
+        var seen: [(at: Int64, platformVersion: PlatformVersion)?]
         var done: [Bool]
         var actedAt: [Int64?]
     }
@@ -89,7 +89,7 @@ public struct Backtest: Sendable {
             for state in users {
                 if let seen = state.seen[tip] {
                     outcome.users += 1
-                    outcome.bySegment[seen.segment, default: 0] += 1
+                    outcome.byPlatform[seen.platformVersion, default: 0] += 1
                     outcome.byDay[Period.startOfDay(seen.at), default: 0] += 1
                     if let acted = state.actedAt[tip] {
                         outcome.acted += 1
@@ -120,7 +120,7 @@ public struct Backtest: Sendable {
             check(&state, at: next.millisecondsSince1970, &contexts)
         }
         state.properties = event.properties
-        state.segment = Segment(platform: event.platform, appVersion: event.appVersion)
+        state.platformVersion = PlatformVersion(platform: event.platform, appVersion: event.appVersion)
         // Properties are parsed only for catalogs whose rules test them.
         let properties = compiled.testsProperties ? contexts.context(event.properties).typed : [:]
         state.evaluator.record(
@@ -135,7 +135,7 @@ public struct Backtest: Sendable {
                 if dismissed {
                     state.done[tip] = true
                 } else if state.evaluator.value(ofRule: tip * 2), admits(tips[tip], state, &contexts) {
-                    state.seen[tip] = (time, state.segment)
+                    state.seen[tip] = (time, state.platformVersion)
                 }
             } else if dismissed {
                 state.done[tip] = true

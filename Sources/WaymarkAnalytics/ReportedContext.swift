@@ -38,7 +38,7 @@ struct ReportedContext {
     /// Every path reported, unset: a context line clears what the new properties no longer report.
     static let cleared = Dictionary(uniqueKeysWithValues: paths.map { ($0.0, ContextValue?.none) })
 
-    var segment: Segment { Segment(platform: properties["platform"], appVersion: properties["appVersion"]) }
+    var platformVersion: PlatformVersion { PlatformVersion(platform: properties["platform"], appVersion: properties["appVersion"]) }
 }
 
 /// Parsed properties by their text: the same few texts (platform, version, locale, and a tip's id)

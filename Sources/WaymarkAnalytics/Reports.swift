@@ -35,7 +35,7 @@ public struct TipFunnel: Hashable, Sendable {
 }
 
 /// A platform and app version, as the SDKs report them; nil where an event had none.
-public struct Segment: Hashable, Sendable, Comparable {
+public struct PlatformVersion: Hashable, Sendable, Comparable {
     public var platform: String?
     public var appVersion: String?
 
@@ -46,7 +46,7 @@ public struct Segment: Hashable, Sendable, Comparable {
 
     /// By platform, then app version in numeric order (1.10 after 1.9), text that is not a version
     /// after the versions.
-    public static func < (a: Segment, b: Segment) -> Bool {
+    public static func < (a: PlatformVersion, b: PlatformVersion) -> Bool {
         if a.platform != b.platform { return (a.platform ?? "") < (b.platform ?? "") }
         switch (a.appVersion.flatMap(Version.init(reading:)), b.appVersion.flatMap(Version.init(reading:))) {
         case (let x?, let y?) where x != y: return x < y
@@ -59,14 +59,14 @@ public struct Segment: Hashable, Sendable, Comparable {
 
 public struct TipReport: Hashable, Sendable {
     public struct Part: Hashable, Sendable {
-        public var segment: Segment
+        public var platformVersion: PlatformVersion
         public var funnel: TipFunnel
     }
 
     public var tip: String
     public var total: TipFunnel
-    /// By platform and app version, in ``Segment`` order.
-    public var segments: [Part]
+    /// By platform and app version, in ``PlatformVersion`` order.
+    public var byPlatform: [Part]
 }
 
 /// One page of a tour's funnel.
@@ -170,19 +170,19 @@ public struct Analytics: Sendable {
         var reports: [String: TipReport] = [:]
         for row in try await totals {
             guard let tip = row.keys[0] else { continue }
-            reports[tip, default: TipReport(tip: tip, total: TipFunnel(), segments: [])].total.add(row)
+            reports[tip, default: TipReport(tip: tip, total: TipFunnel(), byPlatform: [])].total.add(row)
         }
-        var segments: [String: [Segment: TipFunnel]] = [:]
+        var byPlatform: [String: [PlatformVersion: TipFunnel]] = [:]
         for row in try await split {
             guard let tip = row.keys[0] else { continue }
-            segments[tip, default: [:]][Segment(platform: row.keys[1], appVersion: row.keys[2]), default: TipFunnel()].add(row)
+            byPlatform[tip, default: [:]][PlatformVersion(platform: row.keys[1], appVersion: row.keys[2]), default: TipFunnel()].add(row)
         }
         for (index, tip) in catalog.tips.enumerated() {
-            var report = reports[tip.id] ?? TipReport(tip: tip.id, total: TipFunnel(), segments: [])
+            var report = reports[tip.id] ?? TipReport(tip: tip.id, total: TipFunnel(), byPlatform: [])
             if let eligible {
                 report.total.eligible = eligible[index].users
-                for (segment, users) in eligible[index].bySegment {
-                    segments[tip.id, default: [:]][segment, default: TipFunnel()].eligible = users
+                for (platformVersion, users) in eligible[index].byPlatform {
+                    byPlatform[tip.id, default: [:]][platformVersion, default: TipFunnel()].eligible = users
                 }
             }
             reports[tip.id] = report
@@ -191,12 +191,12 @@ public struct Analytics: Sendable {
         // A tour page's narration events name the page: not a tip unless it was ever shown as one.
         return reports.values.filter { order[$0.tip] != nil || $0.total.shown + $0.total.acted + $0.total.closed > 0 }.map { report in
             var report = report
-            report.segments = (segments[report.tip] ?? [:]).sorted { $0.key < $1.key }.map {
-                TipReport.Part(segment: $0.key, funnel: $0.value)
+            report.byPlatform = (byPlatform[report.tip] ?? [:]).sorted { $0.key < $1.key }.map {
+                TipReport.Part(platformVersion: $0.key, funnel: $0.value)
             }
             if order[report.tip] != nil && eligible != nil {
-                for index in report.segments.indices where report.segments[index].funnel.eligible == nil {
-                    report.segments[index].funnel.eligible = 0
+                for index in report.byPlatform.indices where report.byPlatform[index].funnel.eligible == nil {
+                    report.byPlatform[index].funnel.eligible = 0
                 }
             }
             return report
@@ -221,17 +221,11 @@ public struct Analytics: Sendable {
         var counts: [String: [String: TourPageReport]] = [:]
         for row in try await rows {
             guard let tour = row.keys[0], let page = row.keys[1] else { continue }
-            var report = counts[tour]?[page] ?? TourPageReport(page: page, viewed: 0, readToBottom: 0, videoPlays: 0, credits: 0)
-            switch row.name ?? "" {
-            case "page_viewed": report.viewed = row.users
-            case "page_read_to_bottom": report.readToBottom = row.users
-            default: report.videoPlays = row.events
-            }
-            counts[tour, default: [:]][page] = report
+            counts[tour, default: [:]][page, default: TourPageReport(page: page)].add(row)
         }
         for grant in try await grants {
             counts[grant.tour, default: [:]][
-                grant.page, default: TourPageReport(page: grant.page, viewed: 0, readToBottom: 0, videoPlays: 0, credits: 0)
+                grant.page, default: TourPageReport(page: grant.page)
             ]
             .credits = grant.credits
         }
@@ -239,7 +233,7 @@ public struct Analytics: Sendable {
             TourReport(
                 tour: tour.id,
                 pages: tour.pages.map {
-                    counts[tour.id]?[$0.id] ?? TourPageReport(page: $0.id, viewed: 0, readToBottom: 0, videoPlays: 0, credits: 0)
+                    counts[tour.id]?[$0.id] ?? TourPageReport(page: $0.id)
                 }
             )
         }
@@ -299,6 +293,20 @@ public struct Analytics: Sendable {
                     )
                 }
             )
+        }
+    }
+}
+
+extension TourPageReport {
+    init(page: String) { self.init(page: page, viewed: 0, readToBottom: 0, videoPlays: 0, credits: 0) }
+
+    /// Takes a tally row of the page's events: users who viewed it or read it to the bottom,
+    /// video plays as events.
+    mutating func add(_ row: TallyRow) {
+        switch row.name ?? "" {
+        case "page_viewed": viewed = row.users
+        case "page_read_to_bottom": readToBottom = row.users
+        default: videoPlays = row.events
         }
     }
 }

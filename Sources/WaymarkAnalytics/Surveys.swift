@@ -49,15 +49,15 @@ public struct SurveyScore: Hashable, Sendable {
 public struct SurveyComment: Hashable, Sendable {
     /// Midnight UTC of the day it was left, in ms since 1970.
     public var day: Int64
-    public var segment: Segment
+    public var platformVersion: PlatformVersion
     public var score: Int
     public var text: String
-    /// How many answers left this same text with this score on that day and segment.
+    /// How many answers left this same text with this score on that day, platform and app version.
     public var times: Int
 
-    public init(day: Int64, segment: Segment, score: Int, text: String, times: Int) {
+    public init(day: Int64, platformVersion: PlatformVersion, score: Int, text: String, times: Int) {
         self.day = day
-        self.segment = segment
+        self.platformVersion = platformVersion
         self.score = score
         self.text = text
         self.times = times
@@ -66,14 +66,14 @@ public struct SurveyComment: Hashable, Sendable {
 
 public struct SurveyReport: Hashable, Sendable {
     public struct Part: Hashable, Sendable {
-        public var segment: Segment
+        public var platformVersion: PlatformVersion
         public var score: SurveyScore
     }
 
     public var tip: String
     public var total: SurveyScore
-    /// By platform and app version, in ``Segment`` order.
-    public var segments: [Part]
+    /// By platform and app version, in ``PlatformVersion`` order.
+    public var byPlatform: [Part]
     /// Newest day first, at most ``SurveyReport/maximumComments``.
     public var comments: [SurveyComment]
     /// Answers whose score was not a whole number on the scale: counted here, nowhere else.
@@ -84,7 +84,7 @@ public struct SurveyReport: Hashable, Sendable {
 
 extension Analytics {
     /// The catalog's surveys, from their `survey_answered` events: one grouped count per day,
-    /// segment, score and comment, which is all the report needs.
+    /// platform, app version, score and comment, which is all the report needs.
     public func surveys(app: String, catalog: Catalog, period: Period) async throws -> [SurveyReport] {
         let surveys = catalog.tips.compactMap { tip in tip.survey.map { (tip.id, $0.scale) } }
         guard !surveys.isEmpty else { return [] }
@@ -97,9 +97,9 @@ extension Analytics {
         )
         var reports: [String: SurveyReport] = [:]
         for (id, scale) in surveys where reports[id] == nil {
-            reports[id] = SurveyReport(tip: id, total: SurveyScore(scale: scale), segments: [], comments: [], discarded: 0)
+            reports[id] = SurveyReport(tip: id, total: SurveyScore(scale: scale), byPlatform: [], comments: [], discarded: 0)
         }
-        var segments: [String: [Segment: SurveyScore]] = [:]
+        var byPlatform: [String: [PlatformVersion: SurveyScore]] = [:]
         for row in rows {
             guard let tip = row.keys[0], var report = reports[tip] else { continue }
             guard let score = row.keys[4].flatMap({ Int($0) }), report.total.scale.scores.contains(score) else {
@@ -107,22 +107,26 @@ extension Analytics {
                 reports[tip] = report
                 continue
             }
-            let segment = Segment(platform: row.keys[2], appVersion: row.keys[3])
+            let platformVersion = PlatformVersion(platform: row.keys[2], appVersion: row.keys[3])
             report.total.add(score: score, answers: row.events)
-            segments[tip, default: [:]][segment, default: SurveyScore(scale: report.total.scale)].add(score: score, answers: row.events)
+            byPlatform[tip, default: [:]][platformVersion, default: SurveyScore(scale: report.total.scale)].add(
+                score: score, answers: row.events)
             if let text = row.keys[5]?.trimmingCharacters(in: .whitespacesAndNewlines), !text.isEmpty {
                 report.comments.append(
                     SurveyComment(
-                        day: row.keys[1].flatMap { Int64($0) } ?? 0, segment: segment, score: score, text: text, times: row.events)
+                        day: row.keys[1].flatMap { Int64($0) } ?? 0, platformVersion: platformVersion, score: score, text: text,
+                        times: row.events)
                 )
             }
             reports[tip] = report
         }
         return surveys.compactMap { id, _ in
             guard var report = reports[id] else { return nil }
-            report.segments = (segments[id] ?? [:]).sorted { $0.key < $1.key }.map { SurveyReport.Part(segment: $0.key, score: $0.value) }
+            report.byPlatform = (byPlatform[id] ?? [:]).sorted { $0.key < $1.key }.map {
+                SurveyReport.Part(platformVersion: $0.key, score: $0.value)
+            }
             report.comments = Array(
-                report.comments.sorted { ($1.day, $0.segment, $0.text) < ($0.day, $1.segment, $1.text) }.prefix(
+                report.comments.sorted { ($1.day, $0.platformVersion, $0.text) < ($0.day, $1.platformVersion, $1.text) }.prefix(
                     SurveyReport.maximumComments)
             )
             return report

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import Logging
 import ServiceLifecycle
+import WaymarkAnalytics
 import WaymarkConsole
 import WaymarkNarration
 import WaymarkServer
@@ -28,26 +29,31 @@ public struct WaymarkConfiguration: Sendable {
     public var trustedProxies: TrustedProxies
     /// How often expired console sessions and old failed logins are removed.
     public var sweepInterval: Duration
+    /// How often the segment refresher looks for a newly published catalog (see
+    /// ``WaymarkAnalytics/SegmentRefresher``); nil runs none, for tests that refresh by hand.
+    public var segmentRefreshInterval: Duration?
     /// The clock of sessions, event clamping and grants; tests move their own.
     public var now: @Sendable () -> Date
 
     public init(
         host: String = "127.0.0.1", port: Int = 8080, synthesizer: (any Synthesizer)? = nil, trustedProxies: TrustedProxies = .none,
-        sweepInterval: Duration = .seconds(3600), now: @escaping @Sendable () -> Date = { Date() }
+        sweepInterval: Duration = .seconds(3600), segmentRefreshInterval: Duration? = .seconds(60),
+        now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.host = host
         self.port = port
         self.synthesizer = synthesizer
         self.trustedProxies = trustedProxies
         self.sweepInterval = sweepInterval
+        self.segmentRefreshInterval = segmentRefreshInterval
         self.now = now
     }
 }
 
 /// The one place where a Waymark server is assembled: the HTTP API and the console on one router,
-/// with the background services that run and stop with it (the console's session sweeper, and the
-/// narrator when there is a synthesizer). `waymark serve`, `waymark demo` and the HTTP tests all
-/// call it.
+/// with the background services that run and stop with it (the console's session sweeper, the
+/// segment refresher, and the narrator when there is a synthesizer). `waymark serve`, `waymark
+/// demo` and the HTTP tests all call it.
 ///
 /// - Parameters:
 ///   - store: an open store (see ``withStore(_:logger:_:)``).
@@ -68,11 +74,14 @@ public func buildApplication(
     )
     let router = buildRouter(server: server, console: WaymarkConsole(server: server, now: configuration.now), routes: routes)
     let sweeper = SessionSweeper(store: store, logger: logger, interval: configuration.sweepInterval, now: configuration.now)
+    let refresher = configuration.segmentRefreshInterval.map {
+        SegmentRefresher(store: store, logger: logger, interval: $0, now: configuration.now)
+    }
     let port = configuration.port
     return Application(
         router: router,
         configuration: .init(address: .hostname(configuration.host, port: port), serverName: "waymark"),
-        services: [sweeper] + (narrator.map { [$0] } ?? []) + services,
+        services: [sweeper] + (refresher.map { [$0] } ?? []) + (narrator.map { [$0] } ?? []) + services,
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? port) },
         logger: logger
     )

@@ -2,13 +2,13 @@
 /// the console shows them before publishing.
 public struct CatalogChange: Hashable, Sendable {
     public enum Kind: String, Hashable, Sendable {
-        case tip, tour, media
+        case tip, tour, media, segment
         /// Frequency, rewards and narration: the settings of the whole catalog.
         case settings
     }
 
     public var kind: Kind
-    /// The object's id; `catalog` for settings.
+    /// The object's id (a segment's name); `catalog` for settings.
     public var id: String
     /// The object as canonical YAML; nil when it did not exist.
     public var before: String?
@@ -46,6 +46,7 @@ public struct CatalogChange: Hashable, Sendable {
         compare(.tip, old.tips, new.tips, id: \.id, yaml: CatalogDocument.yaml)
         compare(.tour, old.tours, new.tours, id: \.id, yaml: CatalogDocument.yaml)
         compare(.media, old.media, new.media, id: \.id, yaml: CatalogDocument.yaml)
+        compare(.segment, old.segments, new.segments, id: \.name, yaml: CatalogDocument.yaml)
         let settings = { (catalog: Catalog) in
             CatalogDocument.yaml(
                 Catalog(frequency: catalog.frequency, tips: [], rewards: catalog.rewards, narration: catalog.narration)

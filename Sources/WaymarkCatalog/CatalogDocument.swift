@@ -9,6 +9,10 @@ import Yams
 ///
 /// ```yaml
 /// frequency: immediate          # immediate, hourly, daily, weekly or monthly
+/// segments:                     # named groups of users; targeting reads segment:<name>
+///   - name: cod-buyers
+///     summary: Paid cash on delivery for something over ₹10,000 lately
+///     rule: user.codUser == true AND count(purchase where amount >= 10000) >= 1 within 30d
 /// tips:
 ///   - id: search-tip
 ///     container: home
@@ -24,7 +28,7 @@ import Yams
 ///       expiresAt: 2027-01-01T00:00:00Z
 ///     renderer: pointer         # tooltip, spotlight, pointer, banner or modal
 ///     gesture: tap              # a pointer's: tap, double-tap, swipe-left/right/up/down, long-press
-///     targeting: device.platform in ["ios", "android"] AND app.version >= v1.3
+///     targeting: device.platform in ["ios", "android"] AND app.version >= v1.3 AND NOT segment:cod-buyers
 ///     rollout: 50               # percent of users, by a sticky hash of the user id
 ///     content:
 ///       title: Search
@@ -90,6 +94,11 @@ public enum CatalogDocument {
         try parseOne(text, file: file) { $0.readMedia($1) }
     }
 
+    /// One entry of `segments`.
+    public static func parseSegment(_ text: String, file: String) throws(DiagnosticsError) -> Segment {
+        try parseOne(text, file: file) { $0.readSegment($1) }
+    }
+
     private static func parseOne<T>(
         _ text: String, file: String, _ read: (inout CatalogReader, Node) -> T?
     ) throws(DiagnosticsError) -> T {
@@ -118,6 +127,7 @@ private let tipKeys = [
 private let textKeys = ["title", "body", "html", "audio"]
 private let contentKeys = textKeys + ["locales"]
 private let tourKeys = ["id", "trigger", "targeting", "rollout", "pages"]
+private let segmentKeys = ["name", "summary", "rule"]
 private let pageKeys = ["id", "content", "media", "reward"]
 private let mediaVariantKeys = ["url", "thumbnail", "type", "model", "family", "minAppVersion", "locale"]
 /// The client context targeting rules read; besides these, any user attribute, `user.<name>`.
@@ -129,6 +139,9 @@ private struct CatalogReader {
     let file: String
     let lines: [Substring]
     var diagnostics: [Diagnostic] = []
+    /// The catalog's segments, once read; nil while reading one object alone, whose targeting
+    /// is checked against them when it joins a catalog.
+    var knownSegments: Set<String>?
 
     init(text: String, file: String) {
         self.text = text
@@ -158,7 +171,17 @@ private struct CatalogReader {
             fail(at: root, "a catalog is a mapping with the keys frequency and tips")
             return nil
         }
-        checkKeys(mapping, allowed: ["frequency", "tips", "tours", "media", "rewards", "narration"])
+        checkKeys(mapping, allowed: ["frequency", "segments", "tips", "tours", "media", "rewards", "narration"])
+        // Segments first: targeting anywhere in the catalog may name them.
+        let segments = mapping["segments"].map { list($0, "segments") { $0.readSegment($1) } } ?? []
+        knownSegments = Set(segments.map(\.name))
+        if let node = mapping["segments"] {
+            var seen: Set<String> = []
+            for element in node.sequence ?? [] {
+                guard let nameNode = element.mapping?["name"], let name = nameNode.string else { continue }
+                if !seen.insert(name).inserted { fail(at: nameNode, "a second segment named \"\(name)\"") }
+            }
+        }
         var frequency = DisplayFrequency.immediate
         if let node = mapping["frequency"] {
             if let value = node.string.flatMap(DisplayFrequency.init(rawValue:)) {
@@ -203,7 +226,8 @@ private struct CatalogReader {
         uniqueIDs(tours.map(\.id), in: mapping["tours"], "tour")
         let rewards = mapping["rewards"].map { readRewards($0) } ?? RewardPolicy()
         let narration = mapping["narration"].flatMap { readNarration($0) }
-        return Catalog(frequency: frequency, tips: tips, tours: tours, media: media, rewards: rewards, narration: narration)
+        return Catalog(
+            frequency: frequency, segments: segments, tips: tips, tours: tours, media: media, rewards: rewards, narration: narration)
     }
 
     /// Reads a list with `read` for each element, skipping the ones that fail.
@@ -344,12 +368,47 @@ private struct CatalogReader {
     mutating func readTargeting(_ mapping: Node.Mapping) -> Targeting {
         var targeting = Targeting()
         if let node = mapping["targeting"], let rule = rule(node) {
-            if let problem = targetingProblem(rule) { fail(at: node, problem) } else { targeting.rule = rule }
+            if let problem = targetingProblem(rule) {
+                fail(at: node, problem)
+            } else if let known = knownSegments, let unknown = segmentNames(in: rule).first(where: { !known.contains($0) }) {
+                fail(at: node, "no segment named \"\(unknown)\"", expected: Self.segmentList(known))
+            } else {
+                targeting.rule = rule
+            }
         }
         if let node = mapping["rollout"], let percent = integer(node, "rollout") {
             if (0...100).contains(percent) { targeting.rollout = percent } else { fail(at: node, "rollout must be from 0 to 100") }
         }
         return targeting
+    }
+
+    static func segmentList(_ names: Set<String>) -> String {
+        names.isEmpty ? "a segment defined under the catalog's segments" : "one of \(names.sorted().joined(separator: ", "))"
+    }
+
+    mutating func readSegment(_ node: Node) -> Segment? {
+        guard let mapping = mapping(node, "a segment", keys: segmentKeys) else { return nil }
+        var name: String?
+        if let nameNode = mapping["name"] {
+            if let text = string(nameNode, "name") {
+                if Segment.isName(text) {
+                    name = text
+                } else {
+                    fail(at: nameNode, "name \"\(text)\" must be a name of the rule language (letters, digits, _ and -), at most 64 bytes")
+                }
+            }
+        } else {
+            fail(at: node, "name is missing")
+        }
+        let summary = mapping["summary"].flatMap { string($0, "summary") } ?? ""
+        guard let ruleNode = mapping["rule"] else { return missing("rule", in: node) }
+        guard let rule = rule(ruleNode) else { return nil }
+        if let problem = Segment.problem(rule) {
+            fail(at: ruleNode, problem)
+            return nil
+        }
+        guard let name else { return nil }
+        return Segment(name: name, summary: summary, rule: rule)
     }
 
     mutating func readVariant(_ node: Node) -> Variant? {
@@ -629,14 +688,17 @@ private struct CatalogReader {
 }
 
 /// Why a rule cannot target clients, if it cannot: targeting is decided on the server, from the
-/// client context and the user's attributes alone, so it may not mention events or other paths.
+/// client context, the user's attributes and the segments they are in (`segment:<name>`), so it
+/// may not mention events or other paths.
 public func targetingProblem(_ rule: Rule) -> String? {
     switch rule {
     case .constant: return nil
     case .not(let operand): return targetingProblem(operand)
     case .and(let operands), .or(let operands): return operands.lazy.compactMap(targetingProblem).first
+    case .sequence(let events, nil) where events.count == 1 && events[0].name == "segment" && events[0].target != nil:
+        return events[0].conditions.isEmpty ? nil : "segment:<name> takes no where: its rule is the segment's"
     case .sequence, .count:
-        return "targeting reads the client context, not events: use trigger for events"
+        return "targeting reads the client context, user attributes and segments (segment:<name>), not events: use trigger for events"
     case .compare(let path, _, _), .oneOf(let path, _):
         guard targetingPaths.contains(path.description) || isAttribute(path) else {
             return "targeting can read \(targetingPaths.sorted().joined(separator: ", ")) and user attributes (user.<name>), not \(path)"

@@ -14,12 +14,15 @@ public struct Catalog: Hashable, Sendable {
     public var rewards: RewardPolicy
     /// Spoken narration made by the server for content without a recording; nil: none.
     public var narration: NarrationSettings?
+    /// Named groups of users that targeting reads as `segment:<name>`.
+    public var segments: [Segment]
 
     public init(
-        frequency: DisplayFrequency = .immediate, tips: [CatalogTip], tours: [Tour] = [], media: [Media] = [],
-        rewards: RewardPolicy = RewardPolicy(), narration: NarrationSettings? = nil
+        frequency: DisplayFrequency = .immediate, segments: [Segment] = [], tips: [CatalogTip], tours: [Tour] = [],
+        media: [Media] = [], rewards: RewardPolicy = RewardPolicy(), narration: NarrationSettings? = nil
     ) {
         self.frequency = frequency
+        self.segments = segments
         self.tips = tips
         self.tours = tours
         self.media = media
@@ -207,6 +210,91 @@ public func localeChain(_ locale: String?) -> [String] {
         parts.removeLast()
     }
     return chain
+}
+
+/// A named group of users, such as first-time buyers or cash-on-delivery users in smaller cities:
+/// a rule over the user's attributes (`user.<name>`) and, optionally, what they did in the last
+/// ``historyDays`` days (`count(purchase where amount >= 10000) >= 1 within 30d`). Targeting
+/// reads it as `segment:<name>`; the console counts and breaks analytics down by it.
+///
+/// The server decides membership: a segment of attributes alone when it delivers the catalog,
+/// from the attributes it keeps; one that reads history from the user's recorded events, replayed
+/// in the background (see the segment refresher), since reading one user's history on every
+/// catalog request would need an index by user that slows every event's insert.
+public struct Segment: Hashable, Sendable {
+    /// A name of the rule language (`cod-users`), as `segment:<name>` names it.
+    public var name: String
+    /// What the segment is for, in the author's words.
+    public var summary: String
+    public var rule: Rule
+
+    /// How far back a segment's history reaches: a term without `within` reads this many days,
+    /// and no `within` may reach further.
+    public static let historyDays = 90
+
+    public init(name: String, summary: String = "", rule: Rule) {
+        self.name = name
+        self.summary = summary
+        self.rule = rule
+    }
+
+    /// Whether the rule reads events, and so needs the user's history, not only their attributes.
+    public var readsHistory: Bool { Self.readsHistory(rule) }
+
+    static func readsHistory(_ rule: Rule) -> Bool {
+        switch rule {
+        case .constant, .compare, .oneOf: false
+        case .sequence, .count: true
+        case .not(let operand): readsHistory(operand)
+        case .and(let operands), .or(let operands): operands.contains(where: readsHistory)
+        }
+    }
+
+    /// Why a rule cannot define a segment, if it cannot: it reads the user's attributes and their
+    /// events, within ``historyDays``, and names no other segment.
+    public static func problem(_ rule: Rule) -> String? {
+        switch rule {
+        case .constant: return nil
+        case .not(let operand): return problem(operand)
+        case .and(let operands), .or(let operands): return operands.lazy.compactMap(problem).first
+        case .sequence(let events, let window):
+            if events.contains(where: { $0.name == "segment" }) { return "a segment cannot include another segment" }
+            return windowProblem(window)
+        case .count(let event, _, _, let window):
+            if event.name == "segment" { return "a segment cannot include another segment" }
+            return windowProblem(window)
+        case .compare(let path, _, _), .oneOf(let path, _):
+            guard isAttribute(path), !targetingPaths.contains(path.description) else {
+                return
+                    "a segment reads the user's attributes (user.<name>) and events, not \(path): the device's context belongs in targeting"
+            }
+            return nil
+        }
+    }
+
+    private static func windowProblem(_ window: Window?) -> String? {
+        guard let window, window.milliseconds > Int64(historyDays) * 86_400_000 else { return nil }
+        return "a segment's history reaches back \(historyDays) days: within \(window) is longer"
+    }
+
+    /// Whether `name` can name a segment: a name of the rule language, so that `segment:<name>`
+    /// reads as one.
+    public static func isName(_ name: String) -> Bool {
+        guard !name.isEmpty, name.utf8.count <= 64, case .sequence(let events, nil)? = try? Rule(parsing: "segment:" + name) else {
+            return false
+        }
+        return events.count == 1 && events[0].target == name
+    }
+}
+
+/// The names of the segments a targeting rule reads (`segment:cod-users`), in order of mention.
+public func segmentNames(in rule: Rule) -> [String] {
+    switch rule {
+    case .constant, .compare, .oneOf, .count: []
+    case .not(let operand): segmentNames(in: operand)
+    case .and(let operands), .or(let operands): operands.flatMap { segmentNames(in: $0) }
+    case .sequence(let events, _): events.compactMap { $0.name == "segment" ? $0.target : nil }
+    }
 }
 
 /// Who gets a tip or a tour: a rule over the client context and a percentage of users.

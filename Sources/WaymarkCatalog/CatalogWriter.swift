@@ -16,6 +16,7 @@ extension CatalogDocument {
     public static func yaml(_ tip: CatalogTip) -> String { emit(node(tip)) }
     public static func yaml(_ tour: Tour) -> String { emit(node(tour)) }
     public static func yaml(_ media: Media) -> String { emit(node(media)) }
+    public static func yaml(_ segment: Segment) -> String { emit(node(segment)) }
 
     private static func emit(_ node: Node) -> String {
         // Every node is made here from strings and numbers, which the emitter always accepts.
@@ -25,6 +26,7 @@ extension CatalogDocument {
     static func node(_ catalog: Catalog) -> Node {
         var pairs = Pairs()
         pairs["frequency"] = text(catalog.frequency.rawValue)
+        if !catalog.segments.isEmpty { pairs["segments"] = Node(catalog.segments.map(node)) }
         pairs["tips"] = Node(catalog.tips.map(node))
         if !catalog.tours.isEmpty { pairs["tours"] = Node(catalog.tours.map(node)) }
         if !catalog.media.isEmpty { pairs["media"] = Node(catalog.media.map(node)) }
@@ -34,6 +36,14 @@ extension CatalogDocument {
         if let narration = catalog.narration {
             pairs["narration"] = Node([(text("language"), text(narration.language)), (text("speed"), number(narration.speed))])
         }
+        return pairs.node
+    }
+
+    static func node(_ segment: Segment) -> Node {
+        var pairs = Pairs()
+        pairs["name"] = text(segment.name)
+        if !segment.summary.isEmpty { pairs["summary"] = text(segment.summary) }
+        pairs["rule"] = text(segment.rule.description)
         return pairs.node
     }
 

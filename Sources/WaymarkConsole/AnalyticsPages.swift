@@ -52,15 +52,24 @@ extension WaymarkConsole {
             app: app.id, catalog: catalog, period: choice.period, eligible: eligible.map { .counted($0) } ?? .unknown)
         values["tipsTable"] = ReportTable.tips(tips, link: "/console/apps/\(app.id)/analytics/tips/", query: choice.query).values
         if eligible == nil { values["refresh"] = Self.countingRefresh }
-        values["tours"] = try await tours.map { tour in
-            [
+        let breakdown = try await breakdownChoice(request, app: app.id, live: catalog, period: choice.period)
+        values["byOptions"] = breakdown.options
+        var tourValues: [[String: Any]] = []
+        for tour in try await tours {
+            var entry: [String: Any] = [
                 "id": tour.tour, "table": ReportTable.tour(tour).values,
                 "chart": Chart.bars(
                     title: "Tour \(tour.tour): users who saw each page",
                     rows: tour.pages.map { ($0.page, Double($0.viewed), String($0.viewed)) }
                 ),
-            ] as [String: Any]
+            ]
+            if let groups = breakdown.groups, let authored = catalog.tours.first(where: { $0.id == tour.tour }) {
+                let parts = try await analytics.tour(authored, app: app.id, period: choice.period, by: groups)
+                entry["groups"] = ReportTable.tourGroups(tour.tour, parts, label: groups.breakdown.label).values
+            }
+            tourValues.append(entry)
         }
+        values["tours"] = tourValues
         values["experiments"] = try await experiments.map { experiment in
             ["tip": experiment.tip, "enoughData": experiment.enoughData, "table": ReportTable.experiment(experiment).values]
                 as [String: Any]
@@ -89,13 +98,24 @@ extension WaymarkConsole {
         values["tip"] = id
         values["period"] = choice.values
         values["totalTable"] = ReportTable.tips([report], link: nil, query: "").values
-        values["segmentsTable"] = ReportTable.segments(report).values
+        values["platformsTable"] = ReportTable.platforms(report).values
         values["live"] = catalog.tips.contains { $0.id == id }
+        let breakdown = try await breakdownChoice(request, app: app.id, live: catalog, period: choice.period)
+        values["byOptions"] = breakdown.options
+        var surveyGroups: [String: Any]?
+        if let groups = breakdown.groups {
+            let parts = try await analytics.tip(id, app: app.id, period: choice.period, by: groups)
+            values["groupsTable"] = ReportTable.tipGroups(parts, label: groups.breakdown.label).values
+            if let tip = catalog.tips.first(where: { $0.id == id && $0.survey != nil }) {
+                let answers = try await analytics.survey(tip, app: app.id, period: choice.period, by: groups)
+                surveyGroups = ReportTable.surveyGroups(answers, label: groups.breakdown.label).values
+            }
+        }
         if let survey = try await surveyReport(app: app.id, catalog: catalog, tip: id, period: choice.period) {
-            values["survey"] =
+            var surveyValues: [String: Any] =
                 [
                     "summary": ReportTable.surveys([survey], link: nil, query: "").values,
-                    "segments": ReportTable.surveySegments(survey).values,
+                    "byPlatform": ReportTable.surveyPlatforms(survey).values,
                     "comments": ReportTable.surveyComments(survey).values,
                     "discarded": survey.discarded,
                     "chart": Chart.bars(
@@ -104,7 +124,9 @@ extension WaymarkConsole {
                             (String(offset + survey.total.scale.scores.lowerBound), Double(count), String(count))
                         }
                     ),
-                ] as [String: Any]
+                ]
+            surveyValues["groups"] = surveyGroups
+            values["survey"] = surveyValues
         }
         if let user = request.uri.queryParameters["user"].map(String.init)?.trimmingCharacters(in: .whitespaces), !user.isEmpty {
             values["user"] = user
@@ -135,7 +157,7 @@ extension WaymarkConsole {
         values["dismissal"] = tip.tip.dismissal?.description ?? ""
         values["hasDismissal"] = tip.tip.dismissal != nil
         values["summaryTable"] = ReportTable.backtest(outcome, teaches: tip.tip.dismissal != nil).values
-        values["segmentsTable"] = ReportTable.backtestSegments(outcome).values
+        values["platformsTable"] = ReportTable.backtestPlatforms(outcome).values
         var rows: [(label: String, value: Double, text: String)] = []
         for day in period.days {
             let users = outcome.byDay[day] ?? 0
@@ -146,7 +168,30 @@ extension WaymarkConsole {
         return Templates.page("backtest", values)
     }
 
-    /// A table of the analytics page as CSV: `engagement`, `daily`, `tips`, `segments?tip=`,
+    /// The page's `by`: `user.<name>` (an attribute users have) or `segment:<name>` (a segment of
+    /// the live catalog or, by the same name, the draft's), with every choice for the form; no
+    /// groups for the default, platform and app version.
+    func breakdownChoice(_ request: Request, app: String, live: Catalog, period: Period) async throws -> (
+        groups: UserGroups?, options: [[String: Any]]
+    ) {
+        let chosen = request.uri.queryParameters["by"].map(String.init) ?? ""
+        var segments: [String: Segment] = [:]
+        for segment in live.segments { segments[segment.name] = segment }
+        for segment in try await server.draftCatalog(app: app)?.catalog.segments ?? [] { segments[segment.name] = segment }
+        let attributes = Set(try await store.attributeSummary(app: app, examples: 1).map(\.name)).sorted()
+        let choices: [UserBreakdown] = attributes.map { .attribute($0) } + segments.keys.sorted().map { .segment(segments[$0]!) }
+        let breakdown = choices.first { $0.label == chosen }
+        if !chosen.isEmpty && breakdown == nil {
+            throw ConsoleError.badRequest("There is no attribute or segment \(chosen) to break the figures down by.")
+        }
+        let options: [[String: Any]] =
+            [["value": "", "label": "Platform and app version", "selected": breakdown == nil]]
+            + choices.map { ["value": $0.label, "label": $0.label, "selected": $0 == breakdown] }
+        guard let breakdown else { return (nil, options) }
+        return (try await UserGroups(breakdown, store: store, app: app, period: period), options)
+    }
+
+    /// A table of the analytics page as CSV: `engagement`, `daily`, `tips`, `platforms?tip=`,
     /// `tour?tour=`, `experiments`, `surveys`, `survey?tip=`, `comments?tip=`.
     func analyticsExport(_ request: Request, _ context: WaymarkRequestContext) async throws -> Response {
         let (_, app) = try await access(request, context, needs: .viewer)
@@ -165,13 +210,13 @@ extension WaymarkConsole {
             let tips = try await analytics.tips(
                 app: app.id, catalog: catalog, period: choice.period, eligible: eligible.map { .counted($0) } ?? .unknown)
             table = ReportTable.tips(tips, link: nil, query: "")
-        case "segments.csv":
+        case "platforms.csv":
             guard
                 let (report, _) = try await tipReport(app: app.id, live: live, tip: parameter("tip"), period: choice.period, patience: nil)
             else {
                 throw ConsoleError.notFound
             }
-            table = ReportTable.segments(report)
+            table = ReportTable.platforms(report)
         case "tour.csv":
             guard
                 let tour = try await analytics.tours(app: app.id, catalog: catalog, period: choice.period).first(where: {
@@ -188,7 +233,7 @@ extension WaymarkConsole {
             guard let report = try await surveyReport(app: app.id, catalog: catalog, tip: parameter("tip"), period: choice.period) else {
                 throw ConsoleError.notFound
             }
-            table = name == "survey.csv" ? ReportTable.surveySegments(report) : ReportTable.surveyComments(report)
+            table = name == "survey.csv" ? ReportTable.surveyPlatforms(report) : ReportTable.surveyComments(report)
         default: throw ConsoleError.notFound
         }
         let file = "\(app.id)-\(name.dropLast(4))-\(choice.fromText)-\(choice.toText).csv"

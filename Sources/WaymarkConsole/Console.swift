@@ -71,6 +71,11 @@ public struct WaymarkConsole: Sendable {
         console.post("/apps/:app/keys") { request, context in try await self.createKey(request, context) }
         console.post("/apps/:app/keys/:id/revoke") { request, context in try await self.revokeKey(request, context) }
         console.get("/apps/:app/audit") { request, context in try await self.auditPage(request, context) }
+        console.get("/apps/:app/segments") { request, context in try await self.segmentsPage(request, context) }
+        console.get("/apps/:app/new-segment") { request, context in try await self.segmentPage(request, context, new: true) }
+        console.get("/apps/:app/segments/:name") { request, context in try await self.segmentPage(request, context, new: false) }
+        console.post("/apps/:app/segments/:name") { request, context in try await self.saveSegment(request, context) }
+        console.post("/apps/:app/segments/:name/delete") { request, context in try await self.deleteSegment(request, context) }
         console.get("/apps/:app/attributes") { request, context in try await self.attributesPage(request, context) }
         console.get("/apps/:app/analytics") { request, context in try await self.analyticsPage(request, context) }
         console.get("/apps/:app/analytics/tips/:id") { request, context in try await self.tipAnalyticsPage(request, context) }

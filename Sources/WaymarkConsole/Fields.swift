@@ -38,31 +38,51 @@ extension [String: String] {
     }
 }
 
+/// What a rule field is for, which decides what it may read.
+enum RuleKind: String {
+    /// A trigger or dismissal: anything of the language.
+    case event
+    /// Targeting: the client context, user attributes and segments (`segment:<name>`).
+    case targeting
+    /// A segment's rule: user attributes and events within the segments' history.
+    case segment
+}
+
 /// The parser's verdict on rule fields, with the caret excerpt the console shows under them.
 enum RuleCheck {
-    /// The message and caret excerpt for a rule, or nil when it reads (and, for targeting, reads
-    /// only the client context).
-    static func check(_ text: String, targeting: Bool) -> [String: String]? {
+    /// The message and caret excerpt for a rule, or nil when it reads and reads only what its
+    /// kind may (targeting naming only `segments`, when they are given).
+    static func check(_ text: String, _ kind: RuleKind, segments: Set<String>? = nil) -> [String: String]? {
         do {
             let rule = try Rule(parsing: text)
-            if targeting, let problem = targetingProblem(rule) { return ["message": problem] }
-            return nil
+            switch kind {
+            case .event: return nil
+            case .targeting:
+                if let problem = targetingProblem(rule) { return ["message": problem] }
+                if let segments, let unknown = segmentNames(in: rule).first(where: { !segments.contains($0) }) {
+                    let known =
+                        segments.isEmpty ? "this app has no segments yet" : "its segments are \(segments.sorted().joined(separator: ", "))"
+                    return ["message": "no segment named \"\(unknown)\": \(known)"]
+                }
+                return nil
+            case .segment: return Segment.problem(rule).map { ["message": $0] }
+            }
         } catch {
             return ["message": error.description, "excerpt": error.excerpt(source: text, origin: "rule:\(error.line):\(error.column)")]
         }
     }
 
     /// The errors of a form's rule fields by name; a field with a `required` message may not be blank.
-    static func errors(_ values: [String: String], _ fields: [(name: String, required: String?, targeting: Bool)]) -> [String: [String:
-        String]]
-    {
+    static func errors(
+        _ values: [String: String], _ fields: [(name: String, required: String?, kind: RuleKind)], segments: Set<String>? = nil
+    ) -> [String: [String: String]] {
         var errors: [String: [String: String]] = [:]
         for field in fields {
             guard let text = values.text(field.name) else {
                 if let message = field.required { errors[field.name] = ["message": message] }
                 continue
             }
-            if let error = check(text, targeting: field.targeting) { errors[field.name] = error }
+            if let error = check(text, field.kind, segments: segments) { errors[field.name] = error }
         }
         return errors
     }

@@ -105,10 +105,32 @@ extension ReportTable {
         )
     }
 
-    static func segments(_ report: TipReport) -> ReportTable {
+    static func platforms(_ report: TipReport) -> ReportTable {
         ReportTable(
             "By platform and app version", ["Platform", "App version"] + funnelColumns,
-            report.segments.map { [name($0.segment.platform), name($0.segment.appVersion)] + funnel($0.funnel) }
+            report.byPlatform.map { [name($0.platformVersion.platform), name($0.platformVersion.appVersion)] + funnel($0.funnel) }
+        )
+    }
+
+    static func tipGroups(_ parts: [(group: String, funnel: TipFunnel)], label: String) -> ReportTable {
+        ReportTable("By \(label)", [label] + funnelColumns, parts.map { [Cell(text: $0.group)] + funnel($0.funnel) })
+    }
+
+    static func surveyGroups(_ parts: [(group: String, score: SurveyScore)], label: String) -> ReportTable {
+        ReportTable("Answers by \(label)", [label] + surveyColumns, parts.map { [Cell(text: $0.group)] + survey($0.score) })
+    }
+
+    static func tourGroups(_ tour: String, _ parts: [(group: String, report: TourReport)], label: String) -> ReportTable {
+        ReportTable(
+            "Tour \(tour) by \(label)", [label, "Page", "Viewed", "Reached", "Read to bottom", "Read rate", "Video plays"],
+            parts.flatMap { group, report in
+                report.pages.enumerated().map { index, page in
+                    [
+                        Cell(text: group), Cell(text: page.page), number(page.viewed), percent(report.reached(index).rate),
+                        number(page.readToBottom), percent(page.readRate.rate), number(page.videoPlays),
+                    ]
+                }
+            }
         )
     }
 
@@ -170,10 +192,10 @@ extension ReportTable {
         )
     }
 
-    static func surveySegments(_ report: SurveyReport) -> ReportTable {
+    static func surveyPlatforms(_ report: SurveyReport) -> ReportTable {
         ReportTable(
             "Answers by platform and app version", ["Platform", "App version"] + surveyColumns,
-            report.segments.map { [name($0.segment.platform), name($0.segment.appVersion)] + survey($0.score) }
+            report.byPlatform.map { [name($0.platformVersion.platform), name($0.platformVersion.appVersion)] + survey($0.score) }
         )
     }
 
@@ -182,7 +204,8 @@ extension ReportTable {
             "Comments, newest first", ["Day", "Platform", "App version", "Score", "Comment", "Times"],
             report.comments.map {
                 [
-                    day($0.day), name($0.segment.platform), name($0.segment.appVersion), number($0.score), Cell(text: $0.text),
+                    day($0.day), name($0.platformVersion.platform), name($0.platformVersion.appVersion), number($0.score),
+                    Cell(text: $0.text),
                     number($0.times),
                 ]
             }
@@ -205,10 +228,10 @@ extension ReportTable {
         return ReportTable("Backtest", ["Measure", "Users"], rows)
     }
 
-    static func backtestSegments(_ outcome: Backtest.Outcome) -> ReportTable {
+    static func backtestPlatforms(_ outcome: Backtest.Outcome) -> ReportTable {
         ReportTable(
             "Would have seen it, by platform and app version", ["Platform", "App version", "Users"],
-            outcome.bySegment.sorted { $0.key < $1.key }.map { [name($0.key.platform), name($0.key.appVersion), number($0.value)] }
+            outcome.byPlatform.sorted { $0.key < $1.key }.map { [name($0.key.platform), name($0.key.appVersion), number($0.value)] }
         )
     }
 

@@ -116,14 +116,17 @@ extension WaymarkConsole {
         return .redirect(to: "/console/apps/\(app.id)", type: .normal)
     }
 
-    /// `GET rules/check?rule=...&kind=event|targeting`: the parser's verdict as one types, as JSON:
-    /// `{"ok": true}` or `{"ok": false, "message", "line", "column", "excerpt"}`.
+    /// `GET rules/check?rule=...&kind=event|targeting|segment`: the parser's verdict as one types,
+    /// as JSON: `{"ok": true}` or `{"ok": false, "message", "excerpt"}`. Targeting is checked
+    /// against the draft's segments.
     func checkRule(_ request: Request, _ context: WaymarkRequestContext) async throws -> Response {
-        _ = try await access(request, context, needs: .viewer)
+        let (_, app) = try await access(request, context, needs: .viewer)
         let text = request.uri.queryParameters["rule"].map(String.init) ?? ""
-        let kind = request.uri.queryParameters["kind"].map(String.init) ?? "event"
+        let kind = request.uri.queryParameters["kind"].flatMap { RuleKind(rawValue: String($0)) } ?? .event
+        var segments: Set<String>?
+        if kind == .targeting { segments = Set((try await server.draftCatalog(app: app.id)?.catalog.segments ?? []).map(\.name)) }
         var body: [String: Any] = ["ok": true]
-        if let error = RuleCheck.check(text, targeting: kind == "targeting") {
+        if let error = RuleCheck.check(text, kind, segments: segments) {
             body = ["ok": false, "message": error["message"] ?? "", "excerpt": error["excerpt"] ?? ""]
         }
         let data = try JSONSerialization.data(withJSONObject: body, options: [.sortedKeys])
@@ -186,6 +189,9 @@ extension WaymarkConsole {
         }
         values["eventNames"] = try await store.eventNames(
             app: app.id, since: now().addingTimeInterval(-30 * 86400).millisecondsSince1970, limit: 200)
+        values["segments"] = (try await server.draftCatalog(app: app.id)?.catalog.segments ?? []).map {
+            ["name": $0.name, "summary": $0.summary]
+        }
         // What targeting can read of the users, as the attributes page lists it.
         values["attributes"] = try await store.attributeSummary(app: app.id, examples: 1).map {
             ["name": $0.name, "type": $0.type, "users": $0.users, "example": $0.examples.first ?? ""] as [String: Any]
@@ -255,8 +261,8 @@ struct TipFields {
         RuleCheck.errors(
             values,
             [
-                ("trigger", required: "a tip needs a trigger: the rule that shows it", targeting: false),
-                ("dismissal", required: nil, targeting: false), ("targeting", required: nil, targeting: true),
+                ("trigger", required: "a tip needs a trigger: the rule that shows it", kind: .event),
+                ("dismissal", required: nil, kind: .event), ("targeting", required: nil, kind: .targeting),
             ])
     }
 

@@ -274,7 +274,7 @@ struct TourFields {
     }
 
     func ruleErrors() -> [String: [String: String]] {
-        RuleCheck.errors(values, [("trigger", required: nil, targeting: false), ("targeting", required: nil, targeting: true)])
+        RuleCheck.errors(values, [("trigger", required: nil, kind: .event), ("targeting", required: nil, kind: .targeting)])
     }
 
     /// The tour these fields describe, its pages in the order of their numbers; a page whose id is

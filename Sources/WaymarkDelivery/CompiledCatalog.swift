@@ -70,6 +70,8 @@ final class CompiledCatalog: Sendable {
     let rules: [Rule]
     /// Whether any targeting rule reads a user attribute (`user.<name>`).
     let readsAttributes: Bool
+    /// The segments targeting rules name (`segment:<name>`), in the catalog's order.
+    let segments: [Segment]
     /// Lowercased locale -> id, over every locale any content is written in.
     let localeIDs: [String: Int32]
     let tipPlans: [TipPlan]
@@ -196,7 +198,10 @@ final class CompiledCatalog: Sendable {
         }
 
         self.rules = rules
-        readsAttributes = rules.contains(where: Self.readsAttributes)
+        let named = Set(rules.flatMap { segmentNames(in: $0) })
+        segments = catalog.segments.filter { named.contains($0.name) }
+        // A segment of attributes alone is decided from the attributes delivery reads.
+        readsAttributes = rules.contains(where: Self.readsAttributes) || segments.contains { !$0.readsHistory }
         self.localeIDs = localeIDs
         self.tipPlans = tipPlans
         self.options = options

@@ -179,8 +179,10 @@ public struct Resolver: Sendable {
         return hash % max(buckets, 1)
     }
 
-    /// A targeting rule over the context (the catalog reader allows only comparisons in them).
-    static func holds(_ rule: Rule, _ context: [String: ContextValue]) -> Bool {
+    /// A targeting rule over the context (the catalog reader allows only comparisons and
+    /// `segment:<name>` in them; a segment holds when the context has `segment.<name>` true), or a
+    /// segment's rule of attributes alone.
+    public static func holds(_ rule: Rule, _ context: [String: ContextValue]) -> Bool {
         switch rule {
         case .constant(let value): value
         case .not(let operand): !holds(operand, context)
@@ -188,8 +190,32 @@ public struct Resolver: Sendable {
         case .or(let operands): operands.contains { holds($0, context) }
         case .compare(let path, let comparator, let literal): literal.compared(with: context[path.description], by: comparator)
         case .oneOf(let path, let literals): literals.contains { $0.matches(context[path.description]) }
+        case .sequence(let events, nil) where events.count == 1 && events[0].name == "segment":
+            events[0].target.map { context["segment." + $0] == .bool(true) } ?? false
         case .sequence, .count: false
         }
+    }
+
+    // MARK: Segments
+
+    /// Whether the targeting of any tip or tour names a segment: only then is it worth deciding
+    /// which the user is in.
+    public var readsSegments: Bool { !compiled.segments.isEmpty }
+
+    /// Whether any segment targeting names reads history, whose members the refresher keeps.
+    public var readsSegmentMembers: Bool { compiled.segments.contains(where: \.readsHistory) }
+
+    /// The segments targeting names that the client's user is in: one of attributes alone is
+    /// decided here from the client's attributes; one that reads history is taken from
+    /// `members`, the segments the refresher last found the user in.
+    public func segments(for client: ClientContext, members: [String]) -> Set<String> {
+        let context = client.values
+        var segments: Set<String> = []
+        for segment in compiled.segments {
+            let holds = segment.readsHistory ? members.contains(segment.name) : Self.holds(segment.rule, context)
+            if holds { segments.insert(segment.name) }
+        }
+        return segments
     }
 
     // MARK: Media

@@ -43,6 +43,45 @@ extension PostgresStore {
         }
     }
 
+    public func attributes(app: String, named names: [String]) async throws(StoreError) -> [String: [String: ContextValue]] {
+        guard !names.isEmpty else { return [:] }
+        return try await perform { connection in
+            let rows = try await connection.query(
+                "SELECT user_id, name, type, value FROM user_attributes WHERE app = \(app) AND name = ANY(\(names))", logger: self.logger
+            ).decode((String, String, String, String).self)
+            var users: [String: [String: ContextValue]] = [:]
+            for try await (user, name, type, text) in rows {
+                if let value = ContextValue(storedType: type, text: text) { users[user, default: [:]][name] = value }
+            }
+            return users
+        }
+    }
+
+    public func replaceSegmentMembers(app: String, _ members: [String: Set<String>]) async throws(StoreError) {
+        try await transaction { connection in
+            try await connection.query("DELETE FROM segment_members WHERE app = \(app)", logger: self.logger)
+            for (segment, users) in members where !users.isEmpty {
+                // One statement per segment: the users travel as one array.
+                let users = Array(users)
+                try await connection.query(
+                    """
+                    INSERT INTO segment_members (app, user_id, segment)
+                    SELECT \(app), member, \(segment) FROM unnest(\(users)::TEXT[]) AS member
+                    """,
+                    logger: self.logger
+                )
+            }
+        }
+    }
+
+    public func segments(app: String, user: String) async throws(StoreError) -> [String] {
+        try await perform { connection in
+            try await Self.all(
+                "SELECT segment FROM segment_members WHERE app = \(app) AND user_id = \(user) ORDER BY segment", as: String.self,
+                connection, self.logger)
+        }
+    }
+
     public func progress(app: String, user: String) async throws(StoreError) -> String? {
         try await perform { connection in
             try await Self.all(

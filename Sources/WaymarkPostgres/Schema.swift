@@ -189,6 +189,19 @@ enum Schema {
                 """
             ]
         ),
+        (
+            // Who is in each segment that reads history, as the refresher last found them: derived,
+            // so migrate-data leaves it to the next refresh.
+            "v9: segment members",
+            [
+                """
+                CREATE TABLE segment_members (
+                    app TEXT NOT NULL, user_id TEXT COLLATE "C" NOT NULL, segment TEXT COLLATE "C" NOT NULL,
+                    PRIMARY KEY (app, user_id, segment)
+                )
+                """
+            ]
+        ),
     ]
 
     /// Where a column of the portable form (``PortableTable``, given as text) goes in this schema

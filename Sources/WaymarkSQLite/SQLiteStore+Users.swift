@@ -29,7 +29,51 @@ let userProgressSchema = """
     );
     """
 
+/// Who is in each segment that reads history, as the segment refresher last found them: derived,
+/// so `waymark migrate-data` leaves it to the next refresh.
+let segmentMembersSchema = """
+    CREATE TABLE segment_members (
+        app TEXT NOT NULL,
+        user TEXT NOT NULL,
+        segment TEXT NOT NULL,
+        PRIMARY KEY (app, user, segment)
+    ) WITHOUT ROWID;
+    """
+
 extension SQLiteStore {
+    public func attributes(app: String, named names: [String]) async throws(StoreError) -> [String: [String: ContextValue]] {
+        guard !names.isEmpty else { return [:] }
+        return try await read { db in
+            var users: [String: [String: ContextValue]] = [:]
+            let rows = try Row.fetchCursor(
+                db,
+                sql:
+                    "SELECT user, name, type, value FROM user_attributes WHERE app = ? AND name IN (\(databaseQuestionMarks(count: names.count)))",
+                arguments: StatementArguments([app] + names))
+            while let row = try rows.next() {
+                if let value = ContextValue(storedType: row[2], text: row[3]) { users[row[0], default: [:]][row[1]] = value }
+            }
+            return users
+        }
+    }
+
+    public func replaceSegmentMembers(app: String, _ members: [String: Set<String>]) async throws(StoreError) {
+        try await write { db in
+            try db.execute(sql: "DELETE FROM segment_members WHERE app = ?", arguments: [app])
+            let insert = try db.cachedStatement(sql: "INSERT INTO segment_members (app, user, segment) VALUES (?, ?, ?)")
+            for (segment, users) in members {
+                for user in users { try insert.execute(arguments: [app, user, segment]) }
+            }
+        }
+    }
+
+    public func segments(app: String, user: String) async throws(StoreError) -> [String] {
+        try await read { db in
+            try String.fetchAll(
+                db, sql: "SELECT segment FROM segment_members WHERE app = ? AND user = ? ORDER BY segment", arguments: [app, user])
+        }
+    }
+
     public func updateAttributes(
         app: String, user: String, _ changes: [String: ContextValue?], at time: Date, limit: Int
     ) async throws(StoreError) -> [UserAttribute]? {

@@ -106,6 +106,9 @@ public final class SQLiteStore: Store {
         migrator.registerMigration("v9: user progress") { db in
             try db.execute(sql: userProgressSchema)
         }
+        migrator.registerMigration("v10: segment members") { db in
+            try db.execute(sql: segmentMembersSchema)
+        }
         return migrator
     }
 

@@ -49,7 +49,7 @@ final class LiveCatalogs: Sendable {
 
 extension WaymarkServer {
     /// `GET /v1/catalog?platform=&model=&appVersion=&locale=&user=`: the live catalog resolved for
-    /// this client (and the user's attributes, with `Waymark-User-Hash`), with a strong ETag;
+    /// this client (and the user's attributes and segments, with `Waymark-User-Hash`), with a strong ETag;
     /// `If-None-Match` with it answers 304.
     func catalog(_ request: Request, _ context: WaymarkRequestContext) async throws -> Response {
         let key = try context.key()
@@ -66,7 +66,7 @@ extension WaymarkServer {
         guard let live = try await liveCatalog(app: key.app) else {
             throw APIError(.notFound, .notPublished, "this app has not published a catalog yet")
         }
-        client.attributes = try await attributes(for: client, request, key: key, catalog: live)
+        try await identity(of: &client, request, key: key, catalog: live)
         // Deciding is cheap and names the bytes, so the ETag comes before (and without) any JSON.
         let resolution = live.decide(for: client)
         let etag = resolution.etag

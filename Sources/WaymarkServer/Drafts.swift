@@ -57,7 +57,7 @@ extension WaymarkServer {
 
     // MARK: One object at a time
 
-    /// `GET /v1/admin/catalog/draft/{tips|tours|media}`: the ids, in order.
+    /// `GET /v1/admin/catalog/draft/{tips|tours|media|segments}`: the ids, in order.
     func listObjects(_ context: WaymarkRequestContext) async throws -> Response {
         let key = try context.key()
         let kind = try objectKind(context)
@@ -154,19 +154,21 @@ func diagnosed<T>(_ body: () throws(DiagnosticsError) -> T) throws(APIError) -> 
 
 /// The objects of a catalog the admin API edits one at a time, by their path segment.
 enum DraftObjectKind: String {
-    case tips, tours, media
+    case tips, tours, media, segments
 
     /// An object of this kind read from a request body (its errors point into the body).
     enum Object {
         case tip(CatalogTip)
         case tour(Tour)
         case media(Media)
+        case segment(Segment)
 
         var id: String {
             switch self {
             case .tip(let tip): tip.id
             case .tour(let tour): tour.id
             case .media(let media): media.id
+            case .segment(let segment): segment.name
             }
         }
     }
@@ -176,6 +178,7 @@ enum DraftObjectKind: String {
         case .tips: .tip(try CatalogDocument.parseTip(text, file: "body"))
         case .tours: .tour(try CatalogDocument.parseTour(text, file: "body", mediaIDs: mediaIDs))
         case .media: .media(try CatalogDocument.parseMedia(text, file: "body"))
+        case .segments: .segment(try CatalogDocument.parseSegment(text, file: "body"))
         }
     }
 
@@ -184,6 +187,7 @@ enum DraftObjectKind: String {
         case .tips: catalog.tips.map(\.id)
         case .tours: catalog.tours.map(\.id)
         case .media: catalog.media.map(\.id)
+        case .segments: catalog.segments.map(\.name)
         }
     }
 
@@ -192,6 +196,7 @@ enum DraftObjectKind: String {
         case .tips: catalog.tips.first { $0.id == id }.map(CatalogDocument.yaml)
         case .tours: catalog.tours.first { $0.id == id }.map(CatalogDocument.yaml)
         case .media: catalog.media.first { $0.id == id }.map(CatalogDocument.yaml)
+        case .segments: catalog.segments.first { $0.name == id }.map(CatalogDocument.yaml)
         }
     }
 
@@ -201,6 +206,7 @@ enum DraftObjectKind: String {
         case .tip(let tip): Self.upsert(tip, into: &catalog.tips, id: \.id)
         case .tour(let tour): Self.upsert(tour, into: &catalog.tours, id: \.id)
         case .media(let media): Self.upsert(media, into: &catalog.media, id: \.id)
+        case .segment(let segment): Self.upsert(segment, into: &catalog.segments, id: \.name)
         }
     }
 
@@ -211,6 +217,7 @@ enum DraftObjectKind: String {
         case .tips: catalog.tips.removeAll { $0.id == id }
         case .tours: catalog.tours.removeAll { $0.id == id }
         case .media: catalog.media.removeAll { $0.id == id }
+        case .segments: catalog.segments.removeAll { $0.name == id }
         }
         return ids(in: catalog).count < before
     }

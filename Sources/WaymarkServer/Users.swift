@@ -71,17 +71,25 @@ extension WaymarkServer {
         return app
     }
 
-    /// The attributes targeting may read for the catalog's user: none unless the live catalog's
-    /// targeting reads some and the request proves the user (`Waymark-User-Hash`). A proof that
-    /// does not prove the user is refused rather than ignored, so that an app's mistake shows.
-    func attributes(for client: ClientContext, _ request: Request, key: KeyRecord, catalog: Resolver) async throws -> [String: ContextValue]
-    {
-        guard catalog.readsAttributes, let user = client.user, let hash = request.headers[.waymarkUserHash] else { return [:] }
+    /// What targeting may read of the catalog's user: their attributes and the segments they are
+    /// in, when the live catalog's targeting reads any and the request proves the user
+    /// (`Waymark-User-Hash`); nothing otherwise. A proof that does not prove the user is refused
+    /// rather than ignored, so that an app's mistake shows.
+    func identity(of client: inout ClientContext, _ request: Request, key: KeyRecord, catalog: Resolver) async throws {
+        guard catalog.readsAttributes || catalog.readsSegments, let user = client.user, let hash = request.headers[.waymarkUserHash]
+        else { return }
         let app = try await app(of: key)
         guard Secrets.verify(userHash: hash, user: user, identitySecret: app.identitySecret) else {
             throw APIError(.forbidden, .badUserHash, "Waymark-User-Hash is not the HMAC-SHA256 of user with this app's identity secret")
         }
-        return Dictionary(try await store.attributes(app: app.id, user: user).map { ($0.name, $0.value) }, uniquingKeysWith: { $1 })
+        if catalog.readsAttributes {
+            let attributes = try await store.attributes(app: app.id, user: user)
+            client.attributes = Dictionary(attributes.map { ($0.name, $0.value) }, uniquingKeysWith: { $1 })
+        }
+        if catalog.readsSegments {
+            let members = catalog.readsSegmentMembers ? try await store.segments(app: app.id, user: user) : []
+            client.segments = catalog.segments(for: client, members: members)
+        }
     }
 }
 

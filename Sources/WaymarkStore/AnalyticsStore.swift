@@ -61,6 +61,9 @@ public enum TallyDimension: Hashable, Sendable {
     case target
     /// Any other property (`tip`, `tour`, `page`, `variant`, `score`): letters, digits and `_` only.
     case property(String)
+    /// The user: one row per user, for breakdowns decided per user outside the database (a
+    /// segment's members).
+    case user
 }
 
 public struct TallyQuery: Hashable, Sendable {
@@ -184,6 +187,7 @@ public struct TallySQL: Sendable {
             case .platform: columns.append("platform")
             case .appVersion: columns.append("app_version")
             case .target: columns.append("target")
+            case .user: columns.append(dialect.user)
             case .property(let name):
                 guard TallyDimension.isPropertyName(name) else { throw StoreError(.failed, "not a property name: \(name)") }
                 columns.append(dialect.property(name))

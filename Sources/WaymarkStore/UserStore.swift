@@ -21,6 +21,16 @@ public protocol UserStore: Sendable {
     /// by name.
     func attributeSummary(app: String, examples: Int) async throws(StoreError) -> [AttributeSummary]
 
+    /// The attributes with these names, per user who has any of them: what a replay of the app's
+    /// users reads as `user.<name>`.
+    func attributes(app: String, named names: [String]) async throws(StoreError) -> [String: [String: ContextValue]]
+
+    /// Replaces who is in the app's segments that read history (as the segment refresher last
+    /// found them), all at once, in one transaction: segments not in `members` then have none.
+    func replaceSegmentMembers(app: String, _ members: [String: Set<String>]) async throws(StoreError)
+    /// The segments the user was in when the refresher last looked, by name.
+    func segments(app: String, user: String) async throws(StoreError) -> [String]
+
     /// The user's progress document (the JSON ``updateProgress(app:user:at:_:)`` last wrote), or
     /// nil for a user with none.
     func progress(app: String, user: String) async throws(StoreError) -> String?

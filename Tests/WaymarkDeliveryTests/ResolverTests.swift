@@ -124,6 +124,86 @@ import WaymarkRules
         #expect(resolver.resolve(for: posing).tips.isEmpty)
     }
 
+    static let segmented = """
+        segments:
+          - name: cod-users
+            summary: Pays cash on delivery
+            rule: user.codUser == true AND user.cityTier >= 2
+          - name: big-spenders
+            rule: count(purchase where amount >= 10000) >= 1 within 30d
+        tips:
+          - { id: cod, container: c, trigger: scroll, targeting: 'segment:cod-users', content: { title: T } }
+          - { id: big, container: d, trigger: scroll, targeting: 'segment:big-spenders AND NOT segment:cod-users', content: { title: T } }
+          - { id: all, container: e, trigger: scroll, content: { title: T } }
+        """
+
+    @Test func targetingNamesSegmentsTheServerDecides() throws {
+        let catalog = try Self.catalog(Self.segmented)
+        #expect(catalog.segments.map(\.name) == ["cod-users", "big-spenders"])
+        #expect(catalog.segments.map(\.readsHistory) == [false, true])
+        let resolver = Resolver(catalog: catalog, version: 1)
+        #expect(resolver.readsSegments && resolver.readsSegmentMembers && resolver.readsAttributes)
+        var cod = ClientContext(user: "u1", attributes: ["codUser": true, "cityTier": 2])
+        // Attributes alone decide cod-users; big-spenders is whatever the refresher found.
+        cod.segments = resolver.segments(for: cod, members: ["big-spenders"])
+        #expect(cod.segments == ["cod-users", "big-spenders"])
+        #expect(resolver.resolve(for: cod).tips.map(\.id) == ["cod", "all"])
+        #expect(resolver.resolveDirectly(for: cod) == resolver.resolve(for: cod))
+        var spender = ClientContext(user: "u2", attributes: ["codUser": false])
+        spender.segments = resolver.segments(for: spender, members: ["big-spenders", "gone"])
+        #expect(spender.segments == ["big-spenders"], "a member list naming a segment targeting does not name adds nothing")
+        #expect(resolver.resolve(for: spender).tips.map(\.id) == ["big", "all"])
+        #expect(resolver.decide(for: spender).etag != resolver.decide(for: cod).etag)
+        // Without a proven user, no segment holds.
+        #expect(resolver.resolve(for: ClientContext(user: "u3")).tips.map(\.id) == ["all"])
+        let plain = Resolver(
+            catalog: try Self.catalog("tips: [{ id: a, container: c, trigger: scroll, content: { title: T } }]"), version: 1)
+        #expect(!plain.readsSegments && !plain.readsSegmentMembers)
+    }
+
+    @Test func segmentsAreCheckedWhereTheyAreWritten() throws {
+        func problems(_ text: String) -> [String] {
+            do {
+                _ = try CatalogDocument.parse(text, file: "test")
+                return []
+            } catch { return error.diagnostics.map(\.message) }
+        }
+        let tip = "tips: [{ id: t, container: c, trigger: scroll, targeting: 'segment:nobody', content: { title: T } }]\n"
+        #expect(problems(tip) == ["no segment named \"nobody\""])
+        #expect(problems("segments:\n  - { name: a, rule: 'app.version >= v1' }\n" + tip).first?.contains("not app.version") == true)
+        #expect(
+            problems("segments:\n  - { name: a, rule: 'count(buy) >= 1 within 91d' }\ntips: []\n")
+                == ["a segment's history reaches back 90 days: within 91d is longer"])
+        #expect(problems("segments:\n  - { name: a, rule: 'segment:b' }\ntips: []\n") == ["a segment cannot include another segment"])
+        #expect(problems("segments:\n  - { name: 'a b', rule: 'true' }\ntips: []\n").first?.hasPrefix("name \"a b\" must be") == true)
+        #expect(
+            problems("segments:\n  - { name: a, rule: 'true' }\n  - { name: a, rule: 'false' }\ntips: []\n")
+                == ["a second segment named \"a\""])
+        #expect(
+            problems(
+                "segments: [{ name: a, rule: 'true' }]\ntips: [{ id: t, container: c, trigger: scroll, targeting: 'segment:a where x == 1', content: { title: T } }]\n"
+            )
+                == ["segment:<name> takes no where: its rule is the segment's"])
+        // The whole rule is the segment's: a window or a count of segment is an event, refused in targeting.
+        #expect(
+            problems(
+                "segments: [{ name: a, rule: 'true' }]\ntips: [{ id: t, container: c, trigger: scroll, targeting: 'segment:a within 1d', content: { title: T } }]\n"
+            )
+            .first?.hasPrefix("targeting reads the client context") == true)
+        #expect(
+            Segment.isName("cod-users_2") && !Segment.isName("a.b") && !Segment.isName("")
+                && !Segment.isName(String(repeating: "a", count: 65)))
+    }
+
+    @Test func segmentsSurviveTheWrittenForm() throws {
+        let catalog = try Self.catalog(Self.segmented)
+        let written = CatalogDocument.yaml(catalog)
+        #expect(try CatalogDocument.parse(written, file: "written") == catalog)
+        #expect(
+            CatalogChange.changes(from: Catalog(tips: catalog.tips), to: catalog).map { "\($0.kind) \($0.id)" }.prefix(2)
+                == ["segment cod-users", "segment big-spenders"])
+    }
+
     @Test func anAnchorMayNameOneItemAmongMany() throws {
         for anchor in ["search", "product[sku-42]", "product:visible", "product:3"] {
             let catalog = try Self.catalog("tips: [{ id: t, container: c, anchor: '\(anchor)', trigger: scroll, content: { title: T } }]")

@@ -376,14 +376,14 @@ class ConsoleTests(unittest.TestCase):
         engagement = self.wait_for(lambda: self.table("Engagement by platform"), "the engagement table")
         self.assertIn(hostile, engagement)
         self.driver.get(self.app_url("/analytics/tips/search-tip?days=1"))
-        segments = self.wait_for(lambda: self.table("By platform and app version"), "the breakdown")
-        self.assertEqual(segments[hostile][1], "=cmd|' /C calc'!A0")
+        breakdown = self.wait_for(lambda: self.table("By platform and app version"), "the breakdown")
+        self.assertEqual(breakdown[hostile][1], "=cmd|' /C calc'!A0")
         self.assert_nothing_ran()
         # A spreadsheet opening the export does not run the version as a formula.
         csv = self.driver.execute_async_script("""
             const done = arguments[arguments.length - 1];
             fetch(arguments[0]).then((r) => r.text()).then(done, (e) => done(String(e)));""",
-            self.app_url("/analytics/export/segments.csv?days=1&tip=search-tip"))
+            self.app_url("/analytics/export/platforms.csv?days=1&tip=search-tip"))
         self.assertIn(",'=cmd|' /C calc'!A0,", csv)
 
     def visible_selector(self, selector):

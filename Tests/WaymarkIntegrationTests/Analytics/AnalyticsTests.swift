@@ -139,7 +139,7 @@ import WaymarkSupport
             #expect(reports.map(\.tip) == ["search-tip", "ios-tip", "quiet-tip"])
             #expect(reports[0].total == TipFunnel(eligible: 2, shown: 2, acted: 1, closed: 1, listened: 2, heardToTheEnd: 1))
             #expect(reports[0].total.listenRate == Proportion(2, of: 2))
-            #expect(reports[0].segments.map(\.funnel.listened) == [1, 1])
+            #expect(reports[0].byPlatform.map(\.funnel.listened) == [1, 1])
         }
     }
 
@@ -152,11 +152,13 @@ import WaymarkSupport
             #expect(search.total == TipFunnel(eligible: 2, shown: 2, acted: 1, closed: 1))
             #expect(search.total.conversion == Proportion(1, of: 2))
             #expect(
-                search.segments.map(\.segment) == [
-                    Segment(platform: "ios", appVersion: "1.2"), Segment(platform: "web", appVersion: "1.2"),
+                search.byPlatform.map(\.platformVersion) == [
+                    PlatformVersion(platform: "ios", appVersion: "1.2"), PlatformVersion(platform: "web", appVersion: "1.2"),
                 ])
             #expect(
-                search.segments.map(\.funnel) == [TipFunnel(eligible: 1, shown: 1, acted: 1), TipFunnel(eligible: 1, shown: 1, closed: 1)])
+                search.byPlatform.map(\.funnel) == [
+                    TipFunnel(eligible: 1, shown: 1, acted: 1), TipFunnel(eligible: 1, shown: 1, closed: 1),
+                ])
             // Only iOS is targeted, though u2 also tapped the cart on Android.
             #expect(reports[1].total == TipFunnel(eligible: 1))
             // A rule made true by time alone: every user sat an hour without tapping at the end.
@@ -173,7 +175,10 @@ import WaymarkSupport
             #expect(outcome.alreadyDid == 1)
             #expect(outcome.byDay == [Self.day0: 2])
             #expect(outcome.medianSecondsToAct == 60)
-            #expect(outcome.bySegment == [Segment(platform: "ios", appVersion: "1.2"): 1, Segment(platform: "web", appVersion: "1.2"): 1])
+            #expect(
+                outcome.byPlatform == [
+                    PlatformVersion(platform: "ios", appVersion: "1.2"): 1, PlatformVersion(platform: "web", appVersion: "1.2"): 1,
+                ])
         }
     }
 
@@ -322,20 +327,21 @@ import WaymarkSupport
             #expect(nps.total.score == 0)
             #expect(nps.discarded == 2)
             #expect(
-                nps.segments.map(\.segment) == [
-                    Segment(platform: "android", appVersion: "1.10"), Segment(platform: "ios", appVersion: "1.2"),
-                    Segment(platform: "web", appVersion: "1.2"),
+                nps.byPlatform.map(\.platformVersion) == [
+                    PlatformVersion(platform: "android", appVersion: "1.10"), PlatformVersion(platform: "ios", appVersion: "1.2"),
+                    PlatformVersion(platform: "web", appVersion: "1.2"),
                 ])
-            #expect(nps.segments.map(\.score.score) == [100, 0, -50])
+            #expect(nps.byPlatform.map(\.score.score) == [100, 0, -50])
             #expect(nps.comments.map(\.text) == ["Worse today", "Great", "Too slow"])
             #expect(
                 nps.comments[0]
                     == SurveyComment(
-                        day: Self.day0 + Period.day, segment: Segment(platform: "ios", appVersion: "1.2"), score: 6, text: "Worse today",
+                        day: Self.day0 + Period.day, platformVersion: PlatformVersion(platform: "ios", appVersion: "1.2"), score: 6,
+                        text: "Worse today",
                         times: 1))
             #expect(reports[1].total.answers == 0)
             #expect(reports[1].total.score == nil)
-            #expect(reports[1].segments.isEmpty)
+            #expect(reports[1].byPlatform.isEmpty)
 
             var csat = SurveyScore(scale: .csat)
             csat.counts = [0, 1, 0, 2, 1]

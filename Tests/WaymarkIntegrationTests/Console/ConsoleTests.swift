@@ -690,6 +690,94 @@ import WaymarkTestSupport
         }
     }
 
+    /// Segments are edited in the draft with their rule checked, counted over a period, named by
+    /// targeting, and kept while targeting names them.
+    @Test(arguments: StoreUnderTest.available)
+    func segmentsAreEditedCountedAndKeptWhileTargetingNamesThem(_ kind: StoreUnderTest) async throws {
+        try await withConsole(kind) { setup in
+            var browser = try await Self.owner(setup)
+            let app = setup.shop.appId
+            let rule = "count(purchase where amount >= 10000) >= 1 within 30d"
+            func fields(_ name: String, _ rule: String) -> [(String, String)] {
+                [("new", "1"), ("name", name), ("summary", "Bought something dear <b>lately</b>"), ("rule", rule)]
+            }
+            let device = try await browser.post("/console/apps/\(app)/segments/new", fields("dear", "app.version >= v1"))
+            #expect(device.status == .unprocessableContent)
+            #expect(String(buffer: device.body).contains("not app.version: the device&#39;s context belongs in targeting"))
+            let named = try await browser.post("/console/apps/\(app)/segments/new", fields("a.b", rule))
+            #expect(String(buffer: named.body).contains("a name of the rule language"))
+            #expect(try await setup.store.draft(app: app) == nil, "nothing was saved")
+            let saved = try await browser.post("/console/apps/\(app)/segments/new", fields("big-spenders", rule))
+            #expect(saved.status == .seeOther)
+            #expect(saved.headers[.location] == "/console/apps/\(app)/segments?saved=big-spenders")
+            let again = try await browser.post("/console/apps/\(app)/segments/new", fields("big-spenders", "true"))
+            #expect(String(buffer: again.body).contains("a segment &quot;big-spenders&quot; exists already"))
+
+            // u1 bought for 12,000 yesterday, u2 for 500: one of the two active users matched.
+            let now = setup.clock.now.millisecondsSince1970
+            var events: [StoredEvent] = []
+            for (user, amount) in [("u1", "12000"), ("u2", "500")] {
+                events.append(
+                    StoredEvent(
+                        app: app, id: EventID.make(milliseconds: now - 86_400_000, number: events.count), user: user, name: "purchase",
+                        target: nil, timestamp: now - 86_400_000, receivedAt: now, clamped: false,
+                        members: [JSONMember(key: "amount", value: .number(amount))]))
+            }
+            _ = try await setup.store.insertEvents(events)
+            var viewer = Browser(setup.client)
+            _ = try await viewer.signIn("vic@example.com")
+            let page = String(buffer: try await viewer.get("/console/apps/\(app)/segments?days=7").body)
+            #expect(
+                page.contains(
+                    "<td><a href=\"/console/apps/\(app)/segments/big-spenders\">segment:big-spenders</a></td><td>Bought something dear &lt;b&gt;lately&lt;/b&gt;</td>"
+                ), "\(page)")
+            #expect(page.contains("<td>attributes and history</td><td>1</td><td>50.0%</td>"), "\(page)")
+            #expect(page.contains("of the 2 users with events"))
+            #expect(!page.contains("New segment"), "a viewer cannot add one")
+            #expect(try await viewer.post("/console/apps/\(app)/segments/new", fields("x", "true")).status == .forbidden)
+
+            // The live check knows segments' rules and the draft's segments.
+            func check(_ rule: String, _ kind: String) async throws -> [String: Any] {
+                let encoded = rule.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+                let response = try await browser.get("/console/apps/\(app)/rules/check?rule=\(encoded)&kind=\(kind)")
+                return try #require(JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [String: Any])
+            }
+            #expect(try await check("segment:other", "segment")["message"] as? String == "a segment cannot include another segment")
+            #expect(try await check(rule, "segment")["ok"] as? Bool == true)
+            #expect(
+                try await check("segment:nobody", "targeting")["message"] as? String
+                    == "no segment named \"nobody\": its segments are big-spenders")
+            #expect(try await check("segment:big-spenders AND app.version >= v2", "targeting")["ok"] as? Bool == true)
+
+            // A tip that targets it keeps it from being deleted.
+            var tip = Self.tipFields(id: "emi")
+            tip[tip.firstIndex { $0.0 == "targeting" }!] = ("targeting", "segment:big-spenders")
+            #expect(try await browser.post("/console/apps/\(app)/tips/new", tip).status == .seeOther)
+            let form = String(buffer: try await browser.get("/console/apps/\(app)/tips/emi").body)
+            #expect(form.contains("<li><code>segment:big-spenders</code>: Bought something dear &lt;b&gt;lately&lt;/b&gt;</li>"))
+            // Its figures break down by the segment, or by an attribute users have.
+            _ = try await setup.store.insertEvents(
+                ["u1", "u2"].enumerated().map { index, user in
+                    StoredEvent(
+                        app: app, id: EventID.make(milliseconds: now - 3_600_000, number: 10 + index), user: user, name: "tip_shown",
+                        target: "emi", timestamp: now - 3_600_000, receivedAt: now, clamped: false, properties: nil)
+                })
+            let split = String(
+                buffer: try await viewer.get("/console/apps/\(app)/analytics/tips/emi?days=7&by=segment%3Abig-spenders").body)
+            #expect(split.contains("<caption>By segment:big-spenders</caption>"), "\(split)")
+            #expect(split.contains("<td>in segment:big-spenders</td><td>—</td><td>1</td>"), "\(split)")
+            #expect(split.contains("<option value=\"segment:big-spenders\" selected>"))
+            #expect(try await viewer.get("/console/apps/\(app)/analytics/tips/emi?days=7&by=user.nothing").status == .badRequest)
+            let kept = try await browser.post("/console/apps/\(app)/segments/big-spenders/delete", [])
+            #expect(kept.status == .conflict)
+            #expect(String(buffer: kept.body).contains("Targeting still names segment:big-spenders: tip emi."))
+            #expect(try await browser.post("/console/apps/\(app)/tips/emi/delete", []).status == .seeOther)
+            #expect(try await browser.post("/console/apps/\(app)/segments/big-spenders/delete", []).status == .seeOther)
+            let draft = try #require(try await setup.store.draft(app: app))
+            #expect(try CatalogDocument.parse(draft.document, file: "draft").segments.isEmpty)
+        }
+    }
+
     @Test(arguments: StoreUnderTest.available)
     func everyPageHasAStrictPolicyAndNoInlineScript(_ kind: StoreUnderTest) async throws {
         try await withConsole(kind) { setup in
@@ -699,7 +787,7 @@ import WaymarkTestSupport
             for path in [
                 "/console/login", "/console/apps", "/console/apps/\(app)", "/console/apps/\(app)/tips/t1", "/console/apps/\(app)/publish",
                 "/console/apps/\(app)/versions", "/console/apps/\(app)/audit", "/console/apps/\(app)/analytics",
-                "/console/apps/\(app)/attributes",
+                "/console/apps/\(app)/attributes", "/console/apps/\(app)/segments", "/console/apps/\(app)/new-segment",
                 "/console/apps/\(app)/tips/t1/backtest", "/console/apps/\(app)/members", "/console/account", "/console/apps/nope",
             ] {
                 let response = try await browser.get(path)
@@ -751,8 +839,8 @@ import WaymarkTestSupport
             let tips = String(buffer: try await viewer.get("/console/apps/\(app)/analytics/export/tips.csv?days=2").body)
             #expect(tips.contains("t1,—,1,0,0,0.0%,"))
             // A version that a spreadsheet would run as a formula is exported as text.
-            let segments = try await viewer.get("/console/apps/\(app)/analytics/export/segments.csv?days=2&tip=t1")
-            #expect(String(buffer: segments.body).contains("android,'=1+1,"))
+            let byPlatform = try await viewer.get("/console/apps/\(app)/analytics/export/platforms.csv?days=2&tip=t1")
+            #expect(String(buffer: byPlatform.body).contains("android,'=1+1,"))
             #expect(try await viewer.get("/console/apps/\(app)/analytics?from=2026-13-01").status == .badRequest)
             #expect(try await viewer.get("/console/apps/\(app)/analytics?from=2026-11-02&to=2026-11-01").status == .badRequest)
             #expect(try await viewer.get("/console/apps/\(app)/analytics/export/nothing.csv").status == .notFound)

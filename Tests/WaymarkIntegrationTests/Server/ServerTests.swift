@@ -40,9 +40,14 @@ import WaymarkTestSupport
     }
 
     static func publishShop(_ client: TestClientProtocol, _ app: Provisioning.NewApp) async throws {
+        try await publish(shop, client, app)
+    }
+
+    /// Saves the document as the app's draft and publishes it, through the admin API.
+    static func publish(_ document: String, _ client: TestClientProtocol, _ app: Provisioning.NewApp) async throws {
         let put = try await client.execute(
-            uri: "/v1/admin/catalog/draft", method: .put, headers: auth(app.secretKey), body: ByteBuffer(string: shop))
-        #expect(put.status == .ok)
+            uri: "/v1/admin/catalog/draft", method: .put, headers: auth(app.secretKey), body: ByteBuffer(string: document))
+        #expect(put.status == .ok, "\(String(buffer: put.body))")
         let publish = try await client.execute(uri: "/v1/admin/catalog/publish", method: .post, headers: auth(app.secretKey))
         #expect(publish.status == .created)
     }

@@ -2,8 +2,10 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import Logging
 import Testing
 import WaymarkAPI
+import WaymarkAnalytics
 import WaymarkEngine
 import WaymarkRules
 import WaymarkServer
@@ -216,16 +218,54 @@ import WaymarkTestSupport
         }
     }
 
+    static let segmentedCatalog = """
+        segments:
+          - { name: cod-users, rule: 'user.codUser == true' }
+          - { name: big-spenders, rule: 'count(purchase where amount >= 10000) >= 1 within 30d' }
+        tips:
+          - { id: cod-offer, container: home, trigger: activation, targeting: 'segment:cod-users', content: { title: Pay on delivery } }
+          - { id: emi-offer, container: cart, trigger: activation, targeting: 'segment:big-spenders', content: { title: Pay monthly } }
+          - { id: everyone, container: list, trigger: activation, content: { title: Hello } }
+        """
+
+    @Test(arguments: StoreUnderTest.available)
+    func targetingReadsTheSegmentsOfAProvenUser(_ kind: StoreUnderTest) async throws {
+        try await server.withServer(kind) { client, app, _, store in
+            try await ServerTests.publish(Self.segmentedCatalog, client, app)
+            func tips(user: String = "u42", proven: Bool = true) async throws -> [String] {
+                var headers = ServerTests.auth(app.clientKey)
+                if proven { headers[.init("Waymark-User-Hash")!] = Secrets.userHash(user: user, identitySecret: app.identitySecret) }
+                let response = try await client.execute(uri: "/v1/catalog?user=\(user)", method: .get, headers: headers)
+                #expect(response.status == .ok, "\(String(buffer: response.body))")
+                return try JSONDecoder().decode(DeliveredCatalog.self, from: Data(buffer: response.body)).tips.map(\.id)
+            }
+            #expect(try await tips() == ["everyone"])
+            // A segment of attributes alone holds as soon as the attributes do.
+            _ = try await Self.identify(client, app, #"{"codUser":true}"#)
+            #expect(try await tips() == ["cod-offer", "everyone"])
+            #expect(try await tips(proven: false) == ["everyone"], "an unproven user is in no segment")
+            // A segment of history holds once the refresher has replayed the purchase.
+            let minuteAgo = Timestamp.format(Date().millisecondsSince1970 - 60_000)
+            let events = try await client.execute(
+                uri: "/v1/events", method: .post, headers: ServerTests.auth(app.clientKey),
+                body: ByteBuffer(
+                    string:
+                        #"{"events":[{"id":"\#(UUID().uuidString.lowercased())","user":"u42","name":"purchase","timestamp":"\#(minuteAgo)","properties":{"amount":12000}}]}"#
+                ))
+            #expect(events.status == .ok)
+            #expect(try await tips() == ["cod-offer", "everyone"])
+            var logger = Logger(label: "test")
+            logger.logLevel = .warning
+            #expect(try await SegmentRefresher(store: store, logger: logger).refresh(app: app.appId) == ["big-spenders": ["u42"]])
+            #expect(try await tips() == ["cod-offer", "emi-offer", "everyone"])
+            #expect(try await tips(user: "u7") == ["everyone"])
+        }
+    }
+
     @Test(arguments: StoreUnderTest.available)
     func targetingReadsTheAttributesOfAProvenUser(_ kind: StoreUnderTest) async throws {
         try await server.withServer(kind) { client, app, other, _ in
-            let put = try await client.execute(
-                uri: "/v1/admin/catalog/draft", method: .put, headers: ServerTests.auth(app.secretKey),
-                body: ByteBuffer(string: Self.catalog))
-            #expect(put.status == .ok, "\(String(buffer: put.body))")
-            #expect(
-                try await client.execute(uri: "/v1/admin/catalog/publish", method: .post, headers: ServerTests.auth(app.secretKey)).status
-                    == .created)
+            try await ServerTests.publish(Self.catalog, client, app)
 
             func tips(user: String = "u42", hash: String?? = nil) async throws -> (ids: [String], etag: String?) {
                 var headers = ServerTests.auth(app.clientKey)

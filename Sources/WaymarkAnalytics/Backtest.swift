@@ -36,12 +36,15 @@ public struct Backtest: Sendable {
     }
 
     let tips: [CatalogTip]
+    /// The catalog's segments, which the tips' targeting may name.
+    let segments: [Segment]
     /// The tips' rules compiled once: each user's evaluator is a copy, sharing the compiled graph
     /// and copying only the state it changes.
     let compiled: Evaluator
 
-    public init(tips: [CatalogTip]) {
+    public init(tips: [CatalogTip], segments: [Segment] = []) {
         self.tips = tips
+        self.segments = segments
         compiled = Evaluator(rules: tips.flatMap { [$0.tip.trigger, $0.tip.dismissal ?? .constant(false)] })
     }
 
@@ -59,12 +62,14 @@ public struct Backtest: Sendable {
         var actedAt: [Int64?]
     }
 
-    public func run(store: any AnalyticsStore, app: String, period: Period) async throws -> [Outcome] {
+    public func run(store: any AnalyticsStore & UserStore, app: String, period: Period) async throws -> [Outcome] {
         // Each user's state lives in one array, found by one dictionary lookup per event; events
         // are read in place from the page (a copy of each would retain its seven strings).
         var positions: [String: Int] = [:]
         var users: [UserState] = []
         var contexts = ContextCache()
+        let targeted = try await TargetedUsers(
+            rules: tips.compactMap(\.targeting.rule), segments: segments, store: store, app: app, period: period)
         try await store.forEachPage(app: app, period: period) { page in
             page.withUnsafeBufferPointer { events in
                 for index in events.indices {
@@ -78,7 +83,7 @@ public struct Backtest: Sendable {
                         users.append(newState(user))
                     }
                     // Mutated in place: a copy out of the array would copy the evaluator's storage.
-                    play(events[index], &users[position], &contexts)
+                    play(events[index], &users[position], &contexts, targeted)
                 }
             }
         }
@@ -113,11 +118,11 @@ public struct Backtest: Sendable {
         )
     }
 
-    private func play(_ event: StoredEvent, _ state: inout UserState, _ contexts: inout ContextCache) {
+    private func play(_ event: StoredEvent, _ state: inout UserState, _ contexts: inout ContextCache, _ targeted: TargetedUsers) {
         // Rules that time alone makes true (`NOT tap within 1h`) count at the moment they flip.
         while let next = state.evaluator.nextChange, next.millisecondsSince1970 <= event.timestamp {
             state.evaluator.advance(to: next)
-            check(&state, at: next.millisecondsSince1970, &contexts)
+            check(&state, at: next.millisecondsSince1970, &contexts, targeted)
         }
         state.properties = event.properties
         state.platformVersion = PlatformVersion(platform: event.platform, appVersion: event.appVersion)
@@ -125,16 +130,16 @@ public struct Backtest: Sendable {
         let properties = compiled.testsProperties ? contexts.context(event.properties).typed : [:]
         state.evaluator.record(
             event.name, target: event.target, properties: properties, at: Date(millisecondsSince1970: event.timestamp))
-        check(&state, at: event.timestamp, &contexts)
+        check(&state, at: event.timestamp, &contexts, targeted)
     }
 
-    private func check(_ state: inout UserState, at time: Int64, _ contexts: inout ContextCache) {
+    private func check(_ state: inout UserState, at time: Int64, _ contexts: inout ContextCache, _ targeted: TargetedUsers) {
         for tip in tips.indices where !state.done[tip] {
             let dismissed = state.evaluator.value(ofRule: tip * 2 + 1)
             if state.seen[tip] == nil {
                 if dismissed {
                     state.done[tip] = true
-                } else if state.evaluator.value(ofRule: tip * 2), admits(tips[tip], state, &contexts) {
+                } else if state.evaluator.value(ofRule: tip * 2), admits(tips[tip], state, &contexts, targeted) {
                     state.seen[tip] = (time, state.platformVersion)
                 }
             } else if dismissed {
@@ -144,9 +149,14 @@ public struct Backtest: Sendable {
         }
     }
 
-    private func admits(_ tip: CatalogTip, _ state: UserState, _ contexts: inout ContextCache) -> Bool {
+    private func admits(_ tip: CatalogTip, _ state: UserState, _ contexts: inout ContextCache, _ targeted: TargetedUsers) -> Bool {
         // Only a targeting rule reads the context; a rollout needs the user alone.
-        let context = tip.targeting.rule == nil ? [:] : contexts.context(state.properties).values(user: state.user)
+        let context =
+            tip.targeting.rule == nil
+            ? [:]
+            : contexts.context(state.properties).values(user: state.user).merging(targeted.values(of: state.user)) { reported, _ in
+                reported
+            }
         return Resolver.admits(tip.targeting, id: tip.id, context: context, user: state.user)
     }
 }

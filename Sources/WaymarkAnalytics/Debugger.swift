@@ -45,6 +45,11 @@ extension Analytics {
         // as user.<name> (as they are now; their history is not kept).
         var attributes: [String: ContextValue] = [:]
         for attribute in try await store.attributes(app: app, user: user) { attributes["user." + attribute.name] = attribute.value }
+        // And the segments targeting names that the user was in during the period.
+        let targeted = try await TargetedUsers(
+            rules: catalog.tips.compactMap(\.targeting.rule), segments: catalog.segments, store: store, app: app, period: period,
+            user: user)
+        attributes.merge(targeted.values(of: user).filter { $0.key.hasPrefix("segment.") }) { own, _ in own }
         func values(_ context: ReportedContext) -> [String: ContextValue] {
             context.values(user: user).merging(attributes) { reported, _ in reported }
         }

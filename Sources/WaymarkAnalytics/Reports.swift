@@ -205,7 +205,7 @@ public struct Analytics: Sendable {
 
     private func outcomes(_ source: EligibleCounts, app: String, catalog: Catalog, period: Period) async throws -> [Backtest.Outcome]? {
         switch source {
-        case .replay: try await Backtest(tips: catalog.tips).run(store: store, app: app, period: period)
+        case .replay: try await Backtest(tips: catalog.tips, segments: catalog.segments).run(store: store, app: app, period: period)
         case .counted(let outcomes): outcomes.count == catalog.tips.count ? outcomes : nil
         case .unknown: nil
         }

@@ -40,7 +40,8 @@ public struct SegmentReplay: Sendable {
         attributeNames = names.sorted()
     }
 
-    private static func attributes(in rule: Rule, into names: inout Set<String>) {
+    /// The attribute names a rule compares (`user.<name>`), added to `names`.
+    static func attributes(in rule: Rule, into names: inout Set<String>) {
         switch rule {
         case .constant, .sequence, .count: break
         case .not(let operand): attributes(in: operand, into: &names)
@@ -55,7 +56,10 @@ public struct SegmentReplay: Sendable {
         var matched: [Bool]
     }
 
-    public func run(store: any AnalyticsStore & UserStore, app: String, _ moment: Moment) async throws -> Outcome {
+    /// - Parameter user: only this user's events and attributes; everyone's when nil.
+    public func run(store: any AnalyticsStore & UserStore, app: String, _ moment: Moment, user only: String? = nil) async throws
+        -> Outcome
+    {
         let end: Int64
         let checkFrom: Int64
         switch moment {
@@ -64,7 +68,8 @@ public struct SegmentReplay: Sendable {
         }
         let readsHistory = segments.contains(where: \.readsHistory)
         let history = Period(from: readsHistory ? checkFrom - Int64(Segment.historyDays) * Period.day : checkFrom, to: end)
-        let attributes = try await store.attributes(app: app, named: attributeNames)
+        var attributes = try await store.attributes(app: app, named: attributeNames)
+        if let only { attributes = attributes.filter { $0.key == only } }
         var positions: [String: Int] = [:]
         var users: [UserState] = []
         var names: [String] = []
@@ -82,7 +87,7 @@ public struct SegmentReplay: Sendable {
         }
         var contexts = ContextCache()
         let testsProperties = compiled.testsProperties
-        try await store.forEachPage(app: app, period: history) { page in
+        try await store.forEachPage(app: app, period: history, user: only) { page in
             for event in page {
                 let position: Int
                 if let known = positions[event.user] {
@@ -134,5 +139,42 @@ public struct SegmentReplay: Sendable {
             }
         }
         return outcome
+    }
+}
+
+/// What targeting reads of the users in a replay of a period: the attributes it names, as the
+/// server keeps them now, and, for the segments it names, whether each user was in them at some
+/// moment of the period. Replays that apply targeting (the backtest, the eligible counts, the
+/// eligibility debugger) see what delivery would have seen.
+struct TargetedUsers {
+    private var attributes: [String: [String: ContextValue]] = [:]
+    private var segments: [String: [String]] = [:]
+
+    init(
+        rules: [Rule], segments catalogSegments: [Segment], store: any AnalyticsStore & UserStore, app: String, period: Period,
+        user: String? = nil
+    ) async throws {
+        var names: Set<String> = []
+        for rule in rules { SegmentReplay.attributes(in: rule, into: &names) }
+        names.subtract(["id", "locale"])
+        if !names.isEmpty {
+            attributes = try await store.attributes(app: app, named: names.sorted())
+            if let user { attributes = attributes.filter { $0.key == user } }
+        }
+        let named = Set(rules.flatMap { segmentNames(in: $0) })
+        let segments = catalogSegments.filter { named.contains($0.name) }
+        guard !segments.isEmpty else { return }
+        let outcome = try await SegmentReplay(segments: segments).run(store: store, app: app, .during(period), user: user)
+        for (segment, members) in zip(segments, outcome.members) {
+            for member in members { self.segments[member, default: []].append(segment.name) }
+        }
+    }
+
+    /// The user's `user.<name>` attributes and `segment.<name>` flags, as ``WaymarkAPI/ClientContext/values`` has them.
+    func values(of user: String) -> [String: ContextValue] {
+        var values: [String: ContextValue] = [:]
+        for (name, value) in attributes[user] ?? [:] { values["user." + name] = value }
+        for name in segments[user] ?? [] { values["segment." + name] = .bool(true) }
+        return values
     }
 }

@@ -141,14 +141,14 @@ extension WaymarkConsole {
     func backtestPage(_ request: Request, _ context: WaymarkRequestContext) async throws -> Response {
         let (signedIn, app) = try await access(request, context, needs: .viewer)
         let id = context.parameters.get("id") ?? ""
-        guard let tip = try await server.draftCatalog(app: app.id)?.catalog.tips.first(where: { $0.id == id }) else {
+        guard let draft = try await server.draftCatalog(app: app.id)?.catalog, let tip = draft.tips.first(where: { $0.id == id }) else {
             throw ConsoleError.notFound
         }
         let days = min(365, max(1, request.uri.queryParameters["days"].flatMap { Int(String($0)) } ?? 14))
         let end = now().millisecondsSince1970
         let period = Period(from: end - Int64(days) * Period.day, to: end + 1)
         let started = ContinuousClock.now
-        let outcome = try await Backtest(tips: [tip]).run(store: store, app: app.id, period: period)[0]
+        let outcome = try await Backtest(tips: [tip], segments: draft.segments).run(store: store, app: app.id, period: period)[0]
         let elapsed = ContinuousClock.now - started
         var values = frame("Backtest of \(id)", signedIn, app: app)
         values["tip"] = id
@@ -255,10 +255,11 @@ extension WaymarkConsole {
         app: String, live: (catalog: Catalog, version: CatalogVersion)?, period: Period, tip: String? = nil, patience: Duration?
     ) async throws -> [Backtest.Outcome]? {
         let tips = (live?.catalog.tips ?? []).filter { tip == nil || $0.id == tip }
+        let segments = live?.catalog.segments ?? []
         let key = EligibleCache.Key(app: app, version: live?.version.number ?? 0, period: period, tip: tip)
         let store = self.store
         return try await eligibleCache.counts(key, now: now(), patience: patience) {
-            try await Backtest(tips: tips).run(store: store, app: app, period: period)
+            try await Backtest(tips: tips, segments: segments).run(store: store, app: app, period: period)
         }
     }
 

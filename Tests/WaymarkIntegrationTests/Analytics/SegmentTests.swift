@@ -181,4 +181,26 @@ import WaymarkTestSupport
             #expect(answers.map(\.score.counts) == [[0, 1, 0, 0, 0], [0, 0, 0, 0, 1]])
         }
     }
+
+    /// The backtest and the eligibility debugger apply targeting as delivery would: with the
+    /// attributes and segments it names.
+    @Test(arguments: StoreUnderTest.available)
+    func replaysOfTipsSeeTheUsersAttributesAndSegments(_ kind: StoreUnderTest) async throws {
+        try await withHistory(kind) { store, catalog in
+            let week = Period(from: Self.now - 7 * Self.day, to: Self.now)
+            var cash = catalog.tips[0]
+            cash.tip.id = "cash"
+            cash.targeting = Targeting(rule: try Rule(parsing: "user.codUser == false"))
+            let outcomes = try await Backtest(tips: [catalog.tips[0], cash], segments: catalog.segments).run(
+                store: store, app: "shop", period: week)
+            #expect(outcomes.map(\.users) == [1, 1], "u1 is the big spender, and the one whose codUser is false")
+            #expect(outcomes.map(\.activeUsers) == [2, 2])
+            let trace = try #require(
+                try await Analytics(store: store).explain(app: "shop", catalog: catalog, user: "u1", tip: "t", period: week))
+            #expect(trace.targeted)
+            #expect(trace.context["segment.big-spenders"] == "true")
+            let other = try await Analytics(store: store).explain(app: "shop", catalog: catalog, user: "u2", tip: "t", period: week)
+            #expect(other?.targeted == false)
+        }
+    }
 }

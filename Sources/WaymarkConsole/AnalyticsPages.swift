@@ -54,6 +54,9 @@ extension WaymarkConsole {
         if eligible == nil { values["refresh"] = Self.countingRefresh }
         let breakdown = try await breakdownChoice(request, app: app.id, live: catalog, period: choice.period)
         values["byOptions"] = breakdown.options
+        values["byQuery"] = breakdown.groups.map {
+            "&by=" + ($0.breakdown.label.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")
+        }
         var tourValues: [[String: Any]] = []
         for tour in try await tours {
             var entry: [String: Any] = [
@@ -102,6 +105,9 @@ extension WaymarkConsole {
         values["live"] = catalog.tips.contains { $0.id == id }
         let breakdown = try await breakdownChoice(request, app: app.id, live: catalog, period: choice.period)
         values["byOptions"] = breakdown.options
+        values["byQuery"] = breakdown.groups.map {
+            "&by=" + ($0.breakdown.label.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")
+        }
         var surveyGroups: [String: Any]?
         if let groups = breakdown.groups {
             let parts = try await analytics.tip(id, app: app.id, period: choice.period, by: groups)
@@ -192,6 +198,7 @@ extension WaymarkConsole {
     }
 
     /// A table of the analytics page as CSV: `engagement`, `daily`, `tips`, `platforms?tip=`,
+    /// `groups?tip=&by=`, `survey-groups?tip=&by=`, `tour-groups?tour=&by=`,
     /// `tour?tour=`, `experiments`, `surveys`, `survey?tip=`, `comments?tip=`.
     func analyticsExport(_ request: Request, _ context: WaymarkRequestContext) async throws -> Response {
         let (_, app) = try await access(request, context, needs: .viewer)
@@ -224,6 +231,25 @@ extension WaymarkConsole {
                 })
             else { throw ConsoleError.notFound }
             table = ReportTable.tour(tour)
+        case "groups.csv", "survey-groups.csv", "tour-groups.csv":
+            guard let groups = try await breakdownChoice(request, app: app.id, live: catalog, period: choice.period).groups else {
+                throw ConsoleError.badRequest("Say what to break the figures down by: by=user.<name> or by=segment:<name>.")
+            }
+            let label = groups.breakdown.label
+            if name == "groups.csv" {
+                table = ReportTable.tipGroups(
+                    try await analytics.tip(parameter("tip"), app: app.id, period: choice.period, by: groups), label: label)
+            } else if name == "survey-groups.csv" {
+                guard let tip = catalog.tips.first(where: { $0.id == parameter("tip") && $0.survey != nil }) else {
+                    throw ConsoleError.notFound
+                }
+                table = ReportTable.surveyGroups(
+                    try await analytics.survey(tip, app: app.id, period: choice.period, by: groups), label: label)
+            } else {
+                guard let tour = catalog.tours.first(where: { $0.id == parameter("tour") }) else { throw ConsoleError.notFound }
+                table = ReportTable.tourGroups(
+                    tour.id, try await analytics.tour(tour, app: app.id, period: choice.period, by: groups), label: label)
+            }
         case "experiments.csv":
             table = ReportTable.experiments(try await analytics.experiments(app: app.id, catalog: catalog, period: choice.period))
         case "surveys.csv":

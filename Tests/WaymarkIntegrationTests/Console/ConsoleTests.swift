@@ -768,6 +768,12 @@ import WaymarkTestSupport
             #expect(split.contains("<td>in segment:big-spenders</td><td>—</td><td>1</td>"), "\(split)")
             #expect(split.contains("<option value=\"segment:big-spenders\" selected>"))
             #expect(try await viewer.get("/console/apps/\(app)/analytics/tips/emi?days=7&by=user.nothing").status == .badRequest)
+            #expect(split.contains("/analytics/export/groups.csv?"))
+            let csv = String(
+                buffer: try await viewer.get("/console/apps/\(app)/analytics/export/groups.csv?days=7&tip=emi&by=segment%3Abig-spenders")
+                    .body)
+            #expect(csv.hasPrefix("segment:big-spenders,Eligible,Shown"), "\(csv)")
+            #expect(csv.contains("in segment:big-spenders,—,1,"), "\(csv)")
             let kept = try await browser.post("/console/apps/\(app)/segments/big-spenders/delete", [])
             #expect(kept.status == .conflict)
             #expect(String(buffer: kept.body).contains("Targeting still names segment:big-spenders: tip emi."))

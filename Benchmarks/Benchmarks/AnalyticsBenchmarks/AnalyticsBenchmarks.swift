@@ -19,6 +19,9 @@ let benchmarks: @Sendable () -> Void = {
 
     let catalog = try! CatalogDocument.parse(
         """
+        segments:
+          - { name: shoppers, rule: 'count(tap:add-to-cart) >= 3 within 7d' }
+          - { name: browsers, rule: 'screen:product AND NOT tap:checkout within 14d' }
         tips:
           - id: search-tip
             container: home
@@ -79,6 +82,17 @@ let benchmarks: @Sendable () -> Void = {
         let week = Period(from: period.to - 7 * Period.day, to: period.to)
         for _ in benchmark.scaledIterations {
             blackHole(try await Backtest(tips: [catalog.tips[0]]).run(store: store, app: "bench", period: week))
+        }
+    }
+    Benchmark("Segment refresh: two history segments at a moment, 1M events (30 days of the 90 read)") { benchmark in
+        for _ in benchmark.scaledIterations {
+            blackHole(try await SegmentReplay(segments: catalog.segments).run(store: store, app: "bench", .at(period.to)))
+        }
+    }
+    Benchmark("Tip funnel by a segment (its replay and the per-user tally), 30 days, 1M events") { benchmark in
+        for _ in benchmark.scaledIterations {
+            let groups = try await UserGroups(.segment(catalog.segments[0]), store: store, app: "bench", period: period)
+            blackHole(try await analytics.tip("search-tip", app: "bench", period: period, by: groups))
         }
     }
     Benchmark("Eligibility debugger for one user, 1M events") { benchmark in

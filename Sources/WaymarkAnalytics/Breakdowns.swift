@@ -44,9 +44,8 @@ public struct UserGroups: Sendable {
         }
     }
 
-    /// Rows tallied with ``WaymarkStore/TallyDimension/user`` last, folded into the same rows per
-    /// group in its place: users counted (each row is one), events summed. Groups in order of
-    /// their users, most first, ties by name.
+    /// Rows tallied with ``WaymarkStore/TallyDimension/user`` last, folded into the same rows with
+    /// the user's group in its place: users counted (each row is one), events summed; in no order.
     func fold(_ rows: [TallyRow]) -> [TallyRow] {
         struct Key: Hashable {
             var name: String?
@@ -62,7 +61,7 @@ public struct UserGroups: Sendable {
         return Array(folded.values)
     }
 
-    /// The groups that have users in `rows` (folded), most users first.
+    /// The groups by their count of users, most first, ties by name.
     static func order(_ users: [String: Int]) -> [String] {
         users.sorted { ($1.value, $0.key) < ($0.value, $1.key) }.map(\.key)
     }

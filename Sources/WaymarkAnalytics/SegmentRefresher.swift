@@ -38,9 +38,9 @@ public struct SegmentRefresher: Service {
                 do {
                     for app in try await store.apps() {
                         let version = try await store.liveVersionNumber(app: app.id)
-                        let last = refreshed[app.id]
                         let time = now()
-                        guard let version, last?.version != version || time.timeIntervalSince(last!.at) >= period / .seconds(1) else {
+                        guard let version else { continue }
+                        if let last = refreshed[app.id], last.version == version, time.timeIntervalSince(last.at) < period / .seconds(1) {
                             continue
                         }
                         do {

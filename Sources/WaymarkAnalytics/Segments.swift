@@ -1,4 +1,5 @@
 import Foundation
+import WaymarkAPI
 import WaymarkCatalog
 import WaymarkEngine
 import WaymarkRules
@@ -156,7 +157,7 @@ struct TargetedUsers {
     ) async throws {
         var names: Set<String> = []
         for rule in rules { SegmentReplay.attributes(in: rule, into: &names) }
-        names.subtract(["id", "locale"])
+        names.subtract(AttributeLimits.reservedNames)
         if !names.isEmpty {
             attributes = try await store.attributes(app: app, named: names.sorted())
             if let user { attributes = attributes.filter { $0.key == user } }

@@ -16,7 +16,6 @@ extension WaymarkConsole {
         let catalog = try await server.draftCatalog(app: app.id)?.catalog ?? Catalog(tips: [])
         var values = frame("Segments", signedIn, app: app)
         values["period"] = choice.values
-        values["canEdit"] = signedIn.role(in: app.id).map { $0 >= .editor } ?? false
         values["historyDays"] = Segment.historyDays
         values["saved"] = request.uri.queryParameters["saved"].map(String.init)
         if !catalog.segments.isEmpty {
@@ -116,13 +115,8 @@ extension WaymarkConsole {
         values["new"] = new
         values["hasErrors"] = !errors.isEmpty
         for (name, error) in errors { values["e_" + name] = error }
-        values["canEdit"] = signedIn.role(in: app.id).map { $0 >= .editor } ?? false
         values["historyDays"] = Segment.historyDays
-        values["attributes"] = try await store.attributeSummary(app: app.id, examples: 1).map {
-            ["name": $0.name, "type": $0.type, "users": $0.users, "example": $0.examples.first ?? ""] as [String: Any]
-        }
-        values["eventNames"] = try await store.eventNames(
-            app: app.id, since: now().addingTimeInterval(-30 * 86400).millisecondsSince1970, limit: 200)
+        values.merge(try await ruleVocabulary(app: app.id)) { _, vocabulary in vocabulary }
         return Templates.page("segment", values, status: status)
     }
 }

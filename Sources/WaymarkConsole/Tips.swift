@@ -187,16 +187,23 @@ extension WaymarkConsole {
             ["index": $0.offset, "id": $0.element.id, "weight": $0.element.weight, "title": $0.element.title, "body": $0.element.body]
                 as [String: Any]
         }
-        values["eventNames"] = try await store.eventNames(
-            app: app.id, since: now().addingTimeInterval(-30 * 86400).millisecondsSince1970, limit: 200)
+        values.merge(try await ruleVocabulary(app: app.id)) { _, vocabulary in vocabulary }
         values["segments"] = (try await server.draftCatalog(app: app.id)?.catalog.segments ?? []).map {
             ["name": $0.name, "summary": $0.summary]
         }
-        // What targeting can read of the users, as the attributes page lists it.
-        values["attributes"] = try await store.attributeSummary(app: app.id, examples: 1).map {
+        return Templates.page("tip", values, status: status)
+    }
+
+    /// What a rule field's help lists beside it: the events seen in the last 30 days
+    /// (`eventNames`), and the attributes the app's users have (`attributes`, as the attributes
+    /// page lists them, with one example each).
+    func ruleVocabulary(app: String) async throws -> [String: Any] {
+        let eventNames = try await store.eventNames(
+            app: app, since: now().addingTimeInterval(-30 * 86400).millisecondsSince1970, limit: 200)
+        let attributes = try await store.attributeSummary(app: app, examples: 1).map {
             ["name": $0.name, "type": $0.type, "users": $0.users, "example": $0.examples.first ?? ""] as [String: Any]
         }
-        return Templates.page("tip", values, status: status)
+        return ["eventNames": eventNames, "attributes": attributes]
     }
 }
 

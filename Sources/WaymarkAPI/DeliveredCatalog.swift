@@ -53,12 +53,14 @@ public struct DeliveredTip: Codable, Hashable, Sendable {
     public var content: DeliveredContent
     /// The question, when the tip is a survey: the content's title asks it.
     public var survey: DeliveredSurvey?
+    /// The tip's buttons (a survey shows them once answered); nil when it has none.
+    public var actions: [DeliveredAction]?
 
     /// A tip with every field of the wire form.
     public init(
         id: String, container: String, anchor: String?, trigger: Rule, dismissal: Rule?, priority: Int,
         group: String?, order: Int, policy: DeliveredPolicy, renderer: String, gesture: String?, variant: String?,
-        content: DeliveredContent, survey: DeliveredSurvey? = nil
+        content: DeliveredContent, survey: DeliveredSurvey? = nil, actions: [DeliveredAction]? = nil
     ) {
         self.id = id
         self.container = container
@@ -74,6 +76,41 @@ public struct DeliveredTip: Codable, Hashable, Sendable {
         self.variant = variant
         self.content = content
         self.survey = survey
+        self.actions = actions
+    }
+}
+
+/// A button on a tip or tour page, its label in the language of the content it comes with.
+/// Pressing it sends `tip_action` (target: the tip) or `tour_action` (target: the tour, with the
+/// `page`), with the properties `action` (its id), `kind` and, when it leads somewhere, `to`.
+public struct DeliveredAction: Codable, Hashable, Sendable {
+    /// The event a tip's button sends.
+    public static let tipEvent = "tip_action"
+    /// The event a tour page's button sends.
+    public static let tourEvent = "tour_action"
+
+    /// Unique among its tip's or page's buttons.
+    public var id: String
+    /// The button's text.
+    public var label: String
+    /// primary (the main thing to do) or secondary.
+    public var style: String
+    /// next, dismiss, tour, url or route.
+    public var kind: String
+    /// Where it leads: the tour's id, an http(s) URL, or the app's route (`/orders/track`).
+    public var to: String?
+
+    /// Whether the button leads out of Waymark (a route, a web page, a tour), so the app, not the
+    /// tip or panel it is on, does what it says.
+    public var leavesWaymark: Bool { kind == "route" || kind == "url" || kind == "tour" }
+
+    /// A button that does `kind`, leading to `to`.
+    public init(id: String, label: String, style: String, kind: String, to: String? = nil) {
+        self.id = id
+        self.label = label
+        self.style = style
+        self.kind = kind
+        self.to = to
     }
 }
 
@@ -188,13 +225,16 @@ public struct DeliveredPage: Codable, Hashable, Sendable {
     public var media: DeliveredMedia?
     /// Credits for reading the page to the bottom.
     public var reward: Int?
+    /// The page's buttons; nil when it has none.
+    public var actions: [DeliveredAction]?
 
-    /// A page with its content, media and reward.
-    public init(id: String, content: DeliveredContent, media: DeliveredMedia?, reward: Int?) {
+    /// A page with its content, media, reward and buttons.
+    public init(id: String, content: DeliveredContent, media: DeliveredMedia?, reward: Int?, actions: [DeliveredAction]? = nil) {
         self.id = id
         self.content = content
         self.media = media
         self.reward = reward
+        self.actions = actions
     }
 }
 

@@ -38,6 +38,9 @@ import Yams
 ///         hi: { title: खोजें, body: किसी भी उत्पाद को खोजने के लिए आवर्धक पर टैप करें। }
 ///     variants:                 # A/B: each variant its own content
 ///       - { id: short, weight: 1, content: { title: Search, body: Tap here. } }
+///     actions:                  # up to 3 buttons; each press is the event tip_action:search-tip
+///       - { id: search, label: Search now, route: /search, locales: { hi: अभी खोजें } }  # to the app
+///       - { id: later, label: Later, do: dismiss }   # or do: next (in a group), tour: ID, url: https://...
 ///   - id: checkout-survey       # a survey: the title is the question
 ///     container: home
 ///     trigger: tap:pay
@@ -53,6 +56,7 @@ import Yams
 ///         content: { title: Basics, body: ... }
 ///         media: intro-video
 ///         reward: 1
+///         actions: [{ id: skip, label: Skip the tour, do: dismiss }]   # tour_action:welcome
 /// media:
 ///   - id: intro-video
 ///     variants:
@@ -122,13 +126,14 @@ public enum CatalogDocument {
 
 private let tipKeys = [
     "id", "container", "anchor", "trigger", "dismissal", "priority", "group", "order", "policy", "renderer", "gesture",
-    "content", "targeting", "rollout", "variants", "survey",
+    "content", "targeting", "rollout", "variants", "survey", "actions",
 ]
+private let actionKeys = ["id", "label", "locales", "style", "do", "tour", "url", "route"]
 private let textKeys = ["title", "body", "html", "audio"]
 private let contentKeys = textKeys + ["locales"]
 private let tourKeys = ["id", "trigger", "targeting", "rollout", "pages"]
 private let segmentKeys = ["name", "summary", "rule"]
-private let pageKeys = ["id", "content", "media", "reward"]
+private let pageKeys = ["id", "content", "media", "reward", "actions"]
 private let mediaVariantKeys = ["url", "thumbnail", "type", "model", "family", "minAppVersion", "locale"]
 /// The client context targeting rules read; besides these, any user attribute, `user.<name>`.
 public let targetingPaths: Set<String> = ["device.platform", "device.model", "app.version", "user.locale", "user.id"]
@@ -142,6 +147,8 @@ private struct CatalogReader {
     /// The catalog's segments, once read; nil while reading one object alone, whose targeting
     /// is checked against them when it joins a catalog.
     var knownSegments: Set<String>?
+    /// The actions that open a tour, checked against the catalog's tours once they are read.
+    var tourActions: [(node: Node, tour: String)] = []
 
     init(text: String, file: String) {
         self.text = text
@@ -224,6 +231,10 @@ private struct CatalogReader {
         let tours = mapping["tours"].map { list($0, "tours") { $0.readTour($1, mediaIDs: mediaIDs) } } ?? []
         uniqueIDs(media.map(\.id), in: mapping["media"], "media")
         uniqueIDs(tours.map(\.id), in: mapping["tours"], "tour")
+        let tourIDs = Set(tours.map(\.id))
+        for (node, tour) in tourActions where !tourIDs.contains(tour) {
+            fail(at: node, "no tour with the id \"\(tour)\"", expected: tourIDs.isEmpty ? "a tour defined under tours" : "one of \(tourIDs.sorted().joined(separator: ", "))")
+        }
         let rewards = mapping["rewards"].map { readRewards($0) } ?? RewardPolicy()
         let narration = mapping["narration"].flatMap { readNarration($0) }
         return Catalog(
@@ -281,6 +292,7 @@ private struct CatalogReader {
         let targeting = readTargeting(mapping)
         let variants = mapping["variants"].map { list($0, "variants") { $0.readVariant($1) } } ?? []
         uniqueIDs(variants.map(\.id), in: mapping["variants"], "variant")
+        let actions = mapping["actions"].map { readActions($0, next: group != nil) } ?? []
         guard let id, let container, let trigger, let content else { return nil }
         let tip = Tip(
             id: id, container: container, anchor: anchor, trigger: trigger, dismissal: dismissal, priority: priority,
@@ -288,8 +300,89 @@ private struct CatalogReader {
         )
         return CatalogTip(
             tip: tip, renderer: renderer, gesture: gesture, content: content, targeting: targeting, variants: variants,
-            survey: survey
+            survey: survey, actions: actions
         )
+    }
+
+    /// A tip's or page's buttons; `next` says whether one may go to the next step (a tip outside
+    /// a group has none).
+    mutating func readActions(_ node: Node, next: Bool) -> [Action] {
+        let actions = list(node, "actions") { $0.readAction($1, next: next) }
+        uniqueIDs(actions.map(\.id), in: node, "action")
+        if let sequence = node.sequence, sequence.count > Action.limit {
+            fail(at: Array(sequence)[Action.limit], "a tip or page has at most \(Action.limit) buttons")
+        }
+        // Unless the author says, the first button is the main one and the others its alternatives.
+        return actions.enumerated().map { index, action in
+            var action = action
+            if node.sequence.flatMap({ index < $0.count ? Array($0)[index].mapping?["style"] : nil }) == nil {
+                action.style = index == 0 ? .primary : .secondary
+            }
+            return action
+        }
+    }
+
+    mutating func readAction(_ node: Node, next: Bool) -> Action? {
+        guard let mapping = mapping(node, "an action", keys: actionKeys, expected: "id, label, and one of do, tour, url, route") else {
+            return nil
+        }
+        let id = requiredName(mapping, "id", in: node)
+        var label: Localized<String>?
+        if let labelNode = mapping["label"] {
+            label = buttonLabel(labelNode).map { Localized($0) }
+        } else {
+            fail(at: node, "label is missing")
+        }
+        if let localesNode = mapping["locales"] {
+            if let entries = localesNode.mapping {
+                for (key, value) in entries {
+                    guard let locale = key.string, isLocale(locale) else {
+                        fail(at: key, "\"\(key.string ?? "")\" is not a locale", expected: "such as hi, ta or pt-BR")
+                        continue
+                    }
+                    if let text = buttonLabel(value) { label?.locales[locale] = text }
+                }
+            } else {
+                fail(at: localesNode, "locales must be a mapping from a locale such as hi to the label in it")
+            }
+        }
+        let style = mapping["style"].flatMap { oneOf($0, "style", Action.Style.allCases) } ?? .primary
+        let effects = ["do", "tour", "url", "route"].compactMap { key in mapping[key].map { (key, $0) } }
+        guard effects.count == 1, let (key, effectNode) = effects.first else {
+            fail(
+                at: effects.dropFirst().first?.1 ?? node, effects.isEmpty ? "an action says what it does" : "an action does one thing",
+                expected: "one of do: next, do: dismiss, tour: ID, url: https://..., route: /path")
+            return nil
+        }
+        guard let target = string(effectNode, key) else { return nil }
+        var effect: Action.Effect?
+        switch key {
+        case "do":
+            switch target {
+            case "dismiss": effect = .dismiss
+            case "next" where next: effect = .next
+            case "next": fail(at: effectNode, "a tip outside a group has no next step", expected: "do: dismiss, or a group on the tip")
+            default: fail(at: effectNode, "unknown do \"\(target)\"", expected: "next or dismiss")
+            }
+        case "tour":
+            effect = .tour(target)
+            tourActions.append((effectNode, target))
+        case "url":
+            effect = url(effectNode, "url").map { .url($0) }
+        default:
+            if let problem = Action.routeProblem(target) { fail(at: effectNode, problem) } else { effect = .route(target) }
+        }
+        guard let id, let label, let effect else { return nil }
+        return Action(id: id, label: label, effect: effect, style: style)
+    }
+
+    mutating func buttonLabel(_ node: Node) -> String? {
+        guard let text = string(node, "label") else { return nil }
+        if let problem = Action.labelProblem(text) {
+            fail(at: node, problem)
+            return nil
+        }
+        return text.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     mutating func readSurvey(_ node: Node, tip id: String?) -> Survey? {
@@ -452,8 +545,9 @@ private struct CatalogReader {
                 fail(at: rewardNode, "reward must be from 1 to 1000000 credits")
             }
         }
+        let actions = mapping["actions"].map { readActions($0, next: true) } ?? []
         guard let id, let content else { return nil }
-        return TourPage(id: id, content: content, media: media, reward: reward)
+        return TourPage(id: id, content: content, media: media, reward: reward, actions: actions)
     }
 
     mutating func readMedia(_ node: Node) -> Media? {

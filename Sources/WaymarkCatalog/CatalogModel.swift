@@ -46,10 +46,12 @@ public struct CatalogTip: Hashable, Sendable {
     public var variants: [Variant]
     /// The question the tip asks, when it is a survey: its title is the question.
     public var survey: Survey?
+    /// The tip's buttons; a survey shows them on its ending, once answered.
+    public var actions: [Action]
 
     public init(
         tip: Tip, renderer: Renderer = .tooltip, gesture: Gesture? = nil, content: Localized<Content>,
-        targeting: Targeting = Targeting(), variants: [Variant] = [], survey: Survey? = nil
+        targeting: Targeting = Targeting(), variants: [Variant] = [], survey: Survey? = nil, actions: [Action] = []
     ) {
         self.tip = tip
         self.renderer = renderer
@@ -58,9 +60,102 @@ public struct CatalogTip: Hashable, Sendable {
         self.targeting = targeting
         self.variants = variants
         self.survey = survey
+        self.actions = actions
     }
 
     public var id: String { tip.id }
+}
+
+/// A button on a tip, a tour page or a survey's ending, and what it does: the next step, away,
+/// a tour, a web page, or a place in the app (a route the app's `onAction` hook follows; the web
+/// SDK follows a route itself when the page gives no hook).
+///
+/// Pressing it is an event (`tip_action` for a tip, `tour_action` for a tour page) whose target is the
+/// tip or tour and whose properties name the action (`action`), what it does (`kind`) and where it
+/// led (`to`), so rules read it (`dismissal: tip_action:track-order`, `tip_action:track-order where
+/// action = "later"`) and analytics count it.
+public struct Action: Hashable, Sendable {
+    /// What pressing the button does.
+    public enum Effect: Hashable, Sendable {
+        /// A tip of a group: done, so the group's next tip may show. A tour page: the next page
+        /// (on the last, the tour is finished).
+        case next
+        /// The tip, or the tour, is closed.
+        case dismiss
+        /// The tip closes and the tour with this id opens.
+        case tour(String)
+        /// An http(s) page opens (in a new tab on the web).
+        case url(String)
+        /// A place in the app, such as `/orders/track`: handed to the app's `onAction` hook.
+        case route(String)
+
+        /// The name of what it does: next, dismiss, tour, url or route.
+        public var kind: String {
+            switch self {
+            case .next: "next"
+            case .dismiss: "dismiss"
+            case .tour: "tour"
+            case .url: "url"
+            case .route: "route"
+            }
+        }
+
+        /// Where it leads: the tour's id, the URL or the route; nil for next and dismiss.
+        public var destination: String? {
+            switch self {
+            case .next, .dismiss: nil
+            case .tour(let id): id
+            case .url(let url): url
+            case .route(let route): route
+            }
+        }
+    }
+
+    /// How the button looks: the main thing to do, or another way out.
+    public enum Style: String, CaseIterable, Hashable, Sendable {
+        case primary, secondary
+    }
+
+    /// The most buttons a tip or page carries: more do not fit beside each other on a phone.
+    public static let limit = 3
+    /// The longest label, in characters: a button, not a sentence.
+    public static let labelLimit = 40
+
+    /// A name of the rule language, unique among its tip's or page's actions: the `action`
+    /// property of its event.
+    public var id: String
+    /// The button's text, per locale.
+    public var label: Localized<String>
+    public var effect: Effect
+    public var style: Style
+
+    public init(id: String, label: Localized<String>, effect: Effect, style: Style = .primary) {
+        self.id = id
+        self.label = label
+        self.effect = effect
+        self.style = style
+    }
+
+    /// Why `route` cannot be an action's route, or nil: a path in the app, from `/`, with no
+    /// spaces or control characters, at most 512 bytes.
+    public static func routeProblem(_ route: String) -> String? {
+        guard route.hasPrefix("/"), !route.hasPrefix("//") else {
+            return "a route is a path in the app, such as /orders/track (a web page is url:)"
+        }
+        guard route.utf8.count <= 512 else { return "a route is at most 512 bytes" }
+        guard !route.unicodeScalars.contains(where: { $0.properties.isWhitespace || $0.value < 0x20 || $0.value == 0x7f }) else {
+            return "a route has no spaces or control characters"
+        }
+        return nil
+    }
+
+    /// Why `label` cannot be a button's text, or nil.
+    public static func labelProblem(_ label: String) -> String? {
+        let trimmed = label.trimmingCharacters(in: .whitespacesAndNewlines)
+        if trimmed.isEmpty { return "a button needs a label" }
+        if trimmed.count > labelLimit { return "a label is at most \(labelLimit) characters: this one has \(trimmed.count)" }
+        return nil
+    }
 }
 
 /// A satisfaction survey: a score on the scale's range, and a comment if the tip asks for one.
@@ -345,12 +440,15 @@ public struct TourPage: Hashable, Sendable {
     public var media: String?
     /// Credits for reading the page to the bottom.
     public var reward: Int?
+    /// The page's buttons, beside the panel's own back and next.
+    public var actions: [Action]
 
-    public init(id: String, content: Localized<Content>, media: String? = nil, reward: Int? = nil) {
+    public init(id: String, content: Localized<Content>, media: String? = nil, reward: Int? = nil, actions: [Action] = []) {
         self.id = id
         self.content = content
         self.media = media
         self.reward = reward
+        self.actions = actions
     }
 }
 

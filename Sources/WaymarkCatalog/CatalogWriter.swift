@@ -85,7 +85,32 @@ extension CatalogDocument {
                     return pairs.node
                 })
         }
+        pairs["actions"] = node(entry.actions)
         return pairs.node
+    }
+
+    /// Buttons, each with the style written only where it is not the default (the first primary,
+    /// the others secondary); nil when there are none.
+    private static func node(_ actions: [Action]) -> Node? {
+        guard !actions.isEmpty else { return nil }
+        return Node(
+            actions.enumerated().map { index, action in
+                var pairs = Pairs()
+                pairs["id"] = text(action.id)
+                pairs["label"] = text(action.label.fallback)
+                if !action.label.locales.isEmpty {
+                    pairs["locales"] = Node(action.label.locales.sorted { $0.key < $1.key }.map { (text($0.key), text($0.value)) })
+                }
+                switch action.effect {
+                case .next: pairs["do"] = text("next")
+                case .dismiss: pairs["do"] = text("dismiss")
+                case .tour(let id): pairs["tour"] = text(id)
+                case .url(let url): pairs["url"] = text(url)
+                case .route(let route): pairs["route"] = text(route)
+                }
+                if action.style != (index == 0 ? .primary : .secondary) { pairs["style"] = text(action.style.rawValue) }
+                return pairs.node
+            })
     }
 
     static func node(_ tour: Tour) -> Node {
@@ -100,6 +125,7 @@ extension CatalogDocument {
                 pairs["content"] = node(page.content)
                 pairs["media"] = page.media.map(text)
                 pairs["reward"] = page.reward.map(number)
+                pairs["actions"] = node(page.actions)
                 return pairs.node
             })
         return pairs.node

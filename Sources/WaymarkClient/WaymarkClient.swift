@@ -50,12 +50,15 @@ public final class WaymarkClient: Sendable {
         public var session: URLSession?
         /// The time source; tests inject their own.
         public var clock: @Sendable () -> Date
+        /// Where a pressed button leads out of Waymark: a route of the app, a web page or a tour,
+        /// for the app to open (see ``WaymarkClient/press(action:tip:)``).
+        public var onAction: (@Sendable (ActionRequest) -> Void)?
 
         /// Options with the defaults: uploads of 100 events every 15 s, the catalog checked every 5 minutes, 10,000 events kept offline.
         public init(
             directory: URL? = nil, batchSize: Int = 100, flushInterval: TimeInterval = 15, refreshInterval: TimeInterval = 300,
             retry: RetryPolicy = RetryPolicy(), claimAttempts: Int = 4, queueLimit: Int = 10_000, session: URLSession? = nil,
-            clock: @escaping @Sendable () -> Date = { Date() }
+            clock: @escaping @Sendable () -> Date = { Date() }, onAction: (@Sendable (ActionRequest) -> Void)? = nil
         ) {
             self.directory = directory
             self.batchSize = min(max(batchSize, 1), EventBatch.maxEvents)
@@ -66,7 +69,19 @@ public final class WaymarkClient: Sendable {
             self.queueLimit = queueLimit
             self.session = session
             self.clock = clock
+            self.onAction = onAction
         }
+    }
+
+    /// A pressed button that leads out of Waymark, for the app's ``Options/onAction`` hook.
+    public struct ActionRequest: Hashable, Sendable {
+        /// The button, as the catalog delivered it: `kind` is `route`, `url` or `tour`, `to` where.
+        public var action: DeliveredAction
+        /// The tip it was on, or nil for a tour page.
+        public var tip: String?
+        /// The tour and page it was on, or nil for a tip.
+        public var tour: String?
+        public var page: String?
     }
 
     /// What ``refresh()`` found.
@@ -298,9 +313,46 @@ public final class WaymarkClient: Sendable {
         ["contentLocale": .string(content.locale), "source": .string(content.narration?.source.rawValue ?? "recording")]
     }
 
-    /// The user took a tip's action (its button or link).
-    public func action(tip id: String) {
-        enqueue("tip_action", target: id, properties: ["tip": .string(id)])
+    /// The user pressed one of a tip's buttons. Sends `tip_action` (target: the tip; `action`,
+    /// `kind` and `to` as properties), which the engine sees first, so a dismissal that reads it
+    /// (`tip_action:track-order`) counts the tip as done; any tip still showing then closes. A
+    /// button that leads out of Waymark (a route, a web page, a tour) goes to ``Options/onAction``.
+    @discardableResult
+    public func press(action id: String, tip: String) throws(WaymarkClientError) -> [RenderCommand] {
+        guard let delivered = self.tip(tip), let action = delivered.actions?.first(where: { $0.id == id }) else {
+            throw WaymarkClientError(status: nil, code: "not_an_action", message: "tip \"\(tip)\" has no button \"\(id)\"")
+        }
+        var properties = Self.actionProperties(action)
+        properties["tip"] = .string(tip)
+        properties["variant"] = delivered.variant.map(ContextValue.string)
+        var produced = record(DeliveredAction.tipEvent, target: tip, properties: properties)
+        produced += close(tip: tip)
+        if action.leavesWaymark { options.onAction?(ActionRequest(action: action, tip: tip)) }
+        return produced
+    }
+
+    /// The user pressed one of a tour page's buttons. Sends `tour_action` (target: the tour; the
+    /// `page`, `action`, `kind` and `to` as properties) and hands a button that leads out of
+    /// Waymark to ``Options/onAction``; the app's tour panel does `next` and `dismiss` itself.
+    /// Answers the button.
+    @discardableResult
+    public func press(action id: String, tour: String, page: String) throws(WaymarkClientError) -> DeliveredAction {
+        guard let action = self.tour(tour)?.pages.first(where: { $0.id == page })?.actions?.first(where: { $0.id == id }) else {
+            throw WaymarkClientError(
+                status: nil, code: "not_an_action", message: "page \"\(page)\" of tour \"\(tour)\" has no button \"\(id)\"")
+        }
+        var properties = Self.actionProperties(action)
+        properties["tour"] = .string(tour)
+        properties["page"] = .string(page)
+        record(DeliveredAction.tourEvent, target: tour, properties: properties)
+        if action.leavesWaymark { options.onAction?(ActionRequest(action: action, tour: tour, page: page)) }
+        return action
+    }
+
+    static func actionProperties(_ action: DeliveredAction) -> [String: ContextValue] {
+        var properties: [String: ContextValue] = ["action": .string(action.id), "kind": .string(action.kind)]
+        properties["to"] = action.to.map(ContextValue.string)
+        return properties
     }
 
     /// Sets values of the client context rules read (`user.plan`, `cart.items`...).

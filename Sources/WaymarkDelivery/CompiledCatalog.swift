@@ -177,7 +177,10 @@ final class CompiledCatalog: Sendable {
                 let first = Int32(pageRenditions.count)
                 func add(_ content: DeliveredContent) {
                     for option in mediaOptions {
-                        pageRenditions.append(DeliveredPage(id: page.id, content: content, media: option, reward: page.reward))
+                        pageRenditions.append(
+                            DeliveredPage(
+                                id: page.id, content: content, media: option, reward: page.reward,
+                                actions: Resolver.deliver(page.actions, with: content)))
                     }
                 }
                 add(Resolver.delivered(page.content.fallback, locale: "default", narration))

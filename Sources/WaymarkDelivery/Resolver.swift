@@ -80,10 +80,10 @@ public struct Resolver: Sendable {
         var tours: [DeliveredTour] = []
         for tour in catalog.tours where Self.admits(tour.targeting, id: tour.id, context: context, user: client.user) {
             let pages = tour.pages.map { page in
-                DeliveredPage(
-                    id: page.id, content: Self.deliver(page.content, locale: client.locale, narration),
-                    media: page.media.flatMap { mediaByID[$0] }.flatMap { Self.choose($0, for: client) },
-                    reward: page.reward
+                let content = Self.deliver(page.content, locale: client.locale, narration)
+                return DeliveredPage(
+                    id: page.id, content: content, media: page.media.flatMap { mediaByID[$0] }.flatMap { Self.choose($0, for: client) },
+                    reward: page.reward, actions: Self.deliver(page.actions, with: content)
                 )
             }
             tours.append(DeliveredTour(id: tour.id, trigger: tour.trigger, pages: pages))
@@ -113,8 +113,24 @@ public struct Resolver: Sendable {
                     scale: survey.scale.rawValue, min: survey.scale.scores.lowerBound, max: survey.scale.scores.upperBound,
                     comment: survey.comment
                 )
-            }
+            },
+            actions: deliver(entry.actions, with: content)
         )
+    }
+
+    /// Buttons with their labels in the language `content` was delivered in, so a button never
+    /// speaks another language than the text above it; nil when there are none.
+    static func deliver(_ actions: [Action], with content: DeliveredContent) -> [DeliveredAction]? {
+        deliver(actions, locale: content.locale == "default" ? nil : content.locale)
+    }
+
+    static func deliver(_ actions: [Action], locale: String?) -> [DeliveredAction]? {
+        guard !actions.isEmpty else { return nil }
+        return actions.map { action in
+            DeliveredAction(
+                id: action.id, label: action.label.resolve(locale).value, style: action.style.rawValue, kind: action.effect.kind,
+                to: action.effect.destination)
+        }
     }
 
     static func deliver(_ content: Localized<Content>, locale: String?, _ narration: Narration) -> DeliveredContent {

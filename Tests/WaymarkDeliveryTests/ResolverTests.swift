@@ -204,6 +204,35 @@ import WaymarkRules
                 == ["segment cod-users", "segment big-spenders"])
     }
 
+    @Test func buttonsSpeakTheLanguageOfTheirContent() throws {
+        let catalog = try Self.catalog(
+            """
+            tips:
+              - id: t
+                container: c
+                trigger: scroll
+                content: { title: Order, locales: { hi: { title: ऑर्डर } } }
+                variants:
+                  - { id: plain, content: { title: Plain } }
+                actions:
+                  - { id: track, label: Track, locales: { hi: ट्रैक करें, ta: கண்காணி }, route: /orders/track }
+                  - { id: later, label: Later, do: dismiss }
+            """)
+        let resolver = Resolver(catalog: catalog, version: 1)
+        for (locale, labels) in [("hi-IN", ["ट्रैक करें", "Later"]), ("ta", ["Track", "Later"]), (nil, ["Track", "Later"])] {
+            for user in ["a", "b", "c", "d"] {
+                let client = ClientContext(locale: locale, user: user)
+                let tip = try #require(resolver.resolve(for: client).tips.first)
+                // The plain variant has no Hindi: its button stays in English beside its English text.
+                let expected = tip.content.locale == "default" ? ["Track", "Later"] : labels
+                #expect(tip.actions?.map(\.label) == expected, "\(client)")
+                #expect(tip.actions?.map(\.style) == ["primary", "secondary"])
+                #expect(tip.actions?.first?.kind == "route" && tip.actions?.first?.to == "/orders/track")
+                #expect(resolver.resolveDirectly(for: client) == resolver.resolve(for: client))
+            }
+        }
+    }
+
     @Test func anAnchorMayNameOneItemAmongMany() throws {
         for anchor in ["search", "product[sku-42]", "product:visible", "product:3"] {
             let catalog = try Self.catalog("tips: [{ id: t, container: c, anchor: '\(anchor)', trigger: scroll, content: { title: T } }]")
@@ -259,6 +288,7 @@ import WaymarkRules
               locales:
                 \(index % 2 == 0 ? "hi" : "HI"): { title: हिंदी \(index), body: पाठ }
                 pt-BR: { title: Brasil \(index), body: Texto }
+        \(index % 6 == 0 ? "    actions: [{ id: go, label: Go, locales: { hi: चलें, ta: போ }, route: /r\(index) }, { id: no, label: No, do: dismiss }]\n" : "")\
         \(index % 5 == 0 ? """
             variants:
               - { id: a, weight: 1, content: { title: A\(index), body: a, locales: { ta: { title: TA\(index), body: t } } } }
@@ -271,7 +301,7 @@ import WaymarkRules
             trigger: tap:start
             pages:
               - { id: p1, content: { title: One, body: First, locales: { hi: { title: एक, body: पहला } } }, media: video }
-              - { id: p2, content: { title: Two, body: Second }, reward: 3 }
+              - { id: p2, content: { title: Two, body: Second }, reward: 3, actions: [{ id: done, label: Done, locales: { hi: हो गया }, do: next }] }
           - id: phones
             targeting: device.platform == "ios"
             rollout: 50

@@ -73,7 +73,7 @@ public struct CatalogTip: Hashable, Sendable {
 /// Pressing it is an event (`tip_action` for a tip, `tour_action` for a tour page) whose target is the
 /// tip or tour and whose properties name the action (`action`), what it does (`kind`) and where it
 /// led (`to`), so rules read it (`dismissal: tip_action:track-order`, `tip_action:track-order where
-/// action = "later"`) and analytics count it.
+/// action == "later"`) and analytics count it.
 public struct Action: Hashable, Sendable {
     /// What pressing the button does.
     public enum Effect: Hashable, Sendable {

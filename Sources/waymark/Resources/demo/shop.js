@@ -159,6 +159,8 @@ async function main() {
     user,
     userHash: session.userHash,
     context: { appVersion: params.get("appVersion") ?? "1.4.0", locale: params.get("locale") ?? navigator.language, model: params.get("model") ?? undefined },
+    // A button's route (/product/p120) is a place in the shop, whose screens are hash routes.
+    onAction: (action) => action.kind === "route" && Boolean(location.hash = `#${action.to}`),
   });
   window.addEventListener("hashchange", route);
   route();

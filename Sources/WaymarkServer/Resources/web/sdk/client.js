@@ -41,6 +41,7 @@ export class WaymarkClient {
         record: (name, target, properties) => this.record(name, target, properties),
         close: (id) => this.close(id),
         answer: (id, score, comment) => this.answer(id, score, comment),
+        press: (action, where) => this.renderer.tipView.controls.press(this, action, where),
         claim: (tour, page) => this.claim(tour, page),
         isClaimed: (tour, page) => this.claimed.has(`${tour}/${page}`),
         tourClosed: (id, finished) => {
@@ -133,6 +134,8 @@ export class WaymarkClient {
     this.tours = new Map((catalog.tours ?? []).map((tour) => [tour.id, tour]));
     // The tour panel loads now, so a tour opens at once when its trigger holds.
     if (this.tours.size) this.renderer.loadTours();
+    // And the buttons and surveys, so a tip that has them shows at once too.
+    if ([...tips, ...(catalog.tours ?? []).flatMap((tour) => tour.pages)].some((t) => t.survey || t.actions)) this.renderer.loadControls();
     const tourRules = [];
     for (const tour of catalog.tours ?? []) {
       try {
@@ -337,13 +340,15 @@ export class WaymarkClient {
     const text = utf8Prefix(String(comment).trim(), 512);
     if (text) properties.comment = text;
     this.record("survey_answered", id, properties);
-    if (this.renderer.isDrawn(id)) this.close(id);
+    // The engine's end of it: a survey's ending, if it has one, stays until the user leaves it.
+    if (this.renderer.isDrawn(id)) this.render(this.engine.close(id, Date.now()));
     return true;
   }
 
-  /** The user closed a tip: it never comes back. */
+  /** The user closed a tip (or left a survey's ending): it never comes back. */
   close(id) {
     this.render(this.engine.close(id, Date.now()));
+    this.renderer.erase(id, true);
   }
 
   /** Esc: closes the open tour, else the focused tip, else the last drawn. */

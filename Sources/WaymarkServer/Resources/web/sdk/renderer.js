@@ -6,16 +6,17 @@ import { holdModal } from "./modal.js";
 import { installStyle } from "./style.js";
 import { drawTip } from "./tips.js";
 
-// What a hook the renderer is not given does: nothing (a tip's close button and survey then only
-// take the tip away).
+// What a hook the renderer is not given does: nothing (a tip's close button, survey and buttons
+// then only take the tip away).
 const NO_HOOKS = Object.freeze({ record() {}, async claim() {}, isClaimed: () => false, tourClosed() {}, tourMoved() {} });
 
 /** Draws tips and tours into one window's page, and takes them away. */
 export class Renderer {
   /**
    * `hooks`: record(name, target, properties) for what the user does with the drawings;
-   * close(id) and answer(id, score, comment) for a tip's close button and survey (without them the
-   * tip is erased); claim(tour, page) and isClaimed(tour, page) for a tour page's credit (see
+   * close(id), answer(id, score, comment) and press(action, { tip } or { tour, page }) for a tip's
+   * close button, survey and buttons and a tour page's buttons (without them the tip is erased);
+   * claim(tour, page) and isClaimed(tour, page) for a tour page's credit (see
    * TourPanel); tourClosed(id, finished) after a tour panel goes; tourMoved(id, page, scroll) as
    * its reader moves.
    */
@@ -24,14 +25,19 @@ export class Renderer {
     this.document = win.document;
     this.server = server;
     this.hooks = { ...NO_HOOKS, ...hooks };
-    this.rendered = new Map(); // tip id -> { root, extras, place, previousFocus }
+    this.rendered = new Map(); // tip id -> { root, extras, place, previousFocus, kept }
+    this.waiting = new Map(); // tip id -> a tip to draw once the controls part is here
+    this.parts = {};
     this.tourPanel = null;
     this.removeStyle = installStyle(win);
     const record = (name, target, properties) => this.hooks.record(name, target, properties);
     this.tipView = {
       window: win, document: this.document, server, record,
-      close: (id) => (this.hooks.close ? this.hooks.close(id) : this.erase(id)),
+      close: (id) => (this.hooks.close ? this.hooks.close(id) : this.erase(id, true)),
       answer: (id, score, comment) => (this.hooks.answer ? this.hooks.answer(id, score, comment) : this.erase(id)),
+      press: (tip, action) => (this.hooks.press ? this.hooks.press(action, { tip }) : this.erase(tip.id, true)),
+      // A survey's ending outlives the engine's end of the tip, until the user leaves it.
+      keep: (id) => { const entry = this.rendered.get(id); if (entry) entry.kept = true; },
     };
     this.tourView = {
       window: win, document: this.document, server, record,
@@ -39,21 +45,29 @@ export class Renderer {
       isClaimed: (tour, page) => this.hooks.isClaimed(tour, page),
       closeTour: (finished) => this.closeTour(finished),
       moved: (id, page, scroll) => this.hooks.tourMoved(id, page, scroll),
+      press: (action, tour, page) => this.hooks.press?.(action, { tour, page }),
     };
   }
 
-  /** Draws a tip (again, if it is drawn already). */
+  /** Draws a tip (again, if it is drawn already). A survey or a tip with buttons waits for the
+   *  controls part (loaded with the catalog, so it is rarely waited for). */
   draw(tip) {
-    this.erase(tip.id);
+    this.erase(tip.id, true);
+    if ((tip.survey || tip.actions) && !this.tipView.controls) {
+      this.waiting.set(tip.id, tip);
+      return this.loadControls().then(() => this.waiting.get(tip.id) === tip && this.draw(tip));
+    }
     const entry = drawTip(this.tipView, tip);
     if (entry.root.getAttribute("aria-modal")) entry.release = holdModal(this.document, entry.root);
     this.rendered.set(tip.id, entry);
   }
 
-  /** Takes a tip away, giving the focus back to where it was if the tip had it. */
-  erase(id) {
+  /** Takes a tip away, giving the focus back to where it was if the tip had it; a survey's ending
+   *  only when `ended` (the user left it). */
+  erase(id, ended) {
+    this.waiting.delete(id);
     const entry = this.rendered.get(id);
-    if (!entry) return;
+    if (!entry || (entry.kept && !ended)) return;
     this.rendered.delete(id);
     entry.release?.();
     const hadFocus = entry.root.contains(this.document.activeElement);
@@ -96,12 +110,24 @@ export class Renderer {
     return focused?.dataset.waymarkTip ?? [...this.rendered.keys()].pop();
   }
 
-  /** The tour panel's module, loaded once when first asked for: pages whose catalog has no tour
+  /** A part of the SDK, loaded once when first asked for: pages whose catalog does not need it
    *  never download it. Answers undefined when it cannot be loaded (asking again tries again). */
+  part(name, load) {
+    return (this.parts[name] ??= load().catch((error) => {
+      delete this.parts[name];
+      console.warn(`waymark: ${name} cannot be loaded: ${error.message}`);
+    }));
+  }
+
   loadTours() {
-    return (this.tours ??= import("./tours.js").catch((error) => {
-      this.tours = null;
-      console.warn(`waymark: the tour panel cannot be loaded: ${error.message}`);
+    return this.part("the tour panel", () => import("./tours.js"));
+  }
+
+  /** The controls part: buttons, surveys, and what a pressed button does. */
+  loadControls() {
+    return this.part("buttons and surveys", () => import("./controls.js").then((module) => {
+      this.removeControlsStyle = module.install(this.window);
+      return (this.tipView.controls = this.tourView.controls = module);
     }));
   }
 
@@ -111,7 +137,7 @@ export class Renderer {
     if (!tour || tour.pages.length === 0) return false;
     this.closeTour(false);
     const opening = (this.tourPanel = { id: tour.id, remove() {}, pause() {}, resume() {} });
-    this.loadTours().then((module) => {
+    Promise.all([this.loadTours(), tour.pages.some((page) => page.actions) && this.loadControls()]).then(([module]) => {
       if (this.tourPanel !== opening) return;
       if (!module) return this.closeTour(false);
       this.tourPanel = new module.TourPanel(this.tourView, tour);
@@ -131,8 +157,9 @@ export class Renderer {
 
   /** Takes everything away, the style sheet too. */
   stop() {
-    for (const id of [...this.rendered.keys()]) this.erase(id);
+    for (const id of [...this.rendered.keys()]) this.erase(id, true);
     this.closeTour(false);
     this.removeStyle();
+    this.removeControlsStyle?.();
   }
 }

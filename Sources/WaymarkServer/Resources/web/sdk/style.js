@@ -29,7 +29,7 @@ const STYLE = `
 @keyframes wm-up{0%{transform:translateY(var(--y));opacity:0}20%{opacity:1}100%{transform:translateY(var(--ny));opacity:0}}
 @keyframes wm-down{0%{transform:translateY(var(--ny));opacity:0}20%{opacity:1}100%{transform:translateY(var(--y));opacity:0}}
 .wm-actions{display:flex;gap:8px;margin-top:8px;flex-wrap:wrap}
-.wm-actions button,.wm-survey button,.wm-tour footer button{min-height:44px}
+.wm-actions button,.wm-tour footer button{min-height:44px}
 .wm-actions button{background:#fff;color:#1d2a44;border:0;border-radius:6px;padding:6px 10px;font:inherit;cursor:pointer}
 .wm-tour{position:fixed;z-index:2147483002;background:#fff;color:#1d2a44;display:flex;flex-direction:column;font:16px/1.5 system-ui,sans-serif;box-shadow:0 10px 40px rgba(0,0,0,.35)}
 .wm-tour.wm-large{right:24px;bottom:24px;width:420px;height:min(640px,80vh);border-radius:12px}
@@ -44,31 +44,22 @@ const STYLE = `
 .wm-tour footer button:disabled{opacity:.4;cursor:default}
 .wm-tour .wm-actions button{border:1px solid #1d2a44}
 .wm-credit{background:#e6f6e6;color:#135e13;border-radius:6px;padding:6px 10px;margin-top:10px}
-.wm-survey fieldset{border:0;margin:6px 0;padding:0;display:flex;flex-wrap:wrap;gap:4px}
-.wm-scale label{position:relative;margin:0}
-.wm-scale input{position:absolute;opacity:0;width:1px;height:1px;margin:0}
-.wm-scale span{display:inline-block;min-width:44px;padding:11px 4px;text-align:center;border:1px solid currentColor;border-radius:6px;cursor:pointer}
-.wm-scale input:checked+span{background:#ffbf47;color:#1d2a44;border-color:#ffbf47}
-.wm-scale input:focus-visible+span{outline:3px solid #ffbf47;outline-offset:2px}
-.wm-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
-.wm-comment{display:block;width:100%;margin:4px 0;font:inherit;border-radius:6px;padding:4px 6px}
-.wm-survey button{background:#fff;color:#1d2a44;border:0;border-radius:6px;padding:6px 12px;font:inherit;cursor:pointer}
-.wm-survey button:disabled{opacity:.5;cursor:default}
 .wm-paused{visibility:hidden!important}
 @media (prefers-reduced-motion: reduce){.wm-pointer,.wm-spot{animation:none!important;transition:none!important}}
 `;
 
-/** Adds the style sheet to the page; the function it returns takes it away again. */
-export function installStyle(win) {
+/** Adds the style sheet (or `text`, a part's own) to the page; the function it returns takes it
+ *  away again. */
+export function installStyle(win, text = STYLE) {
   const doc = win.document;
   if (win.CSSStyleSheet && "adoptedStyleSheets" in doc) {
     const sheet = new win.CSSStyleSheet();
-    sheet.replaceSync(STYLE);
+    sheet.replaceSync(text);
     doc.adoptedStyleSheets = [...doc.adoptedStyleSheets, sheet];
     return () => { doc.adoptedStyleSheets = doc.adoptedStyleSheets.filter((s) => s !== sheet); };
   }
   const style = doc.createElement("style");
-  style.textContent = STYLE;
+  style.textContent = text;
   style.dataset.waymark = "style";
   doc.head.appendChild(style);
   return () => style.remove();

@@ -1,5 +1,6 @@
 // Drawing tips: the five renderers (tooltip, spotlight, pointer, banner, modal), each a labelled
-// dialog with a close button and a narration control, and a survey's form.
+// dialog with a close button and a narration control, and, from the controls part, a survey's
+// form or the tip's buttons.
 
 import { asName, button, buildContent, textDirection } from "./content.js";
 import { narrationControl } from "./narration.js";
@@ -7,8 +8,9 @@ import { clippedBox, findAnchor, isShown, isTyping, parseAnchor, placeBeside, re
 
 /**
  * Draws one tip, as delivered by the server, into the page and focuses it (unless the user is
- * typing). `view` is { window, document, server, record, close(id), answer(id, score, comment) }:
- * what the tip's controls do. Answers { root, extras, place, previousFocus }: `place()` moves it
+ * typing). `view` is { window, document, server, record, close(id), answer(id, score, comment),
+ * press(tip, action), keep(id), controls }: what the tip's controls do, and the controls part
+ * (controls.js) once loaded. Answers { root, extras, place, previousFocus }: `place()` moves it
  * to its anchor again (which may now be another element: a recycled row, the next visible card),
  * hiding it while the anchor is gone.
  */
@@ -38,7 +40,9 @@ export function drawTip(view, tip) {
   actions.className = "wm-actions";
   actions.appendChild(narrationControl(view, tip.content, tip.id, (tip.anchor && findAnchor(doc, tip.anchor)) || root));
   root.append(close, title, body);
-  if (tip.survey) root.append(surveyForm(view, tip));
+  const controls = view.controls;
+  if (tip.survey && controls) root.append(controls.surveyForm(view, tip));
+  else if (tip.actions && controls) root.append(controls.buttons(doc, tip.actions, tip.content.title, (action) => view.press(tip, action)));
   root.append(actions);
   const extras = [];
   if (kind === "modal") extras.push(overlay(doc, "wm-backdrop", "backdrop"));
@@ -80,53 +84,4 @@ function overlay(doc, className, name) {
   element.className = className;
   element.dataset.waymarkUi = name;
   return element;
-}
-
-/** A survey's scores as a radio group (arrow keys move between them), an optional comment, and a
- *  send button that waits for a score; sending calls `view.answer`. */
-function surveyForm(view, tip) {
-  const doc = view.document;
-  const survey = tip.survey;
-  const form = doc.createElement("form");
-  form.className = "wm-survey";
-  const scale = doc.createElement("fieldset");
-  scale.className = "wm-scale";
-  const legend = doc.createElement("legend");
-  legend.className = "wm-hidden";
-  legend.textContent = tip.content.title;
-  scale.append(legend);
-  for (let score = survey.min; score <= survey.max; score += 1) {
-    const label = doc.createElement("label");
-    const input = doc.createElement("input");
-    input.type = "radio";
-    input.name = `wm-score-${asName(tip.id)}`;
-    input.value = String(score);
-    const text = doc.createElement("span");
-    text.textContent = String(score);
-    label.append(input, text);
-    scale.append(label);
-  }
-  form.append(scale);
-  let comment = null;
-  if (survey.comment) {
-    comment = doc.createElement("textarea");
-    comment.className = "wm-comment";
-    comment.rows = 2;
-    comment.maxLength = 500;
-    comment.placeholder = "Comment (optional)";
-    comment.setAttribute("aria-label", "Comment (optional)");
-    form.append(comment);
-  }
-  const send = doc.createElement("button");
-  send.type = "submit";
-  send.textContent = "Send";
-  send.disabled = true;
-  form.append(send);
-  form.addEventListener("change", () => { send.disabled = !form.querySelector("input:checked"); });
-  form.addEventListener("submit", (event) => {
-    event.preventDefault();
-    const chosen = form.querySelector("input:checked");
-    if (chosen) view.answer(tip.id, Number(chosen.value), comment?.value ?? "");
-  });
-  return form;
 }

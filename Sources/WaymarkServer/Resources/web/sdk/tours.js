@@ -1,5 +1,5 @@
 // Tours: a panel (a popover on large screens, full screen on small ones) with a page's video, its
-// words, narration, progress, back and next; a page read to its end sends page_read_to_bottom and
+// words, its buttons, narration, progress, back and next; a page read to its end sends page_read_to_bottom and
 // claims the page's credit.
 
 import { asName, button, buildContent, safeURL, textDirection } from "./content.js";
@@ -8,7 +8,7 @@ import { narrationControl } from "./narration.js";
 
 /**
  * One open tour. `view` is { window, document, server, record, claim(tour, page), isClaimed(tour,
- * page), closeTour(finished), moved(tour, page, scroll) }: `claim` answers a promise of { outcome: "granted", answer },
+ * page), closeTour(finished), moved(tour, page, scroll), press(action, tour, page), controls }: `claim` answers a promise of { outcome: "granted", answer },
  * { outcome: "refused", message }, { outcome: "unidentified" } or nothing (the server could not be
  * reached); `closeTour` is what the close and Done buttons do; `moved` hears where the reader
  * is, to come back to after a reload. The panel is in the page once made, and shows a page after
@@ -40,10 +40,7 @@ export class TourPanel {
     this.progress = doc.createElement("span");
     this.progress.className = "wm-progress";
     this.progress.setAttribute("aria-live", "polite");
-    this.next = button(doc, {
-      text: "Next", className: "wm-next",
-      onClick: () => (this.page + 1 < tour.pages.length ? this.show(this.page + 1) : view.closeTour(true)),
-    });
+    this.next = button(doc, { text: "Next", className: "wm-next", onClick: () => this.advance() });
     footer.append(this.back, this.progress, this.next);
     root.append(header, this.body, footer);
     this.root = root;
@@ -102,6 +99,9 @@ export class TourPanel {
     content.className = "wm-page";
     content.appendChild(buildContent(page.content.html, doc));
     this.body.appendChild(content);
+    if (page.actions && this.view.controls) {
+      this.body.appendChild(this.view.controls.buttons(doc, page.actions, page.content.title, (action) => this.view.press(action, this.tour, page)));
+    }
     const actions = doc.createElement("div");
     actions.className = "wm-actions";
     actions.appendChild(narrationControl(this.view, page.content, page.id, this.body, details));
@@ -126,6 +126,12 @@ export class TourPanel {
     this.view.record("page_viewed", page.id, details);
     this.view.window.requestAnimationFrame(() => this.checkReadToBottom());
     for (const media of this.body.querySelectorAll("img,video")) media.addEventListener("loadedmetadata", () => this.checkReadToBottom(), { once: true });
+  }
+
+  /** The next page; after the last, the tour is finished. */
+  advance() {
+    if (this.page + 1 < this.tour.pages.length) this.show(this.page + 1);
+    else this.view.closeTour(true);
   }
 
   /** At the bottom (or when the page fits): page_read_to_bottom, and the page's credit, claimed once. */

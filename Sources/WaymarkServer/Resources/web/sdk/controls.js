@@ -1,0 +1,150 @@
+// Controls beyond a tip's close button: its buttons (next, dismiss, a tour, a web page, a route of
+// the app), a survey's form and the ending it shows once answered, and what a pressed button does.
+// A part of its own, which the renderer loads when a catalog has a survey or a button
+// (/sdk/VERSION/controls.js): a page whose tips only inform never downloads it.
+
+import { asName, safeURL, utf8Prefix } from "./content.js";
+import { installStyle } from "./style.js";
+
+const STYLE = `
+.wm-buttons{display:flex;flex-wrap:wrap;gap:8px;margin-top:8px}
+.wm-buttons button{min-height:44px;border-radius:6px;padding:6px 14px;font:inherit;cursor:pointer;border:1px solid currentColor}
+.wm-primary{background:#ffbf47;color:#1d2a44;border-color:#ffbf47!important;font-weight:600!important}
+.wm-secondary{background:none;color:inherit}
+.wm-tour .wm-primary{background:#1d2a44;color:#fff;border-color:#1d2a44!important}
+.wm-buttons button:focus-visible{outline:3px solid #ffbf47;outline-offset:2px}
+.wm-survey button{min-height:44px;background:#fff;color:#1d2a44;border:0;border-radius:6px;padding:6px 12px;font:inherit;cursor:pointer}
+.wm-survey fieldset{border:0;margin:6px 0;padding:0;display:flex;flex-wrap:wrap;gap:4px}
+.wm-scale label{position:relative;margin:0}
+.wm-scale input{position:absolute;opacity:0;width:1px;height:1px;margin:0}
+.wm-scale span{display:inline-block;min-width:44px;padding:11px 4px;text-align:center;border:1px solid currentColor;border-radius:6px;cursor:pointer}
+.wm-scale input:checked+span{background:#ffbf47;color:#1d2a44;border-color:#ffbf47}
+.wm-scale input:focus-visible+span{outline:3px solid #ffbf47;outline-offset:2px}
+.wm-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
+.wm-comment{display:block;width:100%;margin:4px 0;font:inherit;border-radius:6px;padding:4px 6px}
+.wm-survey button:disabled{opacity:.5;cursor:default}
+`;
+
+/** Adds these controls' style sheet to the page; the function it returns takes it away. */
+export function install(win) {
+  return installStyle(win, STYLE);
+}
+
+/** A tip's or page's buttons, the main one first as the catalog orders them, in a group named
+ *  `name` (the tip's or page's title). `press(action)` is what a click does. */
+export function buttons(doc, actions, name, press) {
+  const group = doc.createElement("div");
+  group.className = "wm-buttons";
+  group.setAttribute("role", "group");
+  group.setAttribute("aria-label", name);
+  for (const action of actions) {
+    const element = doc.createElement("button");
+    element.type = "button";
+    element.className = action.style === "primary" ? "wm-primary" : "wm-secondary";
+    element.dataset.waymarkAction = action.id;
+    element.textContent = action.label;
+    element.addEventListener("click", () => press(action));
+    group.append(element);
+  }
+  return group;
+}
+
+/** A survey's scores as a radio group (arrow keys move between them), an optional comment, and a
+ *  send button that waits for a score. Sending calls `view.answer`; a survey with buttons then
+ *  shows its ending in the form's place: thanks, said to screen readers, and the buttons. */
+export function surveyForm(view, tip) {
+  const doc = view.document;
+  const survey = tip.survey;
+  const form = doc.createElement("form");
+  form.className = "wm-survey";
+  const scale = doc.createElement("fieldset");
+  scale.className = "wm-scale";
+  const legend = doc.createElement("legend");
+  legend.className = "wm-hidden";
+  legend.textContent = tip.content.title;
+  scale.append(legend);
+  for (let score = survey.min; score <= survey.max; score += 1) {
+    const label = doc.createElement("label");
+    const input = doc.createElement("input");
+    input.type = "radio";
+    input.name = `wm-score-${asName(tip.id)}`;
+    input.value = String(score);
+    const text = doc.createElement("span");
+    text.textContent = String(score);
+    label.append(input, text);
+    scale.append(label);
+  }
+  form.append(scale);
+  let comment = null;
+  if (survey.comment) {
+    comment = doc.createElement("textarea");
+    comment.className = "wm-comment";
+    comment.rows = 2;
+    comment.maxLength = 500;
+    comment.placeholder = "Comment (optional)";
+    comment.setAttribute("aria-label", "Comment (optional)");
+    form.append(comment);
+  }
+  const send = doc.createElement("button");
+  send.type = "submit";
+  send.textContent = "Send";
+  send.disabled = true;
+  form.append(send);
+  form.addEventListener("change", () => { send.disabled = !form.querySelector("input:checked"); });
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    const chosen = form.querySelector("input:checked");
+    if (!chosen) return;
+    // The answer ends the survey for the engine; its ending stays until the user leaves it.
+    if (tip.actions) view.keep(tip.id);
+    view.answer(tip.id, Number(chosen.value), comment?.value ?? "");
+    if (!tip.actions) return;
+    const thanks = doc.createElement("p");
+    thanks.setAttribute("role", "status");
+    thanks.textContent = "Thank you!";
+    const group = buttons(doc, tip.actions, tip.content.title, (action) => view.press(tip, action));
+    form.replaceWith(thanks, group);
+    group.querySelector("button").focus();
+  });
+  return form;
+}
+
+/**
+ * What a pressed button does, for `client` (the page's WaymarkClient). First the event, which
+ * rules see at once: `tip_action` with the tip as target, or `tour_action` with the tour (and the
+ * page); its properties name the action, its kind and where it leads. Then the button's work:
+ * next and dismiss move the tour or end the tip; a tip closes before it leads elsewhere, and a tour
+ * too, unless it opens a web page in a new tab. Where it leads goes first to the page's
+ * `onAction(request)`, which answers true to say it went there itself; else the SDK opens the tour,
+ * the web page (a new tab), or the route, as a single-page app's router hears it: a history entry
+ * and a popstate event.
+ */
+export function press(client, action, { tip, tour, page }) {
+  const properties = { action: action.id, kind: action.kind };
+  if (action.to) properties.to = utf8Prefix(action.to, 512);
+  const panel = client.renderer.tourPanel;
+  if (tip) {
+    properties.tip = tip.id;
+    if (tip.variant) properties.variant = tip.variant;
+    client.record("tip_action", tip.id, properties);
+    client.close(tip.id);
+  } else {
+    Object.assign(properties, { tour: tour.id, page: page.id });
+    client.record("tour_action", tour.id, properties);
+    if (action.kind === "next") return panel?.advance();
+    if (action.kind !== "url") client.renderer.closeTour(false);
+  }
+  if (action.kind === "next" || action.kind === "dismiss") return;
+  if (client.options.onAction?.({ ...action, tip: tip?.id, tour: tour?.id, page: page?.id }) === true) return;
+  const win = client.window;
+  if (action.kind === "tour") client.openTour(action.to);
+  if (action.kind === "url") {
+    const url = safeURL(action.to, win.location.href);
+    if (url) win.open(url, "_blank", "noopener");
+  }
+  const route = action.kind === "route" && new URL(action.to, win.location.href);
+  if (route?.origin === win.location.origin) {
+    win.history.pushState(null, "", route.href);
+    win.dispatchEvent(new win.PopStateEvent("popstate"));
+  }
+}

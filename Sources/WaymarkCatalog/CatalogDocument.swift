@@ -77,6 +77,12 @@ public enum CatalogDocument {
         throw DiagnosticsError(reader.diagnostics)
     }
 
+    /// Whether `text` can be an id (of a tip, tour, page, variant or button): letters, digits, `-`,
+    /// `_` and `.`.
+    public static func isIdentifier(_ text: String) -> Bool {
+        !text.isEmpty && text.unicodeScalars.allSatisfy(isIdentifierScalar)
+    }
+
     /// Whether a catalog may link to this: an http or https URL with a host.
     public static func isWebURL(_ text: String) -> Bool {
         guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased() else { return false }
@@ -356,21 +362,12 @@ private struct CatalogReader {
         }
         guard let target = string(effectNode, key) else { return nil }
         var effect: Action.Effect?
-        switch key {
-        case "do":
-            switch target {
-            case "dismiss": effect = .dismiss
-            case "next" where next: effect = .next
-            case "next": fail(at: effectNode, "a tip outside a group has no next step", expected: "do: dismiss, or a group on the tip")
-            default: fail(at: effectNode, "unknown do \"\(target)\"", expected: "next or dismiss")
-            }
-        case "tour":
-            effect = .tour(target)
-            tourActions.append((effectNode, target))
-        case "url":
-            effect = url(effectNode, "url").map { .url($0) }
-        default:
-            if let problem = Action.routeProblem(target) { fail(at: effectNode, problem) } else { effect = .route(target) }
+        switch Action.effect(kind: key == "do" ? target : key, to: key == "do" ? nil : target, next: next) {
+        case .success(let found):
+            effect = found
+            if case .tour(let tour) = found { tourActions.append((effectNode, tour)) }
+        case .failure(let problem):
+            fail(at: effectNode, problem.message, expected: problem.expected)
         }
         guard let id, let label, let effect else { return nil }
         return Action(id: id, label: label, effect: effect, style: style)
@@ -692,7 +689,7 @@ private struct CatalogReader {
     mutating func requiredName(_ mapping: Node.Mapping, _ key: String, in node: Node) -> String? {
         guard let value = mapping[key] else { return missing(key, in: node) }
         guard let text = string(value, key) else { return nil }
-        guard !text.isEmpty, text.unicodeScalars.allSatisfy({ isIdentifierScalar($0) }) else {
+        guard CatalogDocument.isIdentifier(text) else {
             fail(at: value, "\(key) \"\(text)\" must be letters, digits, -, _ or .")
             return nil
         }

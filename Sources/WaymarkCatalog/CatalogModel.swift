@@ -136,6 +136,35 @@ public struct Action: Hashable, Sendable {
         self.style = style
     }
 
+    /// Why a button cannot do what it says: the message, and what would do.
+    public struct Problem: Error, Hashable, Sendable {
+        public var message: String
+        public var expected: String?
+    }
+
+    /// What a button does, from its kind (`next`, `dismiss`, `tour`, `url`, `route`) and, for the
+    /// last three, where it leads, as a catalog or the console's form writes them. `next` says
+    /// whether the button may go to a next step (a tip outside a group has none).
+    public static func effect(kind: String, to: String?, next: Bool) -> Result<Effect, Problem> {
+        let destination = to?.trimmingCharacters(in: .whitespaces) ?? ""
+        switch kind {
+        case "next" where next: return .success(.next)
+        case "next": return .failure(Problem(message: "a tip outside a group has no next step", expected: "do: dismiss, or a group on the tip"))
+        case "dismiss": return .success(.dismiss)
+        case "tour", "url", "route":
+            if destination.isEmpty { return .failure(Problem(message: "\(kind) needs where it leads", expected: nil)) }
+            if kind == "tour" { return .success(.tour(destination)) }
+            if kind == "url" {
+                return CatalogDocument.isWebURL(destination)
+                    ? .success(.url(destination)) : .failure(Problem(message: "url must be an http or https URL", expected: nil))
+            }
+            if let problem = routeProblem(destination) { return .failure(Problem(message: problem, expected: nil)) }
+            return .success(.route(destination))
+        default:
+            return .failure(Problem(message: "unknown do \"\(kind)\"", expected: "next or dismiss"))
+        }
+    }
+
     /// Why `route` cannot be an action's route, or nil: a path in the app, from `/`, with no
     /// spaces or control characters, at most 512 bytes.
     public static func routeProblem(_ route: String) -> String? {

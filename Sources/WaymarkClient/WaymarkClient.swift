@@ -82,6 +82,14 @@ public final class WaymarkClient: Sendable {
         /// The tour and page it was on, or nil for a tip.
         public var tour: String?
         public var page: String?
+
+        /// A press of `action` on a tip, or on a tour's page.
+        public init(action: DeliveredAction, tip: String? = nil, tour: String? = nil, page: String? = nil) {
+            self.action = action
+            self.tip = tip
+            self.tour = tour
+            self.page = page
+        }
     }
 
     /// What ``refresh()`` found.

@@ -24,6 +24,7 @@ extension WaymarkConsole {
         async let tours = analytics.tours(app: app.id, catalog: catalog, period: choice.period)
         async let experiments = analytics.experiments(app: app.id, catalog: catalog, period: choice.period)
         async let surveys = analytics.surveys(app: app.id, catalog: catalog, period: choice.period)
+        async let actions = analytics.actions(app: app.id, catalog: catalog, period: choice.period)
         let report = try await engagement
         var values = frame("Analytics", signedIn, app: app)
         values["period"] = choice.values
@@ -73,6 +74,10 @@ extension WaymarkConsole {
             tourValues.append(entry)
         }
         values["tours"] = tourValues
+        let presses = try await actions
+        if !presses.isEmpty {
+            values["actionsTable"] = ReportTable.actions(presses, seen: Self.seen(tips: tips, tours: try await tours)).values
+        }
         values["experiments"] = try await experiments.map { experiment in
             ["tip": experiment.tip, "enoughData": experiment.enoughData, "table": ReportTable.experiment(experiment).values]
                 as [String: Any]
@@ -117,6 +122,8 @@ extension WaymarkConsole {
                 surveyGroups = ReportTable.surveyGroups(answers, label: groups.breakdown.label).values
             }
         }
+        let presses = try await analytics.actions(app: app.id, catalog: catalog, period: choice.period).filter { $0.owner == id && !$0.onTour }
+        if !presses.isEmpty { values["actionsTable"] = ReportTable.actions(presses, seen: [id: report.total.shown]).values }
         if let survey = try await surveyReport(app: app.id, catalog: catalog, tip: id, period: choice.period) {
             var surveyValues: [String: Any] =
                 [
@@ -199,7 +206,7 @@ extension WaymarkConsole {
 
     /// A table of the analytics page as CSV: `engagement`, `daily`, `tips`, `platforms?tip=`,
     /// `groups?tip=&by=`, `survey-groups?tip=&by=`, `tour-groups?tour=&by=`,
-    /// `tour?tour=`, `experiments`, `surveys`, `survey?tip=`, `comments?tip=`.
+    /// `tour?tour=`, `actions`, `experiments`, `surveys`, `survey?tip=`, `comments?tip=`.
     func analyticsExport(_ request: Request, _ context: WaymarkRequestContext) async throws -> Response {
         let (_, app) = try await access(request, context, needs: .viewer)
         let choice = try PeriodChoice(request, now: now())
@@ -250,6 +257,12 @@ extension WaymarkConsole {
                 table = ReportTable.tourGroups(
                     tour.id, try await analytics.tour(tour, app: app.id, period: choice.period, by: groups), label: label)
             }
+        case "actions.csv":
+            async let tips = analytics.tips(app: app.id, catalog: catalog, period: choice.period, eligible: .unknown)
+            async let tours = analytics.tours(app: app.id, catalog: catalog, period: choice.period)
+            table = ReportTable.actions(
+                try await analytics.actions(app: app.id, catalog: catalog, period: choice.period),
+                seen: Self.seen(tips: try await tips, tours: try await tours))
         case "experiments.csv":
             table = ReportTable.experiments(try await analytics.experiments(app: app.id, catalog: catalog, period: choice.period))
         case "surveys.csv":
@@ -268,6 +281,16 @@ extension WaymarkConsole {
             headers: [.contentType: "text/csv; charset=utf-8", .contentDisposition: "attachment; filename=\"\(file)\""],
             body: ResponseBody(byteBuffer: ByteBuffer(string: table.csv))
         )
+    }
+
+    /// The users who saw each tip (by id) and each tour page (`tour/page`): what a button's share
+    /// of presses is taken of.
+    static func seen(tips: [TipReport], tours: [TourReport]) -> [String: Int] {
+        var seen = Dictionary(tips.map { ($0.tip, $0.total.shown) }, uniquingKeysWith: max)
+        for tour in tours {
+            for page in tour.pages { seen["\(tour.tour)/\(page.page)"] = page.viewed }
+        }
+        return seen
     }
 
     /// How long a page waits for eligible counts before showing the rest without them.

@@ -155,6 +155,23 @@ extension ReportTable {
         ]
     }
 
+    /// Buttons and their presses; `seen` gives the users who saw each tip (by id) or tour page
+    /// (`tour/page`), for the share who pressed.
+    static func actions(_ reports: [ActionReport], seen: [String: Int]) -> ReportTable {
+        ReportTable(
+            "Buttons: users who pressed each, and where it led",
+            ["Where", "Button", "Does", "Leads to", "Users", "Presses", "Share of users who saw it"],
+            reports.map { report in
+                let place = report.page.map { "\(report.owner)/\($0)" } ?? report.owner
+                let viewers = seen[place]
+                return [
+                    Cell(text: report.page.map { "tour \(report.owner), page \($0)" } ?? "tip \(report.owner)"), Cell(text: report.action),
+                    name(report.kind), Cell(text: report.to ?? "—"), number(report.users), number(report.presses),
+                    percent(viewers.flatMap { $0 > 0 ? Double(report.users) / Double($0) : nil }),
+                ]
+            })
+    }
+
     static func experiment(_ experiment: Experiment) -> ReportTable {
         ReportTable("Variants of \(experiment.tip)", experimentColumns, experiment.arms.map(arm))
     }

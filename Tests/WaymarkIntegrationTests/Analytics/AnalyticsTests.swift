@@ -284,6 +284,47 @@ import WaymarkSupport
         }
     }
 
+    /// Each button of the catalog in its order with the users who pressed it and how often, a
+    /// button whose destination was edited once per destination, and a button since removed last.
+    @Test func buttonPressesAndWhereTheyLed() async throws {
+        try await withStore { store, _, period in
+            let catalog = try CatalogDocument.parse(
+                """
+                tips:
+                  - id: order
+                    container: c
+                    trigger: tap
+                    content: { title: Your order }
+                    actions: [{ id: track, label: Track, route: /orders/track }, { id: later, label: Later, do: dismiss }]
+                tours:
+                  - id: guide
+                    pages: [{ id: p1, content: { title: One }, actions: [{ id: skip, label: Skip, do: dismiss }] }]
+                """, file: "buttons.yaml")
+            var h = History(firstNumber: 3_000_000)
+            func press(_ user: String, _ minute: Int64, tip: String, _ action: String, kind: String, to: String? = nil) {
+                var properties = ["tip": tip, "action": action, "kind": kind]
+                properties["to"] = to
+                h.add(user, minute, "tip_action", tip, platform: "android", version: "2.0", properties)
+            }
+            press("a", 10, tip: "order", "track", kind: "route", to: "/orders/track")
+            press("a", 11, tip: "order", "track", kind: "route", to: "/orders/track")
+            press("b", 12, tip: "order", "track", kind: "route", to: "/orders/track")
+            press("c", 13, tip: "order", "track", kind: "route", to: "/orders")
+            press("d", 14, tip: "old-tip", "go", kind: "url", to: "https://example.com")
+            h.add("a", 15, "tour_action", "guide", platform: "web", version: "2.0", ["tour": "guide", "page": "p1", "action": "skip", "kind": "dismiss"])
+            _ = try await store.insertEvents(h.events)
+            let reports = try await Analytics(store: store).actions(app: "shop", catalog: catalog, period: period)
+            #expect(
+                reports == [
+                    ActionReport(owner: "order", page: nil, action: "track", kind: "route", to: "/orders/track", users: 2, presses: 3),
+                    ActionReport(owner: "order", page: nil, action: "track", kind: "route", to: "/orders", users: 1, presses: 1),
+                    ActionReport(owner: "order", page: nil, action: "later", kind: "dismiss", to: nil),
+                    ActionReport(owner: "guide", page: "p1", action: "skip", kind: "dismiss", to: nil, users: 1, presses: 1),
+                    ActionReport(owner: "old-tip", page: nil, action: "go", kind: "url", to: "https://example.com", users: 1, presses: 1),
+                ])
+        }
+    }
+
     /// NPS answers by platform and version, comments newest first, and answers off the scale
     /// counted apart; CSAT's figure is the share of 4 and 5.
     @Test func surveyAnswersAndComments() async throws {

@@ -1031,6 +1031,78 @@ import WaymarkTestSupport
         }
     }
 
+    /// Buttons are edited as rows of the tip form, checked with their row named, keep their
+    /// translations, and their presses are counted on the analytics pages and in a CSV.
+    @Test(arguments: StoreUnderTest.available)
+    func buttonsFromTheFormToTheirPresses(_ kind: StoreUnderTest) async throws {
+        try await withConsole(kind) { setup in
+            var browser = try await Self.owner(setup)
+            let app = setup.shop.appId
+            func fields(_ rows: [(String, String, String, String)]) -> [(String, String)] {
+                Self.tipFields(id: "order", title: "Where is my order?")
+                    + rows.enumerated().flatMap { index, row in
+                        [
+                            ("action.\(index).id", row.0), ("action.\(index).label", row.1), ("action.\(index).kind", row.2),
+                            ("action.\(index).to", row.3), ("action.\(index).style", ""),
+                        ]
+                    }
+            }
+            for (rows, message) in [
+                ([("track", "Track", "route", "orders")], "button 1: a route is a path in the app"),
+                ([("track", "Track", "next", "")], "button 1: a tip outside a group has no next step"),
+                ([("a", "A", "dismiss", ""), ("b", "B", "tour", "nowhere")], "no tour with the id &quot;nowhere&quot;"),
+                ([("a", "A", "dismiss", ""), ("a", "B", "dismiss", "")], "two buttons have the same id"),
+            ] {
+                let refused = try await browser.post("/console/apps/\(app)/tips/new", fields(rows))
+                #expect(refused.status == .unprocessableContent)
+                #expect(String(buffer: refused.body).contains(message), "\(message)")
+            }
+            let tour = try await setup.client.execute(
+                uri: "/v1/admin/catalog/draft/tours/shop-tour", method: .put, headers: [.authorization: "Bearer \(setup.shop.secretKey)"],
+                body: ByteBuffer(string: #"{"id": "shop-tour", "pages": [{"id": "p1", "content": {"title": "One"}}]}"#))
+            #expect(tour.status == .created)
+            let rows = [("track", "Track it", "route", "/orders/track"), ("tour", "Show me how", "tour", "shop-tour"), ("", "", "dismiss", "")]
+            #expect(try await browser.post("/console/apps/\(app)/tips/new", fields(rows)).status == .seeOther)
+            // A translation written in the catalog (here through the admin API) stays through the form's next save.
+            let put = try await setup.client.execute(
+                uri: "/v1/admin/catalog/draft/tips/order", method: .put, headers: [.authorization: "Bearer \(setup.shop.secretKey)"],
+                body: ByteBuffer(
+                    string: #"{"id": "order", "container": "home", "trigger": "scroll", "content": {"title": "T"}, "#
+                        + #""actions": [{"id": "track", "label": "Track", "locales": {"hi": "ट्रैक करें"}, "do": "dismiss"}]}"#))
+            #expect(put.status == .ok)
+            #expect(try await browser.post("/console/apps/\(app)/tips/order", fields(rows).filter { $0.0 != "new" }).status == .seeOther)
+            let document = try #require(try await setup.store.draft(app: app)?.document)
+            let saved = try #require(try CatalogDocument.parse(document, file: "draft").tips.first { $0.id == "order" })
+            #expect(saved.actions.map(\.effect) == [.route("/orders/track"), .tour("shop-tour")])
+            #expect(saved.actions.map(\.style) == [.primary, .secondary])
+            #expect(saved.actions[0].label.locales == ["hi": "ट्रैक करें"])
+            let form = String(buffer: try await browser.get("/console/apps/\(app)/tips/order").body)
+            #expect(form.contains(#"name="action.0.to" value="/orders/track""#))
+            #expect(form.contains(#"<option value="tour" selected>Open a tour</option>"#))
+            _ = try await browser.post("/console/apps/\(app)/publish", [])
+
+            let today = Date().millisecondsSince1970 - Date().millisecondsSince1970 % Period.day
+            func event(_ user: String, _ name: String, _ properties: [String: String]) -> StoredEvent {
+                StoredEvent(
+                    app: app, id: UUID().uuidString.lowercased(), user: user, name: name, target: "order",
+                    timestamp: today + 3_600_000, receivedAt: today, clamped: false,
+                    properties: ["platform": "android", "tip": "order"].merging(properties) { $1 })
+            }
+            let press = ["action": "track", "kind": "route", "to": "/orders/track"]
+            _ = try await setup.store.insertEvents([
+                event("a", "tip_shown", [:]), event("b", "tip_shown", [:]), event("c", "tip_shown", [:]), event("d", "tip_shown", [:]),
+                event("a", "tip_action", press), event("a", "tip_action", press), event("b", "tip_action", press),
+            ])
+            let overview = String(buffer: try await browser.get("/console/apps/\(app)/analytics?days=2").body)
+            #expect(overview.contains(#"<td>tip order</td><td>track</td><td>route</td><td>/orders/track</td><td>2</td><td>3</td><td>50.0%</td>"#))
+            #expect(overview.contains(#"<td>tip order</td><td>tour</td><td>tour</td><td>shop-tour</td><td>0</td><td>0</td><td>0.0%</td>"#))
+            let page = String(buffer: try await browser.get("/console/apps/\(app)/analytics/tips/order?days=2").body)
+            #expect(page.contains("Buttons: users who pressed each"))
+            let csv = String(buffer: try await browser.get("/console/apps/\(app)/analytics/export/actions.csv?days=2").body)
+            #expect(csv.contains("tip order,track,route,/orders/track,2,3,50.0%\r\n"))
+        }
+    }
+
     /// The backtest runs the draft tip's rules over the recorded events; the debugger explains one user.
     /// Eligible counts: counted once in the background, a page not waiting past its patience,
     /// kept five minutes, and a failed count not kept.

@@ -364,6 +364,44 @@ final class LiveServer: Sendable {
         }
     }
 
+    /// A button's press is an event the engine sees first (the welcome's dismissal reads it), the
+    /// tip then closes, and a button that leads out of Waymark goes to the app's onAction hook.
+    @Test(arguments: StoreUnderTest.available)
+    func aPressedButtonIsAnEventAndLeadsWhereItSays(_ kind: StoreUnderTest) async throws {
+        try await LiveServer.with(kind) { server in
+            let requests = Locked<[WaymarkClient.ActionRequest]>([])
+            var options = Self.options(server.directory.appendingPathComponent("phone"))
+            options.onAction = { request in requests.withLock { $0.append(request) } }
+            let client = await WaymarkClient.start(
+                key: server.shop.clientKey, server: server.url, user: "u1", context: Self.context, options: options)
+            // The buttons come in the language of their content (Hindi here).
+            #expect(client.tip("welcome")?.actions?.map(\.label) == ["टूर शुरू करें", "अभी नहीं"])
+            #expect(client.record("activation").contains { $0.tip == "welcome" && $0.action == .show })
+            #expect(throws: WaymarkClientError.self) { try client.press(action: "nothing", tip: "welcome") }
+            let hidden = try client.press(action: "tour", tip: "welcome")
+            #expect(hidden.map(\.reason) == [.dismissed], "the dismissal reads the press")
+            #expect(requests.withLock { $0 } == [
+                WaymarkClient.ActionRequest(action: DeliveredAction(id: "tour", label: "टूर शुरू करें", style: "primary", kind: "tour", to: "shop-tour"), tip: "welcome")
+            ])
+            // A tour page's button: the event, and the route for the app to follow.
+            let page = try client.press(action: "shop", tour: "shop-tour", page: "checkout")
+            #expect(page.kind == "route" && page.to == "/products")
+            #expect(requests.withLock { $0.last?.tour } == "shop-tour")
+            #expect(throws: WaymarkClientError.self) { try client.press(action: "shop", tour: "shop-tour", page: "browse") }
+            _ = try await client.flush()
+            let events = try await server.store.events(
+                app: server.shop.appId, period: Period(from: 0, to: Int64.max), user: "u1", after: nil, limit: 100)
+            let presses = events.filter { $0.name == "tip_action" || $0.name == "tour_action" }
+            #expect(presses.map(\.name) == ["tip_action", "tour_action"])
+            #expect(presses.map(\.target) == ["welcome", "shop-tour"])
+            let properties = try presses.map { try JSONDecoder().decode([String: String].self, from: Data(($0.properties ?? "{}").utf8)) }
+            #expect(properties[0]["action"] == "tour" && properties[0]["kind"] == "tour" && properties[0]["to"] == "shop-tour")
+            #expect(properties[1]["page"] == "checkout" && properties[1]["to"] == "/products")
+            #expect(events.contains { $0.name == "tip_dismissed" && $0.target == "welcome" })
+            await client.stop()
+        }
+    }
+
     @Test(arguments: StoreUnderTest.available)
     func startsOfflineFromTheLastCatalogAndUploadsWhenTheServerIsBack(_ kind: StoreUnderTest) async throws {
         try await LiveServer.with(kind) { server in

@@ -77,7 +77,9 @@ extension Analytics {
             }
         }
         let gone = pressed.values.flatMap { $0 }.sorted {
-            ($0.onTour ? 1 : 0, $0.owner, $0.page ?? "", $0.action, $0.to ?? "") < ($1.onTour ? 1 : 0, $1.owner, $1.page ?? "", $1.action, $1.to ?? "")
+            ($0.onTour ? 1 : 0, $0.owner, $0.page ?? "", $0.action, $0.to ?? "") < (
+                $1.onTour ? 1 : 0, $1.owner, $1.page ?? "", $1.action, $1.to ?? ""
+            )
         }
         return reports + gone
     }

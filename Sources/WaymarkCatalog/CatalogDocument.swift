@@ -239,7 +239,9 @@ private struct CatalogReader {
         uniqueIDs(tours.map(\.id), in: mapping["tours"], "tour")
         let tourIDs = Set(tours.map(\.id))
         for (node, tour) in tourActions where !tourIDs.contains(tour) {
-            fail(at: node, "no tour with the id \"\(tour)\"", expected: tourIDs.isEmpty ? "a tour defined under tours" : "one of \(tourIDs.sorted().joined(separator: ", "))")
+            fail(
+                at: node, "no tour with the id \"\(tour)\"",
+                expected: tourIDs.isEmpty ? "a tour defined under tours" : "one of \(tourIDs.sorted().joined(separator: ", "))")
         }
         let rewards = mapping["rewards"].map { readRewards($0) } ?? RewardPolicy()
         let narration = mapping["narration"].flatMap { readNarration($0) }

@@ -149,7 +149,8 @@ public struct Action: Hashable, Sendable {
         let destination = to?.trimmingCharacters(in: .whitespaces) ?? ""
         switch kind {
         case "next" where next: return .success(.next)
-        case "next": return .failure(Problem(message: "a tip outside a group has no next step", expected: "do: dismiss, or a group on the tip"))
+        case "next":
+            return .failure(Problem(message: "a tip outside a group has no next step", expected: "do: dismiss, or a group on the tip"))
         case "dismiss": return .success(.dismiss)
         case "tour", "url", "route":
             if destination.isEmpty { return .failure(Problem(message: "\(kind) needs where it leads", expected: nil)) }

@@ -122,7 +122,9 @@ extension WaymarkConsole {
                 surveyGroups = ReportTable.surveyGroups(answers, label: groups.breakdown.label).values
             }
         }
-        let presses = try await analytics.actions(app: app.id, catalog: catalog, period: choice.period).filter { $0.owner == id && !$0.onTour }
+        let presses = try await analytics.actions(app: app.id, catalog: catalog, period: choice.period).filter {
+            $0.owner == id && !$0.onTour
+        }
         if !presses.isEmpty { values["actionsTable"] = ReportTable.actions(presses, seen: [id: report.total.shown]).values }
         if let survey = try await surveyReport(app: app.id, catalog: catalog, tip: id, period: choice.period) {
             var surveyValues: [String: Any] =

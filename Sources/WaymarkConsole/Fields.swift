@@ -132,6 +132,77 @@ struct LocaleRow {
     }
 }
 
+/// A button of a tip or tour page as a form shows it: rows `PREFIX.N.id`, `.label`, `.kind`,
+/// `.to` and `.style` (empty: by its place, the first the main one).
+struct ActionRow: Equatable {
+    var id = "", label = "", kind = "dismiss", to = "", style = ""
+
+    static let kinds = [
+        ("dismiss", "Close it"), ("next", "Next tip of its group, or next page"), ("tour", "Open a tour"), ("url", "Open a web page"),
+        ("route", "Go to a place in the app"),
+    ]
+    static let styles = [("", "By its place"), ("primary", "Main"), ("secondary", "Other")]
+
+    var isEmpty: Bool { id.trimmingCharacters(in: .whitespaces).isEmpty && label.trimmingCharacters(in: .whitespaces).isEmpty }
+
+    /// The rows of some buttons, and an empty one to add a button while there is room.
+    static func rows(_ actions: [Action]) -> [ActionRow] {
+        actions.enumerated().map { index, action in
+            ActionRow(
+                id: action.id, label: action.label.fallback, kind: action.effect.kind, to: action.effect.destination ?? "",
+                style: action.style == (index == 0 ? .primary : .secondary) ? "" : action.style.rawValue)
+        } + (actions.count < Action.limit ? [ActionRow()] : [])
+    }
+
+    /// The rows of a form under `prefix`, and an empty one while there is room.
+    static func read(_ form: Form, prefix: String) -> [ActionRow] {
+        var rows = (0..<Action.limit).compactMap { index -> ActionRow? in
+            let name = "\(prefix).\(index)"
+            guard let id = form["\(name).id"] else { return nil }
+            return ActionRow(
+                id: id, label: form["\(name).label"] ?? "", kind: form["\(name).kind"] ?? "dismiss", to: form["\(name).to"] ?? "",
+                style: form["\(name).style"] ?? "")
+        }
+        if rows.count < Action.limit && !rows.contains(where: \.isEmpty) { rows.append(ActionRow()) }
+        return rows
+    }
+
+    /// The filled rows as buttons, each keeping its translated labels from `existing` (by id);
+    /// `next` says whether a button may go to a next step. Errors name the row under `field`.
+    static func actions(_ rows: [ActionRow], next: Bool, keeping existing: [Action], field: String) throws(FieldError) -> [Action] {
+        var actions: [Action] = []
+        for (index, row) in rows.filter({ !$0.isEmpty }).enumerated() {
+            func problem(_ message: String) -> FieldError { FieldError(field: field, message: "button \(index + 1): \(message)") }
+            let id = row.id.trimmingCharacters(in: .whitespaces)
+            guard CatalogDocument.isIdentifier(id) else { throw problem("its id is letters, digits, -, _ or .") }
+            guard !actions.contains(where: { $0.id == id }) else { throw problem("another button has the id \"\(id)\"") }
+            if let message = Action.labelProblem(row.label) { throw problem(message) }
+            let effect: Action.Effect
+            switch Action.effect(kind: row.kind, to: row.to, next: next) {
+            case .success(let found): effect = found
+            case .failure(let failure): throw problem(failure.message)
+            }
+            let old = existing.first { $0.id == id }
+            actions.append(
+                Action(
+                    id: id, label: Localized(row.label.trimmingCharacters(in: .whitespacesAndNewlines), locales: old?.label.locales ?? [:]),
+                    effect: effect, style: Action.Style(rawValue: row.style) ?? (index == 0 ? .primary : .secondary)))
+        }
+        return actions
+    }
+
+    /// For a template: each row with its field names under `prefix` and the choices it offers.
+    static func values(_ rows: [ActionRow], prefix: String) -> [[String: Any]] {
+        rows.enumerated().map { index, row in
+            [
+                "name": "\(prefix).\(index)", "number": index + 1, "id": row.id, "label": row.label, "to": row.to,
+                "kinds": kinds.map { ["value": $0.0, "label": $0.1, "selected": $0.0 == row.kind] as [String: Any] },
+                "styles": styles.map { ["value": $0.0, "label": $0.1, "selected": $0.0 == row.style] as [String: Any] },
+            ]
+        }
+    }
+}
+
 extension Content {
     /// The body as its author wrote it: Markdown, or the sanitized HTML.
     static func editable(_ content: Content) -> String { content.markdown ?? content.html }

@@ -187,13 +187,7 @@ extension WaymarkConsole {
             ["index": $0.offset, "id": $0.element.id, "weight": $0.element.weight, "title": $0.element.title, "body": $0.element.body]
                 as [String: Any]
         }
-        values["actions"] = fields.actions.enumerated().map { index, row in
-            [
-                "index": index, "id": row.id, "label": row.label, "to": row.to,
-                "kinds": TipFields.ActionRow.kinds.map { ["value": $0.0, "label": $0.1, "selected": $0.0 == row.kind] as [String: Any] },
-                "styles": TipFields.ActionRow.styles.map { ["value": $0.0, "label": $0.1, "selected": $0.0 == row.style] as [String: Any] },
-            ] as [String: Any]
-        }
+        values["actions"] = ActionRow.values(fields.actions, prefix: "action")
         values.merge(try await ruleVocabulary(app: app.id)) { _, vocabulary in vocabulary }
         values["segments"] = (try await server.draftCatalog(app: app.id)?.catalog.segments ?? []).map {
             ["name": $0.name, "summary": $0.summary]
@@ -217,45 +211,6 @@ extension WaymarkConsole {
 /// A tip's form fields as text, to show in the form and to make the tip from.
 struct TipFields {
     struct VariantRow { var id = "", weight = "1", title = "", body = "" }
-
-    /// A button as the form shows it; `style` empty: by its place (the first primary).
-    struct ActionRow: Equatable {
-        var id = "", label = "", kind = "dismiss", to = "", style = ""
-
-        static let kinds = [
-            ("dismiss", "Close the tip"), ("next", "Next tip of its group"), ("tour", "Open a tour"), ("url", "Open a web page"),
-            ("route", "Go to a place in the app"),
-        ]
-        static let styles = [("", "By its place"), ("primary", "Main"), ("secondary", "Other")]
-
-        init() {}
-
-        init(_ action: Action, at index: Int) {
-            id = action.id
-            label = action.label.fallback
-            kind = action.effect.kind
-            to = action.effect.destination ?? ""
-            style = action.style == (index == 0 ? .primary : .secondary) ? "" : action.style.rawValue
-        }
-
-        var isEmpty: Bool { id.trimmingCharacters(in: .whitespaces).isEmpty && label.trimmingCharacters(in: .whitespaces).isEmpty }
-
-        /// The button, keeping its translated labels from `old`.
-        func action(at index: Int, next: Bool, keeping old: Action?) throws -> Action {
-            let name = id.trimmingCharacters(in: .whitespaces)
-            func problem(_ message: String) -> FieldError { FieldError(field: "actions", message: "button \(index + 1): \(message)") }
-            guard CatalogDocument.isIdentifier(name) else { throw problem("its id is letters, digits, -, _ or .") }
-            if let message = Action.labelProblem(label) { throw problem(message) }
-            let effect: Action.Effect
-            switch Action.effect(kind: kind, to: to, next: next) {
-            case .success(let found): effect = found
-            case .failure(let failure): throw problem(failure.message)
-            }
-            let chosen = Action.Style(rawValue: style) ?? (index == 0 ? .primary : .secondary)
-            let text = label.trimmingCharacters(in: .whitespacesAndNewlines)
-            return Action(id: name, label: Localized(text, locales: old?.label.locales ?? [:]), effect: effect, style: chosen)
-        }
-    }
 
     var values: [String: String]
     var locales: [LocaleRow]
@@ -289,7 +244,7 @@ struct TipFields {
                 VariantRow(
                     id: $0.id, weight: String($0.weight), title: $0.content.fallback.title, body: Content.editable($0.content.fallback))
             } + [VariantRow()]
-        actions = tip.actions.enumerated().map { ActionRow($1, at: $0) } + (tip.actions.count < Action.limit ? [ActionRow()] : [])
+        actions = ActionRow.rows(tip.actions)
     }
 
     init(form: Form) {
@@ -310,17 +265,7 @@ struct TipFields {
                 body: form["variant.\(index).body"] ?? "")
         }
         if !variants.contains(where: { $0.id.isEmpty }) { variants.append(VariantRow()) }
-        actions = (0..<Action.limit).compactMap { index in
-            guard form["action.\(index).id"] != nil else { return nil }
-            var row = ActionRow()
-            row.id = form["action.\(index).id"] ?? ""
-            row.label = form["action.\(index).label"] ?? ""
-            row.kind = form["action.\(index).kind"] ?? "dismiss"
-            row.to = form["action.\(index).to"] ?? ""
-            row.style = form["action.\(index).style"] ?? ""
-            return row
-        }
-        if actions.count < Action.limit && !actions.contains(where: \.isEmpty) { actions.append(ActionRow()) }
+        actions = ActionRow.read(form, prefix: "action")
     }
 
     /// The parser's errors in the three rule fields, each with its caret excerpt.
@@ -389,13 +334,7 @@ struct TipFields {
                 )
             )
         }
-        let rows = actions.filter { !$0.isEmpty }
-        tip.actions = try rows.enumerated().map { index, row in
-            try row.action(at: index, next: tip.tip.group != nil, keeping: existing?.actions.first { $0.id == row.id.trimmingCharacters(in: .whitespaces) })
-        }
-        if Set(tip.actions.map(\.id)).count < tip.actions.count {
-            throw FieldError(field: "actions", message: "two buttons have the same id")
-        }
+        tip.actions = try ActionRow.actions(actions, next: tip.tip.group != nil, keeping: existing?.actions ?? [], field: "actions")
         return tip
     }
 }

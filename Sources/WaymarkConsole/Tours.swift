@@ -161,6 +161,8 @@ extension WaymarkConsole {
                 "index": index, "number": index + 1, "id": page.id, "order": page.order, "title": page.title, "body": page.body,
                 "reward": page.reward, "translated": page.locales.count > 1,
                 "locales": LocaleRow.values(page.locales).map { $0.merging(["page": index]) { $1 } },
+                "actions": ActionRow.values(page.actions, prefix: "page.\(index).action"),
+                "hasActions": page.actions.contains { !$0.isEmpty },
                 "media": ([""] + mediaIDs).map {
                     ["value": $0, "label": $0.isEmpty ? "none" : $0, "selected": $0 == page.media] as [String: Any]
                 },
@@ -229,6 +231,7 @@ struct TourFields {
         var media = ""
         var reward = ""
         var locales = [LocaleRow()]
+        var actions = [ActionRow()]
     }
 
     var values: [String: String]
@@ -251,7 +254,8 @@ struct TourFields {
                 PageRow(
                     id: page.id, order: String(index + 1), title: page.content.fallback.title,
                     body: Content.editable(page.content.fallback),
-                    media: page.media ?? "", reward: page.reward.map(String.init) ?? "", locales: LocaleRow.rows(page.content)
+                    media: page.media ?? "", reward: page.reward.map(String.init) ?? "", locales: LocaleRow.rows(page.content),
+                    actions: ActionRow.rows(page.actions)
                 )
             } + [PageRow(order: String(tour.pages.count + 1))]
     }
@@ -265,7 +269,7 @@ struct TourFields {
             return PageRow(
                 id: id, order: form["\(prefix).order"] ?? "", title: form["\(prefix).title"] ?? "", body: form["\(prefix).body"] ?? "",
                 media: form["\(prefix).media"] ?? "", reward: form["\(prefix).reward"] ?? "",
-                locales: LocaleRow.read(form, prefix: "\(prefix).locale")
+                locales: LocaleRow.read(form, prefix: "\(prefix).locale"), actions: ActionRow.read(form, prefix: "\(prefix).action")
             )
         }
         if !pages.contains(where: { $0.id.trimmingCharacters(in: .whitespaces).isEmpty }) {
@@ -303,7 +307,9 @@ struct TourFields {
             let locales = try LocaleRow.contents(row.locales, html: html, keeping: old?.content.locales ?? [:], field: "pages")
             let content = Localized(
                 Content.written(title: title, body: row.body, html: html, keeping: old?.content.fallback), locales: locales)
-            ordered.append((order, position, TourPage(id: pageID, content: content, media: fields.text("media"), reward: reward)))
+            let actions = try ActionRow.actions(row.actions, next: true, keeping: old?.actions ?? [], field: "pages")
+            ordered.append(
+                (order, position, TourPage(id: pageID, content: content, media: fields.text("media"), reward: reward, actions: actions)))
         }
         guard !ordered.isEmpty else { throw FieldError(field: "pages", message: "a tour needs at least one page") }
         return Tour(

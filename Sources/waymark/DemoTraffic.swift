@@ -14,7 +14,7 @@ import WaymarkSupport
 /// version and id (targeting, rollout and A/B variant as delivery decides them), and their taps and
 /// screens go through the same ``Engine`` an SDK runs; the events are the ones an SDK would then
 /// send (`tip_shown` when the engine shows a tip, `tip_dismissed` when its rule dismisses it,
-/// `tip_closed` when the shopper closes it). The shoppers are drawn from a seeded generator, so
+/// `tip_closed` when the shopper closes it, `tip_action` when they press one of its buttons). The shoppers are drawn from a seeded generator, so
 /// every demo has the same history, ending at the moment it starts.
 struct DemoTraffic {
     struct Shopper {
@@ -109,6 +109,22 @@ struct DemoTraffic {
                         for tip in catalog.tips.map(\.id) where engine.phase(of: tip) == .active && chance(0.06) {
                             time += 1
                             perform(engine.close(tip: tip, at: time))
+                        }
+                        // Some press one of its buttons: the press first (a dismissal may read it), then the tip closes.
+                        for tip in catalog.tips
+                        where tip.survey == nil && !tip.actions.isEmpty && engine.phase(of: tip.id) == .active
+                            && chance(0.25)
+                        {
+                            let action = pick(tip.actions)
+                            var properties = ["tip": tip.id, "action": action.id, "kind": action.effect.kind]
+                            properties["to"] = action.effect.destination
+                            time += Double(2 + next(10))
+                            add(DeliveredAction.tipEvent, tip.id, time, properties)
+                            perform(
+                                engine.record(
+                                    DeliveredAction.tipEvent, target: tip.id, properties: properties.mapValues(ContextValue.string),
+                                    at: time))
+                            perform(engine.close(tip: tip.id, at: time))
                         }
                         for tip in catalog.tips where tip.survey != nil && engine.phase(of: tip.id) == .active && chance(0.7) {
                             time += Double(3 + next(20))

@@ -79,7 +79,8 @@ import WaymarkCatalog
         #expect(
             Self.problems(tip("      - { id: a, label: A, route: '/my orders' }\n"))
                 == ["7:35 a route has no spaces or control characters"])
-        #expect(Self.problems(tip("      - { id: a, label: A, url: 'javascript:alert(1)' }\n")) == ["7:33 url must be an http or https URL"])
+        #expect(
+            Self.problems(tip("      - { id: a, label: A, url: 'javascript:alert(1)' }\n")) == ["7:33 url must be an http or https URL"])
         #expect(Self.problems(tip("      - { id: a, label: '  ', do: dismiss }\n")) == ["7:25 a button needs a label"])
         #expect(
             Self.problems(tip("      - { id: a, label: \(String(repeating: "x", count: 41)), do: dismiss }\n"))

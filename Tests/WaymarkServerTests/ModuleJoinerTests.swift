@@ -154,12 +154,15 @@ import Testing
         let joined = try ModuleJoiner { name in
             try? String(contentsOf: folder.appendingPathComponent(name), encoding: .utf8)
         }.join(entry: "waymark.js")
-        #expect(Array(joined.parts.keys) == ["tours.js"], "the tour panel loads when a catalog has a tour")
+        #expect(
+            joined.parts.keys.sorted() == ["controls.js", "tours.js"],
+            "the tour panel loads when a catalog has a tour, the controls when it has a survey or a button")
         for file in files {
             // Pages get rules parsed, and draw no previews: those modules are served alone (/sdk/src/).
             let scope = "\nconst \(ModuleJoiner.variable(file)) = (() => {"
             let place = joined.main.contains(scope) ? "main" : joined.parts.first { $0.value.contains(scope) }?.key ?? "none"
-            let expected = ["ruletext.js", "preview.js"].contains(file) ? "none" : file == "tours.js" ? "tours.js" : "main"
+            let expected =
+                ["ruletext.js", "preview.js"].contains(file) ? "none" : ["tours.js", "controls.js"].contains(file) ? file : "main"
             #expect(place == expected, "\(file) is in \(place)")
         }
         let exports = joined.main.split(separator: "\n").last!.firstMatch(of: /export const \{ (.*) \} = __waymark;/)?.1
@@ -171,7 +174,7 @@ import Testing
                 "parseTime", "eventID",
             ], "the SDK's public names")
         let installed = try WaymarkServer.installedWebSDK()
-        #expect(installed.main.source == joined.main && installed.parts["tours.js"]?.source == joined.parts["tours.js"])
+        #expect(installed.main.source == joined.main && installed.parts.mapValues(\.source) == joined.parts)
         #expect(installed.version == joined.version, "the server joins the same modules")
     }
 }

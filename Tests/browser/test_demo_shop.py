@@ -860,8 +860,9 @@ class RoundTripTests(BrowserTest):
 
 
 class PartsTests(BrowserTest):
-    """The tour panel is a part of the SDK of its own: only a page whose catalog has a tour
-    downloads it, from the folder of the SDK's version."""
+    """The tour panel and the controls (buttons, surveys) are parts of the SDK of their own: only
+    a page whose catalog has a tour, or a survey or button, downloads them, from the folder of the
+    SDK's version."""
 
     def resources(self):
         return self.driver.execute_script("return performance.getEntriesByType('resource').map((r) => new URL(r.name).pathname)")
@@ -874,14 +875,15 @@ class PartsTests(BrowserTest):
         # No catalog reaches the page: it runs with no tour, and leaves the panel where it is.
         self.block("*/v1/catalog*")
         self.open_shop("paula")
-        self.assertIsNone(self.driver.execute_script("return (await import('/sdk/waymark.js')).Waymark.client.renderer.tours ?? null"))
-        self.assertEqual([n for n in self.resources() if n.endswith("/tours.js")], [])
+        self.assertEqual(self.driver.execute_script("return Object.keys((await import('/sdk/waymark.js')).Waymark.client.renderer.parts)"), [])
+        self.assertEqual([n for n in self.resources() if n.endswith("/tours.js") or n.endswith("/controls.js")], [])
         # The demo's catalog has a tour: the panel comes as soon as the catalog does, beside the SDK.
         self.block()
         self.open_shop("paula")
         self.wait_for(lambda d: any(n.endswith("/tours.js") for n in self.resources()), "the tour panel's part")
         sdk = [n for n in self.resources() if n.endswith("/waymark.js")]
         self.assertEqual([n for n in self.resources() if n.endswith("/tours.js")], [sdk[0][:-len("waymark.js")] + "tours.js"])
+        self.wait_for(lambda d: any(n.endswith("/controls.js") for n in self.resources()), "the controls' part")
         self.driver.execute_script("return (await import('/sdk/waymark.js')).Waymark.startTour('shop-tour', 1)")
         self.wait_for(lambda d: self.visible('[data-waymark-tour="shop-tour"]'), "the tour panel")
         self.assertIn("Page 2 of 3", self.visible('[data-waymark-tour="shop-tour"]').text)
@@ -897,6 +899,15 @@ class PartsTests(BrowserTest):
         self.assertIsNone(self.visible("[data-waymark-tour]"))
         console = "\n".join(entry["message"] for entry in self.driver.get_log("browser"))
         self.assertIn("the tour panel cannot be loaded", console)
+
+    def test_a_tip_whose_buttons_cannot_be_loaded_still_shows_its_words(self):
+        self.block("*/controls.js")
+        self.open_shop("rosa")
+        banner = self.wait_tip("welcome")
+        self.assertIn("Welcome to the shop", banner.text)
+        self.assertEqual(banner.find_elements(By.CSS_SELECTOR, ".wm-buttons"), [])
+        console = "\n".join(entry["message"] for entry in self.driver.get_log("browser"))
+        self.assertIn("buttons and surveys cannot be loaded", console)
 
 
 class ConformanceInTheBrowserTests(BrowserTest):

@@ -311,7 +311,9 @@ import WaymarkSupport
             press("b", 12, tip: "order", "track", kind: "route", to: "/orders/track")
             press("c", 13, tip: "order", "track", kind: "route", to: "/orders")
             press("d", 14, tip: "old-tip", "go", kind: "url", to: "https://example.com")
-            h.add("a", 15, "tour_action", "guide", platform: "web", version: "2.0", ["tour": "guide", "page": "p1", "action": "skip", "kind": "dismiss"])
+            h.add(
+                "a", 15, "tour_action", "guide", platform: "web", version: "2.0",
+                ["tour": "guide", "page": "p1", "action": "skip", "kind": "dismiss"])
             _ = try await store.insertEvents(h.events)
             let reports = try await Analytics(store: store).actions(app: "shop", catalog: catalog, period: period)
             #expect(

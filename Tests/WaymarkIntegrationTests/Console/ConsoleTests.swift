@@ -902,6 +902,9 @@ import WaymarkTestSupport
                 ("page.1.id", "first"), ("page.1.order", "1"), ("page.1.title", "Welcome"), ("page.1.body", "Hello."),
                 ("page.1.media", "intro"), ("page.1.reward", "5"),
                 ("page.1.locale.0.code", "hi"), ("page.1.locale.0.title", "स्वागत"), ("page.1.locale.0.body", "नमस्ते।"),
+                ("page.1.action.0.id", "skip"), ("page.1.action.0.label", "Skip the tour"), ("page.1.action.0.kind", "dismiss"),
+                ("page.1.action.0.to", ""), ("page.1.action.0.style", "secondary"),
+                ("page.1.action.1.id", ""), ("page.1.action.1.label", ""),
                 ("page.2.id", ""), ("page.2.order", "3"), ("page.2.title", ""),
             ]
             func changed(_ name: String, _ value: String) -> [(String, String)] { tour.map { $0.0 == name ? (name, value) : $0 } }
@@ -910,6 +913,7 @@ import WaymarkTestSupport
                 ("page.1.media", "nope", "page first: there is no media &quot;nope&quot;"),
                 ("page.0.id", "first", "page first: two pages have this id"),
                 ("page.0.title", " ", "page second: a page needs a title"),
+                ("page.1.action.0.kind", "url", "button 1: url needs where it leads"),
                 ("trigger", "tap:(", "rule:1:5"),
                 ("targeting", "count(tap) > 1", "targeting"),
             ] {
@@ -924,12 +928,15 @@ import WaymarkTestSupport
             #expect(saved.pages[0].media == "intro")
             #expect(saved.pages[0].reward == 5)
             #expect(saved.pages[0].content.locales["hi"]?.title == "स्वागत")
+            #expect(saved.pages[0].actions == [Action(id: "skip", label: Localized("Skip the tour"), effect: .dismiss, style: .secondary)])
+            #expect(saved.pages[1].actions.isEmpty)
             #expect(saved.pages[1].content.fallback.html == "<p>Tap <strong>search</strong>.</p>")
             #expect(saved.trigger?.description == "tap:tour-start")
             #expect(try await browser.post("/console/apps/\(app)/tours/new", tour).status == .unprocessableContent, "the id is taken")
 
             let form = String(buffer: try await browser.get("/console/apps/\(app)/tours/welcome").body)
             #expect(form.contains(#"name="page.0.locale.0.title" value="स्वागत""#))
+            #expect(form.contains(#"name="page.0.action.0.label" value="Skip the tour""#))
             #expect(form.contains(#"<option value="intro" selected>intro</option>"#))
             let overview = String(buffer: try await browser.get("/console/apps/\(app)").body)
             #expect(overview.contains(#"<a href="/console/apps/\#(app)/tours/welcome">welcome</a></td><td>2</td><td>5</td>"#))
@@ -1051,7 +1058,7 @@ import WaymarkTestSupport
                 ([("track", "Track", "route", "orders")], "button 1: a route is a path in the app"),
                 ([("track", "Track", "next", "")], "button 1: a tip outside a group has no next step"),
                 ([("a", "A", "dismiss", ""), ("b", "B", "tour", "nowhere")], "no tour with the id &quot;nowhere&quot;"),
-                ([("a", "A", "dismiss", ""), ("a", "B", "dismiss", "")], "two buttons have the same id"),
+                ([("a", "A", "dismiss", ""), ("a", "B", "dismiss", "")], "button 2: another button has the id &quot;a&quot;"),
             ] {
                 let refused = try await browser.post("/console/apps/\(app)/tips/new", fields(rows))
                 #expect(refused.status == .unprocessableContent)
@@ -1061,7 +1068,9 @@ import WaymarkTestSupport
                 uri: "/v1/admin/catalog/draft/tours/shop-tour", method: .put, headers: [.authorization: "Bearer \(setup.shop.secretKey)"],
                 body: ByteBuffer(string: #"{"id": "shop-tour", "pages": [{"id": "p1", "content": {"title": "One"}}]}"#))
             #expect(tour.status == .created)
-            let rows = [("track", "Track it", "route", "/orders/track"), ("tour", "Show me how", "tour", "shop-tour"), ("", "", "dismiss", "")]
+            let rows = [
+                ("track", "Track it", "route", "/orders/track"), ("tour", "Show me how", "tour", "shop-tour"), ("", "", "dismiss", ""),
+            ]
             #expect(try await browser.post("/console/apps/\(app)/tips/new", fields(rows)).status == .seeOther)
             // A translation written in the catalog (here through the admin API) stays through the form's next save.
             let put = try await setup.client.execute(
@@ -1094,7 +1103,9 @@ import WaymarkTestSupport
                 event("a", "tip_action", press), event("a", "tip_action", press), event("b", "tip_action", press),
             ])
             let overview = String(buffer: try await browser.get("/console/apps/\(app)/analytics?days=2").body)
-            #expect(overview.contains(#"<td>tip order</td><td>track</td><td>route</td><td>/orders/track</td><td>2</td><td>3</td><td>50.0%</td>"#))
+            #expect(
+                overview.contains(
+                    #"<td>tip order</td><td>track</td><td>route</td><td>/orders/track</td><td>2</td><td>3</td><td>50.0%</td>"#))
             #expect(overview.contains(#"<td>tip order</td><td>tour</td><td>tour</td><td>shop-tour</td><td>0</td><td>0</td><td>0.0%</td>"#))
             let page = String(buffer: try await browser.get("/console/apps/\(app)/analytics/tips/order?days=2").body)
             #expect(page.contains("Buttons: users who pressed each"))

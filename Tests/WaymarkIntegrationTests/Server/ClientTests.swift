@@ -380,9 +380,12 @@ final class LiveServer: Sendable {
             #expect(throws: WaymarkClientError.self) { try client.press(action: "nothing", tip: "welcome") }
             let hidden = try client.press(action: "tour", tip: "welcome")
             #expect(hidden.map(\.reason) == [.dismissed], "the dismissal reads the press")
-            #expect(requests.withLock { $0 } == [
-                WaymarkClient.ActionRequest(action: DeliveredAction(id: "tour", label: "टूर शुरू करें", style: "primary", kind: "tour", to: "shop-tour"), tip: "welcome")
-            ])
+            #expect(
+                requests.withLock { $0 } == [
+                    WaymarkClient.ActionRequest(
+                        action: DeliveredAction(id: "tour", label: "टूर शुरू करें", style: "primary", kind: "tour", to: "shop-tour"),
+                        tip: "welcome")
+                ])
             // A tour page's button: the event, and the route for the app to follow.
             let page = try client.press(action: "shop", tour: "shop-tour", page: "checkout")
             #expect(page.kind == "route" && page.to == "/products")

@@ -50,12 +50,13 @@ export class Renderer {
   }
 
   /** Draws a tip (again, if it is drawn already). A survey or a tip with buttons waits for the
-   *  controls part (loaded with the catalog, so it is rarely waited for). */
-  draw(tip) {
+   *  controls part (loaded with the catalog, so it is rarely waited for); if it cannot be loaded,
+   *  the tip shows its words without them. */
+  draw(tip, waited) {
     this.erase(tip.id, true);
-    if ((tip.survey || tip.actions) && !this.tipView.controls) {
+    if ((tip.survey || tip.actions) && !this.tipView.controls && !waited) {
       this.waiting.set(tip.id, tip);
-      return this.loadControls().then(() => this.waiting.get(tip.id) === tip && this.draw(tip));
+      return this.loadControls().then(() => this.waiting.get(tip.id) === tip && this.draw(tip, true));
     }
     const entry = drawTip(this.tipView, tip);
     if (entry.root.getAttribute("aria-modal")) entry.release = holdModal(this.document, entry.root);

@@ -43,7 +43,8 @@ public struct DeliveredTip: Codable, Hashable, Sendable {
     public var order: Int
     /// How often and how long it may show.
     public var policy: DeliveredPolicy
-    /// tooltip, spotlight, pointer, banner or modal.
+    /// tooltip, spotlight, pointer, banner, modal or hotspot (a marker on the anchor that opens
+    /// the tip as a tooltip when tapped, sending `hotspot_opened`).
     public var renderer: String
     /// For a pointer: tap, double-tap, swipe-left, swipe-right, swipe-up, swipe-down or long-press.
     public var gesture: String?

@@ -65,7 +65,7 @@ public struct IncomingEvent: Codable, Hashable, Sendable {
     /// Names the SDKs send by themselves.
     public static let standardNames: Set<String> = [
         "tap", "pan", "keystroke", "activation", "scroll", "screen",
-        "tip_shown", "tip_closed", "tip_dismissed", "tip_action", "tour_action",
+        "tip_shown", "tip_closed", "tip_dismissed", "tip_action", "tour_action", "hotspot_opened",
         "page_viewed", "page_read_to_bottom", "video_played",
     ]
 }

@@ -17,15 +17,24 @@ public struct TipFunnel: Hashable, Sendable {
     public var listened: Int
     /// Users who heard its narration to the end (`narration_completed`).
     public var heardToTheEnd: Int
+    /// For a hotspot, users who tapped its marker open (`hotspot_opened`); `shown` is then the
+    /// users who saw the marker.
+    public var opened: Int
 
-    public init(eligible: Int? = nil, shown: Int = 0, acted: Int = 0, closed: Int = 0, listened: Int = 0, heardToTheEnd: Int = 0) {
+    public init(
+        eligible: Int? = nil, shown: Int = 0, acted: Int = 0, closed: Int = 0, listened: Int = 0, heardToTheEnd: Int = 0, opened: Int = 0
+    ) {
         self.eligible = eligible
         self.shown = shown
         self.acted = acted
         self.closed = closed
         self.listened = listened
         self.heardToTheEnd = heardToTheEnd
+        self.opened = opened
     }
+
+    /// Opened among those who saw the marker.
+    public var openRate: Proportion { Proportion(opened, of: shown) }
 
     /// Listened among those shown.
     public var listenRate: Proportion { Proportion(listened, of: shown) }
@@ -149,7 +158,7 @@ public struct Analytics: Sendable {
         self.store = store
     }
 
-    static let tipEvents = ["tip_shown", "tip_dismissed", "tip_closed", "narration_played", "narration_completed"]
+    static let tipEvents = ["tip_shown", "tip_dismissed", "tip_closed", "narration_played", "narration_completed", "hotspot_opened"]
 
     /// Where a tips report's eligible counts come from.
     public enum EligibleCounts: Sendable {
@@ -319,6 +328,7 @@ extension TipFunnel {
         case "tip_closed": closed = row.users
         case "narration_played": listened = row.users
         case "narration_completed": heardToTheEnd = row.users
+        case "hotspot_opened": opened = row.users
         default: break
         }
     }

@@ -26,7 +26,7 @@ import Yams
 ///       maxDisplayCount: 3
 ///       maxDisplayDuration: 30s # or a number of seconds
 ///       expiresAt: 2027-01-01T00:00:00Z
-///     renderer: pointer         # tooltip, spotlight, pointer, banner or modal
+///     renderer: pointer         # tooltip, spotlight, pointer, banner, modal or hotspot (a marker; needs an anchor)
 ///     gesture: tap              # a pointer's: tap, double-tap, swipe-left/right/up/down, long-press
 ///     targeting: device.platform in ["ios", "android"] AND app.version >= v1.3 AND NOT segment:cod-buyers
 ///     rollout: 50               # percent of users, by a sticky hash of the user id
@@ -295,6 +295,9 @@ private struct CatalogReader {
         let gesture: Gesture? = mapping["gesture"].flatMap { oneOf($0, "gesture", Gesture.allCases) }
         if gesture != nil && renderer != .pointer, let node = mapping["gesture"] {
             fail(at: node, "only a pointer shows a gesture", expected: "renderer: pointer")
+        }
+        if renderer == .hotspot && anchor == nil && mapping["anchor"] == nil {
+            fail(at: mapping["renderer"] ?? node, "a hotspot marks an element: it needs an anchor")
         }
         let content = requiredContent(mapping, in: node)
         let targeting = readTargeting(mapping)

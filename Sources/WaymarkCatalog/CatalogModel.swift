@@ -225,8 +225,13 @@ public struct Survey: Hashable, Sendable {
     }
 }
 
+/// How a tip is drawn. A hotspot is a pulsing marker on its anchor that opens the tip as a tooltip
+/// when tapped (the event `hotspot_opened`), for help that does not interrupt.
 public enum Renderer: String, CaseIterable, Hashable, Sendable {
-    case tooltip, spotlight, pointer, banner, modal
+    case tooltip, spotlight, pointer, banner, modal, hotspot
+
+    /// The event a hotspot's marker sends when tapped open (target: the tip).
+    public static let hotspotOpened = "hotspot_opened"
 }
 
 public enum Gesture: String, CaseIterable, Hashable, Sendable {

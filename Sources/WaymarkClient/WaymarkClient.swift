@@ -321,6 +321,16 @@ public final class WaymarkClient: Sendable {
         ["contentLocale": .string(content.locale), "source": .string(content.narration?.source.rawValue ?? "recording")]
     }
 
+    /// The user tapped a hotspot's marker open (a tip whose renderer is `hotspot`): sends
+    /// `hotspot_opened` (target: the tip), which rules read and analytics count as opened. The
+    /// renderer then shows the tip beside its anchor; closing it is ``close(tip:)``.
+    @discardableResult
+    public func hotspotOpened(tip id: String) -> [RenderCommand] {
+        var properties: [String: ContextValue] = ["tip": .string(id)]
+        properties["variant"] = tip(id)?.variant.map(ContextValue.string)
+        return record("hotspot_opened", target: id, properties: properties)
+    }
+
     /// The user pressed one of a tip's buttons. Sends `tip_action` (target: the tip; `action`,
     /// `kind` and `to` as properties), which the engine sees first, so a dismissal that reads it
     /// (`tip_action:track-order`) counts the tip as done; any tip still showing then closes. A

@@ -52,6 +52,8 @@ extension WaymarkConsole {
         let tips = try await analytics.tips(
             app: app.id, catalog: catalog, period: choice.period, eligible: eligible.map { .counted($0) } ?? .unknown)
         values["tipsTable"] = ReportTable.tips(tips, link: "/console/apps/\(app.id)/analytics/tips/", query: choice.query).values
+        let hotspots = Set(catalog.tips.filter { $0.renderer == .hotspot }.map(\.id))
+        if !hotspots.isEmpty { values["hotspotsTable"] = ReportTable.hotspots(tips.filter { hotspots.contains($0.tip) }).values }
         if eligible == nil { values["refresh"] = Self.countingRefresh }
         let breakdown = try await breakdownChoice(request, app: app.id, live: catalog, period: choice.period)
         values["byOptions"] = breakdown.options
@@ -107,6 +109,9 @@ extension WaymarkConsole {
         values["period"] = choice.values
         values["totalTable"] = ReportTable.tips([report], link: nil, query: "").values
         values["platformsTable"] = ReportTable.platforms(report).values
+        if catalog.tips.contains(where: { $0.id == id && $0.renderer == .hotspot }) {
+            values["hotspotsTable"] = ReportTable.hotspots([report]).values
+        }
         values["live"] = catalog.tips.contains { $0.id == id }
         let breakdown = try await breakdownChoice(request, app: app.id, live: catalog, period: choice.period)
         values["byOptions"] = breakdown.options

@@ -105,6 +105,20 @@ extension ReportTable {
         )
     }
 
+    /// The hotspots among `reports`: users who saw the marker, opened it, the share who did, and
+    /// those who then did what it teaches or closed it.
+    static func hotspots(_ reports: [TipReport]) -> ReportTable {
+        ReportTable(
+            "Hotspots: markers opened",
+            ["Hotspot", "Saw the marker", "Opened it", "Open rate", "95% interval", "Acted on", "Closed"],
+            reports.map {
+                [
+                    Cell(text: $0.tip), number($0.total.shown), number($0.total.opened), percent($0.total.openRate.rate),
+                    interval($0.total.openRate), number($0.total.acted), number($0.total.closed),
+                ]
+            })
+    }
+
     static func platforms(_ report: TipReport) -> ReportTable {
         ReportTable(
             "By platform and app version", ["Platform", "App version"] + funnelColumns,

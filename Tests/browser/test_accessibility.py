@@ -10,6 +10,7 @@ screen that holds the tip's anchor. Run by scripts/test; see test_demo_shop.py f
 import unittest
 
 from axe_selenium_python import Axe
+from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
 from test_demo_shop import BrowserTest, own_demo
@@ -52,14 +53,39 @@ class AccessibilityTests(BrowserTest):
         violations = [(v["id"], [n["target"] for n in v["nodes"]]) for v in result["violations"]]
         self.assertEqual(violations, [], f"{what}: {axe.report(result['violations'])}")
 
+    def show_hotspot(self, opened):
+        """Draws the cart's hotspot on the home screen, and opens it with `opened`."""
+        self.driver.execute_script("""
+            const { Waymark } = await import('/sdk/waymark.js');
+            const client = Waymark.client;
+            for (const drawn of [...client.renderer.rendered.keys()]) client.renderer.erase(drawn);
+            location.hash = '#/';
+            await new Promise((done) => setTimeout(done, 200));
+            for (const drawn of [...client.renderer.rendered.keys()]) client.renderer.erase(drawn);
+            await client.renderer.draw(client.catalog.tips.find((t) => t.id === 'cart-hotspot'));""")
+        marker = self.wait_for(lambda d: self.visible('[data-waymark-hotspot="cart-hotspot"]'), "the hotspot's marker")
+        if opened:
+            marker.click()
+            self.wait_tip("cart-hotspot")
+
     def test_axe_finds_no_violation_with_a_tooltip_a_spotlight_a_tour_page_or_a_survey_open(self):
         self.phone()
         self.show("#/product/p1", "reviews-tip")
         self.axe("a tooltip")
+        self.show("#/", "welcome")
+        self.axe("a banner with buttons")
+        self.show_hotspot(opened=False)
+        self.axe("a hotspot's marker")
+        self.show_hotspot(opened=True)
+        self.axe("an opened hotspot")
         self.show("#/product/p1", "cart-tip")
         self.axe("a spotlight")
-        self.show("#/cart", "checkout-survey")
+        survey = self.show("#/cart", "checkout-survey")
         self.axe("a survey")
+        survey.find_elements(By.CSS_SELECTOR, ".wm-scale span")[4].click()
+        survey.find_element(By.CSS_SELECTOR, ".wm-survey button[type=submit]").click()
+        self.wait_for(lambda d: self.visible('[data-waymark-action="done"]'), "the survey's ending")
+        self.axe("a survey's ending")
         self.erase("checkout-survey")
         self.open_tour()
         self.axe("a tour page")
@@ -93,7 +119,7 @@ class AccessibilityTests(BrowserTest):
         """The SDK's controls smaller than 44x44 CSS px (a score's label is its target)."""
         return self.driver.execute_script("""
             const small = [];
-            for (const e of document.querySelectorAll('[data-waymark-ui] button, [data-waymark-ui] .wm-scale span')) {
+            for (const e of document.querySelectorAll('[data-waymark-ui] button, [data-waymark-ui] .wm-scale span, [data-waymark-ui=hotspot]')) {
                 const r = e.getBoundingClientRect();
                 if (r.width === 0 && r.height === 0) continue;
                 if (r.width < 44 || r.height < 44) small.push(`${e.className || e.textContent} ${r.width}x${r.height}`);
@@ -104,6 +130,10 @@ class AccessibilityTests(BrowserTest):
         self.phone()
         self.show("#/product/p1", "reviews-tip")
         self.assertEqual(self.small_targets(), [], "a tooltip")
+        self.show("#/", "welcome")
+        self.assertEqual(self.small_targets(), [], "a banner with buttons")
+        self.show_hotspot(opened=True)
+        self.assertEqual(self.small_targets(), [], "a hotspot")
         self.show("#/cart", "checkout-survey")
         self.assertEqual(self.small_targets(), [], "a survey")
         self.erase("checkout-survey")

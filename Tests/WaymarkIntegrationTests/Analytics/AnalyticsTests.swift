@@ -327,6 +327,27 @@ import WaymarkSupport
         }
     }
 
+    /// A hotspot's report counts the users who saw its marker and those who opened it.
+    @Test func hotspotsCountTheUsersWhoOpenedThem() async throws {
+        try await withStore { store, _, period in
+            let catalog = try CatalogDocument.parse(
+                "tips: [{ id: cart-help, container: c, anchor: cart, trigger: tap, renderer: hotspot, content: { title: Cart } }]\n",
+                file: "hotspot.yaml")
+            var h = History(firstNumber: 4_000_000)
+            for (index, user) in ["a", "b", "c", "d"].enumerated() {
+                h.add(user, Int64(10 + index), "tip_shown", "cart-help", platform: "web", version: "2.0", ["tip": "cart-help"])
+            }
+            h.add("a", 20, "hotspot_opened", "cart-help", platform: "web", version: "2.0", ["tip": "cart-help"])
+            h.add("a", 21, "hotspot_opened", "cart-help", platform: "web", version: "2.0", ["tip": "cart-help"])
+            h.add("c", 22, "hotspot_opened", "cart-help", platform: "web", version: "2.0", ["tip": "cart-help"])
+            _ = try await store.insertEvents(h.events)
+            let report = try #require(
+                try await Analytics(store: store).tips(app: "shop", catalog: catalog, period: period, eligible: .unknown).first)
+            #expect(report.total.shown == 4 && report.total.opened == 2)
+            #expect(report.total.openRate == Proportion(2, of: 4))
+        }
+    }
+
     /// NPS answers by platform and version, comments newest first, and answers off the scale
     /// counted apart; CSAT's figure is the share of 4 and 5.
     @Test func surveyAnswersAndComments() async throws {

@@ -78,7 +78,9 @@ struct CLITests {
         let main = try String(contentsOf: folder.appendingPathComponent("waymark.js"), encoding: .utf8)
         #expect(main == printed.output && main.contains("\"\(version)/\""), "the SDK names its version's folder")
         #expect(try String(contentsOf: folder.appendingPathComponent("\(version)/tours.js"), encoding: .utf8).contains("class TourPanel"))
-        #expect(try String(contentsOf: folder.appendingPathComponent("\(version)/controls.js"), encoding: .utf8).contains("function surveyForm"))
+        #expect(
+            try String(contentsOf: folder.appendingPathComponent("\(version)/controls.js"), encoding: .utf8).contains("function surveyForm")
+        )
         let unwritable = try waymark("sdk", "--out", "/proc/waymark-sdk")
         #expect(unwritable.status == 1 && unwritable.errors.contains("cannot write the SDK into /proc/waymark-sdk"), "\(unwritable.errors)")
     }

@@ -405,6 +405,22 @@ final class LiveServer: Sendable {
         }
     }
 
+    /// A hotspot comes as a tip drawn as a marker; tapped open, it is an event rules read.
+    @Test(arguments: StoreUnderTest.available)
+    func aHotspotOpenedIsAnEvent(_ kind: StoreUnderTest) async throws {
+        try await LiveServer.with(kind) { server in
+            let client = await Self.start(server, server.directory.appendingPathComponent("phone"))
+            #expect(client.tip("cart-hotspot")?.renderer == "hotspot")
+            #expect(client.record("tap", target: "add-to-cart").contains { $0.tip == "cart-hotspot" && $0.action == .show })
+            client.hotspotOpened(tip: "cart-hotspot")
+            _ = try await client.flush()
+            let events = try await server.store.events(
+                app: server.shop.appId, period: Period(from: 0, to: Int64.max), user: "u1", after: nil, limit: 100)
+            #expect(events.contains { $0.name == "hotspot_opened" && $0.target == "cart-hotspot" })
+            await client.stop()
+        }
+    }
+
     @Test(arguments: StoreUnderTest.available)
     func startsOfflineFromTheLastCatalogAndUploadsWhenTheServerIsBack(_ kind: StoreUnderTest) async throws {
         try await LiveServer.with(kind) { server in

@@ -134,8 +134,8 @@ export class WaymarkClient {
     this.tours = new Map((catalog.tours ?? []).map((tour) => [tour.id, tour]));
     // The tour panel loads now, so a tour opens at once when its trigger holds.
     if (this.tours.size) this.renderer.loadTours();
-    // And the buttons and surveys, so a tip that has them shows at once too.
-    if ([...tips, ...(catalog.tours ?? []).flatMap((tour) => tour.pages)].some((t) => t.survey || t.actions)) this.renderer.loadControls();
+    // And the controls, so a survey, a hotspot or a tip with buttons shows at once too.
+    if ([...tips, ...(catalog.tours ?? []).flatMap((tour) => tour.pages)].some((t) => t.survey || t.actions || t.renderer === "hotspot")) this.renderer.loadControls();
     const tourRules = [];
     for (const tour of catalog.tours ?? []) {
       try {

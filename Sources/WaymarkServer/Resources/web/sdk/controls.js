@@ -1,7 +1,7 @@
 // Controls beyond a tip's close button: its buttons (next, dismiss, a tour, a web page, a route of
-// the app), a survey's form and the ending it shows once answered, and what a pressed button does.
-// A part of its own, which the renderer loads when a catalog has a survey or a button
-// (/sdk/VERSION/controls.js): a page whose tips only inform never downloads it.
+// the app), a survey's form and the ending it shows once answered, what a pressed button does, and
+// a hotspot's marker. A part of its own, which the renderer loads when a catalog has a survey, a
+// button or a hotspot (/sdk/VERSION/controls.js): a page whose tips only inform never downloads it.
 
 import { asName, safeURL, utf8Prefix } from "./content.js";
 import { installStyle } from "./style.js";
@@ -23,6 +23,14 @@ const STYLE = `
 .wm-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 .wm-comment{display:block;width:100%;margin:4px 0;font:inherit;border-radius:6px;padding:4px 6px}
 .wm-survey button:disabled{opacity:.5;cursor:default}
+.wm-hotspot{position:absolute;z-index:2147483001;width:44px;height:44px;padding:0;border:0;background:none;cursor:pointer}
+.wm-hotspot::before,.wm-hotspot::after{content:"";position:absolute;left:12px;top:12px;width:20px;height:20px;border-radius:50%;box-sizing:border-box}
+.wm-hotspot::before{background:#ffbf47;border:2px solid #1d2a44}
+.wm-hotspot::after{animation:wm-pulse 1.6s infinite}
+.wm-hotspot[aria-expanded=true]::after{animation:none}
+.wm-hotspot:focus-visible{outline:3px solid #ffbf47;outline-offset:-4px;border-radius:50%}
+@keyframes wm-pulse{0%{box-shadow:0 0 0 0 rgba(255,191,71,.8)}100%{box-shadow:0 0 0 14px rgba(255,191,71,0)}}
+@media (prefers-reduced-motion: reduce){.wm-hotspot::after{animation:none}}
 `;
 
 /** Adds these controls' style sheet to the page; the function it returns takes it away. */
@@ -107,6 +115,48 @@ export function surveyForm(view, tip) {
     group.querySelector("button").focus();
   });
   return form;
+}
+
+/**
+ * A hotspot's marker: a pulsing button on the top right corner of the tip's anchor, named by the
+ * tip's title, that opens the tip (`root`, hidden until then) beside the anchor, focuses it and
+ * records `hotspot_opened`. Answers { marker, open, place(box) }: `place` moves the marker to the
+ * anchor's box (`again` is the tip's own placing, run once it opens).
+ */
+export function hotspot(view, tip, root, again) {
+  const win = view.window;
+  const marker = view.document.createElement("button");
+  marker.type = "button";
+  marker.className = "wm-hotspot";
+  marker.dataset.waymarkUi = "hotspot";
+  marker.dataset.waymarkHotspot = tip.id;
+  marker.setAttribute("aria-label", tip.content.title);
+  marker.setAttribute("aria-haspopup", "dialog");
+  marker.setAttribute("aria-expanded", "false");
+  root.id = `wm-tip-${asName(tip.id)}`;
+  marker.setAttribute("aria-controls", root.id);
+  const spot = {
+    marker,
+    open: false,
+    place(box) {
+      // Its middle on the corner, kept inside the window.
+      const left = Math.max(0, Math.min(box.right - 22, win.innerWidth - 44));
+      const top = Math.max(0, box.top - 22);
+      Object.assign(marker.style, { left: `${left + win.scrollX}px`, top: `${top + win.scrollY}px` });
+    },
+  };
+  marker.addEventListener("click", () => {
+    if (!spot.open) {
+      spot.open = true;
+      marker.setAttribute("aria-expanded", "true");
+      const properties = { tip: tip.id };
+      if (tip.variant) properties.variant = tip.variant;
+      view.record("hotspot_opened", tip.id, properties);
+      again();
+    }
+    root.focus({ preventScroll: true });
+  });
+  return spot;
 }
 
 /**

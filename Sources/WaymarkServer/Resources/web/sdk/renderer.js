@@ -49,12 +49,12 @@ export class Renderer {
     };
   }
 
-  /** Draws a tip (again, if it is drawn already). A survey or a tip with buttons waits for the
+  /** Draws a tip (again, if it is drawn already). A survey, a hotspot or a tip with buttons waits for the
    *  controls part (loaded with the catalog, so it is rarely waited for); if it cannot be loaded,
    *  the tip shows its words without them. */
   draw(tip, waited) {
     this.erase(tip.id, true);
-    if ((tip.survey || tip.actions) && !this.tipView.controls && !waited) {
+    if ((tip.survey || tip.actions || tip.renderer === "hotspot") && !this.tipView.controls && !waited) {
       this.waiting.set(tip.id, tip);
       return this.loadControls().then(() => this.waiting.get(tip.id) === tip && this.draw(tip, true));
     }
@@ -105,10 +105,11 @@ export class Renderer {
     for (const entry of this.rendered.values()) entry.place?.();
   }
 
-  /** The tip the user would mean by Esc: the focused one, else the last drawn. */
+  /** The tip the user would mean by Esc: the focused one, else the last drawn that shows. */
   topmostTip() {
     const focused = this.document.activeElement?.closest?.("[data-waymark-tip]");
-    return focused?.dataset.waymarkTip ?? [...this.rendered.keys()].pop();
+    // Not one the user cannot see: a hotspot not opened, a tip whose anchor is away.
+    return focused?.dataset.waymarkTip ?? [...this.rendered].filter(([, entry]) => !entry.root.hidden).pop()?.[0];
   }
 
   /** A part of the SDK, loaded once when first asked for: pages whose catalog does not need it
@@ -124,7 +125,7 @@ export class Renderer {
     return this.part("the tour panel", () => import("./tours.js"));
   }
 
-  /** The controls part: buttons, surveys, and what a pressed button does. */
+  /** The controls part: buttons, surveys, hotspots, and what a pressed button does. */
   loadControls() {
     return this.part("buttons and surveys", () => import("./controls.js").then((module) => {
       this.removeControlsStyle = module.install(this.window);

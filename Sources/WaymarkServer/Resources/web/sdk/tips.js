@@ -1,6 +1,6 @@
-// Drawing tips: the five renderers (tooltip, spotlight, pointer, banner, modal), each a labelled
-// dialog with a close button and a narration control, and, from the controls part, a survey's
-// form or the tip's buttons.
+// Drawing tips: the six renderers (tooltip, spotlight, pointer, banner, modal, hotspot), each a
+// labelled dialog with a close button and a narration control, and, from the controls part, a
+// survey's form, the tip's buttons or a hotspot's marker.
 
 import { asName, button, buildContent, textDirection } from "./content.js";
 import { narrationControl } from "./narration.js";
@@ -54,6 +54,9 @@ export function drawTip(view, tip) {
     pointer.setAttribute("aria-hidden", "true");
     extras.push(pointer);
   }
+  // A hotspot's tip waits, hidden, for its marker to be tapped.
+  const hot = kind === "hotspot" && controls ? controls.hotspot(view, tip, root, () => place()) : null;
+  if (hot) extras.push(hot.marker);
   const anchored = kind !== "banner" && kind !== "modal" && tip.anchor;
   const keyed = Boolean(anchored && parseAnchor(tip.anchor)?.key);
   let revealed = false;
@@ -68,9 +71,10 @@ export function drawTip(view, tip) {
     if (shown && !revealed) revealAnchor(view.window, anchor);
     revealed ||= shown || keyed;
     const box = shown ? clippedBox(anchor) : null;
-    root.hidden = !box;
+    root.hidden = !box || hot?.open === false;
     for (const extra of extras) extra.hidden = !box;
     if (box) placeBeside(view.window, box, root, { spot, pointer });
+    if (box) hot?.place(box);
   };
   doc.body.append(...extras, root);
   const previousFocus = doc.activeElement;

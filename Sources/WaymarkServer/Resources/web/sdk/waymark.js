@@ -13,12 +13,12 @@
 //   style.js      the renderers' style sheet
 //   placement.js  anchors, and where a tip goes beside one
 //   narration.js  the listen / read-aloud control
-//   tips.js       the five tip renderers
+//   tips.js       the six tip renderers
 //   modal.js      an open tour or modal tip: the page behind inert, Tab cycling inside
 //   tours.js      the tour panel, read-to-bottom and credits: a part of its own, which the
 //                 renderer loads when a catalog has a tour (/sdk/VERSION/tours.js)
-//   controls.js   buttons, the survey form and what a pressed button does: a part the
-//                 renderer loads when a catalog has a survey or a button
+//   controls.js   buttons, the survey form, what a pressed button does, hotspot markers: a
+//                 part the renderer loads when a catalog has a survey, a button or a hotspot
 //   renderer.js   everything drawn in a page, with hooks for what its controls do
 //   storage.js    what is kept in localStorage
 //   transport.js  catalog, event batches, credit claims, identifies

@@ -1,0 +1,124 @@
+"""Hotspots in a real Chromium against `waymark demo`, at desktop size and on a 360x740 phone: a
+pulsing marker on the anchor that takes no focus and nothing from the page, named by its tip's
+title, follows its anchor, stops pulsing for reduced motion, and opens its tip (a dialog that
+takes the focus) by mouse or keyboard, sending `hotspot_opened`.
+
+Run by scripts/test; see test_demo_shop.py for what it needs.
+"""
+import json
+import os
+import sqlite3
+
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+
+import test_demo_shop
+from test_demo_shop import BrowserTest, own_demo
+
+setUpModule, tearDownModule = own_demo(narration=False)
+
+SIZES = [("desktop", None), ("phone", (360, 740))]
+MARKER = '[data-waymark-hotspot="cart-hotspot"]'
+
+
+class HotspotTests(BrowserTest):
+    def at(self, size, reduced_motion=False):
+        if size:
+            self.driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                                        {"width": size[0], "height": size[1], "deviceScaleFactor": 2, "mobile": True})
+        else:
+            self.driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+        self.driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [
+            {"name": "prefers-reduced-motion", "value": "reduce" if reduced_motion else ""}]})
+
+    def stored(self, user):
+        self.driver.execute_script("return (await import('/sdk/waymark.js')).Waymark.flush()")
+        self.wait_for(lambda d: d.execute_script(
+            "return JSON.parse(localStorage.getItem(Object.keys(localStorage).find(k => k.endsWith(`:${arguments[0]}:queue`))) || '[]')"
+            ".length", user) == 0, "the queue to drain")
+        with sqlite3.connect(os.path.join(test_demo_shop.demo.directory, "data", "waymark.sqlite")) as database:
+            return [(name, target, json.loads(properties)) for name, target, properties in database.execute(
+                "SELECT name, target, properties FROM events WHERE user = ? AND target = 'cart-hotspot' ORDER BY id", (user,))]
+
+    def add_to_cart(self, user, query=""):
+        self.open_shop(user, query)
+        self.driver.execute_script("location.hash = '#/product/p3'")
+        button = self.wait_for(lambda d: self.visible("#add-to-cart"), "the product")
+        button.click()
+        return self.wait_for(lambda d: self.visible(MARKER), "the cart's hotspot")
+
+    def geometry(self):
+        return self.driver.execute_script("""
+            const m = document.querySelector(arguments[0]).getBoundingClientRect();
+            const a = document.getElementById('cart-link').getBoundingClientRect();
+            return { mx: m.left + m.width / 2, my: m.top + m.height / 2, w: m.width, h: m.height, ar: a.right, at: a.top,
+                     inner: innerWidth };""", MARKER)
+
+    def test_a_marker_waits_on_its_anchor_without_interrupting_and_opens_its_tip(self):
+        for name, size in SIZES:
+            with self.subTest(size=name):
+                self.at(size)
+                user = f"hotspot-{name}"
+                marker = self.add_to_cart(user)
+                # It takes nothing from the page: the focus stays where the user was, the tip is closed.
+                self.assertEqual(self.driver.switch_to.active_element.get_attribute("id"), "add-to-cart")
+                self.assertIsNone(self.tip("cart-hotspot"))
+                self.assertEqual(marker.tag_name, "button")
+                self.assertEqual(marker.get_attribute("aria-label"), "Your cart")
+                self.assertEqual(marker.get_attribute("aria-expanded"), "false")
+                root_id = marker.get_attribute("aria-controls")
+                # A 44 px target whose middle is on the anchor's top right corner, inside the window.
+                g = self.geometry()
+                self.assertEqual((g["w"], g["h"]), (44, 44))
+                self.assertLessEqual(abs(g["mx"] - min(g["ar"], g["inner"] - 22)), 1, g)
+                self.assertLessEqual(abs(g["my"] - max(g["at"], 22)), 1, g)
+                self.assertNotEqual(self.driver.execute_script(
+                    "return getComputedStyle(arguments[0], '::after').animationName", marker), "none", "it pulses")
+                self.screenshot(f"hotspot-{name}")
+                marker.click()
+                tip = self.wait_tip("cart-hotspot")
+                self.assertEqual(tip.get_attribute("id"), root_id)
+                self.assertEqual(tip.get_attribute("role"), "dialog")
+                self.assertIn("Everything you add waits here", tip.text)
+                self.assertEqual(marker.get_attribute("aria-expanded"), "true")
+                self.wait_for(lambda d: d.switch_to.active_element == tip, "the opened tip to take the focus")
+                self.screenshot(f"hotspot-open-{name}")
+                tip.find_element(By.CSS_SELECTOR, ".wm-close").click()
+                self.wait_for(lambda d: self.visible(MARKER) is None, "the marker to go with its tip")
+                events = [(n, p.get("tip")) for n, t, p in self.stored(user)]
+                self.assertEqual(events, [("tip_shown", "cart-hotspot"), ("hotspot_opened", "cart-hotspot"),
+                                          ("tip_closed", "cart-hotspot")])
+
+    def test_the_keyboard_reaches_and_opens_the_marker_and_esc_leaves_a_closed_one_alone(self):
+        self.at(None)
+        self.add_to_cart("hotspot-keys")
+        # Esc with the marker closed is not meant for it.
+        self.driver.switch_to.active_element.send_keys(Keys.ESCAPE)
+        self.assertIsNotNone(self.visible(MARKER))
+        for _ in range(40):
+            if self.driver.switch_to.active_element.get_attribute("data-waymark-hotspot") == "cart-hotspot":
+                break
+            self.driver.switch_to.active_element.send_keys(Keys.TAB)
+        self.assertEqual(self.driver.switch_to.active_element.get_attribute("data-waymark-hotspot"), "cart-hotspot")
+        self.driver.switch_to.active_element.send_keys(Keys.ENTER)
+        tip = self.wait_tip("cart-hotspot")
+        self.wait_for(lambda d: d.switch_to.active_element == tip, "the focus in the tip")
+        self.driver.switch_to.active_element.send_keys(Keys.ESCAPE)
+        self.wait_tip("cart-hotspot", shown=False)
+        self.assertIsNone(self.visible(MARKER))
+
+    def test_the_marker_follows_its_anchor_and_keeps_still_for_reduced_motion(self):
+        self.at((360, 740), reduced_motion=True)
+        marker = self.add_to_cart("hotspot-still")
+        self.assertEqual(self.driver.execute_script(
+            "return getComputedStyle(arguments[0], '::after').animationName", marker), "none")
+        self.driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                                    {"width": 700, "height": 740, "deviceScaleFactor": 2, "mobile": True})
+        def on_corner(_):
+            g = self.geometry()
+            return abs(g["mx"] - min(g["ar"], g["inner"] - 22)) <= 1 and abs(g["my"] - max(g["at"], 22)) <= 1
+        self.wait_for(on_corner, "the marker on the moved anchor's corner")
+        # What the tip teaches, opening the cart, ends it.
+        self.driver.find_element(By.ID, "cart-link").click()
+        self.wait_for(lambda d: self.visible(MARKER) is None, "the marker to go once the user opens the cart")
+        self.assertIn(("tip_dismissed", "cart-hotspot"), [(n, t) for n, t, p in self.stored("hotspot-still")])

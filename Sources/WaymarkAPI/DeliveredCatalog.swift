@@ -13,13 +13,71 @@ public struct DeliveredCatalog: Codable, Hashable, Sendable {
     public var tips: [DeliveredTip]
     /// The tours this client may take.
     public var tours: [DeliveredTour]
+    /// The onboarding checklists this client is offered; nil when none.
+    public var checklists: [DeliveredChecklist]?
 
-    /// A catalog of `version` with these tips and tours.
-    public init(version: Int, frequency: String, tips: [DeliveredTip], tours: [DeliveredTour]) {
+    /// A catalog of `version` with these tips, tours and checklists.
+    public init(
+        version: Int, frequency: String, tips: [DeliveredTip], tours: [DeliveredTour], checklists: [DeliveredChecklist]? = nil
+    ) {
         self.version = version
         self.frequency = frequency
         self.tips = tips
         self.tours = tours
+        self.checklists = checklists
+    }
+}
+
+/// An onboarding checklist for one client: its items each done once their rule holds, in the
+/// language of the checklist's content. The SDKs send `checklist_item_done` (target: the
+/// checklist; property `item`) as an item gets done and `checklist_completed` when all are.
+public struct DeliveredChecklist: Codable, Hashable, Sendable {
+    /// The events an SDK sends about checklists, all with the checklist as target.
+    public static let itemDoneEvent = "checklist_item_done"
+    public static let completedEvent = "checklist_completed"
+    public static let openedEvent = "checklist_opened"
+
+    /// The checklist's id, unique in the catalog.
+    public var id: String
+    /// Its name and a line about it.
+    public var content: DeliveredContent
+    /// When it is offered; nil: from the start.
+    public var trigger: Rule?
+    /// Credits for completing it, claimed once with `{"checklist": id}`.
+    public var reward: Int?
+    /// Its tasks, in order.
+    public var items: [DeliveredChecklistItem]
+
+    /// A checklist with these items.
+    public init(id: String, content: DeliveredContent, trigger: Rule?, reward: Int?, items: [DeliveredChecklistItem]) {
+        self.id = id
+        self.content = content
+        self.trigger = trigger
+        self.reward = reward
+        self.items = items
+    }
+}
+
+/// One task of a delivered checklist.
+public struct DeliveredChecklistItem: Codable, Hashable, Sendable {
+    /// Unique in its checklist.
+    public var id: String
+    /// The task's words.
+    public var content: DeliveredContent
+    /// Done once this rule holds; it stays done.
+    public var done: Rule
+    /// A tour its "Show me" button starts, if any.
+    public var tour: String?
+    /// A tip its "Show me" button shows, if any.
+    public var tip: String?
+
+    /// An item done by `done`, starting `tour` or `tip`.
+    public init(id: String, content: DeliveredContent, done: Rule, tour: String? = nil, tip: String? = nil) {
+        self.id = id
+        self.content = content
+        self.done = done
+        self.tour = tour
+        self.tip = tip
     }
 }
 

@@ -57,6 +57,14 @@ import Yams
 ///         media: intro-video
 ///         reward: 1
 ///         actions: [{ id: skip, label: Skip the tour, do: dismiss }]   # tour_action:welcome
+/// checklists:                 # first steps, each done when its rule holds; shown with progress
+///   - id: first-steps
+///     content: { title: Get started, body: Four steps to your first order }
+///     trigger: activation       # when it is offered; default: from the first visit
+///     reward: 10                # credits on completing it, once
+///     items:                    # up to 12
+///       - { id: browse, content: { title: Look at a product }, done: screen:product, tour: welcome }
+///       - { id: address, content: { title: Save an address }, done: screen:address-saved, tip: address-tip }
 /// media:
 ///   - id: intro-video
 ///     variants:
@@ -104,6 +112,12 @@ public enum CatalogDocument {
         try parseOne(text, file: file) { $0.readMedia($1) }
     }
 
+    /// One entry of `checklists`; the tours and tips its items start are checked when it joins a
+    /// catalog.
+    public static func parseChecklist(_ text: String, file: String) throws(DiagnosticsError) -> Checklist {
+        try parseOne(text, file: file) { $0.readChecklist($1) }
+    }
+
     /// One entry of `segments`.
     public static func parseSegment(_ text: String, file: String) throws(DiagnosticsError) -> Segment {
         try parseOne(text, file: file) { $0.readSegment($1) }
@@ -140,6 +154,8 @@ private let contentKeys = textKeys + ["locales"]
 private let tourKeys = ["id", "trigger", "targeting", "rollout", "pages"]
 private let segmentKeys = ["name", "summary", "rule"]
 private let pageKeys = ["id", "content", "media", "reward", "actions"]
+private let checklistKeys = ["id", "content", "trigger", "targeting", "rollout", "reward", "items"]
+private let checklistItemKeys = ["id", "content", "done", "tour", "tip"]
 private let mediaVariantKeys = ["url", "thumbnail", "type", "model", "family", "minAppVersion", "locale"]
 /// The client context targeting rules read; besides these, any user attribute, `user.<name>`.
 public let targetingPaths: Set<String> = ["device.platform", "device.model", "app.version", "user.locale", "user.id"]
@@ -153,8 +169,10 @@ private struct CatalogReader {
     /// The catalog's segments, once read; nil while reading one object alone, whose targeting
     /// is checked against them when it joins a catalog.
     var knownSegments: Set<String>?
-    /// The actions that open a tour, checked against the catalog's tours once they are read.
+    /// The actions and checklist items that open a tour, checked against the catalog's tours once
+    /// they are read; the items that show a tip, against its tips.
     var tourActions: [(node: Node, tour: String)] = []
+    var checklistTips: [(node: Node, tip: String)] = []
 
     init(text: String, file: String) {
         self.text = text
@@ -184,7 +202,7 @@ private struct CatalogReader {
             fail(at: root, "a catalog is a mapping with the keys frequency and tips")
             return nil
         }
-        checkKeys(mapping, allowed: ["frequency", "segments", "tips", "tours", "media", "rewards", "narration"])
+        checkKeys(mapping, allowed: ["frequency", "segments", "tips", "tours", "checklists", "media", "rewards", "narration"])
         // Segments first: targeting anywhere in the catalog may name them.
         let segments = mapping["segments"].map { list($0, "segments") { $0.readSegment($1) } } ?? []
         knownSegments = Set(segments.map(\.name))
@@ -237,6 +255,12 @@ private struct CatalogReader {
         let tours = mapping["tours"].map { list($0, "tours") { $0.readTour($1, mediaIDs: mediaIDs) } } ?? []
         uniqueIDs(media.map(\.id), in: mapping["media"], "media")
         uniqueIDs(tours.map(\.id), in: mapping["tours"], "tour")
+        let checklists = mapping["checklists"].map { list($0, "checklists") { $0.readChecklist($1) } } ?? []
+        uniqueIDs(checklists.map(\.id), in: mapping["checklists"], "checklist")
+        let tipIDs = Set(tips.map(\.id))
+        for (node, tip) in checklistTips where !tipIDs.contains(tip) {
+            fail(at: node, "no tip with the id \"\(tip)\"")
+        }
         let tourIDs = Set(tours.map(\.id))
         for (node, tour) in tourActions where !tourIDs.contains(tour) {
             fail(
@@ -246,7 +270,8 @@ private struct CatalogReader {
         let rewards = mapping["rewards"].map { readRewards($0) } ?? RewardPolicy()
         let narration = mapping["narration"].flatMap { readNarration($0) }
         return Catalog(
-            frequency: frequency, segments: segments, tips: tips, tours: tours, media: media, rewards: rewards, narration: narration)
+            frequency: frequency, segments: segments, tips: tips, tours: tours, checklists: checklists, media: media, rewards: rewards,
+            narration: narration)
     }
 
     /// Reads a list with `read` for each element, skipping the ones that fail.
@@ -539,17 +564,61 @@ private struct CatalogReader {
         if let mediaNode = mapping["media"], let name = string(mediaNode, "media") {
             if mediaIDs.contains(name) { media = name } else { fail(at: mediaNode, "no media with the id \"\(name)\"") }
         }
-        var reward: Int?
-        if let rewardNode = mapping["reward"], let credits = integer(rewardNode, "reward") {
-            if credits >= 1 && credits <= 1_000_000 {
-                reward = credits
-            } else {
-                fail(at: rewardNode, "reward must be from 1 to 1000000 credits")
-            }
-        }
+        let reward = mapping["reward"].flatMap { readReward($0) }
         let actions = mapping["actions"].map { readActions($0, next: true) } ?? []
         guard let id, let content else { return nil }
         return TourPage(id: id, content: content, media: media, reward: reward, actions: actions)
+    }
+
+    mutating func readChecklist(_ node: Node) -> Checklist? {
+        guard let mapping = mapping(node, "a checklist", keys: checklistKeys) else { return nil }
+        let id = requiredName(mapping, "id", in: node)
+        let content = requiredContent(mapping, in: node)
+        let trigger = mapping["trigger"].flatMap { rule($0) }
+        let targeting = readTargeting(mapping)
+        let reward = mapping["reward"].flatMap { readReward($0) }
+        guard let itemsNode = mapping["items"] else { return missing("items", in: node) }
+        let items = list(itemsNode, "items") { $0.readChecklistItem($1) }
+        uniqueIDs(items.map(\.id), in: itemsNode, "item")
+        if let sequence = itemsNode.sequence {
+            if sequence.isEmpty { fail(at: itemsNode, "a checklist needs at least one item") }
+            if sequence.count > Checklist.itemLimit {
+                fail(at: Array(sequence)[Checklist.itemLimit], "a checklist has at most \(Checklist.itemLimit) items")
+            }
+        }
+        guard let id, let content, !items.isEmpty else { return nil }
+        return Checklist(id: id, content: content, trigger: trigger, targeting: targeting, reward: reward, items: items)
+    }
+
+    mutating func readChecklistItem(_ node: Node) -> ChecklistItem? {
+        guard let mapping = mapping(node, "a checklist item", keys: checklistItemKeys, expected: "id, content, done, and tour or tip") else {
+            return nil
+        }
+        let id = requiredName(mapping, "id", in: node)
+        let content = requiredContent(mapping, in: node)
+        let done: Rule? = if let doneNode = mapping["done"] { rule(doneNode) } else { missing("done", in: node) }
+        var start: ChecklistItem.Start?
+        if let tourNode = mapping["tour"], let tour = string(tourNode, "tour") {
+            start = .tour(tour)
+            tourActions.append((tourNode, tour))
+        }
+        if let tipNode = mapping["tip"], let tip = string(tipNode, "tip") {
+            if start != nil { fail(at: tipNode, "an item starts a tour or a tip, not both") }
+            start = .tip(tip)
+            checklistTips.append((tipNode, tip))
+        }
+        guard let id, let content, let done else { return nil }
+        return ChecklistItem(id: id, content: content, done: done, start: start)
+    }
+
+    /// Credits: 1 to 1,000,000.
+    mutating func readReward(_ node: Node) -> Int? {
+        guard let credits = integer(node, "reward") else { return nil }
+        guard (1...1_000_000).contains(credits) else {
+            fail(at: node, "reward must be from 1 to 1000000 credits")
+            return nil
+        }
+        return credits
     }
 
     mutating func readMedia(_ node: Node) -> Media? {

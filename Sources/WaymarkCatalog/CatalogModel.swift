@@ -16,15 +16,18 @@ public struct Catalog: Hashable, Sendable {
     public var narration: NarrationSettings?
     /// Named groups of users that targeting reads as `segment:<name>`.
     public var segments: [Segment]
+    /// Onboarding checklists: tasks each done when a rule over the user's history holds.
+    public var checklists: [Checklist]
 
     public init(
         frequency: DisplayFrequency = .immediate, segments: [Segment] = [], tips: [CatalogTip], tours: [Tour] = [],
-        media: [Media] = [], rewards: RewardPolicy = RewardPolicy(), narration: NarrationSettings? = nil
+        checklists: [Checklist] = [], media: [Media] = [], rewards: RewardPolicy = RewardPolicy(), narration: NarrationSettings? = nil
     ) {
         self.frequency = frequency
         self.segments = segments
         self.tips = tips
         self.tours = tours
+        self.checklists = checklists
         self.media = media
         self.rewards = rewards
         self.narration = narration
@@ -484,6 +487,63 @@ public struct TourPage: Hashable, Sendable {
         self.media = media
         self.reward = reward
         self.actions = actions
+    }
+}
+
+/// An onboarding checklist: first steps for a new user, each done when a rule over what they did
+/// holds (`screen:address-saved`), shown with its progress in a panel the user opens. An item can
+/// start a tour or show a tip that teaches it. Done items stay done (on every device of a user
+/// whose identity is proven); when all are, the checklist is completed (the event
+/// `checklist_completed`) and grants its credits once.
+public struct Checklist: Hashable, Sendable {
+    public var id: String
+    /// The checklist's name and a line about it; the items speak the language of its content.
+    public var content: Localized<Content>
+    /// When the checklist is offered; nil: from the user's first visit.
+    public var trigger: Rule?
+    public var targeting: Targeting
+    /// Credits for completing it, granted once per user.
+    public var reward: Int?
+    public var items: [ChecklistItem]
+
+    /// The most items a checklist holds: first steps, not a manual.
+    public static let itemLimit = 12
+
+    public init(
+        id: String, content: Localized<Content>, trigger: Rule? = nil, targeting: Targeting = Targeting(), reward: Int? = nil,
+        items: [ChecklistItem]
+    ) {
+        self.id = id
+        self.content = content
+        self.trigger = trigger
+        self.targeting = targeting
+        self.reward = reward
+        self.items = items
+    }
+}
+
+/// One task of a checklist.
+public struct ChecklistItem: Hashable, Sendable {
+    /// What the item's "Show me" button starts.
+    public enum Start: Hashable, Sendable {
+        /// The tour with this id.
+        case tour(String)
+        /// The tip with this id, drawn at once.
+        case tip(String)
+    }
+
+    public var id: String
+    /// The task, in the checklist's locales.
+    public var content: Localized<Content>
+    /// The item is done once this rule holds (`screen:address-saved`); it stays done.
+    public var done: Rule
+    public var start: Start?
+
+    public init(id: String, content: Localized<Content>, done: Rule, start: Start? = nil) {
+        self.id = id
+        self.content = content
+        self.done = done
+        self.start = start
     }
 }
 

@@ -17,6 +17,7 @@ extension CatalogDocument {
     public static func yaml(_ tour: Tour) -> String { emit(node(tour)) }
     public static func yaml(_ media: Media) -> String { emit(node(media)) }
     public static func yaml(_ segment: Segment) -> String { emit(node(segment)) }
+    public static func yaml(_ checklist: Checklist) -> String { emit(node(checklist)) }
 
     private static func emit(_ node: Node) -> String {
         // Every node is made here from strings and numbers, which the emitter always accepts.
@@ -29,6 +30,7 @@ extension CatalogDocument {
         if !catalog.segments.isEmpty { pairs["segments"] = Node(catalog.segments.map(node)) }
         pairs["tips"] = Node(catalog.tips.map(node))
         if !catalog.tours.isEmpty { pairs["tours"] = Node(catalog.tours.map(node)) }
+        if !catalog.checklists.isEmpty { pairs["checklists"] = Node(catalog.checklists.map(node)) }
         if !catalog.media.isEmpty { pairs["media"] = Node(catalog.media.map(node)) }
         if let cap = catalog.rewards.maxCreditsPerUser {
             pairs["rewards"] = Node([(text("maxCreditsPerUser"), number(cap))])
@@ -126,6 +128,29 @@ extension CatalogDocument {
                 pairs["media"] = page.media.map(text)
                 pairs["reward"] = page.reward.map(number)
                 pairs["actions"] = node(page.actions)
+                return pairs.node
+            })
+        return pairs.node
+    }
+
+    static func node(_ checklist: Checklist) -> Node {
+        var pairs = Pairs()
+        pairs["id"] = text(checklist.id)
+        pairs["content"] = node(checklist.content)
+        pairs["trigger"] = checklist.trigger.map { text($0.description) }
+        addTargeting(checklist.targeting, to: &pairs)
+        pairs["reward"] = checklist.reward.map(number)
+        pairs["items"] = Node(
+            checklist.items.map { item in
+                var pairs = Pairs()
+                pairs["id"] = text(item.id)
+                pairs["content"] = node(item.content)
+                pairs["done"] = text(item.done.description)
+                switch item.start {
+                case .tour(let id): pairs["tour"] = text(id)
+                case .tip(let id): pairs["tip"] = text(id)
+                case nil: break
+                }
                 return pairs.node
             })
         return pairs.node

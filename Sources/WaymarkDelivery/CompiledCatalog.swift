@@ -13,6 +13,8 @@ public struct Resolution: Hashable, Sendable {
     let tips: [Int32]
     /// Per delivered tour: the tour's index, its page count, then per page its rendition.
     let tours: [Int32]
+    /// Per delivered checklist, its rendition.
+    let checklists: [Int32]
     /// A strong ETag: a 128-bit hash of the catalog's renditions and of the choice among them.
     public let etag: String
 }
@@ -55,6 +57,15 @@ final class CompiledCatalog: Sendable {
         var pages: [PagePlan]
     }
 
+    /// A checklist: who gets it, and its renditions (0 its default text, n the nth of `locales`).
+    struct ChecklistPlan {
+        var rule: Int32
+        var rollout: Int32
+        var rolloutSeed: UInt64
+        var locales: [LocaleEntry]
+        var firstRendition: Int32
+    }
+
     /// A tour page; its content option 0 is the default text, option n the nth of `locales`.
     struct PagePlan {
         var locales: [LocaleEntry]
@@ -82,11 +93,13 @@ final class CompiledCatalog: Sendable {
     let tourIDs: [String]
     let tourTriggers: [Rule?]
     let pageRenditions: [DeliveredPage]
+    let checklistPlans: [ChecklistPlan]
+    let checklistRenditions: [DeliveredChecklist]
     /// Every piece of JSON a delivered catalog is assembled from, in one array.
     let pieces: JSONPieces
     /// Where each kind of piece starts in `pieces`: tip renditions, page renditions, tour heads
     /// (`{"id":…,"pages":[`) and tour tails (`],"trigger":…}` or `]}`), each in index order.
-    let firstTip, firstPage, firstTourHead, firstTourTail: Int32
+    let firstTip, firstPage, firstTourHead, firstTourTail, firstChecklist: Int32
     /// A hash of every rendition: the ETag's seed, so different catalogs never share one.
     let contentHash: (UInt64, UInt64)
 
@@ -200,6 +213,23 @@ final class CompiledCatalog: Sendable {
             tourTails.append(tour.trigger.map { Array(#"],"trigger":"#.utf8) + json($0) + Array("}".utf8) } ?? Array("]}".utf8))
         }
 
+        var checklistPlans: [ChecklistPlan] = []
+        var checklistRenditions: [DeliveredChecklist] = []
+        for checklist in catalog.checklists {
+            let first = Int32(checklistRenditions.count)
+            checklistRenditions.append(
+                Resolver.render(checklist, content: Resolver.delivered(checklist.content.fallback, locale: "default", narration), narration))
+            var entries: [LocaleEntry] = []
+            for (index, (id, key, value)) in locales(checklist.content).enumerated() {
+                entries.append(LocaleEntry(locale: id, rendition: Int32(index + 1)))
+                checklistRenditions.append(Resolver.render(checklist, content: Resolver.delivered(value, locale: key, narration), narration))
+            }
+            checklistPlans.append(
+                ChecklistPlan(
+                    rule: rule(checklist.targeting), rollout: Int32(checklist.targeting.rollout),
+                    rolloutSeed: Resolver.seed("rollout", checklist.id), locales: entries, firstRendition: first))
+        }
+
         self.rules = rules
         let named = Set(rules.flatMap { segmentNames(in: $0) })
         segments = catalog.segments.filter { named.contains($0.name) }
@@ -214,6 +244,8 @@ final class CompiledCatalog: Sendable {
         tourIDs = catalog.tours.map(\.id)
         tourTriggers = catalog.tours.map(\.trigger)
         self.pageRenditions = pageRenditions
+        self.checklistPlans = checklistPlans
+        self.checklistRenditions = checklistRenditions
 
         var pieces = JSONPieces(
             head: Array(#"{"frequency":"#.utf8) + json(frequency) + Array(#","tips":["#.utf8),
@@ -227,6 +259,8 @@ final class CompiledCatalog: Sendable {
         for tail in tourTails { pieces.append(tail) }
         firstPage = pieces.count
         for page in pageRenditions { pieces.append(json(page)) }
+        firstChecklist = pieces.count
+        for checklist in checklistRenditions { pieces.append(json(checklist)) }
         self.pieces = pieces
 
         // Every piece but the comma and the tours' opening, each hashed on its own.
@@ -304,12 +338,20 @@ final class CompiledCatalog: Sendable {
             }
         }
 
+        var checklists: [Int32] = []
+        for plan in checklistPlans where admitted(plan.rule, plan.rollout, plan.rolloutSeed, user) {
+            let content = plan.locales.withUnsafeBufferPointer { Self.pick(chain, 0, $0.count, $0) } ?? 0
+            checklists.append(plan.firstRendition + content)
+        }
+
         var hash = contentHash
         tips.withUnsafeBytes { Self.mix(&hash, $0) }
         Self.mix(&hash, [0xFF])
         tours.withUnsafeBytes { Self.mix(&hash, $0) }
+        Self.mix(&hash, [0xFE])
+        checklists.withUnsafeBytes { Self.mix(&hash, $0) }
         let etag = "\"" + Self.hex(hash.0) + Self.hex(hash.1) + "\""
-        return Resolution(version: version, tips: tips, tours: tours, etag: etag)
+        return Resolution(version: version, tips: tips, tours: tours, checklists: checklists, etag: etag)
     }
 
     /// The rendition for the most specific locale of the chain that the entries have.
@@ -331,7 +373,8 @@ final class CompiledCatalog: Sendable {
             tours.append(DeliveredTour(id: tourIDs[tour], trigger: tourTriggers[tour], pages: pages.map { pageRenditions[Int($0)] }))
         }
         return DeliveredCatalog(
-            version: version, frequency: frequency, tips: resolution.tips.map { tipRenditions[Int($0)] }, tours: tours
+            version: version, frequency: frequency, tips: resolution.tips.map { tipRenditions[Int($0)] }, tours: tours,
+            checklists: resolution.checklists.isEmpty ? nil : resolution.checklists.map { checklistRenditions[Int($0)] }
         )
     }
 
@@ -367,7 +410,8 @@ final class CompiledCatalog: Sendable {
 
     /// The catalog's JSON as a list of pieces, in order: the head, the tips with commas between,
     /// the tours' opening, each tour (its head, its pages with commas, its tail) with commas
-    /// between, the tail.
+    /// between, the checklists' opening and the checklists with commas between (when there are
+    /// any), the tail.
     private func forEachPiece(of resolution: Resolution, _ body: (Int) -> Void) {
         body(JSONPieces.head)
         for (position, tip) in resolution.tips.enumerated() {
@@ -385,6 +429,13 @@ final class CompiledCatalog: Sendable {
                 body(Int(firstPage + page))
             }
             body(Int(firstTourTail) + tour)
+        }
+        if !resolution.checklists.isEmpty {
+            body(JSONPieces.checklistsOpening)
+            for (position, checklist) in resolution.checklists.enumerated() {
+                if position > 0 { body(JSONPieces.comma) }
+                body(Int(firstChecklist + checklist))
+            }
         }
         body(JSONPieces.tail)
     }
@@ -425,7 +476,7 @@ final class CompiledCatalog: Sendable {
 /// server's time under the catalog load).
 struct JSONPieces: Sendable {
     /// The fixed pieces every catalog has, first in this order.
-    static let head = 0, tail = 1, comma = 2, toursOpening = 3
+    static let head = 0, tail = 1, comma = 2, toursOpening = 3, checklistsOpening = 4
 
     private(set) var bytes: [UInt8] = []
     /// Where each piece ends in `bytes`; piece i starts where piece i - 1 ends.
@@ -437,6 +488,7 @@ struct JSONPieces: Sendable {
         append(tail)
         append(Array(",".utf8))
         append(Array(#"],"tours":["#.utf8))
+        append(Array(#"],"checklists":["#.utf8))
     }
 
     var count: Int32 { Int32(ends.count) }

@@ -88,7 +88,30 @@ public struct Resolver: Sendable {
             }
             tours.append(DeliveredTour(id: tour.id, trigger: tour.trigger, pages: pages))
         }
-        return DeliveredCatalog(version: version, frequency: catalog.frequency.rawValue, tips: tips, tours: tours)
+        let checklists = catalog.checklists.filter { Self.admits($0.targeting, id: $0.id, context: context, user: client.user) }.map {
+            Self.render($0, content: Self.deliver($0.content, locale: client.locale, narration), narration)
+        }
+        return DeliveredCatalog(
+            version: version, frequency: catalog.frequency.rawValue, tips: tips, tours: tours,
+            checklists: checklists.isEmpty ? nil : checklists)
+    }
+
+    /// A checklist as delivered with its content in one locale: its items in the same language.
+    static func render(_ checklist: Checklist, content: DeliveredContent, _ narration: Narration) -> DeliveredChecklist {
+        let locale = content.locale == "default" ? nil : content.locale
+        return DeliveredChecklist(
+            id: checklist.id, content: content, trigger: checklist.trigger, reward: checklist.reward,
+            items: checklist.items.map { item in
+                var tour: String?
+                var tip: String?
+                switch item.start {
+                case .tour(let id): tour = id
+                case .tip(let id): tip = id
+                case nil: break
+                }
+                return DeliveredChecklistItem(
+                    id: item.id, content: deliver(item.content, locale: locale, narration), done: item.done, tour: tour, tip: tip)
+            })
     }
 
     private func deliver(_ entry: CatalogTip, client: ClientContext) -> DeliveredTip {

@@ -154,7 +154,7 @@ func diagnosed<T>(_ body: () throws(DiagnosticsError) -> T) throws(APIError) -> 
 
 /// The objects of a catalog the admin API edits one at a time, by their path segment.
 enum DraftObjectKind: String {
-    case tips, tours, media, segments
+    case tips, tours, checklists, media, segments
 
     /// An object of this kind read from a request body (its errors point into the body).
     enum Object {
@@ -162,6 +162,7 @@ enum DraftObjectKind: String {
         case tour(Tour)
         case media(Media)
         case segment(Segment)
+        case checklist(Checklist)
 
         var id: String {
             switch self {
@@ -169,6 +170,7 @@ enum DraftObjectKind: String {
             case .tour(let tour): tour.id
             case .media(let media): media.id
             case .segment(let segment): segment.name
+            case .checklist(let checklist): checklist.id
             }
         }
     }
@@ -179,6 +181,7 @@ enum DraftObjectKind: String {
         case .tours: .tour(try CatalogDocument.parseTour(text, file: "body", mediaIDs: mediaIDs))
         case .media: .media(try CatalogDocument.parseMedia(text, file: "body"))
         case .segments: .segment(try CatalogDocument.parseSegment(text, file: "body"))
+        case .checklists: .checklist(try CatalogDocument.parseChecklist(text, file: "body"))
         }
     }
 
@@ -188,6 +191,7 @@ enum DraftObjectKind: String {
         case .tours: catalog.tours.map(\.id)
         case .media: catalog.media.map(\.id)
         case .segments: catalog.segments.map(\.name)
+        case .checklists: catalog.checklists.map(\.id)
         }
     }
 
@@ -197,6 +201,7 @@ enum DraftObjectKind: String {
         case .tours: catalog.tours.first { $0.id == id }.map(CatalogDocument.yaml)
         case .media: catalog.media.first { $0.id == id }.map(CatalogDocument.yaml)
         case .segments: catalog.segments.first { $0.name == id }.map(CatalogDocument.yaml)
+        case .checklists: catalog.checklists.first { $0.id == id }.map(CatalogDocument.yaml)
         }
     }
 
@@ -207,6 +212,7 @@ enum DraftObjectKind: String {
         case .tour(let tour): Self.upsert(tour, into: &catalog.tours, id: \.id)
         case .media(let media): Self.upsert(media, into: &catalog.media, id: \.id)
         case .segment(let segment): Self.upsert(segment, into: &catalog.segments, id: \.name)
+        case .checklist(let checklist): Self.upsert(checklist, into: &catalog.checklists, id: \.id)
         }
     }
 
@@ -218,6 +224,7 @@ enum DraftObjectKind: String {
         case .tours: catalog.tours.removeAll { $0.id == id }
         case .media: catalog.media.removeAll { $0.id == id }
         case .segments: catalog.segments.removeAll { $0.name == id }
+        case .checklists: catalog.checklists.removeAll { $0.id == id }
         }
         return ids(in: catalog).count < before
     }

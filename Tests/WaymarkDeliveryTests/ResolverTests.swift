@@ -307,6 +307,18 @@ import WaymarkRules
             rollout: 50
             pages:
               - { id: q1, content: { title: Q, body: Q }, media: video }
+        checklists:
+          - id: everyone-steps
+            content: { title: Steps, locales: { hi: { title: कदम }, pt-BR: { title: Passos } } }
+            reward: 5
+            items:
+              - { id: a, content: { title: A, locales: { hi: { title: ए } } }, done: tap:a, tour: everyone }
+              - { id: b, content: { title: B }, done: screen:b, tip: t1 }
+          - id: android-steps
+            targeting: device.platform == "android"
+            rollout: 50
+            content: { title: Android }
+            items: [{ id: c, content: { title: C }, done: tap:c }]
         media:
           - id: video
             variants:

@@ -1,12 +1,13 @@
 import WaymarkEngine
 
-/// `POST /v1/progress`: what one of the user's devices has of their progress with tips and tours,
-/// proven by `userHash`. The server merges it into what it keeps and answers the merge.
+/// `POST /v1/progress`: what one of the user's devices has of their progress with tips, tours and
+/// checklists, proven by `userHash`. The server merges it into what it keeps and answers the merge.
 ///
 /// ```json
 /// {"user": "u42", "userHash": "…",
 ///  "progress": {"tips": {"search-tip": {"shown": 2, "displayedMillis": 7300, "finished": "closed"}},
-///               "tours": {"welcome": {"page": 2, "finished": true}}}}
+///               "tours": {"welcome": {"page": 2, "finished": true}},
+///               "checklists": {"first-steps": {"done": ["browse"], "completed": false}}}}
 /// ```
 public struct ProgressRequest: Codable, Hashable, Sendable {
     /// The user, as the app names them.
@@ -41,9 +42,9 @@ public struct SyncedProgress: Codable, Hashable, Sendable {
 
 /// The limits on a user's progress, the same in the server and the SDKs.
 public enum ProgressLimits {
-    /// One request names at most this many tips and tours.
+    /// One request names at most this many tips, tours and checklists.
     public static let perRequest = 1_000
-    /// The server keeps at most this many tips and tours per user.
+    /// The server keeps at most this many tips, tours and checklists per user.
     public static let perUser = 5_000
     /// An id is at most this many bytes.
     public static let idBytes = 256

@@ -1,4 +1,5 @@
-/// `POST /v1/rewards/claims`: the user read a tour page to the bottom and claims its credit.
+/// `POST /v1/rewards/claims`: the user read a tour page to the bottom, or completed a checklist,
+/// and claims its credits: `tour` and `page`, or `checklist`.
 ///
 /// `userHash` proves the user id: the lowercase hex HMAC-SHA256 of `user` keyed with the app's
 /// identity secret, computed by the app's own backend (the client key is public).
@@ -7,10 +8,12 @@ public struct RewardClaim: Codable, Hashable, Sendable {
     public var user: String
     /// The identity proof: HMAC-SHA256 of `user` with the app's identity secret, in lowercase hex.
     public var userHash: String
-    /// The tour's id.
-    public var tour: String
-    /// The page's id.
-    public var page: String
+    /// The tour's id, for a page's credits.
+    public var tour: String?
+    /// The page's id, for a page's credits.
+    public var page: String?
+    /// The checklist's id, for a completed checklist's credits.
+    public var checklist: String?
 
     /// A claim of `page` of `tour` for `user`, proven by `userHash`.
     public init(user: String, userHash: String, tour: String, page: String) {
@@ -18,6 +21,13 @@ public struct RewardClaim: Codable, Hashable, Sendable {
         self.userHash = userHash
         self.tour = tour
         self.page = page
+    }
+
+    /// A claim of a completed checklist's credits for `user`, proven by `userHash`.
+    public init(user: String, userHash: String, checklist: String) {
+        self.user = user
+        self.userHash = userHash
+        self.checklist = checklist
     }
 }
 
@@ -27,11 +37,13 @@ public struct RewardGrant: Codable, Hashable, Sendable {
     public var grantId: String
     /// The user it was granted to.
     public var user: String
-    /// The tour's id.
-    public var tour: String
-    /// The page's id.
-    public var page: String
-    /// The credits granted: the page's, or fewer under the app's cap per user.
+    /// The tour's id, for a page's grant.
+    public var tour: String?
+    /// The page's id, for a page's grant.
+    public var page: String?
+    /// The checklist's id, for a checklist's grant.
+    public var checklist: String?
+    /// The credits granted: the page's or checklist's, or fewer under the app's cap per user.
     public var credits: Int
     /// RFC 3339 time of the first claim.
     public var grantedAt: String
@@ -40,12 +52,16 @@ public struct RewardGrant: Codable, Hashable, Sendable {
     /// Whether this answer created the grant (false for a repeated claim).
     public var created: Bool
 
-    /// A grant with these fields.
-    public init(grantId: String, user: String, tour: String, page: String, credits: Int, grantedAt: String, balance: Int, created: Bool) {
+    /// A grant with these fields: `tour` and `page`, or `checklist`.
+    public init(
+        grantId: String, user: String, tour: String? = nil, page: String? = nil, checklist: String? = nil, credits: Int, grantedAt: String,
+        balance: Int, created: Bool
+    ) {
         self.grantId = grantId
         self.user = user
         self.tour = tour
         self.page = page
+        self.checklist = checklist
         self.credits = credits
         self.grantedAt = grantedAt
         self.balance = balance

@@ -488,7 +488,17 @@ public final class WaymarkClient: Sendable {
     /// app's own backend: the HMAC-SHA256 of the user id with the app's identity secret. The same
     /// claim again returns the same grant, so a claim whose answer was lost is simply retried.
     public func claim(tour: String, page: String, userHash: String) async throws(WaymarkClientError) -> RewardGrant {
-        let body = (try? JSONEncoder().encode(RewardClaim(user: user, userHash: userHash, tour: tour, page: page))) ?? Data()
+        try await claim(RewardClaim(user: user, userHash: userHash, tour: tour, page: page))
+    }
+
+    /// Claims the credits of a checklist the user completed (see ``checklists``), once: the same
+    /// claim again returns the same grant.
+    public func claim(checklist: String, userHash: String) async throws(WaymarkClientError) -> RewardGrant {
+        try await claim(RewardClaim(user: user, userHash: userHash, checklist: checklist))
+    }
+
+    private func claim(_ claim: RewardClaim) async throws(WaymarkClientError) -> RewardGrant {
+        let body = (try? JSONEncoder().encode(claim)) ?? Data()
         let answer = try await post("v1/rewards/claims", body, accepting: [200, 201])
         return try transport.decode(RewardGrant.self, from: answer)
     }

@@ -16,9 +16,9 @@ extension WaymarkServer {
         let app = try await provenApp(context, user: body.user, userHash: body.userHash)
         let sent = try body.progress.get()
         guard sent.count <= ProgressLimits.perRequest else {
-            throw APIError.badRequest("at most \(ProgressLimits.perRequest) tips and tours at once, not \(sent.count)")
+            throw APIError.badRequest("at most \(ProgressLimits.perRequest) tips, tours and checklists at once, not \(sent.count)")
         }
-        if let id = (Array(sent.tips.keys) + Array(sent.tours.keys)).first(where: { $0.isEmpty || $0.utf8.count > ProgressLimits.idBytes })
+        if let id = sent.ids.first(where: { $0.isEmpty || $0.utf8.count > ProgressLimits.idBytes })
         {
             throw APIError.badRequest("an id is text of 1 to \(ProgressLimits.idBytes) bytes, not \"\(id.prefix(80))…\"")
         }
@@ -49,7 +49,7 @@ extension WaymarkServer {
         case .tooMuch?:
             throw APIError(
                 .unprocessableContent, .tooMuchProgress,
-                "the server keeps the progress of at most \(ProgressLimits.perUser) tips and tours per user")
+                "the server keeps the progress of at most \(ProgressLimits.perUser) tips, tours and checklists per user")
         case .unreadable(let error)?:
             logger.error("stored progress does not read", metadata: ["app": "\(app.id)", "error": "\(error)"])
             throw APIError(.internalServerError, .internal, "the progress kept for this user cannot be read; nothing was changed")

@@ -16,7 +16,8 @@ public enum CreditCap {
 }
 
 extension WaymarkServer {
-    /// `POST /v1/rewards/claims`: grants a page's credits once per user, proven by `userHash`.
+    /// `POST /v1/rewards/claims`: grants a page's or a checklist's credits once per user, proven by
+    /// `userHash`.
     func claim(_ request: Request, _ context: WaymarkRequestContext) async throws -> Response {
         let key = try context.key()
         let claim = try await request.decodeBody(as: ClaimBody.self, context: context).claim
@@ -24,15 +25,30 @@ extension WaymarkServer {
         guard Secrets.verify(userHash: claim.userHash, user: claim.user, identitySecret: app.identitySecret) else {
             throw APIError(.forbidden, .badUserHash, "userHash is not the HMAC-SHA256 of user with this app's identity secret")
         }
-        guard let live = try await liveCatalog(app: app.id),
-            let tour = live.catalog.tours.first(where: { $0.id == claim.tour }),
-            let page = tour.pages.first(where: { $0.id == claim.page }), let credits = page.reward
-        else {
-            throw APIError(.notFound, .noReward, "the live catalog has no reward for this tour page")
+        guard let live = try await liveCatalog(app: app.id) else {
+            throw APIError(.notFound, .noReward, "the app has no live catalog, so no reward")
         }
+        let ledger: (tour: String, page: String, credits: Int)
+        switch (claim.tour, claim.page, claim.checklist) {
+        case (let tourID?, let pageID?, nil):
+            guard let tour = live.catalog.tours.first(where: { $0.id == tourID }), let page = tour.pages.first(where: { $0.id == pageID }),
+                let credits = page.reward
+            else {
+                throw APIError(.notFound, .noReward, "the live catalog has no reward for this tour page")
+            }
+            ledger = (tour.id, page.id, credits)
+        case (nil, nil, let checklistID?):
+            guard let checklist = live.catalog.checklists.first(where: { $0.id == checklistID }), let credits = checklist.reward else {
+                throw APIError(.notFound, .noReward, "the live catalog has no reward for this checklist")
+            }
+            ledger = (Grant.checklistTour(checklist.id), "", credits)
+        default:
+            throw APIError.badRequest("a claim names a tour and its page, or a checklist")
+        }
+        let credits = ledger.credits
         let outcome = try await store.claim(
             Grant(
-                id: "grant_" + Secrets.randomHex(bytes: 12), app: app.id, user: claim.user, tour: tour.id, page: page.id,
+                id: "grant_" + Secrets.randomHex(bytes: 12), app: app.id, user: claim.user, tour: ledger.tour, page: ledger.page,
                 credits: credits, grantedAt: now()
             ),
             credits: { [cap = live.catalog.rewards.maxCreditsPerUser] balance in
@@ -43,7 +59,8 @@ extension WaymarkServer {
         if outcome.created { metrics.rewardsGranted.increment() }
         return jsonResponse(
             RewardGrant(
-                grantId: grant.id, user: grant.user, tour: grant.tour, page: grant.page, credits: grant.credits,
+                grantId: grant.id, user: grant.user, tour: grant.checklist == nil ? grant.tour : nil,
+                page: grant.checklist == nil ? grant.page : nil, checklist: grant.checklist, credits: grant.credits,
                 grantedAt: Timestamp.format(grant.grantedAt), balance: outcome.balance, created: outcome.created
             ),
             status: outcome.created ? .created : .ok
@@ -56,7 +73,7 @@ struct ClaimBody: Decodable {
     var claim: RewardClaim
 
     init(from decoder: any Decoder) throws {
-        try decoder.refuseUnknownFields(["user", "userHash", "tour", "page"])
+        try decoder.refuseUnknownFields(["user", "userHash", "tour", "page", "checklist"])
         claim = try RewardClaim(from: decoder)
     }
 }

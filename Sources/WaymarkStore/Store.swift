@@ -217,7 +217,15 @@ public struct StoredEvent: Hashable, Sendable {
     }
 }
 
+/// One credit grant of the ledger, unique per app, user, tour and page. A checklist's grant is kept
+/// as the tour `checklist:ID` (no tour id has a colon) with an empty page.
 public struct Grant: Hashable, Sendable {
+    /// The tour a checklist's grant is kept under.
+    public static func checklistTour(_ checklist: String) -> String { "checklist:" + checklist }
+
+    /// The checklist this grant is for, if it is one's.
+    public var checklist: String? { tour.hasPrefix("checklist:") ? String(tour.dropFirst("checklist:".count)) : nil }
+
     public var id: String
     public var app: String
     public var user: String

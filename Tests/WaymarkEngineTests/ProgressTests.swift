@@ -74,6 +74,28 @@ struct ProgressTests {
         #expect(try decoder.decode(UserProgress.self, from: try JSONEncoder().encode(read)) == read)
     }
 
+    /// A checklist's progress joins as the union of its done items; bad ones are refused.
+    @Test func checklistProgressJoinsItsDoneItems() throws {
+        let phone = ChecklistProgress(done: ["browse", "cart"])
+        let laptop = ChecklistProgress(done: ["address"], completed: true)
+        #expect(phone.merged(with: laptop) == ChecklistProgress(done: ["browse", "cart", "address"], completed: true))
+        #expect(phone.merged(with: laptop) == laptop.merged(with: phone) && phone.merged(with: phone) == phone)
+        let both = UserProgress(checklists: ["steps": phone]).merged(with: UserProgress(checklists: ["steps": laptop, "other": phone]))
+        #expect(both.checklists.keys.sorted() == ["other", "steps"] && both.count == 2)
+        let decoder = JSONDecoder()
+        let read = try decoder.decode(UserProgress.self, from: Data(#"{"checklists":{"steps":{"done":["b","a","a"]}}}"#.utf8))
+        #expect(read.checklists["steps"] == ChecklistProgress(done: ["a", "b"]))
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        #expect(String(decoding: try encoder.encode(read.checklists["steps"]!), as: UTF8.self) == #"{"completed":false,"done":["a","b"]}"#)
+        let tooMany = "[" + (0...64).map { "\"i\($0)\"" }.joined(separator: ",") + "]"
+        for bad in [#"{"done":"a"}"#, #"{"done":[""]}"#, #"{"done":[],"extra":1}"#, #"{"done":\#(tooMany)}"#] {
+            #expect(throws: DecodingError.self, "\(bad)") { try decoder.decode(ChecklistProgress.self, from: Data(bad.utf8)) }
+        }
+        // Without checklists, the document is as it always was.
+        #expect(!String(decoding: try JSONEncoder().encode(UserProgress()), as: UTF8.self).contains("checklists"))
+    }
+
     /// The app's lifecycle events hear of a tip shown here, not of one the user closed elsewhere
     /// (that device told of it).
     @Test func aLiveEngineTellsItsObserverOfShowsAMergeMakesButNotOfItsHides() throws {

@@ -94,6 +94,49 @@ public struct TourProgress: Hashable, Sendable, Codable {
     }
 }
 
+/// How far a user got in one checklist: the items done and whether it is completed. Merges as a
+/// join: the union of the items, completed if either is. Done items stay done.
+public struct ChecklistProgress: Hashable, Sendable, Codable {
+    /// The most items one checklist's progress names.
+    public static let itemLimit = 64
+
+    /// The ids of the items done.
+    public var done: Set<String>
+    /// Whether every item was done (and the completion sent).
+    public var completed: Bool
+
+    /// Progress with these items done.
+    public init(done: Set<String> = [], completed: Bool = false) {
+        self.done = done
+        self.completed = completed
+    }
+
+    /// The join of both: every item either has done, completed if either is.
+    public func merged(with other: ChecklistProgress) -> ChecklistProgress {
+        ChecklistProgress(done: done.union(other.done), completed: completed || other.completed)
+    }
+
+    private enum Key: String, CodingKey { case done, completed }
+
+    public init(from decoder: any Decoder) throws {
+        try decoder.rejectUnknownKeys(allowed: ["done", "completed"], in: "a checklist's progress")
+        let container = try decoder.container(keyedBy: Key.self)
+        let items = try container.decodeIfPresent([String].self, forKey: .done) ?? []
+        guard items.count <= Self.itemLimit, items.allSatisfy({ !$0.isEmpty && $0.utf8.count <= 256 }) else {
+            throw DecodingError.dataCorruptedError(
+                forKey: .done, in: container, debugDescription: "at most \(Self.itemLimit) item ids of 1 to 256 bytes")
+        }
+        done = Set(items)
+        completed = try container.decodeIfPresent(Bool.self, forKey: .completed) ?? false
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Key.self)
+        try container.encode(done.sorted(), forKey: .done)
+        try container.encode(completed, forKey: .completed)
+    }
+}
+
 /// Everything a user's devices share of their progress: tips and tours by id, merged item by item
 /// as a join, so that the progress of any number of devices comes together in any order.
 public struct UserProgress: Hashable, Sendable, Codable {
@@ -101,31 +144,47 @@ public struct UserProgress: Hashable, Sendable, Codable {
     public var tips: [String: TipProgress]
     /// By tour id.
     public var tours: [String: TourProgress]
+    /// By checklist id.
+    public var checklists: [String: ChecklistProgress]
 
-    /// Progress of these tips and tours.
-    public init(tips: [String: TipProgress] = [:], tours: [String: TourProgress] = [:]) {
+    /// Progress of these tips, tours and checklists.
+    public init(tips: [String: TipProgress] = [:], tours: [String: TourProgress] = [:], checklists: [String: ChecklistProgress] = [:]) {
         self.tips = tips
         self.tours = tours
+        self.checklists = checklists
     }
 
-    /// How many tips and tours it names.
-    public var count: Int { tips.count + tours.count }
+    /// How many tips, tours and checklists it names.
+    public var count: Int { tips.count + tours.count + checklists.count }
+
+    /// Every id it names: tips', tours' and checklists'.
+    public var ids: [String] { Array(tips.keys) + Array(tours.keys) + Array(checklists.keys) }
 
     /// The join of both, item by item.
     public func merged(with other: UserProgress) -> UserProgress {
         UserProgress(
             tips: tips.merging(other.tips) { $0.merged(with: $1) },
-            tours: tours.merging(other.tours) { $0.merged(with: $1) }
+            tours: tours.merging(other.tours) { $0.merged(with: $1) },
+            checklists: checklists.merging(other.checklists) { $0.merged(with: $1) }
         )
     }
 
-    private enum Key: String, CodingKey { case tips, tours }
+    private enum Key: String, CodingKey { case tips, tours, checklists }
 
     public init(from decoder: any Decoder) throws {
-        try decoder.rejectUnknownKeys(allowed: ["tips", "tours"], in: "progress")
+        try decoder.rejectUnknownKeys(allowed: ["tips", "tours", "checklists"], in: "progress")
         let container = try decoder.container(keyedBy: Key.self)
         tips = try container.decodeIfPresent([String: TipProgress].self, forKey: .tips) ?? [:]
         tours = try container.decodeIfPresent([String: TourProgress].self, forKey: .tours) ?? [:]
+        checklists = try container.decodeIfPresent([String: ChecklistProgress].self, forKey: .checklists) ?? [:]
+    }
+
+    /// Tips and tours always; checklists when there are any.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Key.self)
+        try container.encode(tips, forKey: .tips)
+        try container.encode(tours, forKey: .tours)
+        if !checklists.isEmpty { try container.encode(checklists, forKey: .checklists) }
     }
 }
 

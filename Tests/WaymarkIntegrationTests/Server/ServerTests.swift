@@ -316,6 +316,23 @@ import WaymarkTestSupport
             let later = try Self.json(try await claim())
             #expect(later["credits"] as? Int == 5 && later["balance"] as? Int == 5 && later["created"] as? Bool == false)
             #expect(try await store.balance(app: app.appId, user: "u1") == 5)
+
+            // A completed checklist's credits, once, beside the page's; a claim names one or the other.
+            func claimChecklist(_ id: String, extra: String = "") async throws -> TestResponse {
+                let proof = Secrets.userHash(user: "u1", identitySecret: app.identitySecret)
+                return try await client.execute(
+                    uri: "/v1/rewards/claims", method: .post, headers: Self.auth(app.clientKey),
+                    body: ByteBuffer(string: #"{"user":"u1","userHash":"\#(proof)","checklist":"\#(id)"\#(extra)}"#))
+            }
+            #expect(try await claimChecklist("nothing").status == .notFound)
+            #expect(try await claimChecklist("first-steps", extra: #","tour":"shop-tour""#).status == .badRequest)
+            let first = try await claimChecklist("first-steps")
+            #expect(first.status == .created)
+            let grant = try Self.json(first)
+            #expect(grant["checklist"] as? String == "first-steps" && grant["tour"] == nil && grant["credits"] as? Int == 10)
+            #expect(grant["balance"] as? Int == 15)
+            #expect(try await claimChecklist("first-steps").status == .ok)
+            #expect(try await store.balance(app: app.appId, user: "u1") == 15)
         }
     }
 

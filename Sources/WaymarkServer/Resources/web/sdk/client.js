@@ -157,6 +157,14 @@ export class WaymarkClient {
       this.render(this.engine.update(tips, now));
     }
     this.tourRules = tourRules;
+    // Checklists run in a part of their own, loaded with a catalog that has one.
+    this.lists?.stop();
+    this.lists = null;
+    if (catalog.checklists) {
+      this.renderer.part("checklists", () => import("./checklists.js")).then((module) => {
+        if (module && this.catalog === catalog && !this.stopped) this.lists = new module.Checklists(this, catalog.checklists, this.sharedLists);
+      });
+    }
     // A newer catalog keeps what the triggers have seen so far, including since the kept one ran.
     const seen = this.tourEvaluator?.snapshot() ?? this.kept.load("tours", undefined);
     this.tourEvaluator = new Evaluator(tourRules.map((t) => t.rule), seen);
@@ -181,6 +189,7 @@ export class WaymarkClient {
     // Rules test properties as they are typed (`purchase where amount >= 500`): text, finite numbers, flags.
     const typed = Object.fromEntries(Object.entries(properties ?? {}).filter(([, v]) => scalar(v)));
     this.tourEvaluator.record(cleanName, cleanTarget, now, typed);
+    this.lists?.record(cleanName, cleanTarget, now, typed);
     const commands = this.engine.record(cleanName, cleanTarget, now, typed);
     this.render(commands);
     this.checkTours();
@@ -195,6 +204,8 @@ export class WaymarkClient {
       "user.locale": this.context.locale, "user.id": this.user, ...this.extraContext,
     };
     const now = Date.now();
+    this.contextValues = all;
+    this.lists?.setContext(all, now);
     for (const [path, value] of Object.entries(all)) this.tourEvaluator.setContext(path, value ?? null, now);
     this.render(this.engine.setContext(Object.fromEntries(Object.entries(all).map(([k, v]) => [k, v ?? null])), now));
   }
@@ -298,7 +309,7 @@ export class WaymarkClient {
     for (const id of new Set([...this.finishedTours, ...Object.keys(this.tourPages)])) {
       tours[id] = { page: this.tourPages[id] ?? 0, finished: this.finishedTours.has(id) };
     }
-    const result = await this.transport.post("/v1/progress", { user: this.user, userHash: this.userHash, progress: { tips: this.engine.progress(), tours } });
+    const result = await this.transport.post("/v1/progress", { user: this.user, userHash: this.userHash, progress: { tips: this.engine.progress(), tours, checklists: this.lists?.progress() } });
     const progress = result?.answer?.progress;
     if (result?.outcome === "refused") console.warn("waymark: progress stays on this page:", result.message);
     if (!progress || this.stopped) return;
@@ -307,6 +318,8 @@ export class WaymarkClient {
       if (tour.page > (this.tourPages[id] ?? 0)) this.reached(id, tour.page, true);
     }
     this.kept.save("finishedTours", [...this.finishedTours]);
+    this.sharedLists = progress.checklists;
+    this.lists?.merge(progress.checklists);
     this.render(this.engine.merge(progress.tips ?? {}, Date.now()), true);
   }
 
@@ -428,6 +441,7 @@ export class WaymarkClient {
     this.stopCapture?.();
     this.kept.writePending();
     this.renderer?.stop();
+    this.lists?.stop();
   }
 }
 

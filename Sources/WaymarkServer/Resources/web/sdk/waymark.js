@@ -19,6 +19,8 @@
 //                 renderer loads when a catalog has a tour (/sdk/VERSION/tours.js)
 //   controls.js   buttons, the survey form, what a pressed button does, hotspot markers: a
 //                 part the renderer loads when a catalog has a survey, a button or a hotspot
+//   checklists.js first steps done by rules, their launcher and panel: a part the client loads
+//                 when a catalog has a checklist
 //   renderer.js   everything drawn in a page, with hooks for what its controls do
 //   storage.js    what is kept in localStorage
 //   transport.js  catalog, event batches, credit claims, identifies

@@ -591,7 +591,8 @@ private struct CatalogReader {
     }
 
     mutating func readChecklistItem(_ node: Node) -> ChecklistItem? {
-        guard let mapping = mapping(node, "a checklist item", keys: checklistItemKeys, expected: "id, content, done, and tour or tip") else {
+        guard let mapping = mapping(node, "a checklist item", keys: checklistItemKeys, expected: "id, content, done, and tour or tip")
+        else {
             return nil
         }
         let id = requiredName(mapping, "id", in: node)

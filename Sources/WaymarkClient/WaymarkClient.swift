@@ -127,6 +127,7 @@ public final class WaymarkClient: Sendable {
     private let queue: EventQueue
     private let cache: CatalogCache
     private let tourFile: TourProgressFile
+    private let checklistFile: ChecklistFile
     private let state: Locked<ClientState>
     private let lifecycle: Lifecycle
 
@@ -176,8 +177,13 @@ public final class WaymarkClient: Sendable {
         queue = EventQueue(url: file("events.jsonl"), limit: options.queueLimit)
         cache = CatalogCache(url: file("catalog.json"))
         tourFile = TourProgressFile(url: file("tours.json"))
+        checklistFile = ChecklistFile(url: file("checklists.json"))
         let entry = cache.load()
-        let state = Locked(ClientState(entry: entry, tours: tourFile.load()))
+        let kept = checklistFile.load()
+        var checklists = ChecklistRun(
+            entry?.catalog.checklists ?? [], progress: kept.progress, offered: kept.offered, restoring: kept.rules)
+        _ = checklists.setContext(context.values.mapValues { $0 }, at: options.clock())
+        let state = Locked(ClientState(entry: entry, tours: tourFile.load(), checklists: checklists))
         self.state = state
         let lifecycle = Lifecycle(queue: queue, state: state, user: user, properties: Self.standardProperties(context))
         self.lifecycle = lifecycle
@@ -222,6 +228,8 @@ public final class WaymarkClient: Sendable {
         let properties = properties.mapValues(\.asProperty)
         let produced = engine.record(name, target: target, properties: properties)
         enqueue(name, target: target, properties: properties)
+        let now = options.clock()
+        checklistsChanged(state.withLock { $0.checklists.record(name, target: target, properties: properties, at: now) })
         return produced
     }
 
@@ -376,7 +384,48 @@ public final class WaymarkClient: Sendable {
     /// Sets values of the client context rules read (`user.plan`, `cart.items`...).
     @discardableResult
     public func setContext(_ values: [String: ContextValue?]) -> [RenderCommand] {
-        engine.setContext(values)
+        let now = options.clock()
+        checklistsChanged(state.withLock { $0.checklists.setContext(values, at: now) })
+        return engine.setContext(values)
+    }
+
+    // MARK: Checklists
+
+    /// The catalog's checklists with the user's progress, for the app to draw (a launcher with
+    /// the count done, a panel of the items, the first offered and not completed): each item is
+    /// done once its rule holds and stays done. The client sends `checklist_item_done` (target:
+    /// the checklist; property `item`) and `checklist_completed` as they happen, which rules read;
+    /// claim a completed checklist's credits with ``claim(checklist:userHash:)``.
+    public var checklists: [ChecklistStatus] { state.withLock { $0.checklists.statuses } }
+
+    /// The user opened a checklist's panel: sends `checklist_opened`, which analytics count.
+    public func checklistOpened(_ id: String) {
+        enqueue(DeliveredChecklist.openedEvent, target: id, properties: ["checklist": .string(id)])
+    }
+
+    /// Sends what the rules latched and keeps the progress: done items stay done across restarts.
+    private func checklistsChanged(_ changes: [ChecklistRun.Change]) {
+        guard !changes.isEmpty else { return }
+        for change in changes {
+            switch change {
+            case .itemDone(let checklist, let item):
+                record(
+                    DeliveredChecklist.itemDoneEvent, target: checklist,
+                    properties: ["checklist": .string(checklist), "item": .string(item)])
+            case .completed(let checklist):
+                record(DeliveredChecklist.completedEvent, target: checklist, properties: ["checklist": .string(checklist)])
+            }
+        }
+        saveChecklists()
+    }
+
+    private func saveChecklists() {
+        let kept = state.withLock { state in
+            state.progressChanges += 1
+            return ChecklistFile.Kept(
+                progress: state.checklists.progress, offered: state.checklists.offered, rules: state.checklists.snapshot)
+        }
+        checklistFile.save(kept)
     }
 
     /// A container of the app's screen showed or hid (a screen was pushed, a sheet closed).
@@ -474,7 +523,16 @@ public final class WaymarkClient: Sendable {
             let catalog = try transport.decode(DeliveredCatalog.self, from: answer)
             let entry = CatalogCache.Entry(etag: answer.header("ETag"), query: query, catalog: catalog)
             cache.save(entry)
-            state.withLock { $0.entry = entry }
+            let values = context.values.mapValues { Optional($0) }
+            let now = options.clock()
+            let changes = state.withLock { state in
+                state.entry = entry
+                state.checklists = ChecklistRun(
+                    catalog.checklists ?? [], progress: state.checklists.progress, offered: state.checklists.offered,
+                    restoring: state.checklists.snapshot)
+                return state.checklists.setContext(values, at: now)
+            }
+            checklistsChanged(changes)
             engine.update(tips: catalog.tips.map(Tip.init))
             return .updated(version: catalog.version)
         } catch {
@@ -573,18 +631,27 @@ public final class WaymarkClient: Sendable {
     /// progress, for apps that draw tours.
     @discardableResult
     public func syncProgress() async throws(WaymarkClientError) -> SyncedProgress? {
-        guard let (userHash, changes, tours) = state.withLock({ state in state.userHash.map { ($0, state.progressChanges, state.tours) } })
+        guard
+            let (userHash, changes, tours, checklists) = state.withLock({ state in
+                state.userHash.map { ($0, state.progressChanges, state.tours, state.checklists.progress) }
+            })
         else { return nil }
-        let request = ProgressRequest(user: user, userHash: userHash, progress: UserProgress(tips: engine.progress, tours: tours))
+        let request = ProgressRequest(
+            user: user, userHash: userHash, progress: UserProgress(tips: engine.progress, tours: tours, checklists: checklists))
         let body = (try? JSONEncoder().encode(request)) ?? Data()
         let answer = try await post("v1/progress", body, accepting: [200])
         let synced = try transport.decode(SyncedProgress.self, from: answer)
         let changedMeanwhile = state.withLock { $0.progressChanges != changes }
-        let merged = state.withLock { state in
+        let (merged, kept) = state.withLock { state in
             state.tours = state.tours.merging(synced.progress.tours) { $0.merged(with: $1) }
-            return state.tours
+            state.checklists.merge(synced.progress.checklists)
+            return (
+                state.tours,
+                ChecklistFile.Kept(progress: state.checklists.progress, offered: state.checklists.offered, rules: state.checklists.snapshot)
+            )
         }
         tourFile.save(merged)
+        checklistFile.save(kept)
         engine.merge(synced.progress.tips)
         // What the merge changed the server already has; what the engine did meanwhile it has not.
         state.withLock { $0.progressShared = changedMeanwhile ? changes : $0.progressChanges }
@@ -661,6 +728,8 @@ struct ClientState {
     var entry: CatalogCache.Entry?
     /// The user's progress with tours, by id (``WaymarkClient/tourProgress``).
     var tours: [String: TourProgress] = [:]
+    /// The catalog's checklists and the user's progress with them (``WaymarkClient/checklists``).
+    var checklists = ChecklistRun([], progress: [:], offered: [])
     /// The user's identity proof, once ``WaymarkClient/identify(attributes:userHash:)`` gave one.
     var userHash: String?
     /// Failed uploads in a row: the background loop backs off by it.

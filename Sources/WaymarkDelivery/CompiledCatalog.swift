@@ -218,11 +218,13 @@ final class CompiledCatalog: Sendable {
         for checklist in catalog.checklists {
             let first = Int32(checklistRenditions.count)
             checklistRenditions.append(
-                Resolver.render(checklist, content: Resolver.delivered(checklist.content.fallback, locale: "default", narration), narration))
+                Resolver.render(checklist, content: Resolver.delivered(checklist.content.fallback, locale: "default", narration), narration)
+            )
             var entries: [LocaleEntry] = []
             for (index, (id, key, value)) in locales(checklist.content).enumerated() {
                 entries.append(LocaleEntry(locale: id, rendition: Int32(index + 1)))
-                checklistRenditions.append(Resolver.render(checklist, content: Resolver.delivered(value, locale: key, narration), narration))
+                checklistRenditions.append(
+                    Resolver.render(checklist, content: Resolver.delivered(value, locale: key, narration), narration))
             }
             checklistPlans.append(
                 ChecklistPlan(

@@ -18,8 +18,7 @@ extension WaymarkServer {
         guard sent.count <= ProgressLimits.perRequest else {
             throw APIError.badRequest("at most \(ProgressLimits.perRequest) tips, tours and checklists at once, not \(sent.count)")
         }
-        if let id = sent.ids.first(where: { $0.isEmpty || $0.utf8.count > ProgressLimits.idBytes })
-        {
+        if let id = sent.ids.first(where: { $0.isEmpty || $0.utf8.count > ProgressLimits.idBytes }) {
             throw APIError.badRequest("an id is text of 1 to \(ProgressLimits.idBytes) bytes, not \"\(id.prefix(80))…\"")
         }
         let outcome = Locked<ProgressMerge?>(nil)

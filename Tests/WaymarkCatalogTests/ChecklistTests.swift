@@ -37,8 +37,10 @@ import WaymarkCatalog
         func problems(_ items: String, extra: String = "") -> [String] {
             ActionTests.problems("tips: []\nchecklists:\n  - id: c\n    content: { title: C }\n\(extra)    items:\n" + items)
         }
-        #expect(problems("      - { id: a, content: { title: A }, done: tap:a, tour: nowhere }\n") == ["6:60 no tour with the id \"nowhere\""])
-        #expect(problems("      - { id: a, content: { title: A }, done: tap:a, tip: nothing }\n") == ["6:59 no tip with the id \"nothing\""])
+        #expect(
+            problems("      - { id: a, content: { title: A }, done: tap:a, tour: nowhere }\n") == ["6:60 no tour with the id \"nowhere\""])
+        #expect(
+            problems("      - { id: a, content: { title: A }, done: tap:a, tip: nothing }\n") == ["6:59 no tip with the id \"nothing\""])
         #expect(problems("      - { id: a, content: { title: A } }\n") == ["6:9 done is missing"])
         #expect(problems("      - { id: a, content: { title: A }, done: 'tap:(' }\n").first?.hasPrefix("6:") == true)
         #expect(

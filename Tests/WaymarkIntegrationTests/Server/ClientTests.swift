@@ -421,6 +421,50 @@ final class LiveServer: Sendable {
         }
     }
 
+    /// A checklist's items get done by what the user does, stay done across a restart, follow
+    /// the user to another device, and a completed checklist pays once.
+    @Test(arguments: StoreUnderTest.available)
+    func checklistsProgressByTheRulesAndFollowTheUser(_ kind: StoreUnderTest) async throws {
+        try await LiveServer.with(kind) { server in
+            let phone = server.directory.appendingPathComponent("phone")
+            let userHash = Secrets.userHash(user: "u1", identitySecret: server.shop.identitySecret)
+            var client = await WaymarkClient.start(
+                key: server.shop.clientKey, server: server.url, user: "u1", userHash: userHash, context: Self.context,
+                options: Self.options(phone))
+            let first = try #require(client.checklists.first)
+            #expect(first.checklist.id == "first-steps" && first.checklist.content.title == "शुरुआत करें")
+            #expect(first.checklist.items.map(\.content.title).first == "कोई उत्पाद देखें")
+            #expect(first.offered && first.done.isEmpty && first.fraction == (0, 4))
+            client.record("screen", target: "product")
+            client.record("screen", target: "search")
+            #expect(client.checklists.first?.done == ["browse", "search"])
+            await client.stop()
+            // A restart keeps what was done.
+            client = await WaymarkClient.start(
+                key: server.shop.clientKey, server: server.url, user: "u1", userHash: userHash, context: Self.context,
+                options: Self.options(phone))
+            #expect(client.checklists.first?.done == ["browse", "search"])
+            // Another device of the user gets it from the server.
+            let tablet = await WaymarkClient.start(
+                key: server.shop.clientKey, server: server.url, user: "u1", userHash: userHash, context: Self.context,
+                options: Self.options(server.directory.appendingPathComponent("tablet")))
+            #expect(tablet.checklists.first?.done == ["browse", "search"])
+            await tablet.stop()
+            client.record("tap", target: "add-to-cart")
+            client.record("tap", target: "checkout")
+            #expect(client.checklists.first?.completed == true)
+            let grant = try await client.claim(checklist: "first-steps", userHash: userHash)
+            #expect(grant.checklist == "first-steps" && grant.credits == 10 && grant.tour == nil)
+            #expect(try await client.claim(checklist: "first-steps", userHash: userHash).created == false)
+            _ = try await client.flush()
+            let events = try await server.store.events(
+                app: server.shop.appId, period: Period(from: 0, to: Int64.max), user: "u1", after: nil, limit: 200)
+            #expect(events.filter { $0.name == "checklist_item_done" }.count == 4)
+            #expect(events.filter { $0.name == "checklist_completed" }.map(\.target) == ["first-steps"])
+            await client.stop()
+        }
+    }
+
     @Test(arguments: StoreUnderTest.available)
     func startsOfflineFromTheLastCatalogAndUploadsWhenTheServerIsBack(_ kind: StoreUnderTest) async throws {
         try await LiveServer.with(kind) { server in

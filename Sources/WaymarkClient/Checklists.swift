@@ -11,7 +11,8 @@ struct ChecklistRun: Sendable {
     /// What a step of the rules did, for the client to send.
     enum Change: Equatable, Sendable {
         case itemDone(checklist: String, item: String)
-        case completed(checklist: String)
+        /// `seconds`: since it was offered on this device, when known.
+        case completed(checklist: String, seconds: Int?)
     }
 
     private(set) var checklists: [DeliveredChecklist]
@@ -20,10 +21,12 @@ struct ChecklistRun: Sendable {
     private var evaluator: Evaluator
     private(set) var progress: [String: ChecklistProgress]
     private(set) var offered: Set<String>
+    /// When each checklist was first offered on this device: its time to complete starts there.
+    private(set) var offeredAt: [String: Date]
 
     init(
         _ checklists: [DeliveredChecklist], progress: [String: ChecklistProgress], offered: Set<String>,
-        restoring snapshot: EvaluatorSnapshot? = nil
+        offeredAt: [String: Date] = [:], restoring snapshot: EvaluatorSnapshot? = nil
     ) {
         var rules: [Rule] = []
         var indices: [(Int, [Int])] = []
@@ -45,10 +48,14 @@ struct ChecklistRun: Sendable {
         self.evaluator = Evaluator(rules: rules, restoring: snapshot)
         self.progress = progress
         self.offered = offered
+        self.offeredAt = offeredAt
     }
 
     /// What the rules have seen, to keep across restarts.
     var snapshot: EvaluatorSnapshot { evaluator.snapshot() }
+
+    /// What is kept on disk.
+    var kept: ChecklistFile.Kept { ChecklistFile.Kept(progress: progress, offered: offered, offeredAt: offeredAt, rules: snapshot) }
 
     /// The checklists with the user's progress, for the app to draw.
     var statuses: [ChecklistStatus] {
@@ -61,12 +68,12 @@ struct ChecklistRun: Sendable {
 
     mutating func record(_ name: String, target: String?, properties: [String: ContextValue], at time: Date) -> [Change] {
         evaluator.record(name, target: target, properties: properties, at: time)
-        return latch()
+        return latch(at: time)
     }
 
     mutating func setContext(_ values: [String: ContextValue?], at time: Date) -> [Change] {
         for (path, value) in values { evaluator.setContext(path, to: value, at: time) }
-        return latch()
+        return latch(at: time)
     }
 
     /// Progress from the user's other devices: the union of the items done.
@@ -75,10 +82,10 @@ struct ChecklistRun: Sendable {
     }
 
     /// Latches what the rules say now: checklists offered, items done, checklists completed.
-    private mutating func latch() -> [Change] {
+    private mutating func latch(at time: Date) -> [Change] {
         var changes: [Change] = []
         for (checklist, indices) in zip(checklists, rules) {
-            if evaluator.value(ofRule: indices.trigger) { offered.insert(checklist.id) }
+            if evaluator.value(ofRule: indices.trigger), offered.insert(checklist.id).inserted { offeredAt[checklist.id] = time }
             var state = progress[checklist.id] ?? ChecklistProgress()
             for (item, rule) in zip(checklist.items, indices.items) where !state.done.contains(item.id) && evaluator.value(ofRule: rule) {
                 state.done.insert(item.id)
@@ -86,7 +93,8 @@ struct ChecklistRun: Sendable {
             }
             if !state.completed && checklist.items.allSatisfy({ state.done.contains($0.id) }) {
                 state.completed = true
-                changes.append(.completed(checklist: checklist.id))
+                let seconds = offeredAt[checklist.id].map { max(0, Int(time.timeIntervalSince($0).rounded())) }
+                changes.append(.completed(checklist: checklist.id, seconds: seconds))
             }
             progress[checklist.id] = state
         }
@@ -114,6 +122,7 @@ struct ChecklistFile: Sendable {
     struct Kept: Codable, Sendable {
         var progress: [String: ChecklistProgress] = [:]
         var offered: Set<String> = []
+        var offeredAt: [String: Date] = [:]
         var rules: EvaluatorSnapshot?
     }
 

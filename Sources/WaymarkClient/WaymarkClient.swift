@@ -181,7 +181,8 @@ public final class WaymarkClient: Sendable {
         let entry = cache.load()
         let kept = checklistFile.load()
         var checklists = ChecklistRun(
-            entry?.catalog.checklists ?? [], progress: kept.progress, offered: kept.offered, restoring: kept.rules)
+            entry?.catalog.checklists ?? [], progress: kept.progress, offered: kept.offered, offeredAt: kept.offeredAt,
+            restoring: kept.rules)
         _ = checklists.setContext(context.values.mapValues { $0 }, at: options.clock())
         let state = Locked(ClientState(entry: entry, tours: tourFile.load(), checklists: checklists))
         self.state = state
@@ -412,8 +413,10 @@ public final class WaymarkClient: Sendable {
                 record(
                     DeliveredChecklist.itemDoneEvent, target: checklist,
                     properties: ["checklist": .string(checklist), "item": .string(item)])
-            case .completed(let checklist):
-                record(DeliveredChecklist.completedEvent, target: checklist, properties: ["checklist": .string(checklist)])
+            case .completed(let checklist, let seconds):
+                var properties: [String: ContextValue] = ["checklist": .string(checklist)]
+                properties["seconds"] = seconds.map { .number(Double($0)) }
+                record(DeliveredChecklist.completedEvent, target: checklist, properties: properties)
             }
         }
         saveChecklists()
@@ -422,8 +425,7 @@ public final class WaymarkClient: Sendable {
     private func saveChecklists() {
         let kept = state.withLock { state in
             state.progressChanges += 1
-            return ChecklistFile.Kept(
-                progress: state.checklists.progress, offered: state.checklists.offered, rules: state.checklists.snapshot)
+            return state.checklists.kept
         }
         checklistFile.save(kept)
     }
@@ -529,7 +531,7 @@ public final class WaymarkClient: Sendable {
                 state.entry = entry
                 state.checklists = ChecklistRun(
                     catalog.checklists ?? [], progress: state.checklists.progress, offered: state.checklists.offered,
-                    restoring: state.checklists.snapshot)
+                    offeredAt: state.checklists.offeredAt, restoring: state.checklists.snapshot)
                 return state.checklists.setContext(values, at: now)
             }
             checklistsChanged(changes)
@@ -647,7 +649,7 @@ public final class WaymarkClient: Sendable {
             state.checklists.merge(synced.progress.checklists)
             return (
                 state.tours,
-                ChecklistFile.Kept(progress: state.checklists.progress, offered: state.checklists.offered, rules: state.checklists.snapshot)
+                state.checklists.kept
             )
         }
         tourFile.save(merged)

@@ -25,6 +25,7 @@ extension WaymarkConsole {
         async let experiments = analytics.experiments(app: app.id, catalog: catalog, period: choice.period)
         async let surveys = analytics.surveys(app: app.id, catalog: catalog, period: choice.period)
         async let actions = analytics.actions(app: app.id, catalog: catalog, period: choice.period)
+        async let checklists = analytics.checklists(app: app.id, catalog: catalog, period: choice.period)
         let report = try await engagement
         var values = frame("Analytics", signedIn, app: app)
         values["period"] = choice.values
@@ -76,6 +77,14 @@ extension WaymarkConsole {
             tourValues.append(entry)
         }
         values["tours"] = tourValues
+        values["checklists"] = try await checklists.map { report in
+            [
+                "id": report.checklist, "table": ReportTable.checklist(report).values,
+                "chart": Chart.bars(
+                    title: "Checklist \(report.checklist): users who did each item",
+                    rows: report.items.map { ($0.item, Double($0.users), String($0.users)) }),
+            ] as [String: Any]
+        }
         let presses = try await actions
         if !presses.isEmpty {
             values["actionsTable"] = ReportTable.actions(presses, seen: Self.seen(tips: tips, tours: try await tours)).values
@@ -213,7 +222,7 @@ extension WaymarkConsole {
 
     /// A table of the analytics page as CSV: `engagement`, `daily`, `tips`, `platforms?tip=`,
     /// `groups?tip=&by=`, `survey-groups?tip=&by=`, `tour-groups?tour=&by=`,
-    /// `tour?tour=`, `actions`, `experiments`, `surveys`, `survey?tip=`, `comments?tip=`.
+    /// `tour?tour=`, `checklist?checklist=`, `actions`, `experiments`, `surveys`, `survey?tip=`, `comments?tip=`.
     func analyticsExport(_ request: Request, _ context: WaymarkRequestContext) async throws -> Response {
         let (_, app) = try await access(request, context, needs: .viewer)
         let choice = try PeriodChoice(request, now: now())
@@ -264,6 +273,13 @@ extension WaymarkConsole {
                 table = ReportTable.tourGroups(
                     tour.id, try await analytics.tour(tour, app: app.id, period: choice.period, by: groups), label: label)
             }
+        case "checklist.csv":
+            guard
+                let report = try await analytics.checklists(app: app.id, catalog: catalog, period: choice.period).first(where: {
+                    $0.checklist == parameter("checklist")
+                })
+            else { throw ConsoleError.notFound }
+            table = ReportTable.checklist(report)
         case "actions.csv":
             async let tips = analytics.tips(app: app.id, catalog: catalog, period: choice.period, eligible: .unknown)
             async let tours = analytics.tours(app: app.id, catalog: catalog, period: choice.period)

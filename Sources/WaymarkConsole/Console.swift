@@ -55,6 +55,10 @@ public struct WaymarkConsole: Sendable {
         console.post("/apps/:app/tours/:id") { request, context in try await self.saveTour(request, context) }
         console.post("/apps/:app/tours/:id/delete") { request, context in try await self.deleteTour(request, context) }
         console.get("/apps/:app/tours/:id/preview") { request, context in try await self.tourPreviewPage(request, context) }
+        console.get("/apps/:app/new-checklist") { request, context in try await self.checklistPage(request, context, new: true) }
+        console.get("/apps/:app/checklists/:id") { request, context in try await self.checklistPage(request, context, new: false) }
+        console.post("/apps/:app/checklists/:id") { request, context in try await self.saveChecklist(request, context) }
+        console.post("/apps/:app/checklists/:id/delete") { request, context in try await self.deleteChecklist(request, context) }
         console.get("/apps/:app/new-media") { request, context in try await self.mediaPage(request, context, new: true) }
         console.get("/apps/:app/media/:id") { request, context in try await self.mediaPage(request, context, new: false) }
         console.post("/apps/:app/media/:id") { request, context in try await self.saveMedia(request, context) }

@@ -169,6 +169,25 @@ extension ReportTable {
         ]
     }
 
+    /// A checklist's completion funnel: users who opened it, who did each item (and the share of
+    /// those who opened it), who completed it, the median time it took, and the credits granted.
+    static func checklist(_ report: ChecklistReport) -> ReportTable {
+        let opened = report.opened
+        func share(_ users: Int) -> Cell { percent(opened > 0 ? Double(users) / Double(opened) : nil) }
+        return ReportTable(
+            "Checklist \(report.checklist)", ["Step", "Users", "Share of those who opened it"],
+            [[Cell(text: "opened"), number(opened), share(opened)]]
+                + report.items.map { [Cell(text: "item \($0.item)"), number($0.users), share($0.users)] }
+                + [
+                    [Cell(text: "completed"), number(report.completed), share(report.completed)],
+                    [
+                        Cell(text: "median time to complete"), Cell(text: report.medianSeconds.map { duration($0) } ?? "—"),
+                        Cell(text: "—"),
+                    ],
+                    [Cell(text: "credits granted"), number(report.credits), Cell(text: "—")],
+                ])
+    }
+
     /// Buttons and their presses; `seen` gives the users who saw each tip (by id) or tour page
     /// (`tour/page`), for the share who pressed.
     static func actions(_ reports: [ActionReport], seen: [String: Int]) -> ReportTable {

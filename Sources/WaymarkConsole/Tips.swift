@@ -37,6 +37,12 @@ extension WaymarkConsole {
                 "credits": tour.pages.compactMap(\.reward).reduce(0, +),
             ] as [String: Any]
         }
+        values["checklists"] = draftCatalog.checklists.map { checklist in
+            [
+                "id": checklist.id, "title": checklist.content.fallback.title, "items": checklist.items.count,
+                "credits": checklist.reward.map(String.init) ?? "none",
+            ] as [String: Any]
+        }
         values["media"] = draftCatalog.media.map { media in
             let users = draftCatalog.tours.filter { $0.pages.contains { $0.media == media.id } }.map(\.id)
             return ["id": media.id, "variants": media.variants.count, "usedBy": users.joined(separator: ", ")] as [String: Any]

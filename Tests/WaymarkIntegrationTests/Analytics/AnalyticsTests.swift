@@ -348,6 +348,43 @@ import WaymarkSupport
         }
     }
 
+    /// A checklist's funnel item by item, its completions with their median time, and its credits.
+    @Test func checklistsCountEachItemAndTheTimeToComplete() async throws {
+        try await withStore { store, _, period in
+            let catalog = try CatalogDocument.parse(
+                """
+                tips: []
+                checklists:
+                  - id: steps
+                    content: { title: Steps }
+                    reward: 10
+                    items:
+                      - { id: a, content: { title: A }, done: tap:a }
+                      - { id: b, content: { title: B }, done: tap:b }
+                """, file: "checklist.yaml")
+            var h = History(firstNumber: 5_000_000)
+            func done(_ user: String, _ minute: Int64, _ item: String) {
+                h.add(user, minute, "checklist_item_done", "steps", platform: "web", version: "2.0", ["checklist": "steps", "item": item])
+            }
+            h.add("u1", 10, "checklist_opened", "steps", platform: "web", version: "2.0", ["checklist": "steps"])
+            h.add("u2", 10, "checklist_opened", "steps", platform: "web", version: "2.0", ["checklist": "steps"])
+            done("u1", 11, "a")
+            done("u2", 11, "a")
+            done("u3", 11, "a")
+            done("u1", 12, "b")
+            done("u2", 13, "b")
+            done("u4", 13, "gone")
+            h.add("u1", 12, "checklist_completed", "steps", platform: "web", version: "2.0", ["checklist": "steps", "seconds": "120"])
+            h.add("u2", 13, "checklist_completed", "steps", platform: "web", version: "2.0", ["checklist": "steps", "seconds": "300"])
+            _ = try await store.insertEvents(h.events)
+            let report = try #require(try await Analytics(store: store).checklists(app: "shop", catalog: catalog, period: period).first)
+            #expect(report.opened == 2 && report.completed == 2)
+            #expect(report.items.map(\.item) == ["a", "b", "gone"] && report.items.map(\.users) == [3, 2, 1])
+            #expect(report.medianSeconds == 210)
+            #expect(report.completion == Proportion(2, of: 3))
+        }
+    }
+
     /// NPS answers by platform and version, comments newest first, and answers off the scale
     /// counted apart; CSAT's figure is the share of 4 and 5.
     @Test func surveyAnswersAndComments() async throws {

@@ -1114,6 +1114,90 @@ import WaymarkTestSupport
         }
     }
 
+    /// Checklists are edited in a form (items as rows, each with its rule checked and what its
+    /// "Show me" starts), keep their translations, list on the app's page, and their completion
+    /// funnel shows on the analytics page and exports.
+    @Test(arguments: StoreUnderTest.available)
+    func checklistsFromTheFormToTheirFunnel(_ kind: StoreUnderTest) async throws {
+        try await withConsole(kind) { setup in
+            var browser = try await Self.owner(setup)
+            let app = setup.shop.appId
+            let tour = try await setup.client.execute(
+                uri: "/v1/admin/catalog/draft/tours/welcome", method: .put, headers: [.authorization: "Bearer \(setup.shop.secretKey)"],
+                body: ByteBuffer(string: #"{"id": "welcome", "pages": [{"id": "p1", "content": {"title": "One"}}]}"#))
+            #expect(tour.status == .created)
+            func fields(_ items: [(String, String, String, String)], reward: String = "10") -> [(String, String)] {
+                [
+                    ("new", "1"), ("id", "first-steps"), ("title", "Get started"), ("body", "Four **steps**"), ("trigger", ""),
+                    ("targeting", ""), ("rollout", "100"), ("reward", reward),
+                ]
+                    + items.enumerated().flatMap { index, item in
+                        [
+                            ("item.\(index).id", item.0), ("item.\(index).title", item.1), ("item.\(index).done", item.2),
+                            ("item.\(index).start", item.3),
+                        ]
+                    }
+            }
+            let good = [("browse", "Look at a product", "screen:product", "tour:welcome"), ("pay", "Pay", "tap:pay", ""), ("", "", "", "")]
+            for (items, reward, message) in [
+                ([("browse", "Look", "screen:(", "")], "10", "item browse: its rule"),
+                ([("browse", "", "screen:product", "")], "10", "item browse: an item needs a title"),
+                ([("a", "A", "tap:a", "tour:nowhere")], "10", "no tour with the id &quot;nowhere&quot;"),
+                ([("", "", "", "")], "10", "a checklist needs at least one item"),
+                (good, "0", "reward"),
+            ] {
+                let refused = try await browser.post("/console/apps/\(app)/checklists/new", fields(items, reward: reward))
+                #expect(refused.status == .unprocessableContent, "\(message)")
+                #expect(String(buffer: refused.body).contains(message), "\(message)")
+            }
+            #expect(try await browser.post("/console/apps/\(app)/checklists/new", fields(good)).status == .seeOther)
+            // A translation written through the admin API stays through the form's next save.
+            let put = try await setup.client.execute(
+                uri: "/v1/admin/catalog/draft/checklists/first-steps", method: .put,
+                headers: [.authorization: "Bearer \(setup.shop.secretKey)"],
+                body: ByteBuffer(
+                    string: #"{"id": "first-steps", "content": {"title": "Get started", "locales": {"hi": {"title": "शुरू करें"}}}, "#
+                        + #""items": [{"id": "browse", "content": {"title": "Look", "locales": {"hi": {"title": "देखें"}}}, "done": "screen:product"}]}"#
+                ))
+            #expect(put.status == .ok)
+            #expect(
+                try await browser.post("/console/apps/\(app)/checklists/first-steps", fields(good).filter { $0.0 != "new" }).status
+                    == .seeOther)
+            let document = try #require(try await setup.store.draft(app: app)?.document)
+            let saved = try #require(try CatalogDocument.parse(document, file: "draft").checklists.first)
+            #expect(saved.items.map(\.id) == ["browse", "pay"] && saved.items[0].start == .tour("welcome") && saved.reward == 10)
+            #expect(saved.content.locales["hi"]?.title == "शुरू करें" && saved.items[0].content.locales["hi"]?.title == "देखें")
+            let overview = String(buffer: try await browser.get("/console/apps/\(app)").body)
+            #expect(
+                overview.contains(
+                    #"<a href="/console/apps/\#(app)/checklists/first-steps">first-steps</a></td><td>Get started</td><td>2</td><td>10</td>"#
+                ))
+            let form = String(buffer: try await browser.get("/console/apps/\(app)/checklists/first-steps").body)
+            #expect(form.contains(#"<option value="tour:welcome" selected>tour welcome</option>"#))
+            _ = try await browser.post("/console/apps/\(app)/publish", [])
+
+            let today = Date().millisecondsSince1970 - Date().millisecondsSince1970 % Period.day
+            func event(_ user: String, _ name: String, _ properties: [String: String]) -> StoredEvent {
+                StoredEvent(
+                    app: app, id: UUID().uuidString.lowercased(), user: user, name: name, target: "first-steps",
+                    timestamp: today + 3_600_000, receivedAt: today, clamped: false,
+                    properties: ["platform": "android", "checklist": "first-steps"].merging(properties) { $1 })
+            }
+            _ = try await setup.store.insertEvents([
+                event("a", "checklist_opened", [:]), event("b", "checklist_opened", [:]),
+                event("a", "checklist_item_done", ["item": "browse"]), event("b", "checklist_item_done", ["item": "browse"]),
+                event("a", "checklist_item_done", ["item": "pay"]), event("a", "checklist_completed", ["seconds": "600"]),
+            ])
+            let analytics = String(buffer: try await browser.get("/console/apps/\(app)/analytics?days=2").body)
+            #expect(analytics.contains("<td>item browse</td><td>2</td><td>100.0%</td>"))
+            #expect(analytics.contains("<td>completed</td><td>1</td><td>50.0%</td>"))
+            #expect(analytics.contains("<td>median time to complete</td><td>10 min</td>"))
+            let csv = String(
+                buffer: try await browser.get("/console/apps/\(app)/analytics/export/checklist.csv?days=2&checklist=first-steps").body)
+            #expect(csv.contains("item pay,1,50.0%\r\n"))
+        }
+    }
+
     /// The backtest runs the draft tip's rules over the recorded events; the debugger explains one user.
     /// Eligible counts: counted once in the background, a page not waiting past its patience,
     /// kept five minutes, and a failed count not kept.

@@ -76,7 +76,10 @@ export class Checklists {
     let changed = false;
     for (const { list, trigger, items } of this.lists) {
       const state = (this.state[list.id] ??= { done: [], completed: false });
-      if (!state.offered && evaluator.value(trigger)) state.offered = changed = true;
+      if (!state.offered && evaluator.value(trigger)) {
+        state.offered = changed = true;
+        state.offeredAt = time;
+      }
       list.items.forEach((item, index) => {
         if (!state.done.includes(item.id) && evaluator.value(items[index])) {
           state.done.push(item.id);
@@ -119,7 +122,11 @@ export class Checklists {
   /** Every item done: the event (which rules on this page see too), the panel opened with the
    *  news, and the credits claimed once. */
   completed(list, time) {
-    Promise.resolve().then(() => this.client.record("checklist_completed", list.id, { checklist: list.id }));
+    // How long it took, from when it was offered here.
+    const started = this.state[list.id].offeredAt;
+    const properties = { checklist: list.id };
+    if (started) properties.seconds = Math.max(0, Math.round((time - started) / 1000));
+    Promise.resolve().then(() => this.client.record("checklist_completed", list.id, properties));
     this.open = list.id;
     this.announce(list, "All done!");
     if (list.reward) this.claim(list);

@@ -162,7 +162,8 @@ import Testing
             let scope = "\nconst \(ModuleJoiner.variable(file)) = (() => {"
             let place = joined.main.contains(scope) ? "main" : joined.parts.first { $0.value.contains(scope) }?.key ?? "none"
             let expected =
-                ["ruletext.js", "preview.js"].contains(file) ? "none" : ["tours.js", "controls.js", "checklists.js"].contains(file) ? file : "main"
+                ["ruletext.js", "preview.js"].contains(file)
+                ? "none" : ["tours.js", "controls.js", "checklists.js"].contains(file) ? file : "main"
             #expect(place == expected, "\(file) is in \(place)")
         }
         let exports = joined.main.split(separator: "\n").last!.firstMatch(of: /export const \{ (.*) \} = __waymark;/)?.1

@@ -58,7 +58,11 @@ struct TwoServersTests {
             // the first, still reaches it on the next request.
             let shop = try String(contentsOf: Self.root.appendingPathComponent("examples/shop.yaml"), encoding: .utf8)
             let changed = FileManager.default.temporaryDirectory.appendingPathComponent("waymark-two-servers-\(UUID().uuidString).yaml")
-            try shop.replacingOccurrences(of: "id: search-tip", with: "id: find-tip").write(to: changed, atomically: true, encoding: .utf8)
+            // The tip and the checklist item that shows it.
+            try shop.replacingOccurrences(of: "id: search-tip", with: "id: find-tip").replacingOccurrences(
+                of: "tip: search-tip", with: "tip: find-tip"
+            )
+            .write(to: changed, atomically: true, encoding: .utf8)
             defer { try? FileManager.default.removeItem(at: changed) }
             _ = try Self.run(["push", changed.path, "--publish", "--server", first.url, "--key", secret])
             let (_, next) = try await Self.request("GET", second.url + "/v1/catalog?platform=web", key: client)

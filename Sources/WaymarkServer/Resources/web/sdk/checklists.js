@@ -166,12 +166,14 @@ export class Checklists {
     if (!this.launcher) {
       this.launcher = button(doc, { className: "wm-launcher", text: "", onClick: () => this.toggle() });
       this.launcher.dataset.waymarkUi = "checklist-launcher";
-      this.launcher.setAttribute("aria-controls", panelId);
       doc.body.append(this.launcher);
     }
     this.launcher.dataset.waymarkChecklist = list.id;
     this.launcher.textContent = `${list.content.title} ${done}/${list.items.length}`;
     this.launcher.setAttribute("aria-expanded", String(this.open === list.id));
+    // It names the panel it controls while there is one.
+    if (this.open === list.id) this.launcher.setAttribute("aria-controls", panelId);
+    else this.launcher.removeAttribute("aria-controls");
     this.launcher.lang = list.content.locale === "default" ? "" : list.content.locale;
     if (this.open !== list.id) return this.panel?.remove();
     const had = this.panel?.contains(doc.activeElement) ? doc.activeElement.dataset.waymarkItem ?? "panel" : null;

@@ -15,16 +15,49 @@ public struct DeliveredCatalog: Codable, Hashable, Sendable {
     public var tours: [DeliveredTour]
     /// The onboarding checklists this client is offered; nil when none.
     public var checklists: [DeliveredChecklist]?
+    /// The help articles the help launcher lists and finds; nil when none.
+    public var articles: [DeliveredArticle]?
 
-    /// A catalog of `version` with these tips, tours and checklists.
+    /// A catalog of `version` with these tips, tours, checklists and articles.
     public init(
-        version: Int, frequency: String, tips: [DeliveredTip], tours: [DeliveredTour], checklists: [DeliveredChecklist]? = nil
+        version: Int, frequency: String, tips: [DeliveredTip], tours: [DeliveredTour], checklists: [DeliveredChecklist]? = nil,
+        articles: [DeliveredArticle]? = nil
     ) {
         self.version = version
         self.frequency = frequency
         self.tips = tips
         self.tours = tours
         self.checklists = checklists
+        self.articles = articles
+    }
+}
+
+/// A help article for one client, in its language. The help launcher sends `help_opened`
+/// (property `screen`), `help_searched` (properties `query` and `results`, the number found) and
+/// `article_opened` (target: the article).
+public struct DeliveredArticle: Codable, Hashable, Sendable {
+    /// The event the help launcher sends when opened (property `screen`).
+    public static let helpOpenedEvent = "help_opened"
+    /// The event the help launcher sends for a search (properties `query`, `results`, `screen`).
+    public static let searchedEvent = "help_searched"
+    /// The event the help launcher sends when the user opens an article (target: the article).
+    public static let openedEvent = "article_opened"
+
+    /// The article's id, unique in the catalog.
+    public var id: String
+    /// Its title, text and narration.
+    public var content: DeliveredContent
+    /// The screens it belongs to; nil: every screen.
+    public var screens: [String]?
+    /// More words it is found by; nil: none.
+    public var keywords: [String]?
+
+    /// An article on these screens, found by these keywords too.
+    public init(id: String, content: DeliveredContent, screens: [String]? = nil, keywords: [String]? = nil) {
+        self.id = id
+        self.content = content
+        self.screens = screens
+        self.keywords = keywords
     }
 }
 
@@ -32,9 +65,11 @@ public struct DeliveredCatalog: Codable, Hashable, Sendable {
 /// language of the checklist's content. The SDKs send `checklist_item_done` (target: the
 /// checklist; property `item`) as an item gets done and `checklist_completed` when all are.
 public struct DeliveredChecklist: Codable, Hashable, Sendable {
-    /// The events an SDK sends about checklists, all with the checklist as target.
+    /// The event an SDK sends when an item gets done (target: the checklist; property `item`).
     public static let itemDoneEvent = "checklist_item_done"
+    /// The event an SDK sends when every item is done (target: the checklist).
     public static let completedEvent = "checklist_completed"
+    /// The event an SDK sends when the user opens the checklist's panel (target: the checklist).
     public static let openedEvent = "checklist_opened"
 
     /// The checklist's id, unique in the catalog.

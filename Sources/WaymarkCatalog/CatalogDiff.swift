@@ -2,7 +2,7 @@
 /// the console shows them before publishing.
 public struct CatalogChange: Hashable, Sendable {
     public enum Kind: String, Hashable, Sendable {
-        case tip, tour, checklist, media, segment
+        case tip, tour, checklist, article, media, segment
         /// Frequency, rewards and narration: the settings of the whole catalog.
         case settings
     }
@@ -46,6 +46,7 @@ public struct CatalogChange: Hashable, Sendable {
         compare(.tip, old.tips, new.tips, id: \.id, yaml: CatalogDocument.yaml)
         compare(.tour, old.tours, new.tours, id: \.id, yaml: CatalogDocument.yaml)
         compare(.checklist, old.checklists, new.checklists, id: \.id, yaml: CatalogDocument.yaml)
+        compare(.article, old.articles, new.articles, id: \.id, yaml: CatalogDocument.yaml)
         compare(.media, old.media, new.media, id: \.id, yaml: CatalogDocument.yaml)
         compare(.segment, old.segments, new.segments, id: \.name, yaml: CatalogDocument.yaml)
         let settings = { (catalog: Catalog) in

@@ -65,6 +65,11 @@ import Yams
 ///     items:                    # up to 12
 ///       - { id: browse, content: { title: Look at a product }, done: screen:product, tour: welcome }
 ///       - { id: address, content: { title: Save an address }, done: screen:address-saved, tip: address-tip }
+/// articles:                   # help the launcher lists and finds, in the user's language
+///   - id: delivery-times
+///     content: { title: When will my order arrive?, body: Most orders arrive in 3 days. }
+///     screens: [cart, checkout]   # where it is listed first; none: every screen
+///     keywords: [delivery, shipping, डिलीवरी]
 /// media:
 ///   - id: intro-video
 ///     variants:
@@ -118,6 +123,11 @@ public enum CatalogDocument {
         try parseOne(text, file: file) { $0.readChecklist($1) }
     }
 
+    /// One entry of `articles`.
+    public static func parseArticle(_ text: String, file: String) throws(DiagnosticsError) -> Article {
+        try parseOne(text, file: file) { $0.readArticle($1) }
+    }
+
     /// One entry of `segments`.
     public static func parseSegment(_ text: String, file: String) throws(DiagnosticsError) -> Segment {
         try parseOne(text, file: file) { $0.readSegment($1) }
@@ -156,6 +166,7 @@ private let segmentKeys = ["name", "summary", "rule"]
 private let pageKeys = ["id", "content", "media", "reward", "actions"]
 private let checklistKeys = ["id", "content", "trigger", "targeting", "rollout", "reward", "items"]
 private let checklistItemKeys = ["id", "content", "done", "tour", "tip"]
+private let articleKeys = ["id", "content", "screens", "keywords", "targeting", "rollout"]
 private let mediaVariantKeys = ["url", "thumbnail", "type", "model", "family", "minAppVersion", "locale"]
 /// The client context targeting rules read; besides these, any user attribute, `user.<name>`.
 public let targetingPaths: Set<String> = ["device.platform", "device.model", "app.version", "user.locale", "user.id"]
@@ -202,7 +213,8 @@ private struct CatalogReader {
             fail(at: root, "a catalog is a mapping with the keys frequency and tips")
             return nil
         }
-        checkKeys(mapping, allowed: ["frequency", "segments", "tips", "tours", "checklists", "media", "rewards", "narration"])
+        checkKeys(
+            mapping, allowed: ["frequency", "segments", "tips", "tours", "checklists", "articles", "media", "rewards", "narration"])
         // Segments first: targeting anywhere in the catalog may name them.
         let segments = mapping["segments"].map { list($0, "segments") { $0.readSegment($1) } } ?? []
         knownSegments = Set(segments.map(\.name))
@@ -257,6 +269,8 @@ private struct CatalogReader {
         uniqueIDs(tours.map(\.id), in: mapping["tours"], "tour")
         let checklists = mapping["checklists"].map { list($0, "checklists") { $0.readChecklist($1) } } ?? []
         uniqueIDs(checklists.map(\.id), in: mapping["checklists"], "checklist")
+        let articles = mapping["articles"].map { list($0, "articles") { $0.readArticle($1) } } ?? []
+        uniqueIDs(articles.map(\.id), in: mapping["articles"], "article")
         let tipIDs = Set(tips.map(\.id))
         for (node, tip) in checklistTips where !tipIDs.contains(tip) {
             fail(at: node, "no tip with the id \"\(tip)\"")
@@ -270,8 +284,8 @@ private struct CatalogReader {
         let rewards = mapping["rewards"].map { readRewards($0) } ?? RewardPolicy()
         let narration = mapping["narration"].flatMap { readNarration($0) }
         return Catalog(
-            frequency: frequency, segments: segments, tips: tips, tours: tours, checklists: checklists, media: media, rewards: rewards,
-            narration: narration)
+            frequency: frequency, segments: segments, tips: tips, tours: tours, checklists: checklists, articles: articles, media: media,
+            rewards: rewards, narration: narration)
     }
 
     /// Reads a list with `read` for each element, skipping the ones that fail.
@@ -610,6 +624,35 @@ private struct CatalogReader {
         }
         guard let id, let content, let done else { return nil }
         return ChecklistItem(id: id, content: content, done: done, start: start)
+    }
+
+    mutating func readArticle(_ node: Node) -> Article? {
+        guard let mapping = mapping(node, "an article", keys: articleKeys) else { return nil }
+        let id = requiredName(mapping, "id", in: node)
+        let content = requiredContent(mapping, in: node)
+        let screens = mapping["screens"].map { words($0, "screens", names: true) } ?? []
+        let keywords = mapping["keywords"].map { words($0, "keywords", names: false) } ?? []
+        if keywords.count > Article.keywordLimit, let node = mapping["keywords"] {
+            fail(at: node, "an article has at most \(Article.keywordLimit) keywords")
+        }
+        let targeting = readTargeting(mapping)
+        guard let id, let content else { return nil }
+        return Article(id: id, content: content, screens: screens, keywords: keywords, targeting: targeting)
+    }
+
+    /// A list of words: screen names (as rules name them) or keywords (any text, 1 to 64 bytes).
+    mutating func words(_ node: Node, _ key: String, names: Bool) -> [String] {
+        list(node, key) { reader, element -> String? in
+            guard let text = reader.string(element, key) else { return nil }
+            let word = text.trimmingCharacters(in: .whitespaces)
+            if names ? !Segment.isName(word) : (word.isEmpty || word.utf8.count > 64) {
+                reader.fail(
+                    at: element,
+                    names ? "\"\(word)\" is not a screen's name (letters, digits, _ and -)" : "a keyword is 1 to 64 bytes of text")
+                return nil
+            }
+            return word
+        }
     }
 
     /// Credits: 1 to 1,000,000.

@@ -18,16 +18,20 @@ public struct Catalog: Hashable, Sendable {
     public var segments: [Segment]
     /// Onboarding checklists: tasks each done when a rule over the user's history holds.
     public var checklists: [Checklist]
+    /// Help articles the help launcher lists and finds.
+    public var articles: [Article]
 
     public init(
         frequency: DisplayFrequency = .immediate, segments: [Segment] = [], tips: [CatalogTip], tours: [Tour] = [],
-        checklists: [Checklist] = [], media: [Media] = [], rewards: RewardPolicy = RewardPolicy(), narration: NarrationSettings? = nil
+        checklists: [Checklist] = [], articles: [Article] = [], media: [Media] = [], rewards: RewardPolicy = RewardPolicy(),
+        narration: NarrationSettings? = nil
     ) {
         self.frequency = frequency
         self.segments = segments
         self.tips = tips
         self.tours = tours
         self.checklists = checklists
+        self.articles = articles
         self.media = media
         self.rewards = rewards
         self.narration = narration
@@ -519,6 +523,32 @@ public struct Checklist: Hashable, Sendable {
         self.targeting = targeting
         self.reward = reward
         self.items = items
+    }
+}
+
+/// A help article: an answer the help launcher lists on the screens it belongs to and finds by
+/// its words in the user's language (its title, its text and its keywords), read aloud where it
+/// has narration.
+public struct Article: Hashable, Sendable {
+    public var id: String
+    public var content: Localized<Content>
+    /// The screens it belongs to (`cart`, as `screen:cart` names them); empty: every screen.
+    public var screens: [String]
+    /// More words it is found by, in any language and script (`delivery`, `डिलीवरी`).
+    public var keywords: [String]
+    public var targeting: Targeting
+
+    /// The most keywords an article has.
+    public static let keywordLimit = 20
+
+    public init(
+        id: String, content: Localized<Content>, screens: [String] = [], keywords: [String] = [], targeting: Targeting = Targeting()
+    ) {
+        self.id = id
+        self.content = content
+        self.screens = screens
+        self.keywords = keywords
+        self.targeting = targeting
     }
 }
 

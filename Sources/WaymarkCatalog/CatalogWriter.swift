@@ -18,6 +18,7 @@ extension CatalogDocument {
     public static func yaml(_ media: Media) -> String { emit(node(media)) }
     public static func yaml(_ segment: Segment) -> String { emit(node(segment)) }
     public static func yaml(_ checklist: Checklist) -> String { emit(node(checklist)) }
+    public static func yaml(_ article: Article) -> String { emit(node(article)) }
 
     private static func emit(_ node: Node) -> String {
         // Every node is made here from strings and numbers, which the emitter always accepts.
@@ -31,6 +32,7 @@ extension CatalogDocument {
         pairs["tips"] = Node(catalog.tips.map(node))
         if !catalog.tours.isEmpty { pairs["tours"] = Node(catalog.tours.map(node)) }
         if !catalog.checklists.isEmpty { pairs["checklists"] = Node(catalog.checklists.map(node)) }
+        if !catalog.articles.isEmpty { pairs["articles"] = Node(catalog.articles.map(node)) }
         if !catalog.media.isEmpty { pairs["media"] = Node(catalog.media.map(node)) }
         if let cap = catalog.rewards.maxCreditsPerUser {
             pairs["rewards"] = Node([(text("maxCreditsPerUser"), number(cap))])
@@ -153,6 +155,16 @@ extension CatalogDocument {
                 }
                 return pairs.node
             })
+        return pairs.node
+    }
+
+    static func node(_ article: Article) -> Node {
+        var pairs = Pairs()
+        pairs["id"] = text(article.id)
+        pairs["content"] = node(article.content)
+        if !article.screens.isEmpty { pairs["screens"] = Node(article.screens.map(text)) }
+        if !article.keywords.isEmpty { pairs["keywords"] = Node(article.keywords.map(text)) }
+        addTargeting(article.targeting, to: &pairs)
         return pairs.node
     }
 

@@ -79,8 +79,9 @@ public final class WaymarkClient: Sendable {
         public var action: DeliveredAction
         /// The tip it was on, or nil for a tour page.
         public var tip: String?
-        /// The tour and page it was on, or nil for a tip.
+        /// The tour it was on, or nil for a tip.
         public var tour: String?
+        /// The tour's page it was on, or nil for a tip.
         public var page: String?
 
         /// A press of `action` on a tip, or on a tour's page.
@@ -436,7 +437,7 @@ public final class WaymarkClient: Sendable {
         engine.setContainer(container, visible: visible)
     }
 
-    private func enqueue(_ name: String, target: String?, properties: [String: ContextValue]) {
+    func enqueue(_ name: String, target: String?, properties: [String: ContextValue]) {
         lifecycle.enqueue(name, target: target, properties: lifecycle.properties.merging(properties) { $1 }, at: options.clock())
         let due = queue.count >= options.batchSize
         let start = state.withLock { state in

@@ -26,6 +26,7 @@ extension WaymarkConsole {
         async let surveys = analytics.surveys(app: app.id, catalog: catalog, period: choice.period)
         async let actions = analytics.actions(app: app.id, catalog: catalog, period: choice.period)
         async let checklists = analytics.checklists(app: app.id, catalog: catalog, period: choice.period)
+        async let help = analytics.help(app: app.id, catalog: catalog, period: choice.period)
         let report = try await engagement
         var values = frame("Analytics", signedIn, app: app)
         values["period"] = choice.values
@@ -84,6 +85,13 @@ extension WaymarkConsole {
                     title: "Checklist \(report.checklist): users who did each item",
                     rows: report.items.map { ($0.item, Double($0.users), String($0.users)) }),
             ] as [String: Any]
+        }
+        let helpReport = try await help
+        if !catalog.articles.isEmpty || helpReport.opened > 0 {
+            values["help"] = [
+                "summary": ReportTable.help(helpReport).values, "unanswered": ReportTable.unanswered(helpReport).values,
+                "articles": ReportTable.articles(helpReport).values,
+            ]
         }
         let presses = try await actions
         if !presses.isEmpty {
@@ -222,7 +230,7 @@ extension WaymarkConsole {
 
     /// A table of the analytics page as CSV: `engagement`, `daily`, `tips`, `platforms?tip=`,
     /// `groups?tip=&by=`, `survey-groups?tip=&by=`, `tour-groups?tour=&by=`,
-    /// `tour?tour=`, `checklist?checklist=`, `actions`, `experiments`, `surveys`, `survey?tip=`, `comments?tip=`.
+    /// `tour?tour=`, `checklist?checklist=`, `help-unanswered`, `help-articles`, `actions`, `experiments`, `surveys`, `survey?tip=`, `comments?tip=`.
     func analyticsExport(_ request: Request, _ context: WaymarkRequestContext) async throws -> Response {
         let (_, app) = try await access(request, context, needs: .viewer)
         let choice = try PeriodChoice(request, now: now())
@@ -280,6 +288,9 @@ extension WaymarkConsole {
                 })
             else { throw ConsoleError.notFound }
             table = ReportTable.checklist(report)
+        case "help-unanswered.csv", "help-articles.csv":
+            let report = try await analytics.help(app: app.id, catalog: catalog, period: choice.period)
+            table = name == "help-unanswered.csv" ? ReportTable.unanswered(report) : ReportTable.articles(report)
         case "actions.csv":
             async let tips = analytics.tips(app: app.id, catalog: catalog, period: choice.period, eligible: .unknown)
             async let tours = analytics.tours(app: app.id, catalog: catalog, period: choice.period)

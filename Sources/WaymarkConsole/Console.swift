@@ -59,6 +59,10 @@ public struct WaymarkConsole: Sendable {
         console.get("/apps/:app/checklists/:id") { request, context in try await self.checklistPage(request, context, new: false) }
         console.post("/apps/:app/checklists/:id") { request, context in try await self.saveChecklist(request, context) }
         console.post("/apps/:app/checklists/:id/delete") { request, context in try await self.deleteChecklist(request, context) }
+        console.get("/apps/:app/new-article") { request, context in try await self.articlePage(request, context, new: true) }
+        console.get("/apps/:app/articles/:id") { request, context in try await self.articlePage(request, context, new: false) }
+        console.post("/apps/:app/articles/:id") { request, context in try await self.saveArticle(request, context) }
+        console.post("/apps/:app/articles/:id/delete") { request, context in try await self.deleteArticle(request, context) }
         console.get("/apps/:app/new-media") { request, context in try await self.mediaPage(request, context, new: true) }
         console.get("/apps/:app/media/:id") { request, context in try await self.mediaPage(request, context, new: false) }
         console.post("/apps/:app/media/:id") { request, context in try await self.saveMedia(request, context) }

@@ -84,12 +84,14 @@ extension WaymarkConsole {
         }
     }
 
-    /// How a form names the object a line belongs to: `tip/ID`, `tip/ID/VARIANT`, `page/TOUR/PAGE`.
+    /// How a form names the object a line belongs to: `tip/ID`, `tip/ID/VARIANT`, `page/TOUR/PAGE`,
+    /// `article/ID`.
     static func ownerField(_ owner: NarrationPlan.Line.Owner) -> String {
         switch owner {
         case .tip(let id, nil): "tip/\(id)"
         case .tip(let id, let variant?): "tip/\(id)/\(variant)"
         case .page(let tour, let page): "page/\(tour)/\(page)"
+        case .article(let id): "article/\(id)"
         }
     }
 
@@ -194,9 +196,11 @@ extension WaymarkConsole {
             {
                 found = apply(&catalog.tours[tour].pages[page].content)
             }
+        case ("article", 2):
+            if let index = catalog.articles.firstIndex(where: { $0.id == parts[1] }) { found = apply(&catalog.articles[index].content) }
         default:
             break
         }
-        if !found { throw ConsoleError.badRequest("The draft has no such tip, page or locale: reload the page.") }
+        if !found { throw ConsoleError.badRequest("The draft has no such tip, page, article or locale: reload the page.") }
     }
 }

@@ -169,6 +169,34 @@ extension ReportTable {
         ]
     }
 
+    /// The help launcher: opens and searches.
+    static func help(_ report: HelpReport) -> ReportTable {
+        ReportTable(
+            "Help: opens and searches", ["", "Users", "Times"],
+            [
+                [Cell(text: "opened the help"), number(report.openedUsers), number(report.opened)],
+                [Cell(text: "searched"), number(report.searchers), number(report.searches)],
+                [
+                    Cell(text: "searched and found nothing"), number(report.unanswered.reduce(0) { $0 + $1.users }),
+                    number(report.unanswered.reduce(0) { $0 + $1.searches }),
+                ],
+            ])
+    }
+
+    /// What people looked for in the help and did not find, most searched first.
+    static func unanswered(_ report: HelpReport) -> ReportTable {
+        ReportTable(
+            "Searches that found nothing", ["What they typed", "Searches", "Users"],
+            report.unanswered.map { [Cell(text: $0.query), number($0.searches), number($0.users)] })
+    }
+
+    /// Each help article: the users who opened it, and how often.
+    static func articles(_ report: HelpReport) -> ReportTable {
+        ReportTable(
+            "Articles read", ["Article", "Users", "Opens"],
+            report.articles.map { [Cell(text: $0.article), number($0.users), number($0.opens)] })
+    }
+
     /// A checklist's completion funnel: users who opened it, who did each item (and the share of
     /// those who opened it), who completed it, the median time it took, and the credits granted.
     static func checklist(_ report: ChecklistReport) -> ReportTable {

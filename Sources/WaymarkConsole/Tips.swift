@@ -43,6 +43,12 @@ extension WaymarkConsole {
                 "credits": checklist.reward.map(String.init) ?? "none",
             ] as [String: Any]
         }
+        values["articles"] = draftCatalog.articles.map { article in
+            [
+                "id": article.id, "title": article.content.fallback.title,
+                "screens": article.screens.isEmpty ? "every screen" : article.screens.joined(separator: ", "),
+            ]
+        }
         values["media"] = draftCatalog.media.map { media in
             let users = draftCatalog.tours.filter { $0.pages.contains { $0.media == media.id } }.map(\.id)
             return ["id": media.id, "variants": media.variants.count, "usedBy": users.joined(separator: ", ")] as [String: Any]

@@ -15,6 +15,8 @@ public struct Resolution: Hashable, Sendable {
     let tours: [Int32]
     /// Per delivered checklist, its rendition.
     let checklists: [Int32]
+    /// Per delivered article, its rendition.
+    let articles: [Int32]
     /// A strong ETag: a 128-bit hash of the catalog's renditions and of the choice among them.
     public let etag: String
 }
@@ -57,8 +59,9 @@ final class CompiledCatalog: Sendable {
         var pages: [PagePlan]
     }
 
-    /// A checklist: who gets it, and its renditions (0 its default text, n the nth of `locales`).
-    struct ChecklistPlan {
+    /// A checklist or an article: who gets it, and its renditions (0 its default text, n the nth
+    /// of `locales`).
+    struct LocalizedPlan {
         var rule: Int32
         var rollout: Int32
         var rolloutSeed: UInt64
@@ -93,13 +96,15 @@ final class CompiledCatalog: Sendable {
     let tourIDs: [String]
     let tourTriggers: [Rule?]
     let pageRenditions: [DeliveredPage]
-    let checklistPlans: [ChecklistPlan]
+    let checklistPlans: [LocalizedPlan]
     let checklistRenditions: [DeliveredChecklist]
+    let articlePlans: [LocalizedPlan]
+    let articleRenditions: [DeliveredArticle]
     /// Every piece of JSON a delivered catalog is assembled from, in one array.
     let pieces: JSONPieces
     /// Where each kind of piece starts in `pieces`: tip renditions, page renditions, tour heads
     /// (`{"id":…,"pages":[`) and tour tails (`],"trigger":…}` or `]}`), each in index order.
-    let firstTip, firstPage, firstTourHead, firstTourTail, firstChecklist: Int32
+    let firstTip, firstPage, firstTourHead, firstTourTail, firstChecklist, firstArticle: Int32
     /// A hash of every rendition: the ETag's seed, so different catalogs never share one.
     let contentHash: (UInt64, UInt64)
 
@@ -213,23 +218,31 @@ final class CompiledCatalog: Sendable {
             tourTails.append(tour.trigger.map { Array(#"],"trigger":"#.utf8) + json($0) + Array("}".utf8) } ?? Array("]}".utf8))
         }
 
-        var checklistPlans: [ChecklistPlan] = []
-        var checklistRenditions: [DeliveredChecklist] = []
-        for checklist in catalog.checklists {
-            let first = Int32(checklistRenditions.count)
-            checklistRenditions.append(
-                Resolver.render(checklist, content: Resolver.delivered(checklist.content.fallback, locale: "default", narration), narration)
-            )
+        // A checklist's or an article's plan, its renditions made by `render` for each locale of its content.
+        func plan<T>(
+            _ id: String, _ targeting: Targeting, _ content: Localized<Content>, into renditions: inout [T],
+            _ render: (DeliveredContent) -> T
+        ) -> LocalizedPlan {
+            let first = Int32(renditions.count)
+            renditions.append(render(Resolver.delivered(content.fallback, locale: "default", narration)))
             var entries: [LocaleEntry] = []
-            for (index, (id, key, value)) in locales(checklist.content).enumerated() {
+            for (index, (id, key, value)) in locales(content).enumerated() {
                 entries.append(LocaleEntry(locale: id, rendition: Int32(index + 1)))
-                checklistRenditions.append(
-                    Resolver.render(checklist, content: Resolver.delivered(value, locale: key, narration), narration))
+                renditions.append(render(Resolver.delivered(value, locale: key, narration)))
             }
-            checklistPlans.append(
-                ChecklistPlan(
-                    rule: rule(checklist.targeting), rollout: Int32(checklist.targeting.rollout),
-                    rolloutSeed: Resolver.seed("rollout", checklist.id), locales: entries, firstRendition: first))
+            return LocalizedPlan(
+                rule: rule(targeting), rollout: Int32(targeting.rollout), rolloutSeed: Resolver.seed("rollout", id), locales: entries,
+                firstRendition: first)
+        }
+        var checklistRenditions: [DeliveredChecklist] = []
+        let checklistPlans = catalog.checklists.map { checklist in
+            plan(checklist.id, checklist.targeting, checklist.content, into: &checklistRenditions) {
+                Resolver.render(checklist, content: $0, narration)
+            }
+        }
+        var articleRenditions: [DeliveredArticle] = []
+        let articlePlans = catalog.articles.map { article in
+            plan(article.id, article.targeting, article.content, into: &articleRenditions) { Resolver.render(article, content: $0) }
         }
 
         self.rules = rules
@@ -248,6 +261,8 @@ final class CompiledCatalog: Sendable {
         self.pageRenditions = pageRenditions
         self.checklistPlans = checklistPlans
         self.checklistRenditions = checklistRenditions
+        self.articlePlans = articlePlans
+        self.articleRenditions = articleRenditions
 
         var pieces = JSONPieces(
             head: Array(#"{"frequency":"#.utf8) + json(frequency) + Array(#","tips":["#.utf8),
@@ -263,6 +278,8 @@ final class CompiledCatalog: Sendable {
         for page in pageRenditions { pieces.append(json(page)) }
         firstChecklist = pieces.count
         for checklist in checklistRenditions { pieces.append(json(checklist)) }
+        firstArticle = pieces.count
+        for article in articleRenditions { pieces.append(json(article)) }
         self.pieces = pieces
 
         // Every piece but the comma and the tours' opening, each hashed on its own.
@@ -340,11 +357,13 @@ final class CompiledCatalog: Sendable {
             }
         }
 
-        var checklists: [Int32] = []
-        for plan in checklistPlans where admitted(plan.rule, plan.rollout, plan.rolloutSeed, user) {
-            let content = plan.locales.withUnsafeBufferPointer { Self.pick(chain, 0, $0.count, $0) } ?? 0
-            checklists.append(plan.firstRendition + content)
+        func renditions(_ plans: [LocalizedPlan]) -> [Int32] {
+            plans.filter { admitted($0.rule, $0.rollout, $0.rolloutSeed, user) }.map { plan in
+                plan.firstRendition + (plan.locales.withUnsafeBufferPointer { Self.pick(chain, 0, $0.count, $0) } ?? 0)
+            }
         }
+        let checklists = renditions(checklistPlans)
+        let articles = renditions(articlePlans)
 
         var hash = contentHash
         tips.withUnsafeBytes { Self.mix(&hash, $0) }
@@ -352,8 +371,10 @@ final class CompiledCatalog: Sendable {
         tours.withUnsafeBytes { Self.mix(&hash, $0) }
         Self.mix(&hash, [0xFE])
         checklists.withUnsafeBytes { Self.mix(&hash, $0) }
+        Self.mix(&hash, [0xFD])
+        articles.withUnsafeBytes { Self.mix(&hash, $0) }
         let etag = "\"" + Self.hex(hash.0) + Self.hex(hash.1) + "\""
-        return Resolution(version: version, tips: tips, tours: tours, checklists: checklists, etag: etag)
+        return Resolution(version: version, tips: tips, tours: tours, checklists: checklists, articles: articles, etag: etag)
     }
 
     /// The rendition for the most specific locale of the chain that the entries have.
@@ -376,7 +397,8 @@ final class CompiledCatalog: Sendable {
         }
         return DeliveredCatalog(
             version: version, frequency: frequency, tips: resolution.tips.map { tipRenditions[Int($0)] }, tours: tours,
-            checklists: resolution.checklists.isEmpty ? nil : resolution.checklists.map { checklistRenditions[Int($0)] }
+            checklists: resolution.checklists.isEmpty ? nil : resolution.checklists.map { checklistRenditions[Int($0)] },
+            articles: resolution.articles.isEmpty ? nil : resolution.articles.map { articleRenditions[Int($0)] }
         )
     }
 
@@ -413,7 +435,7 @@ final class CompiledCatalog: Sendable {
     /// The catalog's JSON as a list of pieces, in order: the head, the tips with commas between,
     /// the tours' opening, each tour (its head, its pages with commas, its tail) with commas
     /// between, the checklists' opening and the checklists with commas between (when there are
-    /// any), the tail.
+    /// any), the same for the articles, the tail.
     private func forEachPiece(of resolution: Resolution, _ body: (Int) -> Void) {
         body(JSONPieces.head)
         for (position, tip) in resolution.tips.enumerated() {
@@ -432,11 +454,14 @@ final class CompiledCatalog: Sendable {
             }
             body(Int(firstTourTail) + tour)
         }
-        if !resolution.checklists.isEmpty {
-            body(JSONPieces.checklistsOpening)
-            for (position, checklist) in resolution.checklists.enumerated() {
+        for (opening, first, chosen) in [
+            (JSONPieces.checklistsOpening, firstChecklist, resolution.checklists),
+            (JSONPieces.articlesOpening, firstArticle, resolution.articles),
+        ] where !chosen.isEmpty {
+            body(opening)
+            for (position, rendition) in chosen.enumerated() {
                 if position > 0 { body(JSONPieces.comma) }
-                body(Int(firstChecklist + checklist))
+                body(Int(first + rendition))
             }
         }
         body(JSONPieces.tail)
@@ -478,7 +503,7 @@ final class CompiledCatalog: Sendable {
 /// server's time under the catalog load).
 struct JSONPieces: Sendable {
     /// The fixed pieces every catalog has, first in this order.
-    static let head = 0, tail = 1, comma = 2, toursOpening = 3, checklistsOpening = 4
+    static let head = 0, tail = 1, comma = 2, toursOpening = 3, checklistsOpening = 4, articlesOpening = 5
 
     private(set) var bytes: [UInt8] = []
     /// Where each piece ends in `bytes`; piece i starts where piece i - 1 ends.
@@ -491,6 +516,7 @@ struct JSONPieces: Sendable {
         append(Array(",".utf8))
         append(Array(#"],"tours":["#.utf8))
         append(Array(#"],"checklists":["#.utf8))
+        append(Array(#"],"articles":["#.utf8))
     }
 
     var count: Int32 { Int32(ends.count) }

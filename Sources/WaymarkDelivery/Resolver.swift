@@ -91,9 +91,19 @@ public struct Resolver: Sendable {
         let checklists = catalog.checklists.filter { Self.admits($0.targeting, id: $0.id, context: context, user: client.user) }.map {
             Self.render($0, content: Self.deliver($0.content, locale: client.locale, narration), narration)
         }
+        let articles = catalog.articles.filter { Self.admits($0.targeting, id: $0.id, context: context, user: client.user) }.map {
+            Self.render($0, content: Self.deliver($0.content, locale: client.locale, narration))
+        }
         return DeliveredCatalog(
             version: version, frequency: catalog.frequency.rawValue, tips: tips, tours: tours,
-            checklists: checklists.isEmpty ? nil : checklists)
+            checklists: checklists.isEmpty ? nil : checklists, articles: articles.isEmpty ? nil : articles)
+    }
+
+    /// An article as delivered with its content in one locale.
+    static func render(_ article: Article, content: DeliveredContent) -> DeliveredArticle {
+        DeliveredArticle(
+            id: article.id, content: content, screens: article.screens.isEmpty ? nil : article.screens,
+            keywords: article.keywords.isEmpty ? nil : article.keywords)
     }
 
     /// A checklist as delivered with its content in one locale: its items in the same language.

@@ -11,12 +11,14 @@ public struct NarrationPlan: Sendable {
         public enum Owner: Hashable, Sendable, CustomStringConvertible {
             case tip(String, variant: String?)
             case page(tour: String, page: String)
+            case article(String)
 
             public var description: String {
                 switch self {
                 case .tip(let id, nil): "tip \(id)"
                 case .tip(let id, let variant?): "tip \(id), variant \(variant)"
                 case .page(let tour, let page): "tour \(tour), page \(page)"
+                case .article(let id): "article \(id)"
                 }
             }
         }
@@ -105,6 +107,8 @@ public struct NarrationPlan: Sendable {
         for tour in catalog.tours {
             for page in tour.pages { add(.page(tour: tour.id, page: page.id), page.content) }
         }
+        // Help is read aloud too: for users more at ease listening than reading.
+        for article in catalog.articles { add(.article(article.id), article.content) }
         self.lines = lines
     }
 

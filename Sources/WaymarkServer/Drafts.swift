@@ -154,7 +154,7 @@ func diagnosed<T>(_ body: () throws(DiagnosticsError) -> T) throws(APIError) -> 
 
 /// The objects of a catalog the admin API edits one at a time, by their path segment.
 enum DraftObjectKind: String {
-    case tips, tours, checklists, media, segments
+    case tips, tours, checklists, articles, media, segments
 
     /// An object of this kind read from a request body (its errors point into the body).
     enum Object {
@@ -163,6 +163,7 @@ enum DraftObjectKind: String {
         case media(Media)
         case segment(Segment)
         case checklist(Checklist)
+        case article(Article)
 
         var id: String {
             switch self {
@@ -171,6 +172,7 @@ enum DraftObjectKind: String {
             case .media(let media): media.id
             case .segment(let segment): segment.name
             case .checklist(let checklist): checklist.id
+            case .article(let article): article.id
             }
         }
     }
@@ -182,6 +184,7 @@ enum DraftObjectKind: String {
         case .media: .media(try CatalogDocument.parseMedia(text, file: "body"))
         case .segments: .segment(try CatalogDocument.parseSegment(text, file: "body"))
         case .checklists: .checklist(try CatalogDocument.parseChecklist(text, file: "body"))
+        case .articles: .article(try CatalogDocument.parseArticle(text, file: "body"))
         }
     }
 
@@ -192,6 +195,7 @@ enum DraftObjectKind: String {
         case .media: catalog.media.map(\.id)
         case .segments: catalog.segments.map(\.name)
         case .checklists: catalog.checklists.map(\.id)
+        case .articles: catalog.articles.map(\.id)
         }
     }
 
@@ -202,6 +206,7 @@ enum DraftObjectKind: String {
         case .media: catalog.media.first { $0.id == id }.map(CatalogDocument.yaml)
         case .segments: catalog.segments.first { $0.name == id }.map(CatalogDocument.yaml)
         case .checklists: catalog.checklists.first { $0.id == id }.map(CatalogDocument.yaml)
+        case .articles: catalog.articles.first { $0.id == id }.map(CatalogDocument.yaml)
         }
     }
 
@@ -213,6 +218,7 @@ enum DraftObjectKind: String {
         case .media(let media): Self.upsert(media, into: &catalog.media, id: \.id)
         case .segment(let segment): Self.upsert(segment, into: &catalog.segments, id: \.name)
         case .checklist(let checklist): Self.upsert(checklist, into: &catalog.checklists, id: \.id)
+        case .article(let article): Self.upsert(article, into: &catalog.articles, id: \.id)
         }
     }
 
@@ -225,6 +231,7 @@ enum DraftObjectKind: String {
         case .media: catalog.media.removeAll { $0.id == id }
         case .segments: catalog.segments.removeAll { $0.name == id }
         case .checklists: catalog.checklists.removeAll { $0.id == id }
+        case .articles: catalog.articles.removeAll { $0.id == id }
         }
         return ids(in: catalog).count < before
     }

@@ -55,3 +55,30 @@ import WaymarkCatalog
                 == ["5:13 reward must be from 1 to 1000000 credits"])
     }
 }
+
+@Suite struct ArticleTests {
+    @Test func anArticleReadsWithItsScreensAndKeywordsAndSurvivesTheWrittenForm() throws {
+        let text = """
+            tips: []
+            articles:
+              - id: delivery
+                content: { title: When will it arrive?, body: In 3 days., locales: { hi: { title: कब आएगा? } } }
+                screens: [cart, checkout]
+                keywords: [delivery, डिलीवरी]
+                rollout: 50
+            """
+        let catalog = try CatalogDocument.parse(text, file: "test")
+        let article = try #require(catalog.articles.first)
+        #expect(article.screens == ["cart", "checkout"] && article.keywords == ["delivery", "डिलीवरी"] && article.targeting.rollout == 50)
+        #expect(try CatalogDocument.parse(CatalogDocument.yaml(catalog), file: "written") == catalog)
+        #expect(try CatalogDocument.parseArticle(CatalogDocument.yaml(article), file: "one") == article)
+        func problems(_ extra: String) -> [String] {
+            ActionTests.problems("tips: []\narticles:\n  - id: a\n    content: { title: A }\n" + extra)
+        }
+        #expect(problems("    screens: [my cart]\n") == ["5:15 \"my cart\" is not a screen's name (letters, digits, _ and -)"])
+        #expect(problems("    keywords: ['']\n") == ["5:16 a keyword is 1 to 64 bytes of text"])
+        #expect(
+            problems("    keywords: [\((1...21).map { "k\($0)" }.joined(separator: ", "))]\n")
+                == ["5:15 an article has at most 20 keywords"])
+    }
+}

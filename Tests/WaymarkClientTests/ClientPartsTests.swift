@@ -70,3 +70,17 @@ import WaymarkSupport
         #expect(queue.takeBatch(size: 10) == Array(events.suffix(3)))
     }
 }
+
+@Suite struct HelpSearchTests {
+    @Test func searchComparesTextAsTheWebSDKDoes() {
+        // ज़ as one code point (U+095B) and as ज + nukta fold alike; case, joiners and spaces do not count.
+        #expect(HelpSearch.fold("\u{095B}\u{094D}\u{092F}\u{093E}") == HelpSearch.fold("\u{091C}\u{093C}\u{094D}\u{092F}\u{093E}"))
+        #expect(HelpSearch.fold("  Cash\u{200D} on\tDELIVERY ") == "cash on delivery")
+        #expect(HelpSearch.fold("ﬁle") == "file", "compatibility forms")
+        #expect(HelpSearch.matches(HelpSearch.fold("Paying cash on delivery"), "delivery cash"))
+        #expect(!HelpSearch.matches(HelpSearch.fold("Paying cash on delivery"), "gift"))
+        let article = DeliveredArticle(
+            id: "a", content: DeliveredContent(locale: "hi", title: "भुगतान", html: "<p>नकद &amp; <b>UPI</b></p>"), keywords: ["COD"])
+        #expect(HelpSearch.text(of: article) == "भुगतान नकद & upi cod")
+    }
+}

@@ -319,6 +319,9 @@ import WaymarkRules
             rollout: 50
             content: { title: Android }
             items: [{ id: c, content: { title: C }, done: tap:c }]
+        articles:
+          - { id: help-a, content: { title: Help, locales: { hi: { title: मदद }, ta: { title: உதவி } } }, screens: [c0], keywords: [x] }
+          - { id: help-ios, targeting: 'device.platform == "ios"', content: { title: iOS help } }
         media:
           - id: video
             variants:

@@ -155,7 +155,7 @@ import Testing
             try? String(contentsOf: folder.appendingPathComponent(name), encoding: .utf8)
         }.join(entry: "waymark.js")
         #expect(
-            joined.parts.keys.sorted() == ["checklists.js", "controls.js", "tours.js"],
+            joined.parts.keys.sorted() == ["controls.js", "launcher.js", "tours.js"],
             "the tour panel loads when a catalog has a tour, the controls and checklists when it has them")
         for file in files {
             // Pages get rules parsed, and draw no previews: those modules are served alone (/sdk/src/).
@@ -163,7 +163,9 @@ import Testing
             let place = joined.main.contains(scope) ? "main" : joined.parts.first { $0.value.contains(scope) }?.key ?? "none"
             let expected =
                 ["ruletext.js", "preview.js"].contains(file)
-                ? "none" : ["tours.js", "controls.js", "checklists.js"].contains(file) ? file : "main"
+                ? "none"
+                : ["tours.js", "controls.js"].contains(file)
+                    ? file : ["launcher.js", "checklists.js", "help.js"].contains(file) ? "launcher.js" : "main"
             #expect(place == expected, "\(file) is in \(place)")
         }
         let exports = joined.main.split(separator: "\n").last!.firstMatch(of: /export const \{ (.*) \} = __waymark;/)?.1

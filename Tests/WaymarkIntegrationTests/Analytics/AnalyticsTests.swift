@@ -385,6 +385,34 @@ import WaymarkSupport
         }
     }
 
+    /// The help launcher's opens and searches, what people looked for and did not find (however
+    /// the SDK wrote the count), and the articles read.
+    @Test func helpCountsOpensSearchesAndWhatWasNotFound() async throws {
+        try await withStore { store, _, period in
+            let catalog = try CatalogDocument.parse(
+                "tips: []\narticles: [{ id: cod, content: { title: Cash } }, { id: returns, content: { title: Returns } }]\n",
+                file: "help.yaml")
+            var h = History(firstNumber: 6_000_000)
+            func searched(_ user: String, _ minute: Int64, _ query: String, _ results: String) {
+                h.add(user, minute, "help_searched", platform: "web", version: "2.0", ["query": query, "results": results])
+            }
+            h.add("u1", 1, "help_opened", platform: "web", version: "2.0", ["screen": "cart"])
+            h.add("u1", 2, "help_opened", platform: "web", version: "2.0", ["screen": "home"])
+            h.add("u2", 2, "help_opened", platform: "android", version: "2.0", ["screen": "cart"])
+            searched("u1", 3, "gift wrap", "0")
+            searched("u2", 3, "gift wrap", "0.0")
+            searched("u2", 4, "gift wrap", "0")
+            searched("u1", 5, "cash", "1")
+            searched("u1", 6, "emi", "0")
+            h.add("u1", 7, "article_opened", "cod", platform: "web", version: "2.0", ["article": "cod"])
+            _ = try await store.insertEvents(h.events)
+            let report = try await Analytics(store: store).help(app: "shop", catalog: catalog, period: period)
+            #expect(report.opened == 3 && report.openedUsers == 2 && report.searches == 5 && report.searchers == 2)
+            #expect(report.unanswered.map(\.query) == ["gift wrap", "emi"] && report.unanswered.map(\.searches) == [3, 1])
+            #expect(report.articles.map(\.article) == ["cod", "returns"] && report.articles.map(\.users) == [1, 0])
+        }
+    }
+
     /// NPS answers by platform and version, comments newest first, and answers off the scale
     /// counted apart; CSAT's figure is the share of 4 and 5.
     @Test func surveyAnswersAndComments() async throws {

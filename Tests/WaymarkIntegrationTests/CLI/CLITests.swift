@@ -74,7 +74,7 @@ struct CLITests {
         #expect(run.status == 0, "\(run.errors)")
         let written = run.output.split(separator: "\n").map { String($0.dropFirst(folder.path.count + 1)) }
         let version = try #require(written.dropFirst().first?.split(separator: "/").first.map(String.init))
-        #expect(written == ["waymark.js"] + ["waymark.js", "checklists.js", "controls.js", "tours.js"].map { "\(version)/\($0)" })
+        #expect(written == ["waymark.js"] + ["waymark.js", "controls.js", "launcher.js", "tours.js"].map { "\(version)/\($0)" })
         let main = try String(contentsOf: folder.appendingPathComponent("waymark.js"), encoding: .utf8)
         #expect(main == printed.output && main.contains("\"\(version)/\""), "the SDK names its version's folder")
         #expect(try String(contentsOf: folder.appendingPathComponent("\(version)/tours.js"), encoding: .utf8).contains("class TourPanel"))

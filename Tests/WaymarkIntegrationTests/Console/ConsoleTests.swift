@@ -1198,6 +1198,52 @@ import WaymarkTestSupport
         }
     }
 
+    /// Help articles are edited in a form (screens and keywords as lists), list on the app's page,
+    /// and the analytics page shows what people looked for in the help and did not find.
+    @Test(arguments: StoreUnderTest.available)
+    func helpArticlesAndTheSearchesThatFoundNothing(_ kind: StoreUnderTest) async throws {
+        try await withConsole(kind) { setup in
+            var browser = try await Self.owner(setup)
+            let app = setup.shop.appId
+            func fields(screens: String = "cart, checkout", keywords: String = "cash, COD, नकद") -> [(String, String)] {
+                [
+                    ("new", "1"), ("id", "cod"), ("title", "Paying cash on delivery"), ("body", "Keep **change** ready."),
+                    ("screens", screens), ("keywords", keywords), ("targeting", ""), ("rollout", "100"),
+                ]
+            }
+            let refused = try await browser.post("/console/apps/\(app)/articles/new", fields(screens: "my cart"))
+            #expect(refused.status == .unprocessableContent)
+            #expect(
+                String(buffer: refused.body).contains("is not a screen&#39;s name")
+                    || String(buffer: refused.body).contains("is not a screen's name"))
+            #expect(try await browser.post("/console/apps/\(app)/articles/new", fields()).status == .seeOther)
+            let document = try #require(try await setup.store.draft(app: app)?.document)
+            let saved = try #require(try CatalogDocument.parse(document, file: "draft").articles.first)
+            #expect(saved.screens == ["cart", "checkout"] && saved.keywords == ["cash", "COD", "नकद"])
+            let overview = String(buffer: try await browser.get("/console/apps/\(app)").body)
+            #expect(
+                overview.contains(
+                    #"<a href="/console/apps/\#(app)/articles/cod">cod</a></td><td>Paying cash on delivery</td><td>cart, checkout</td>"#))
+            _ = try await browser.post("/console/apps/\(app)/publish", [])
+            let today = Date().millisecondsSince1970 - Date().millisecondsSince1970 % Period.day
+            func searched(_ user: String, _ query: String, _ results: String) -> StoredEvent {
+                StoredEvent(
+                    app: app, id: UUID().uuidString.lowercased(), user: user, name: "help_searched", target: nil,
+                    timestamp: today + 3_600_000, receivedAt: today, clamped: false,
+                    properties: ["platform": "android", "query": query, "results": results])
+            }
+            _ = try await setup.store.insertEvents([
+                searched("a", "gift wrap", "0"), searched("b", "gift wrap", "0"), searched("a", "cash", "1"),
+                searched("c", "=cmd|' /C calc'!A0", "0"),
+            ])
+            let page = String(buffer: try await browser.get("/console/apps/\(app)/analytics?days=2").body)
+            #expect(page.contains("<td>gift wrap</td><td>2</td><td>2</td>"))
+            #expect(page.contains("<td>searched</td><td>3</td><td>4</td>"))
+            let csv = String(buffer: try await browser.get("/console/apps/\(app)/analytics/export/help-unanswered.csv?days=2").body)
+            #expect(csv.contains("gift wrap,2,2\r\n") && csv.contains("'=cmd"))
+        }
+    }
+
     /// The backtest runs the draft tip's rules over the recorded events; the debugger explains one user.
     /// Eligible counts: counted once in the background, a page not waiting past its patience,
     /// kept five minutes, and a failed count not kept.

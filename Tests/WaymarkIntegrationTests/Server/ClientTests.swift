@@ -465,6 +465,32 @@ final class LiveServer: Sendable {
         }
     }
 
+    /// The help lists a screen's articles first, finds Hindi as typed, and its searches are events.
+    @Test(arguments: StoreUnderTest.available)
+    func theHelpListsSearchesAndTellsTheServer(_ kind: StoreUnderTest) async throws {
+        try await LiveServer.with(kind) { server in
+            let client = await Self.start(server, server.directory.appendingPathComponent("phone"))
+            let listing = client.helpOpened(screen: "cart")
+            #expect(listing.articles.prefix(listing.forScreen).map(\.id) == ["delivery-times", "cash-on-delivery"])
+            #expect(listing.articles.count == 3 && listing.tours.count == 1 && listing.checklists.count == 1)
+            // ज़्यादातर typed with ज + nukta finds the texts written with ज़.
+            let found = client.searchHelp("\u{091C}\u{093C}\u{094D}\u{092F}\u{093E}\u{0926}\u{093E}\u{0924}\u{0930}", screen: "cart")
+            #expect(found.articles.map(\.id) == ["delivery-times", "returns"])
+            #expect(client.searchHelp("gift wrap", screen: "cart").count == 0)
+            client.articleOpened("returns")
+            _ = try await client.flush()
+            let events = try await server.store.events(
+                app: server.shop.appId, period: Period(from: 0, to: Int64.max), user: "u1", after: nil, limit: 100)
+            let searches = events.filter { $0.name == "help_searched" }
+            #expect(searches.count == 2)
+            #expect(searches.last?.properties?.contains(#""query":"gift wrap""#) == true)
+            #expect(searches.last?.properties?.contains(#""results":0"#) == true)
+            #expect(
+                events.contains { $0.name == "help_opened" } && events.contains { $0.name == "article_opened" && $0.target == "returns" })
+            await client.stop()
+        }
+    }
+
     @Test(arguments: StoreUnderTest.available)
     func startsOfflineFromTheLastCatalogAndUploadsWhenTheServerIsBack(_ kind: StoreUnderTest) async throws {
         try await LiveServer.with(kind) { server in

@@ -1,8 +1,8 @@
 // Checklists: first steps for a new user, each done once its rule over what they did holds, shown
 // with their progress in a panel the user opens from a launcher button. Done items stay done
 // (kept in localStorage and, with the identity proof, shared with the user's other devices);
-// completing a checklist sends checklist_completed and claims its credits once. A part of its own,
-// which the client loads when a catalog has a checklist (/sdk/VERSION/checklists.js).
+// completing a checklist sends checklist_completed and claims its credits once. Part of the
+// launcher (launcher.js), which the client loads when a catalog has a checklist or help.
 
 import { asName, buildContent, button, textDirection } from "./content.js";
 import { Evaluator } from "./engine.js";
@@ -143,6 +143,8 @@ export class Checklists {
   /** The checklist on show: the first offered and not yet put away (a completed one stays until
    *  its panel is closed). */
   current() {
+    const open = this.lists.find(({ list }) => list.id === this.open);
+    if (open) return open.list;
     return this.lists.find(({ list }) => {
       const state = this.state[list.id];
       return state?.offered && !state.putAway && (!state.completed || this.open === list.id);
@@ -235,9 +237,10 @@ export class Checklists {
     if (had) (panel.querySelector(`[data-waymark-item="${CSS.escape(had)}"]`) ?? panel).focus({ preventScroll: true });
   }
 
-  /** Opens or closes the panel (`close`: closes it); a completed checklist closed is put away. */
-  toggle(close) {
-    const list = this.current();
+  /** Opens or closes the panel (`close`: closes it) of the current checklist, or of `id`; a
+   *  completed checklist closed is put away. */
+  toggle(close, id) {
+    const list = id ? this.lists.find((entry) => entry.list.id === id)?.list : this.current();
     if (!list) return;
     const opening = !close && this.open !== list.id;
     if (opening) this.client.enqueue("checklist_opened", list.id, { checklist: list.id }, Date.now());
@@ -250,6 +253,16 @@ export class Checklists {
     this.draw();
     if (opening) this.panel?.focus({ preventScroll: true });
     else this.launcher?.focus({ preventScroll: true });
+  }
+
+  /** Opens a checklist's panel (from the help panel): asked for, it is offered. */
+  show(id) {
+    const state = this.state[id];
+    if (!state) return;
+    state.offered = true;
+    state.putAway = false;
+    this.open = null;
+    this.toggle(false, id);
   }
 
   /** An item's "Show me": its tour opens, or its tip is drawn, and the panel closes. */

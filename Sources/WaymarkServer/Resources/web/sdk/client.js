@@ -157,12 +157,12 @@ export class WaymarkClient {
       this.render(this.engine.update(tips, now));
     }
     this.tourRules = tourRules;
-    // Checklists run in a part of their own, loaded with a catalog that has one.
+    // Checklists and help run in a part of their own, loaded with a catalog that has either.
     this.lists?.stop();
     this.lists = null;
-    if (catalog.checklists) {
-      this.renderer.part("checklists", () => import("./checklists.js")).then((module) => {
-        if (module && this.catalog === catalog && !this.stopped) this.lists = new module.Checklists(this, catalog.checklists, this.sharedLists);
+    if (catalog.checklists || catalog.articles) {
+      this.renderer.part("the launcher", () => import("./launcher.js")).then((module) => {
+        if (module && this.catalog === catalog && !this.stopped) this.lists = new module.Guide(this, catalog, this.sharedLists);
       });
     }
     // A newer catalog keeps what the triggers have seen so far, including since the kept one ran.

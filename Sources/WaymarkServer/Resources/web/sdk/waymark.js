@@ -19,8 +19,9 @@
 //                 renderer loads when a catalog has a tour (/sdk/VERSION/tours.js)
 //   controls.js   buttons, the survey form, what a pressed button does, hotspot markers: a
 //                 part the renderer loads when a catalog has a survey, a button or a hotspot
-//   checklists.js first steps done by rules, their launcher and panel: a part the client loads
-//                 when a catalog has a checklist
+//   launcher.js   checklists.js (first steps done by rules, their launcher and panel) and
+//                 help.js (the help panel and its search): a part the client loads when a
+//                 catalog has a checklist or help articles
 //   renderer.js   everything drawn in a page, with hooks for what its controls do
 //   storage.js    what is kept in localStorage
 //   transport.js  catalog, event batches, credit claims, identifies

@@ -78,6 +78,18 @@ class AccessibilityTests(BrowserTest):
         self.axe("a hotspot's marker")
         self.show_hotspot(opened=True)
         self.axe("an opened hotspot")
+        self.erase("cart-hotspot")
+        self.driver.execute_script("(await import('/sdk/waymark.js')).Waymark.client.renderer.erase('welcome')")
+        self.wait_for(lambda d: self.visible('[data-waymark-ui="help-button"]'), "the help button").click()
+        self.wait_for(lambda d: self.visible('[data-waymark-ui="help"]'), "the help panel")
+        self.axe("the help panel")
+        self.driver.find_element(By.CSS_SELECTOR, '[data-waymark-ui="help"] input[type=search]').send_keys("gift wrap")
+        self.axe("a help search that found nothing")
+        self.driver.find_element(By.CSS_SELECTOR, '[data-waymark-ui="help"] .wm-close').click()
+        self.wait_for(lambda d: self.visible('[data-waymark-ui="checklist-launcher"]'), "the checklist launcher").click()
+        self.wait_for(lambda d: self.visible('[data-waymark-ui="checklist"]'), "the checklist panel")
+        self.axe("a checklist's panel")
+        self.driver.find_element(By.CSS_SELECTOR, '[data-waymark-ui="checklist"] .wm-close').click()
         self.show("#/product/p1", "cart-tip")
         self.axe("a spotlight")
         survey = self.show("#/cart", "checkout-survey")
@@ -119,7 +131,7 @@ class AccessibilityTests(BrowserTest):
         """The SDK's controls smaller than 44x44 CSS px (a score's label is its target)."""
         return self.driver.execute_script("""
             const small = [];
-            for (const e of document.querySelectorAll('[data-waymark-ui] button, [data-waymark-ui] .wm-scale span, [data-waymark-ui=hotspot]')) {
+            for (const e of document.querySelectorAll('[data-waymark-ui] button, [data-waymark-ui] .wm-scale span, button[data-waymark-ui]')) {
                 const r = e.getBoundingClientRect();
                 if (r.width === 0 && r.height === 0) continue;
                 if (r.width < 44 || r.height < 44) small.push(`${e.className || e.textContent} ${r.width}x${r.height}`);
@@ -134,6 +146,9 @@ class AccessibilityTests(BrowserTest):
         self.assertEqual(self.small_targets(), [], "a banner with buttons")
         self.show_hotspot(opened=True)
         self.assertEqual(self.small_targets(), [], "a hotspot")
+        self.erase("cart-hotspot")
+        self.wait_for(lambda d: self.visible('[data-waymark-ui="help-button"]'), "the help button")
+        self.assertEqual(self.small_targets(), [], "the help and checklist buttons")
         self.show("#/cart", "checkout-survey")
         self.assertEqual(self.small_targets(), [], "a survey")
         self.erase("checkout-survey")

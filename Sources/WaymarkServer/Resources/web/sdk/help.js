@@ -90,21 +90,18 @@ export class Help {
     const title = doc.createElement("h2");
     title.id = "wm-help-title";
     title.textContent = "Help";
-    const label = doc.createElement("label");
-    label.className = "wm-hidden";
-    label.htmlFor = "wm-help-search";
-    label.textContent = "Search help";
     const search = (this.search = doc.createElement("input"));
     search.type = "search";
     search.id = "wm-help-search";
     search.placeholder = "Search help";
+    search.setAttribute("aria-label", "Search help");
     search.enterKeyHint = "search";
     search.autocomplete = "off";
     const status = (this.status = doc.createElement("p"));
     status.setAttribute("role", "status");
     status.className = "wm-hidden";
     this.results = doc.createElement("div");
-    panel.append(button(doc, { text: "×", className: "wm-close", label: "Close help", onClick: () => this.close() }), title, label, search, status,
+    panel.append(button(doc, { text: "×", className: "wm-close", label: "Close help", onClick: () => this.close() }), title, search, status,
       this.results);
     search.addEventListener("input", () => {
       this.list();

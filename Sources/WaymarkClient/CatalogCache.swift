@@ -2,18 +2,20 @@ import Foundation
 import WaymarkAPI
 import WaymarkEngine
 
-/// The user's progress with the tours the app draws, kept on disk beside the catalog.
-struct TourProgressFile: Sendable {
+/// A value the client keeps on disk beside the catalog as JSON (the user's tour and checklist
+/// progress, what tour triggers have seen): read at start, written whole when it changes. A file
+/// that does not read is as good as none.
+struct KeptFile<Value: Codable & Sendable>: Sendable {
     /// The file, or `nil` to keep it in memory only.
     let url: URL?
 
-    func load() -> [String: TourProgress] {
-        guard let url, let data = try? Data(contentsOf: url) else { return [:] }
-        return (try? JSONDecoder().decode([String: TourProgress].self, from: data)) ?? [:]
+    func load() -> Value? {
+        guard let url, let data = try? Data(contentsOf: url) else { return nil }
+        return try? JSONDecoder().decode(Value.self, from: data)
     }
 
-    func save(_ tours: [String: TourProgress]) {
-        guard let url, let data = try? JSONEncoder().encode(tours) else { return }
+    func save(_ value: Value) {
+        guard let url, let data = try? JSONEncoder().encode(value) else { return }
         try? DurableFile.write(data, to: url)
     }
 }

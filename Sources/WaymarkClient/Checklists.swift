@@ -55,7 +55,7 @@ struct ChecklistRun: Sendable {
     var snapshot: EvaluatorSnapshot { evaluator.snapshot() }
 
     /// What is kept on disk.
-    var kept: ChecklistFile.Kept { ChecklistFile.Kept(progress: progress, offered: offered, offeredAt: offeredAt, rules: snapshot) }
+    var kept: KeptChecklists { KeptChecklists(progress: progress, offered: offered, offeredAt: offeredAt, rules: snapshot) }
 
     /// The checklists with the user's progress, for the app to draw.
     var statuses: [ChecklistStatus] {
@@ -117,24 +117,11 @@ public struct ChecklistStatus: Hashable, Sendable {
     public var fraction: (done: Int, of: Int) { (checklist.items.count { done.contains($0.id) }, checklist.items.count) }
 }
 
-/// The user's checklist progress and which checklists were offered, kept on disk.
-struct ChecklistFile: Sendable {
-    struct Kept: Codable, Sendable {
-        var progress: [String: ChecklistProgress] = [:]
-        var offered: Set<String> = []
-        var offeredAt: [String: Date] = [:]
-        var rules: EvaluatorSnapshot?
-    }
-
-    let url: URL?
-
-    func load() -> Kept {
-        guard let url, let data = try? Data(contentsOf: url) else { return Kept() }
-        return (try? JSONDecoder().decode(Kept.self, from: data)) ?? Kept()
-    }
-
-    func save(_ kept: Kept) {
-        guard let url, let data = try? JSONEncoder().encode(kept) else { return }
-        try? DurableFile.write(data, to: url)
-    }
+/// The user's checklist progress, which checklists were offered and when, and what their rules
+/// have seen, as kept on disk.
+struct KeptChecklists: Codable, Sendable {
+    var progress: [String: ChecklistProgress] = [:]
+    var offered: Set<String> = []
+    var offeredAt: [String: Date] = [:]
+    var rules: EvaluatorSnapshot?
 }

@@ -53,12 +53,17 @@ public final class WaymarkClient: Sendable {
         /// Where a pressed button leads out of Waymark: a route of the app, a web page or a tour,
         /// for the app to open (see ``WaymarkClient/press(action:tip:)``).
         public var onAction: (@Sendable (ActionRequest) -> Void)?
+        /// A tour whose trigger held, for the app to open: the client runs the catalog's tour
+        /// triggers with the events it records, as the web SDK does, and opens one at a time, never
+        /// one the user finished. Without it, tours open only when the app opens them.
+        public var onTour: (@Sendable (TourStart) -> Void)?
 
         /// Options with the defaults: uploads of 100 events every 15 s, the catalog checked every 5 minutes, 10,000 events kept offline.
         public init(
             directory: URL? = nil, batchSize: Int = 100, flushInterval: TimeInterval = 15, refreshInterval: TimeInterval = 300,
             retry: RetryPolicy = RetryPolicy(), claimAttempts: Int = 4, queueLimit: Int = 10_000, session: URLSession? = nil,
-            clock: @escaping @Sendable () -> Date = { Date() }, onAction: (@Sendable (ActionRequest) -> Void)? = nil
+            clock: @escaping @Sendable () -> Date = { Date() }, onAction: (@Sendable (ActionRequest) -> Void)? = nil,
+            onTour: (@Sendable (TourStart) -> Void)? = nil
         ) {
             self.directory = directory
             self.batchSize = min(max(batchSize, 1), EventBatch.maxEvents)
@@ -70,6 +75,7 @@ public final class WaymarkClient: Sendable {
             self.session = session
             self.clock = clock
             self.onAction = onAction
+            self.onTour = onTour
         }
     }
 
@@ -127,9 +133,10 @@ public final class WaymarkClient: Sendable {
     private let transport: Transport
     private let queue: EventQueue
     private let cache: CatalogCache
-    private let tourFile: TourProgressFile
-    private let checklistFile: ChecklistFile
-    private let state: Locked<ClientState>
+    private let tourFile: KeptFile<[String: TourProgress]>
+    private let checklistFile: KeptFile<KeptChecklists>
+    let triggerFile: KeptFile<EvaluatorSnapshot>
+    let state: Locked<ClientState>
     private let lifecycle: Lifecycle
 
     /// Render commands for the app's renderer, in order: show, hide, pause, resume.
@@ -177,15 +184,18 @@ public final class WaymarkClient: Sendable {
         let file = { (name: String) in options.directory?.appendingPathComponent(name) }
         queue = EventQueue(url: file("events.jsonl"), limit: options.queueLimit)
         cache = CatalogCache(url: file("catalog.json"))
-        tourFile = TourProgressFile(url: file("tours.json"))
-        checklistFile = ChecklistFile(url: file("checklists.json"))
+        tourFile = KeptFile(url: file("tours.json"))
+        checklistFile = KeptFile(url: file("checklists.json"))
+        triggerFile = KeptFile(url: file("tour-triggers.json"))
         let entry = cache.load()
-        let kept = checklistFile.load()
+        let kept = checklistFile.load() ?? KeptChecklists()
         var checklists = ChecklistRun(
             entry?.catalog.checklists ?? [], progress: kept.progress, offered: kept.offered, offeredAt: kept.offeredAt,
             restoring: kept.rules)
         _ = checklists.setContext(context.values.mapValues { $0 }, at: options.clock())
-        let state = Locked(ClientState(entry: entry, tours: tourFile.load(), checklists: checklists))
+        var triggers = TourTriggers(entry?.catalog.tours ?? [], restoring: triggerFile.load())
+        triggers.setContext(context.values.mapValues { $0 }, at: options.clock())
+        let state = Locked(ClientState(entry: entry, tours: tourFile.load() ?? [:], checklists: checklists, triggers: triggers))
         self.state = state
         let lifecycle = Lifecycle(queue: queue, state: state, user: user, properties: Self.standardProperties(context))
         self.lifecycle = lifecycle
@@ -231,7 +241,13 @@ public final class WaymarkClient: Sendable {
         let produced = engine.record(name, target: target, properties: properties)
         enqueue(name, target: target, properties: properties)
         let now = options.clock()
-        checklistsChanged(state.withLock { $0.checklists.record(name, target: target, properties: properties, at: now) })
+        checklistsChanged(
+            state.withLock { state in
+                state.triggers.record(name, target: target, properties: properties, at: now)
+                return state.checklists.record(name, target: target, properties: properties, at: now)
+            })
+        openDueTour()
+        saveTriggers()
         return produced
     }
 
@@ -387,7 +403,12 @@ public final class WaymarkClient: Sendable {
     @discardableResult
     public func setContext(_ values: [String: ContextValue?]) -> [RenderCommand] {
         let now = options.clock()
-        checklistsChanged(state.withLock { $0.checklists.setContext(values, at: now) })
+        checklistsChanged(
+            state.withLock { state in
+                state.triggers.setContext(values, at: now)
+                return state.checklists.setContext(values, at: now)
+            })
+        openDueTour()
         return engine.setContext(values)
     }
 
@@ -533,6 +554,8 @@ public final class WaymarkClient: Sendable {
                 state.checklists = ChecklistRun(
                     catalog.checklists ?? [], progress: state.checklists.progress, offered: state.checklists.offered,
                     offeredAt: state.checklists.offeredAt, restoring: state.checklists.snapshot)
+                state.triggers = TourTriggers(catalog.tours, restoring: state.triggers.snapshot)
+                state.triggers.setContext(values, at: now)
                 return state.checklists.setContext(values, at: now)
             }
             checklistsChanged(changes)
@@ -667,11 +690,13 @@ public final class WaymarkClient: Sendable {
     /// does not open by its trigger again.
     public var tourProgress: [String: TourProgress] { state.withLock { $0.tours } }
 
-    /// Tells the client the user reached `page` of a tour (from 0) or finished it, for
-    /// ``tourProgress`` and the user's other devices (shared with the next ``syncProgress()``).
-    /// Progress only grows: an earlier page changes nothing.
+    /// Tells the client the user reached `page` of a tour (from 0) or finished it (read it to its
+    /// end, or closed it), for ``tourProgress`` and the user's other devices (shared with the next
+    /// ``syncProgress()``). Progress only grows: an earlier page changes nothing. A finished tour
+    /// does not open by its trigger again, and another may.
     public func tourProgressed(_ tour: String, page: Int, finished: Bool = false) {
         let changed = state.withLock { state -> [String: TourProgress]? in
+            if finished && state.openTour == tour { state.openTour = nil }
             let before = state.tours[tour] ?? TourProgress()
             let after = before.merged(with: TourProgress(page: max(0, page), finished: finished))
             guard after != before else { return nil }
@@ -733,6 +758,9 @@ struct ClientState {
     var tours: [String: TourProgress] = [:]
     /// The catalog's checklists and the user's progress with them (``WaymarkClient/checklists``).
     var checklists = ChecklistRun([], progress: [:], offered: [])
+    /// The catalog's tour triggers, and the tour open now, if the client or the app opened one.
+    var triggers = TourTriggers([])
+    var openTour: String?
     /// The user's identity proof, once ``WaymarkClient/identify(attributes:userHash:)`` gave one.
     var userHash: String?
     /// Failed uploads in a row: the background loop backs off by it.

@@ -14,7 +14,9 @@ import WaymarkSupport
 /// version and id (targeting, rollout and A/B variant as delivery decides them), and their taps and
 /// screens go through the same ``Engine`` an SDK runs; the events are the ones an SDK would then
 /// send (`tip_shown` when the engine shows a tip, `tip_dismissed` when its rule dismisses it,
-/// `tip_closed` when the shopper closes it, `tip_action` when they press one of its buttons). The shoppers are drawn from a seeded generator, so
+/// `tip_closed` when the shopper closes it, `tip_action` when they press one of its buttons,
+/// `hotspot_opened`, the checklist's items as their rules hold, and the help's opens and searches,
+/// some of which find nothing). The shoppers are drawn from a seeded generator, so
 /// every demo has the same history, ending at the moment it starts.
 struct DemoTraffic {
     struct Shopper {
@@ -98,6 +100,12 @@ struct DemoTraffic {
                 }
             }
             var tourDone = false
+            // The first checklist's items, done as their rules hold, as an SDK runs them.
+            let checklist = catalog.checklists.first
+            var checklistRules = Evaluator(rules: checklist?.items.map(\.done) ?? [])
+            var itemsDone: Set<String> = []
+            var checklistStarted: Date?
+            var hotspotsOpened: Set<String> = []
             for day in 0..<Self.days where chance(shopper.activity) {
                 var time = start.addingTimeInterval(Double(day) * 86_400 + Double(8 * 3600 + next(12 * 3600)))
                 for _ in 0..<(1 + next(2)) {
@@ -105,6 +113,26 @@ struct DemoTraffic {
                         time += Double(2 + next(40))
                         add(name, target, time)
                         perform(engine.record(name, target: target, at: time))
+                        if let checklist, itemsDone.count < checklist.items.count {
+                            checklistStarted = checklistStarted ?? time
+                            checklistRules.record(name, target: target, at: time)
+                            for (index, item) in checklist.items.enumerated()
+                            where !itemsDone.contains(item.id) && checklistRules.value(ofRule: index) {
+                                itemsDone.insert(item.id)
+                                add("checklist_item_done", checklist.id, time, ["checklist": checklist.id, "item": item.id])
+                            }
+                            if itemsDone.count == checklist.items.count {
+                                let seconds = Int(time.timeIntervalSince(checklistStarted ?? time))
+                                add("checklist_completed", checklist.id, time, ["checklist": checklist.id, "seconds": String(seconds)])
+                            }
+                        }
+                        for tip in catalog.tips
+                        where tip.renderer == .hotspot && engine.phase(of: tip.id) == .active
+                            && !hotspotsOpened.contains(tip.id) && chance(0.3)
+                        {
+                            hotspotsOpened.insert(tip.id)
+                            add("hotspot_opened", tip.id, time + 1, ["tip": tip.id])
+                        }
                         // Some shoppers close a tip that has just appeared rather than follow it.
                         for tip in catalog.tips.map(\.id) where engine.phase(of: tip) == .active && chance(0.06) {
                             time += 1
@@ -154,6 +182,19 @@ struct DemoTraffic {
                         act("screen", "cart")
                         if chance(0.2) { act("tap", "checkout") }
                     }
+                    if !catalog.articles.isEmpty && chance(0.12) {
+                        time += Double(5 + next(20))
+                        add("help_opened", nil, time, ["screen": "home"])
+                        if chance(0.7) {
+                            let query = pick(Self.helpQueries)
+                            let found = catalog.articles.filter { Self.finds($0, query) }
+                            time += Double(4 + next(10))
+                            add("help_searched", nil, time, ["query": query, "results": String(found.count), "screen": "home"])
+                            if let article = found.first, chance(0.6) {
+                                add("article_opened", article.id, time + 3, ["article": article.id])
+                            }
+                        }
+                    }
                     if !tourDone && chance(0.08) {
                         tourDone = true
                         act("tap", "tour-start")
@@ -174,6 +215,17 @@ struct DemoTraffic {
             }
         }
         return (events, grants)
+    }
+
+    /// What the made-up shoppers type in the help: some of it the demo's articles answer, some not.
+    static let helpQueries = ["delivery", "cash", "refund", "gift wrap", "emi", "डिलीवरी", "order status", "cod"]
+
+    /// Whether an article's words (title, text, keywords, in any of its locales) hold every word of
+    /// `query`: close enough to the SDKs' search for made-up traffic.
+    static func finds(_ article: Article, _ query: String) -> Bool {
+        let contents = [article.content.fallback] + Array(article.content.locales.values)
+        let text = (contents.flatMap { [$0.title, $0.markdown ?? $0.html] } + article.keywords).joined(separator: " ").lowercased()
+        return query.lowercased().split(separator: " ").allSatisfy { text.contains($0) }
     }
 
     /// Stores the history of the days before today (UTC) and writes it, as the SDKs would send it,

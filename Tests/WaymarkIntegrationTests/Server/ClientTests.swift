@@ -491,6 +491,31 @@ final class LiveServer: Sendable {
         }
     }
 
+    /// A tour opens by its trigger as on the web: once, while no tour is open, and never again
+    /// once the user finished it; the app is told where to open it.
+    @Test(arguments: StoreUnderTest.available)
+    func aTourOpensByItsTriggerOneAtATime(_ kind: StoreUnderTest) async throws {
+        try await LiveServer.with(kind) { server in
+            let started = Locked<[WaymarkClient.TourStart]>([])
+            var options = Self.options(server.directory.appendingPathComponent("phone"))
+            options.onTour = { start in started.withLock { $0.append(start) } }
+            let client = await WaymarkClient.start(
+                key: server.shop.clientKey, server: server.url, user: "u1", context: Self.context, options: options)
+            client.record("tap", target: "search")
+            #expect(started.withLock { $0 }.isEmpty, "its trigger is tap:tour-start")
+            client.tourProgressed("shop-tour", page: 1)
+            client.record("tap", target: "tour-start")
+            #expect(started.withLock { $0.map(\.tour.id) } == ["shop-tour"])
+            #expect(started.withLock { $0.first?.page } == 1, "where the user got to")
+            client.record("tap", target: "tour-start")
+            #expect(started.withLock { $0.count } == 1, "it is open already")
+            client.tourProgressed("shop-tour", page: 2, finished: true)
+            client.record("tap", target: "tour-start")
+            #expect(started.withLock { $0.count } == 1, "a finished tour does not open again")
+            await client.stop()
+        }
+    }
+
     @Test(arguments: StoreUnderTest.available)
     func startsOfflineFromTheLastCatalogAndUploadsWhenTheServerIsBack(_ kind: StoreUnderTest) async throws {
         try await LiveServer.with(kind) { server in

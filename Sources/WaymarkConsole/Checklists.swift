@@ -1,7 +1,9 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import WaymarkAPI
 import WaymarkCatalog
+import WaymarkDelivery
 import WaymarkRules
 import WaymarkServer
 import WaymarkStore
@@ -47,6 +49,48 @@ extension WaymarkConsole {
             guard catalog.checklists.contains(where: { $0.id == id }) else { throw ConsoleError.notFound }
             catalog.checklists.removeAll { $0.id == id }
         }
+    }
+
+    /// A draft checklist's panel, or a draft article in the help panel, as the server would deliver
+    /// it to a chosen client (its locale), drawn by waymark.js's own launcher with nothing kept or sent.
+    func launcherPreviewPage(_ request: Request, _ context: WaymarkRequestContext, articles: Bool) async throws -> Response {
+        let (signedIn, app) = try await access(request, context, needs: .viewer)
+        guard let id = context.parameters.get("id"), let draft = try await server.draftCatalog(app: app.id) else {
+            throw ConsoleError.notFound
+        }
+        let choice = PreviewClient(request)
+        // The object itself, whatever its targeting says; the message says whether this client gets it.
+        var only = Catalog(tips: [])
+        let targeting: Targeting
+        if articles {
+            guard let article = draft.catalog.articles.first(where: { $0.id == id }) else { throw ConsoleError.notFound }
+            targeting = article.targeting
+            only.articles = [article]
+            only.articles[0].targeting = Targeting()
+        } else {
+            guard let checklist = draft.catalog.checklists.first(where: { $0.id == id }) else { throw ConsoleError.notFound }
+            targeting = checklist.targeting
+            only.checklists = [checklist]
+            only.checklists[0].targeting = Targeting()
+        }
+        let delivered = Resolver(catalog: only, version: 0).resolve(for: choice.client)
+        let kind = articles ? "article" : "checklist"
+        var values = frame("Preview of the \(kind) \(id)", signedIn, app: app)
+        values.merge(choice.values) { $1 }
+        values["previewScript"] = true
+        values["action"] = "/console/apps/\(app.id)/\(kind)s/\(id)/preview"
+        values["back"] = "/console/apps/\(app.id)/\(kind)s/\(id)"
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let launcher = DeliveredCatalog(
+            version: 0, frequency: "immediate", tips: [], tours: [], checklists: delivered.checklists, articles: delivered.articles)
+        values["launcherJSON"] = String(decoding: try encoder.encode(launcher), as: UTF8.self)
+        let locale = delivered.checklists?.first?.content.locale ?? delivered.articles?.first?.content.locale ?? "default"
+        let targeted = Resolver.admits(targeting, id: id, context: choice.client.values, user: choice.client.user)
+        values["message"] =
+            "The \(kind) as \(choice.client.platform ?? "") \(choice.client.model ?? "") \(choice.client.appVersion ?? "") would get it, in \(locale)"
+            + (targeted ? "." : ". This client is not targeted: it would not get the \(kind).")
+        return Templates.page("preview", values)
     }
 
     private func checklistForm(

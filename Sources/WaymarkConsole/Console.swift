@@ -59,6 +59,12 @@ public struct WaymarkConsole: Sendable {
         console.get("/apps/:app/checklists/:id") { request, context in try await self.checklistPage(request, context, new: false) }
         console.post("/apps/:app/checklists/:id") { request, context in try await self.saveChecklist(request, context) }
         console.post("/apps/:app/checklists/:id/delete") { request, context in try await self.deleteChecklist(request, context) }
+        console.get("/apps/:app/checklists/:id/preview") { request, context in
+            try await self.launcherPreviewPage(request, context, articles: false)
+        }
+        console.get("/apps/:app/articles/:id/preview") { request, context in
+            try await self.launcherPreviewPage(request, context, articles: true)
+        }
         console.get("/apps/:app/new-article") { request, context in try await self.articlePage(request, context, new: true) }
         console.get("/apps/:app/articles/:id") { request, context in try await self.articlePage(request, context, new: false) }
         console.post("/apps/:app/articles/:id") { request, context in try await self.saveArticle(request, context) }

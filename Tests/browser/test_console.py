@@ -203,6 +203,17 @@ class ConsoleTests(unittest.TestCase):
         time.sleep(0.5)
         self.assertIsNone(self.visible_tip("preview-tip"))
 
+    def test_a_checklist_and_an_article_are_previewed_as_the_launcher_draws_them(self):
+        self.sign_in()
+        self.driver.get(self.app_url("/checklists/first-steps/preview?locale=hi-IN"))
+        panel = self.wait_for(lambda: self.driver.find_element(By.CSS_SELECTOR, '[data-waymark-ui="checklist"]'), "the checklist's panel")
+        self.assertIn("शुरुआत करें", panel.text)
+        self.assertEqual(len(panel.find_elements(By.CSS_SELECTOR, "li")), 4)
+        self.driver.get(self.app_url("/articles/cash-on-delivery/preview"))
+        article = self.wait_for(lambda: self.driver.find_element(By.CSS_SELECTOR, '[data-waymark-article="cash-on-delivery"]'), "the article")
+        self.assertEqual(article.get_attribute("open"), "true")
+        self.assertIn("Keep change ready", article.text)
+
     def test_a_tour_page_edited_in_its_form_is_previewed_with_the_devices_video(self):
         self.sign_in()
         self.driver.get(self.app_url())

@@ -1174,6 +1174,10 @@ import WaymarkTestSupport
                 ))
             let form = String(buffer: try await browser.get("/console/apps/\(app)/checklists/first-steps").body)
             #expect(form.contains(#"<option value="tour:welcome" selected>tour welcome</option>"#))
+            // The preview draws what a client would get, in its language.
+            let preview = String(buffer: try await browser.get("/console/apps/\(app)/checklists/first-steps/preview?locale=hi-IN").body)
+            #expect(preview.contains("data-launcher=") && preview.contains("शुरू करें") && preview.contains("in hi."))
+            #expect(try await browser.get("/console/apps/\(app)/checklists/nope/preview").status == .notFound)
             _ = try await browser.post("/console/apps/\(app)/publish", [])
 
             let today = Date().millisecondsSince1970 - Date().millisecondsSince1970 % Period.day
@@ -1224,6 +1228,8 @@ import WaymarkTestSupport
             #expect(
                 overview.contains(
                     #"<a href="/console/apps/\#(app)/articles/cod">cod</a></td><td>Paying cash on delivery</td><td>cart, checkout</td>"#))
+            let preview = String(buffer: try await browser.get("/console/apps/\(app)/articles/cod/preview").body)
+            #expect(preview.contains("data-launcher=") && preview.contains("Paying cash on delivery"))
             _ = try await browser.post("/console/apps/\(app)/publish", [])
             let today = Date().millisecondsSince1970 - Date().millisecondsSince1970 % Period.day
             func searched(_ user: String, _ query: String, _ results: String) -> StoredEvent {

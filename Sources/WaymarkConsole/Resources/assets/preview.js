@@ -1,11 +1,13 @@
-// The console's preview: the tip or tour the server resolved for the chosen client, drawn by the
-// SDK's own renderers (waymark.js from this server), so it looks exactly as users will see it.
-import { previewTip, previewTour } from "/sdk/src/preview.js";
+// The console's preview: the tip, tour, checklist or article the server resolved for the chosen
+// client, drawn by the SDK's own renderers (waymark.js from this server), so it looks exactly as
+// users will see it.
+import { previewLauncher, previewTip, previewTour } from "/sdk/src/preview.js";
 
 const stage = document.getElementById("preview-stage");
-if (stage?.dataset.tip || stage?.dataset.tour) {
+if (stage?.dataset.tip || stage?.dataset.tour || stage?.dataset.launcher) {
   try {
     if (stage.dataset.tip) previewTip(JSON.parse(stage.dataset.tip), { server: location.origin });
+    else if (stage.dataset.launcher) previewLauncher(JSON.parse(stage.dataset.launcher), { server: location.origin });
     else previewTour(JSON.parse(stage.dataset.tour), Number(stage.dataset.page), { server: location.origin });
     stage.dataset.drawn = "true";
   } catch (error) {

@@ -1,6 +1,7 @@
-// Previews: a tip or a tour drawn exactly as the SDK draws it, with no engine, storage, events or
-// credit claims. The console shows drafts this way.
+// Previews: a tip, a tour, a checklist or a help article drawn exactly as the SDK draws it, with
+// no engine, storage, events or credit claims. The console shows drafts this way.
 
+import { Guide } from "./launcher.js";
 import { Renderer } from "./renderer.js";
 
 /** Draws one tip, as delivered by the server; closing or answering it only takes it away.
@@ -16,4 +17,24 @@ export function previewTour(tour, page = 0, { window: win = globalThis.window, s
   const renderer = new Renderer({ window: win, server });
   renderer.openTour(tour, page);
   return renderer;
+}
+
+/** A checklist's panel, or the help panel with an article open, as the launcher shows them:
+ *  `catalog` holds the one checklist or article ({ checklists: [...] } or { articles: [...] }),
+ *  nothing is done, kept or sent. Answers the launcher's Guide, whose stop() takes it away. */
+export function previewLauncher(catalog, { window: win = globalThis.window, server } = {}) {
+  const nothing = () => {};
+  const client = {
+    window: win, document: win.document, server, user: "preview", catalog: { tips: [], tours: [], ...catalog },
+    renderer: new Renderer({ window: win, server }),
+    kept: { load: (key, fallback) => fallback, save: nothing, persist: nothing },
+    enqueue: nothing, record: nothing, progressChanged: nothing, openTour: () => false,
+  };
+  const guide = new Guide(client, client.catalog);
+  if (guide.lists) guide.lists.show(catalog.checklists[0].id);
+  if (guide.help) {
+    guide.help.toggle();
+    guide.help.results.querySelector("details")?.setAttribute("open", "");
+  }
+  return guide;
 }

@@ -56,8 +56,8 @@ extension Analytics {
             seconds[checklist, default: []].append((value, row.events))
         }
         var credits: [String: Int] = [:]
-        for grant in try await grants where grant.tour.hasPrefix("checklist:") {
-            credits[String(grant.tour.dropFirst("checklist:".count)), default: 0] += grant.credits
+        for grant in try await grants {
+            if let checklist = Grant.checklist(ofTour: grant.tour) { credits[checklist, default: 0] += grant.credits }
         }
         return catalog.checklists.map { checklist in
             var items = checklist.items.map { ChecklistReport.Item(item: $0.id, users: done[checklist.id]?[$0.id] ?? 0) }

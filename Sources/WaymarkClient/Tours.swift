@@ -60,7 +60,7 @@ extension WaymarkClient {
         if let start { options.onTour?(start) }
     }
 
-    /// Keeps what the tour triggers have seen.
+    /// Keeps what the tour triggers have seen (at ``stop()``).
     func saveTriggers() {
         triggerFile.save(state.withLock { $0.triggers.snapshot })
     }

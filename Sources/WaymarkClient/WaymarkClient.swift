@@ -247,7 +247,6 @@ public final class WaymarkClient: Sendable {
                 return state.checklists.record(name, target: target, properties: properties, at: now)
             })
         openDueTour()
-        saveTriggers()
         return produced
     }
 
@@ -737,7 +736,8 @@ public final class WaymarkClient: Sendable {
         }
     }
 
-    /// Stops the background work, tries one last upload, and saves the engine's state. Call it
+    /// Stops the background work, tries one last upload, and saves the engine's state and what the
+    /// tour triggers and checklists have seen. Call it
     /// when the app goes to the background.
     public func stop() async {
         let tasks = state.withLock { state in
@@ -748,6 +748,10 @@ public final class WaymarkClient: Sendable {
         _ = try? await flush()
         if state.withLock({ $0.progressChanges != $0.progressShared }) { _ = try? await syncProgress() }
         try? engine.persist()
+        // What the tour triggers and checklist rules have seen, kept once here rather than on
+        // every event (a done item is kept as it happens).
+        saveTriggers()
+        checklistFile.save(state.withLock { $0.checklists.kept })
     }
 }
 

@@ -224,7 +224,12 @@ public struct Grant: Hashable, Sendable {
     public static func checklistTour(_ checklist: String) -> String { "checklist:" + checklist }
 
     /// The checklist this grant is for, if it is one's.
-    public var checklist: String? { tour.hasPrefix("checklist:") ? String(tour.dropFirst("checklist:".count)) : nil }
+    public var checklist: String? { Self.checklist(ofTour: tour) }
+
+    /// The checklist a grant kept under `tour` is for, if it is one's (``checklistTour(_:)``).
+    public static func checklist(ofTour tour: String) -> String? {
+        tour.hasPrefix("checklist:") ? String(tour.dropFirst("checklist:".count)) : nil
+    }
 
     public var id: String
     public var app: String

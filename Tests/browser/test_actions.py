@@ -6,14 +6,9 @@ web page in a new tab, the next page, away).
 
 Run by scripts/test; see test_demo_shop.py for what it needs.
 """
-import json
-import os
-import sqlite3
-
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
-import test_demo_shop
 from test_demo_shop import BrowserTest, own_demo
 
 setUpModule, tearDownModule = own_demo(narration=False)
@@ -22,25 +17,9 @@ SIZES = [("desktop", None), ("phone", (360, 740))]
 
 
 class ActionTests(BrowserTest):
-    def at(self, size):
-        if size:
-            self.driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
-                                        {"width": size[0], "height": size[1], "deviceScaleFactor": 2, "mobile": True})
-        else:
-            self.driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
-
     def actions(self, user):
-        """The user's stored button presses, once the SDK's queue drained: (name, target, properties)."""
-        self.driver.execute_script("return (await import('/sdk/waymark.js')).Waymark.flush()")
-        self.wait_for(lambda d: d.execute_script(
-            "return JSON.parse(localStorage.getItem(Object.keys(localStorage).find(k => k.endsWith(`:${arguments[0]}:queue`))) || '[]')"
-            ".length", user) == 0,
-            "the queue to drain")
-        with sqlite3.connect(os.path.join(test_demo_shop.demo.directory, "data", "waymark.sqlite")) as database:
-            rows = database.execute(
-                "SELECT name, target, properties FROM events WHERE user = ? AND name IN ('tip_action', 'tour_action', "
-                "'tip_closed', 'tip_dismissed') ORDER BY id", (user,)).fetchall()
-        return [(name, target, json.loads(properties)) for name, target, properties in rows]
+        """The user's stored button presses and the tip endings they led to: (name, target, properties)."""
+        return self.stored_events(user, "name IN ('tip_action', 'tour_action', 'tip_closed', 'tip_dismissed')")
 
     def focus_button(self, container, label):
         """Tabs (from the container's focus) to the button with this text, as a keyboard user would."""

@@ -7,7 +7,6 @@ launcher, Enter to open, Esc to close.
 
 Run by scripts/test; see test_demo_shop.py for what it needs.
 """
-import json
 import os
 import sqlite3
 
@@ -24,31 +23,16 @@ PANEL = '[data-waymark-ui="checklist"]'
 
 
 class ChecklistTests(BrowserTest):
-    def at(self, size):
-        if size:
-            self.driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
-                                        {"width": size[0], "height": size[1], "deviceScaleFactor": 2, "mobile": True})
-
     def launcher(self):
         return self.wait_for(lambda d: self.visible(LAUNCHER), "the checklist's launcher")
-
-    def open_without_welcome(self, user):
-        """Opens the shop and sets the welcome banner aside: it covers the bottom of the screen."""
-        self.open_shop(user)
-        self.wait_tip("welcome").find_element(By.CSS_SELECTOR, '[data-waymark-action="later"]').click()
-        self.wait_tip("welcome", shown=False)
 
     def panel(self):
         return self.wait_for(lambda d: self.visible(PANEL), "the checklist's panel")
 
     def stored(self, user):
-        self.driver.execute_script("return (await import('/sdk/waymark.js')).Waymark.flush()")
-        self.wait_for(lambda d: d.execute_script(
-            "return JSON.parse(localStorage.getItem(Object.keys(localStorage).find(k => k.endsWith(`:${arguments[0]}:queue`))) || '[]')"
-            ".length", user) == 0, "the queue to drain")
+        """The user's checklist events (name, item) and grants (tour, credits)."""
+        events = [(name, properties.get("item")) for name, _, properties in self.stored_events(user, "name LIKE 'checklist_%'")]
         with sqlite3.connect(os.path.join(test_demo_shop.demo.directory, "data", "waymark.sqlite")) as database:
-            events = [(name, json.loads(properties).get("item")) for name, properties in database.execute(
-                "SELECT name, properties FROM events WHERE user = ? AND name LIKE 'checklist_%' ORDER BY id", (user,))]
             grants = database.execute("SELECT tour, credits FROM grants WHERE user = ?", (user,)).fetchall()
         return events, grants
 

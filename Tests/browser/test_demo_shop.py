@@ -177,6 +177,38 @@ class BrowserTest(unittest.TestCase):
     def screenshot(self, name):
         self.driver.save_screenshot(os.path.join(SCREENSHOTS, name + ".png"))
 
+    def at(self, size, reduced_motion=False):
+        """The page at a phone's size ((width, height), 360x740 in the tests) or the desktop's (None),
+        with or without reduced motion."""
+        if size:
+            self.driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                                        {"width": size[0], "height": size[1], "deviceScaleFactor": 2, "mobile": True})
+        else:
+            self.driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+        self.driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [
+            {"name": "prefers-reduced-motion", "value": "reduce" if reduced_motion else ""}]})
+
+    def open_without_welcome(self, user, query=""):
+        """Opens the shop and sets the welcome banner aside with its Not now button: it covers the
+        bottom of the screen, where the launchers are."""
+        self.open_shop(user, query)
+        self.wait_tip("welcome").find_element(By.CSS_SELECTOR, '[data-waymark-action="later"]').click()
+        self.wait_tip("welcome", shown=False)
+
+    def drain_queue(self, user):
+        """Sends the user's queued events and waits until the server has them all."""
+        self.driver.execute_script("return (await import('/sdk/waymark.js')).Waymark.flush()")
+        self.wait_for(lambda d: d.execute_script(
+            "return JSON.parse(localStorage.getItem(Object.keys(localStorage).find(k => k.endsWith(`:${arguments[0]}:queue`))) || '[]')"
+            ".length", user) == 0, "the queue to drain")
+
+    def stored_events(self, user, where):
+        """The user's stored events matching the SQL condition `where`, in order: (name, target, properties)."""
+        self.drain_queue(user)
+        with sqlite3.connect(os.path.join(demo.directory, "data", "waymark.sqlite")) as database:
+            rows = database.execute(f"SELECT name, target, properties FROM events WHERE user = ? AND ({where}) ORDER BY id", (user,))
+            return [(name, target, json.loads(properties)) for name, target, properties in rows]
+
 
 class TipsTests(BrowserTest):
     def test_tips_appear_and_disappear_by_their_rules(self):

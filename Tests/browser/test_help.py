@@ -8,8 +8,6 @@ not find; an article opens in place with its narration; Esc closes and gives the
 Run by scripts/test; see test_demo_shop.py for what it needs.
 """
 import json
-import os
-import sqlite3
 import time
 import urllib.request
 
@@ -26,25 +24,15 @@ PANEL = '[data-waymark-ui="help"]'
 
 
 class HelpTests(BrowserTest):
-    def at(self, size):
-        if size:
-            self.driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
-                                        {"width": size[0], "height": size[1], "deviceScaleFactor": 2, "mobile": True})
-
-    def open_without_welcome(self, user, query=""):
-        self.open_shop(user, query)
-        self.wait_tip("welcome").find_element(By.CSS_SELECTOR, '[data-waymark-action="later"]').click()
-        self.wait_tip("welcome", shown=False)
-
     def stored(self, user):
-        self.driver.execute_script("return (await import('/sdk/waymark.js')).Waymark.flush()")
-        self.wait_for(lambda d: d.execute_script(
-            "return JSON.parse(localStorage.getItem(Object.keys(localStorage).find(k => k.endsWith(`:${arguments[0]}:queue`))) || '[]')"
-            ".length", user) == 0, "the queue to drain")
-        with sqlite3.connect(os.path.join(test_demo_shop.demo.directory, "data", "waymark.sqlite")) as database:
-            return [(name, target, json.loads(properties)) for name, target, properties in database.execute(
-                "SELECT name, target, properties FROM events WHERE user = ? AND name IN ('help_opened', 'help_searched', 'article_opened')"
-                " ORDER BY id", (user,))]
+        return self.stored_events(user, "name IN ('help_opened', 'help_searched', 'article_opened')")
+
+    def article_narration(self, article):
+        demo = test_demo_shop.demo
+        with urllib.request.urlopen(urllib.request.Request(
+                f"{demo.url}/v1/catalog", headers={"Authorization": f"Bearer {demo.facts['clientKey']}"})) as response:
+            catalog = json.loads(response.read())
+        return next(a for a in catalog.get("articles", []) if a["id"] == article)["content"].get("narration")
 
     def headings(self):
         return [h.text for h in self.driver.find_elements(By.CSS_SELECTOR, f"{PANEL} h3")]
@@ -58,13 +46,6 @@ class HelpTests(BrowserTest):
         field.clear()
         field.send_keys(text)
         field.send_keys(Keys.ENTER)
-
-    def article_narration(self, article):
-        demo = test_demo_shop.demo
-        with urllib.request.urlopen(urllib.request.Request(
-                f"{demo.url}/v1/catalog", headers={"Authorization": f"Bearer {demo.facts['clientKey']}"})) as response:
-            catalog = json.loads(response.read())
-        return next(a for a in catalog.get("articles", []) if a["id"] == article)["content"].get("narration")
 
     def test_the_help_lists_this_screens_articles_first_and_finds_what_is_typed(self):
         # The server speaks the articles in the background, within seconds of starting.

@@ -5,14 +5,9 @@ takes the focus) by mouse or keyboard, sending `hotspot_opened`.
 
 Run by scripts/test; see test_demo_shop.py for what it needs.
 """
-import json
-import os
-import sqlite3
-
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
-import test_demo_shop
 from test_demo_shop import BrowserTest, own_demo
 
 setUpModule, tearDownModule = own_demo(narration=False)
@@ -22,23 +17,8 @@ MARKER = '[data-waymark-hotspot="cart-hotspot"]'
 
 
 class HotspotTests(BrowserTest):
-    def at(self, size, reduced_motion=False):
-        if size:
-            self.driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
-                                        {"width": size[0], "height": size[1], "deviceScaleFactor": 2, "mobile": True})
-        else:
-            self.driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
-        self.driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [
-            {"name": "prefers-reduced-motion", "value": "reduce" if reduced_motion else ""}]})
-
     def stored(self, user):
-        self.driver.execute_script("return (await import('/sdk/waymark.js')).Waymark.flush()")
-        self.wait_for(lambda d: d.execute_script(
-            "return JSON.parse(localStorage.getItem(Object.keys(localStorage).find(k => k.endsWith(`:${arguments[0]}:queue`))) || '[]')"
-            ".length", user) == 0, "the queue to drain")
-        with sqlite3.connect(os.path.join(test_demo_shop.demo.directory, "data", "waymark.sqlite")) as database:
-            return [(name, target, json.loads(properties)) for name, target, properties in database.execute(
-                "SELECT name, target, properties FROM events WHERE user = ? AND target = 'cart-hotspot' ORDER BY id", (user,))]
+        return self.stored_events(user, "target = 'cart-hotspot'")
 
     def add_to_cart(self, user, query=""):
         self.open_shop(user, query)

@@ -78,16 +78,21 @@ public struct DeliveredChecklist: Codable, Hashable, Sendable {
     public var content: DeliveredContent
     /// When it is offered; nil: from the start.
     public var trigger: Rule?
+    /// The screens whose help lists it; nil: every screen.
+    public var screens: [String]?
     /// Credits for completing it, claimed once with `{"checklist": id}`.
     public var reward: Int?
     /// Its tasks, in order.
     public var items: [DeliveredChecklistItem]
 
-    /// A checklist with these items.
-    public init(id: String, content: DeliveredContent, trigger: Rule?, reward: Int?, items: [DeliveredChecklistItem]) {
+    /// A checklist with these items, listed by the help on `screens` (nil: every screen).
+    public init(
+        id: String, content: DeliveredContent, trigger: Rule?, screens: [String]? = nil, reward: Int?, items: [DeliveredChecklistItem]
+    ) {
         self.id = id
         self.content = content
         self.trigger = trigger
+        self.screens = screens
         self.reward = reward
         self.items = items
     }
@@ -298,13 +303,17 @@ public struct DeliveredTour: Codable, Hashable, Sendable {
     public var id: String
     /// When the tour offers itself; `nil`: when the app opens it.
     public var trigger: Rule?
+    /// The screens whose help lists it; nil: every screen.
+    public var screens: [String]?
     /// The pages, in order.
     public var pages: [DeliveredPage]
 
-    /// A tour offered when `trigger` holds, with these pages.
-    public init(id: String, trigger: Rule?, pages: [DeliveredPage]) {
+    /// A tour offered when `trigger` holds, with these pages, listed by the help on `screens`
+    /// (nil: every screen).
+    public init(id: String, trigger: Rule?, screens: [String]? = nil, pages: [DeliveredPage]) {
         self.id = id
         self.trigger = trigger
+        self.screens = screens
         self.pages = pages
     }
 }

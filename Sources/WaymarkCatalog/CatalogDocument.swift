@@ -51,6 +51,7 @@ import Yams
 ///   - id: welcome
 ///     trigger: screen:home
 ///     targeting: app.version >= v1.2
+///     screens: [home]           # where the help lists it; none: every screen
 ///     pages:
 ///       - id: basics
 ///         content: { title: Basics, body: ... }
@@ -61,6 +62,7 @@ import Yams
 ///   - id: first-steps
 ///     content: { title: Get started, body: Four steps to your first order }
 ///     trigger: activation       # when it is offered; default: from the first visit
+///     screens: [home, product]  # where the help lists it; none: every screen
 ///     reward: 10                # credits on completing it, once
 ///     items:                    # up to 12
 ///       - { id: browse, content: { title: Look at a product }, done: screen:product, tour: welcome }
@@ -161,10 +163,10 @@ private let tipKeys = [
 private let actionKeys = ["id", "label", "locales", "style", "do", "tour", "url", "route"]
 private let textKeys = ["title", "body", "html", "audio"]
 private let contentKeys = textKeys + ["locales"]
-private let tourKeys = ["id", "trigger", "targeting", "rollout", "pages"]
+private let tourKeys = ["id", "trigger", "targeting", "rollout", "screens", "pages"]
 private let segmentKeys = ["name", "summary", "rule"]
 private let pageKeys = ["id", "content", "media", "reward", "actions"]
-private let checklistKeys = ["id", "content", "trigger", "targeting", "rollout", "reward", "items"]
+private let checklistKeys = ["id", "content", "trigger", "targeting", "rollout", "screens", "reward", "items"]
 private let checklistItemKeys = ["id", "content", "done", "tour", "tip"]
 private let articleKeys = ["id", "content", "screens", "keywords", "targeting", "rollout"]
 private let mediaVariantKeys = ["url", "thumbnail", "type", "model", "family", "minAppVersion", "locale"]
@@ -562,12 +564,13 @@ private struct CatalogReader {
         let id = requiredName(mapping, "id", in: node)
         let trigger = mapping["trigger"].flatMap { rule($0) }
         let targeting = readTargeting(mapping)
+        let screens = readScreens(mapping)
         guard let pagesNode = mapping["pages"] else { return missing("pages", in: node) }
         let pages = list(pagesNode, "pages") { $0.readPage($1, mediaIDs: mediaIDs) }
         uniqueIDs(pages.map(\.id), in: pagesNode, "page")
         if pages.isEmpty && pagesNode.sequence?.isEmpty == true { fail(at: pagesNode, "a tour needs at least one page") }
         guard let id else { return nil }
-        return Tour(id: id, trigger: trigger, targeting: targeting, pages: pages)
+        return Tour(id: id, trigger: trigger, targeting: targeting, screens: screens, pages: pages)
     }
 
     mutating func readPage(_ node: Node, mediaIDs: Set<String>) -> TourPage? {
@@ -590,6 +593,7 @@ private struct CatalogReader {
         let content = requiredContent(mapping, in: node)
         let trigger = mapping["trigger"].flatMap { rule($0) }
         let targeting = readTargeting(mapping)
+        let screens = readScreens(mapping)
         let reward = mapping["reward"].flatMap { readReward($0) }
         guard let itemsNode = mapping["items"] else { return missing("items", in: node) }
         let items = list(itemsNode, "items") { $0.readChecklistItem($1) }
@@ -601,7 +605,7 @@ private struct CatalogReader {
             }
         }
         guard let id, let content, !items.isEmpty else { return nil }
-        return Checklist(id: id, content: content, trigger: trigger, targeting: targeting, reward: reward, items: items)
+        return Checklist(id: id, content: content, trigger: trigger, targeting: targeting, screens: screens, reward: reward, items: items)
     }
 
     mutating func readChecklistItem(_ node: Node) -> ChecklistItem? {
@@ -630,7 +634,7 @@ private struct CatalogReader {
         guard let mapping = mapping(node, "an article", keys: articleKeys) else { return nil }
         let id = requiredName(mapping, "id", in: node)
         let content = requiredContent(mapping, in: node)
-        let screens = mapping["screens"].map { words($0, "screens", names: true) } ?? []
+        let screens = readScreens(mapping)
         let keywords = mapping["keywords"].map { words($0, "keywords", names: false) } ?? []
         if keywords.count > Article.keywordLimit, let node = mapping["keywords"] {
             fail(at: node, "an article has at most \(Article.keywordLimit) keywords")
@@ -638,6 +642,11 @@ private struct CatalogReader {
         let targeting = readTargeting(mapping)
         guard let id, let content else { return nil }
         return Article(id: id, content: content, screens: screens, keywords: keywords, targeting: targeting)
+    }
+
+    /// The screens a tour, checklist or article belongs to: names as `screen:NAME` has them.
+    mutating func readScreens(_ mapping: Node.Mapping) -> [String] {
+        mapping["screens"].map { words($0, "screens", names: true) } ?? []
     }
 
     /// A list of words: screen names (as rules name them) or keywords (any text, 1 to 64 bytes).

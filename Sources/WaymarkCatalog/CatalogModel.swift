@@ -465,12 +465,16 @@ public struct Tour: Hashable, Sendable {
     public var id: String
     public var trigger: Rule?
     public var targeting: Targeting
+    /// The screens whose help lists it (`checkout`, as `screen:checkout` names them); empty: every
+    /// screen. A search of the help finds it on any screen.
+    public var screens: [String]
     public var pages: [TourPage]
 
-    public init(id: String, trigger: Rule? = nil, targeting: Targeting = Targeting(), pages: [TourPage]) {
+    public init(id: String, trigger: Rule? = nil, targeting: Targeting = Targeting(), screens: [String] = [], pages: [TourPage]) {
         self.id = id
         self.trigger = trigger
         self.targeting = targeting
+        self.screens = screens
         self.pages = pages
     }
 }
@@ -506,6 +510,9 @@ public struct Checklist: Hashable, Sendable {
     /// When the checklist is offered; nil: from the user's first visit.
     public var trigger: Rule?
     public var targeting: Targeting
+    /// The screens whose help lists it; empty: every screen. A search of the help finds it on any
+    /// screen.
+    public var screens: [String]
     /// Credits for completing it, granted once per user.
     public var reward: Int?
     public var items: [ChecklistItem]
@@ -514,13 +521,14 @@ public struct Checklist: Hashable, Sendable {
     public static let itemLimit = 12
 
     public init(
-        id: String, content: Localized<Content>, trigger: Rule? = nil, targeting: Targeting = Targeting(), reward: Int? = nil,
-        items: [ChecklistItem]
+        id: String, content: Localized<Content>, trigger: Rule? = nil, targeting: Targeting = Targeting(), screens: [String] = [],
+        reward: Int? = nil, items: [ChecklistItem]
     ) {
         self.id = id
         self.content = content
         self.trigger = trigger
         self.targeting = targeting
+        self.screens = screens
         self.reward = reward
         self.items = items
     }

@@ -122,6 +122,7 @@ extension CatalogDocument {
         pairs["id"] = text(tour.id)
         pairs["trigger"] = tour.trigger.map { text($0.description) }
         addTargeting(tour.targeting, to: &pairs)
+        addScreens(tour.screens, to: &pairs)
         pairs["pages"] = Node(
             tour.pages.map { page in
                 var pairs = Pairs()
@@ -141,6 +142,7 @@ extension CatalogDocument {
         pairs["content"] = node(checklist.content)
         pairs["trigger"] = checklist.trigger.map { text($0.description) }
         addTargeting(checklist.targeting, to: &pairs)
+        addScreens(checklist.screens, to: &pairs)
         pairs["reward"] = checklist.reward.map(number)
         pairs["items"] = Node(
             checklist.items.map { item in
@@ -162,7 +164,7 @@ extension CatalogDocument {
         var pairs = Pairs()
         pairs["id"] = text(article.id)
         pairs["content"] = node(article.content)
-        if !article.screens.isEmpty { pairs["screens"] = Node(article.screens.map(text)) }
+        addScreens(article.screens, to: &pairs)
         if !article.keywords.isEmpty { pairs["keywords"] = Node(article.keywords.map(text)) }
         addTargeting(article.targeting, to: &pairs)
         return pairs.node
@@ -192,6 +194,10 @@ extension CatalogDocument {
     private static func addTargeting(_ targeting: Targeting, to pairs: inout Pairs) {
         pairs["targeting"] = targeting.rule.map { text($0.description) }
         if targeting.rollout != 100 { pairs["rollout"] = number(targeting.rollout) }
+    }
+
+    private static func addScreens(_ screens: [String], to pairs: inout Pairs) {
+        if !screens.isEmpty { pairs["screens"] = Node(screens.map(text)) }
     }
 
     private static func node(_ content: Localized<Content>) -> Node {

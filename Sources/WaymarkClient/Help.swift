@@ -35,9 +35,10 @@ public struct HelpResults: Hashable, Sendable {
     public var articles: [DeliveredArticle]
     /// How many of `articles` belong to the screen (the first ones); 0 for a search.
     public var forScreen: Int
-    /// Tours: all of them, or those a search found.
+    /// Tours: for a screen, those listed on it (their `screens` hold it, or they have none); for a
+    /// search, those found on any screen.
     public var tours: [DeliveredTour]
-    /// Checklists: all of them, or those a search found.
+    /// Checklists: for a screen, those listed on it; for a search, those found.
     public var checklists: [DeliveredChecklist]
 
     /// Everything found.
@@ -46,8 +47,8 @@ public struct HelpResults: Hashable, Sendable {
 
 extension WaymarkClient {
     /// What the help launcher lists on `screen` (as `screen:NAME` names it): the articles that
-    /// belong to it first, then the others, the tours and the checklists. Opening the launcher
-    /// sends `help_opened`.
+    /// belong to it first, then the others; the tours and the checklists that belong to it or to
+    /// every screen. Opening the launcher sends `help_opened`.
     @discardableResult
     public func helpOpened(screen: String?) -> HelpResults {
         enqueueHelp(DeliveredArticle.helpOpenedEvent, target: nil, ["screen": screen ?? "home"])
@@ -78,13 +79,15 @@ extension WaymarkClient {
         enqueueHelp(DeliveredArticle.openedEvent, target: id, ["article": id])
     }
 
-    /// Everything, the screen's articles first.
+    /// Every article, the screen's first; the tours and checklists of the screen or of every screen.
     private func listing(_ screen: String?) -> HelpResults {
         let articles = catalog?.articles ?? []
         let here = articles.filter { article in screen.map { (article.screens ?? []).contains($0) } ?? false }
+        func belongs(_ screens: [String]?) -> Bool { screens.map { screens in screen.map(screens.contains) ?? false } ?? true }
         return HelpResults(
-            articles: here + articles.filter { !here.contains($0) }, forScreen: here.count, tours: catalog?.tours ?? [],
-            checklists: catalog?.checklists ?? [])
+            articles: here + articles.filter { !here.contains($0) }, forScreen: here.count,
+            tours: (catalog?.tours ?? []).filter { belongs($0.screens) },
+            checklists: (catalog?.checklists ?? []).filter { belongs($0.screens) })
     }
 
     private func enqueueHelp(_ name: String, target: String?, _ properties: [String: String], results: Int? = nil) {

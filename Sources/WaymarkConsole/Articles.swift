@@ -80,14 +80,8 @@ struct ArticleFields {
         guard let id = values.text("id") else { throw FieldError(field: "id", message: "an article needs an id") }
         guard CatalogDocument.isIdentifier(id) else { throw FieldError(field: "id", message: "letters, digits, -, _ or . only") }
         guard let title = values.text("title") else { throw FieldError(field: "title", message: "an article needs a title") }
-        func list(_ name: String) -> [String] {
-            (values[name] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-        }
-        let screens = list("screens")
-        if let bad = screens.first(where: { !Segment.isName($0) }) {
-            throw FieldError(field: "screens", message: "\"\(bad)\" is not a screen's name (letters, digits, _ and -)")
-        }
-        let keywords = list("keywords")
+        let screens = try values.screens("screens")
+        let keywords = values.list("keywords")
         guard keywords.count <= Article.keywordLimit, keywords.allSatisfy({ $0.utf8.count <= 64 }) else {
             throw FieldError(field: "keywords", message: "at most \(Article.keywordLimit) keywords of 1 to 64 bytes")
         }

@@ -135,6 +135,7 @@ struct ChecklistFields {
             "id": checklist.id, "title": checklist.content.fallback.title, "body": Content.editable(checklist.content.fallback),
             "trigger": checklist.trigger?.description ?? "", "targeting": checklist.targeting.rule?.description ?? "",
             "rollout": String(checklist.targeting.rollout), "reward": checklist.reward.map(String.init) ?? "",
+            "screens": checklist.screens.joined(separator: ", "),
         ]
         items =
             checklist.items.map { item in
@@ -150,7 +151,7 @@ struct ChecklistFields {
 
     init(form: Form) {
         values = [:]
-        for name in ["id", "title", "body", "trigger", "targeting", "rollout", "reward"] { values[name] = form[name] ?? "" }
+        for name in ["id", "title", "body", "trigger", "targeting", "rollout", "reward", "screens"] { values[name] = form[name] ?? "" }
         items = (0..<Checklist.itemLimit).compactMap { index in
             guard let id = form["item.\(index).id"] else { return nil }
             return ItemRow(
@@ -207,6 +208,6 @@ struct ChecklistFields {
             trigger: try values.rule("trigger"),
             targeting: Targeting(
                 rule: try values.targetingRule("targeting"), rollout: try values.wholeNumber("rollout", default: 100, in: 0...100)),
-            reward: reward, items: built)
+            screens: try values.screens("screens"), reward: reward, items: built)
     }
 }

@@ -29,6 +29,20 @@ extension [String: String] {
         return rule
     }
 
+    /// A comma-separated list, each entry trimmed, blanks left out.
+    func list(_ name: String) -> [String] {
+        (self[name] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    }
+
+    /// Screen names as `screen:NAME` has them, comma-separated; none: every screen.
+    func screens(_ name: String) throws(FieldError) -> [String] {
+        let screens = list(name)
+        if let bad = screens.first(where: { !Segment.isName($0) }) {
+            throw FieldError(field: name, message: "\"\(bad)\" is not a screen's name (letters, digits, _ and -)")
+        }
+        return screens
+    }
+
     func wholeNumber(_ name: String, default value: Int, in range: ClosedRange<Int>) throws(FieldError) -> Int {
         guard let text = text(name) else { return value }
         guard let number = Int(text), range.contains(number) else {

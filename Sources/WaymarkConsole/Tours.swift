@@ -248,6 +248,7 @@ struct TourFields {
         values = [
             "id": tour.id, "trigger": tour.trigger?.description ?? "", "targeting": tour.targeting.rule?.description ?? "",
             "rollout": String(tour.targeting.rollout), "format": tour.pages.first.map { Content.format($0.content.fallback) } ?? "markdown",
+            "screens": tour.screens.joined(separator: ", "),
         ]
         pages =
             tour.pages.enumerated().map { index, page in
@@ -262,7 +263,7 @@ struct TourFields {
 
     init(form: Form) {
         values = [:]
-        for name in ["id", "trigger", "targeting", "rollout", "format"] { values[name] = form[name] ?? "" }
+        for name in ["id", "trigger", "targeting", "rollout", "format", "screens"] { values[name] = form[name] ?? "" }
         pages = (0..<50).compactMap { index in
             let prefix = "page.\(index)"
             guard let id = form["\(prefix).id"] else { return nil }
@@ -316,6 +317,7 @@ struct TourFields {
             id: id, trigger: try values.rule("trigger"),
             targeting: Targeting(
                 rule: try values.targetingRule("targeting"), rollout: try values.wholeNumber("rollout", default: 100, in: 0...100)),
+            screens: try values.screens("screens"),
             pages: ordered.sorted { ($0.order, $0.position) < ($1.order, $1.position) }.map(\.page)
         )
     }

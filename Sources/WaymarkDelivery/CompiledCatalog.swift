@@ -93,8 +93,8 @@ final class CompiledCatalog: Sendable {
     let localeEntries: [LocaleEntry]
     let tipRenditions: [DeliveredTip]
     let tourPlans: [TourPlan]
-    let tourIDs: [String]
-    let tourTriggers: [Rule?]
+    /// Each tour as delivered but for its pages, which a resolution picks.
+    let tourShells: [DeliveredTour]
     let pageRenditions: [DeliveredPage]
     let checklistPlans: [LocalizedPlan]
     let checklistRenditions: [DeliveredChecklist]
@@ -103,7 +103,8 @@ final class CompiledCatalog: Sendable {
     /// Every piece of JSON a delivered catalog is assembled from, in one array.
     let pieces: JSONPieces
     /// Where each kind of piece starts in `pieces`: tip renditions, page renditions, tour heads
-    /// (`{"id":…,"pages":[`) and tour tails (`],"trigger":…}` or `]}`), each in index order.
+    /// (`{"id":…,"pages":[`) and tour tails (`],"screens":[…],"trigger":…}`, `]}` or between), each
+    /// in index order.
     let firstTip, firstPage, firstTourHead, firstTourTail, firstChecklist, firstArticle: Int32
     /// A hash of every rendition: the ETag's seed, so different catalogs never share one.
     let contentHash: (UInt64, UInt64)
@@ -215,7 +216,11 @@ final class CompiledCatalog: Sendable {
                     pages: pages)
             )
             tourHeads.append(Array(#"{"id":"#.utf8) + json(tour.id) + Array(#","pages":["#.utf8))
-            tourTails.append(tour.trigger.map { Array(#"],"trigger":"#.utf8) + json($0) + Array("}".utf8) } ?? Array("]}".utf8))
+            // The delivered tour's keys after "pages", sorted as the encoder sorts them.
+            var tail = Array("]".utf8)
+            if let screens = Resolver.screens(tour.screens) { tail += Array(#","screens":"#.utf8) + json(screens) }
+            if let trigger = tour.trigger { tail += Array(#","trigger":"#.utf8) + json(trigger) }
+            tourTails.append(tail + Array("}".utf8))
         }
 
         // A checklist's or an article's plan, its renditions made by `render` for each locale of its content.
@@ -256,8 +261,7 @@ final class CompiledCatalog: Sendable {
         self.localeEntries = localeEntries
         self.tipRenditions = tipRenditions
         self.tourPlans = tourPlans
-        tourIDs = catalog.tours.map(\.id)
-        tourTriggers = catalog.tours.map(\.trigger)
+        tourShells = catalog.tours.map { DeliveredTour(id: $0.id, trigger: $0.trigger, screens: Resolver.screens($0.screens), pages: []) }
         self.pageRenditions = pageRenditions
         self.checklistPlans = checklistPlans
         self.checklistRenditions = checklistRenditions
@@ -393,7 +397,9 @@ final class CompiledCatalog: Sendable {
     func materialize(_ resolution: Resolution) -> DeliveredCatalog {
         var tours: [DeliveredTour] = []
         walkTours(resolution) { tour, pages in
-            tours.append(DeliveredTour(id: tourIDs[tour], trigger: tourTriggers[tour], pages: pages.map { pageRenditions[Int($0)] }))
+            var delivered = tourShells[tour]
+            delivered.pages = pages.map { pageRenditions[Int($0)] }
+            tours.append(delivered)
         }
         return DeliveredCatalog(
             version: version, frequency: frequency, tips: resolution.tips.map { tipRenditions[Int($0)] }, tours: tours,

@@ -86,7 +86,7 @@ public struct Resolver: Sendable {
                     reward: page.reward, actions: Self.deliver(page.actions, with: content)
                 )
             }
-            tours.append(DeliveredTour(id: tour.id, trigger: tour.trigger, pages: pages))
+            tours.append(DeliveredTour(id: tour.id, trigger: tour.trigger, screens: Self.screens(tour.screens), pages: pages))
         }
         let checklists = catalog.checklists.filter { Self.admits($0.targeting, id: $0.id, context: context, user: client.user) }.map {
             Self.render($0, content: Self.deliver($0.content, locale: client.locale, narration), narration)
@@ -99,10 +99,15 @@ public struct Resolver: Sendable {
             checklists: checklists.isEmpty ? nil : checklists, articles: articles.isEmpty ? nil : articles)
     }
 
+    /// Screens as delivered: none (every screen) is left out.
+    static func screens(_ screens: [String]) -> [String]? {
+        screens.isEmpty ? nil : screens
+    }
+
     /// An article as delivered with its content in one locale.
     static func render(_ article: Article, content: DeliveredContent) -> DeliveredArticle {
         DeliveredArticle(
-            id: article.id, content: content, screens: article.screens.isEmpty ? nil : article.screens,
+            id: article.id, content: content, screens: screens(article.screens),
             keywords: article.keywords.isEmpty ? nil : article.keywords)
     }
 
@@ -110,7 +115,7 @@ public struct Resolver: Sendable {
     static func render(_ checklist: Checklist, content: DeliveredContent, _ narration: Narration) -> DeliveredChecklist {
         let locale = content.locale == "default" ? nil : content.locale
         return DeliveredChecklist(
-            id: checklist.id, content: content, trigger: checklist.trigger, reward: checklist.reward,
+            id: checklist.id, content: content, trigger: checklist.trigger, screens: screens(checklist.screens), reward: checklist.reward,
             items: checklist.items.map { item in
                 var tour: String?
                 var tip: String?

@@ -7,13 +7,14 @@ import WaymarkCatalog
         tips:
           - { id: address-tip, container: c, trigger: screen:address, content: { title: Save it } }
         tours:
-          - { id: welcome, pages: [{ id: p1, content: { title: One } }] }
+          - { id: welcome, screens: [home, product], pages: [{ id: p1, content: { title: One } }] }
         checklists:
           - id: first-steps
             content: { title: Get started, body: Four steps, locales: { hi: { title: शुरू करें } } }
             trigger: activation
             targeting: device.platform == "android"
             rollout: 50
+            screens: [home]
             reward: 10
             items:
               - { id: browse, content: { title: Look at a product, locales: { hi: { title: कोई उत्पाद देखें } } }, done: screen:product, tour: welcome }
@@ -28,6 +29,7 @@ import WaymarkCatalog
         #expect(checklist.items.map(\.start) == [.tour("welcome"), .tip("address-tip"), nil])
         #expect(checklist.items[2].done.description == "count(purchase) >= 1")
         #expect(checklist.reward == 10 && checklist.trigger?.description == "activation" && checklist.targeting.rollout == 50)
+        #expect(checklist.screens == ["home"] && catalog.tours.first?.screens == ["home", "product"])
         let written = CatalogDocument.yaml(catalog)
         #expect(try CatalogDocument.parse(written, file: "written") == catalog)
         #expect(try CatalogDocument.parseChecklist(CatalogDocument.yaml(checklist), file: "one") == checklist)
@@ -53,6 +55,12 @@ import WaymarkCatalog
         #expect(
             problems("      - { id: a, content: { title: A }, done: tap:a }\n", extra: "    reward: 0\n")
                 == ["5:13 reward must be from 1 to 1000000 credits"])
+        #expect(
+            problems("      - { id: a, content: { title: A }, done: tap:a }\n", extra: "    screens: [home, 'my orders']\n")
+                == ["5:21 \"my orders\" is not a screen's name (letters, digits, _ and -)"])
+        #expect(
+            ActionTests.problems("tips: []\ntours:\n  - { id: t, screens: home, pages: [{ id: p, content: { title: P } }] }\n")
+                == ["3:23 screens must be a list"])
     }
 }
 

@@ -269,7 +269,7 @@ import WaymarkRules
     )
 
     /// Tips with and without targeting, rollouts, weighted variants and locales (some spelled in
-    /// capitals); tours with targeting and media per model, version and locale.
+    /// capitals); tours with targeting, screens and media per model, version and locale.
     static let mixed = try! CatalogDocument.parse(
         """
         frequency: daily
@@ -299,12 +299,14 @@ import WaymarkRules
         tours:
           - id: everyone
             trigger: tap:start
+            screens: [checkout, cart]
             pages:
               - { id: p1, content: { title: One, body: First, locales: { hi: { title: एक, body: पहला } } }, media: video }
               - { id: p2, content: { title: Two, body: Second }, reward: 3, actions: [{ id: done, label: Done, locales: { hi: हो गया }, do: next }] }
           - id: phones
             targeting: device.platform == "ios"
             rollout: 50
+            screens: [home]
             pages:
               - { id: q1, content: { title: Q, body: Q }, media: video }
         checklists:
@@ -317,6 +319,7 @@ import WaymarkRules
           - id: android-steps
             targeting: device.platform == "android"
             rollout: 50
+            screens: [home]
             content: { title: Android }
             items: [{ id: c, content: { title: C }, done: tap:c }]
         articles:

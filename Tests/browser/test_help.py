@@ -1,8 +1,8 @@
 """The help launcher in a real Chromium against `waymark demo`, at desktop size and on a 360x740
 phone: the SDK's Help button (or the page's own, marked data-waymark-help) opens a labelled panel
 with the search field focused, listing the articles of the current screen first, the tours and
-the checklists; a search finds articles by their words in Hindi as typed in either form of a
-nukta letter; searches are stored with what they found, so the console can list what people did
+the checklists of that screen or of every screen; a search finds articles by their words in Hindi
+as typed in either form of a nukta letter, and another screen's tour; searches are stored with what they found, so the console can list what people did
 not find; an article opens in place with its narration; Esc closes and gives the focus back.
 
 Run by scripts/test; see test_demo_shop.py for what it needs.
@@ -41,6 +41,9 @@ class HelpTests(BrowserTest):
         return self.driver.execute_script(
             "return [...document.querySelectorAll(arguments[0] + ' li')].map((li) => li.querySelector('summary, button').textContent)", PANEL)
 
+    def tours(self):
+        return [b.get_attribute("data-waymark-tour") for b in self.driver.find_elements(By.CSS_SELECTOR, f"{PANEL} [data-waymark-tour]")]
+
     def search(self, text):
         field = self.driver.find_element(By.CSS_SELECTOR, f"{PANEL} input[type=search]")
         field.clear()
@@ -73,6 +76,7 @@ class HelpTests(BrowserTest):
                 self.assertEqual(field.get_attribute("aria-label"), "Search help")
                 self.assertEqual(self.headings(), ["On this screen", "Tours", "Checklists", "More help"])
                 self.assertEqual(self.titles()[:2], ["When will my order arrive?", "Paying cash on delivery"])
+                self.assertEqual(self.tours(), ["shop-tour", "pay-tour"], "the cart's own tour beside the one for every screen")
                 self.screenshot(f"help-{name}")
                 # A search finds by the words of the text and the keywords, and says how many.
                 self.search("refund")
@@ -109,6 +113,18 @@ class HelpTests(BrowserTest):
             self.wait_for(lambda d: sorted(self.titles()) == sorted(["मेरा ऑर्डर कब आएगा?", "उत्पाद वापस करना"]), "the Hindi articles")
         self.search("डिलीवरी")
         self.wait_for(lambda d: "डिलीवरी पर नकद भुगतान" in self.titles(), "a Hindi keyword and title")
+
+    def test_a_screens_tour_is_listed_there_and_found_from_anywhere(self):
+        self.at((360, 740))
+        self.open_without_welcome("help-screens")
+        self.wait_for(lambda d: self.visible(BUTTON), "the help button").click()
+        self.wait_for(lambda d: self.visible(PANEL), "the help panel")
+        self.assertEqual(self.tours(), ["shop-tour"], "the cart's tour is not listed on the home screen")
+        self.search("how to pay")
+        self.wait_for(lambda d: self.tours() == ["pay-tour"], "the cart's tour, found by its title")
+        self.driver.find_element(By.CSS_SELECTOR, f'{PANEL} [data-waymark-tour="pay-tour"]').click()
+        self.wait_for(lambda d: self.visible('[data-waymark-ui="tour"][data-waymark-tour="pay-tour"]'), "the tour the help opened")
+        self.assertIsNone(self.visible(PANEL), "the help closes for the tour")
 
     def test_a_page_may_place_its_own_help_button(self):
         # The page's link is there from the start, as a page's own markup would be.

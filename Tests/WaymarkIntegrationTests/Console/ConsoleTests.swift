@@ -896,7 +896,7 @@ import WaymarkTestSupport
             // Pages are saved in the order of their positions, not of the rows.
             let tour: [(String, String)] = [
                 ("new", "1"), ("id", "welcome"), ("trigger", "tap:tour-start"), ("targeting", ""), ("rollout", "100"),
-                ("format", "markdown"),
+                ("format", "markdown"), ("screens", "home, cart"),
                 ("page.0.id", "second"), ("page.0.order", "2"), ("page.0.title", "Search"), ("page.0.body", "Tap **search**."),
                 ("page.0.media", ""), ("page.0.reward", ""),
                 ("page.1.id", "first"), ("page.1.order", "1"), ("page.1.title", "Welcome"), ("page.1.body", "Hello."),
@@ -916,6 +916,7 @@ import WaymarkTestSupport
                 ("page.1.action.0.kind", "url", "button 1: url needs where it leads"),
                 ("trigger", "tap:(", "rule:1:5"),
                 ("targeting", "count(tap) > 1", "targeting"),
+                ("screens", "home, my cart", "&quot;my cart&quot; is not a screen"),
             ] {
                 let refused = try await browser.post("/console/apps/\(app)/tours/new", changed(name, value))
                 #expect(refused.status == .unprocessableContent, "\(name)")
@@ -931,7 +932,8 @@ import WaymarkTestSupport
             #expect(saved.pages[0].actions == [Action(id: "skip", label: Localized("Skip the tour"), effect: .dismiss, style: .secondary)])
             #expect(saved.pages[1].actions.isEmpty)
             #expect(saved.pages[1].content.fallback.html == "<p>Tap <strong>search</strong>.</p>")
-            #expect(saved.trigger?.description == "tap:tour-start")
+            #expect(saved.trigger?.description == "tap:tour-start" && saved.screens == ["home", "cart"])
+            #expect(String(buffer: try await browser.get("/console/apps/\(app)/tours/welcome").body).contains(#"value="home, cart""#))
             #expect(try await browser.post("/console/apps/\(app)/tours/new", tour).status == .unprocessableContent, "the id is taken")
 
             let form = String(buffer: try await browser.get("/console/apps/\(app)/tours/welcome").body)
@@ -1126,10 +1128,11 @@ import WaymarkTestSupport
                 uri: "/v1/admin/catalog/draft/tours/welcome", method: .put, headers: [.authorization: "Bearer \(setup.shop.secretKey)"],
                 body: ByteBuffer(string: #"{"id": "welcome", "pages": [{"id": "p1", "content": {"title": "One"}}]}"#))
             #expect(tour.status == .created)
-            func fields(_ items: [(String, String, String, String)], reward: String = "10") -> [(String, String)] {
+            func fields(_ items: [(String, String, String, String)], reward: String = "10", screens: String = "home") -> [(String, String)]
+            {
                 [
                     ("new", "1"), ("id", "first-steps"), ("title", "Get started"), ("body", "Four **steps**"), ("trigger", ""),
-                    ("targeting", ""), ("rollout", "100"), ("reward", reward),
+                    ("targeting", ""), ("rollout", "100"), ("reward", reward), ("screens", screens),
                 ]
                     + items.enumerated().flatMap { index, item in
                         [
@@ -1150,6 +1153,9 @@ import WaymarkTestSupport
                 #expect(refused.status == .unprocessableContent, "\(message)")
                 #expect(String(buffer: refused.body).contains(message), "\(message)")
             }
+            let badScreen = try await browser.post("/console/apps/\(app)/checklists/new", fields(good, screens: "home,,cart page"))
+            #expect(badScreen.status == .unprocessableContent)
+            #expect(String(buffer: badScreen.body).contains("&quot;cart page&quot; is not a screen"))
             #expect(try await browser.post("/console/apps/\(app)/checklists/new", fields(good)).status == .seeOther)
             // A translation written through the admin API stays through the form's next save.
             let put = try await setup.client.execute(
@@ -1166,6 +1172,7 @@ import WaymarkTestSupport
             let document = try #require(try await setup.store.draft(app: app)?.document)
             let saved = try #require(try CatalogDocument.parse(document, file: "draft").checklists.first)
             #expect(saved.items.map(\.id) == ["browse", "pay"] && saved.items[0].start == .tour("welcome") && saved.reward == 10)
+            #expect(saved.screens == ["home"])
             #expect(saved.content.locales["hi"]?.title == "शुरू करें" && saved.items[0].content.locales["hi"]?.title == "देखें")
             let overview = String(buffer: try await browser.get("/console/apps/\(app)").body)
             #expect(

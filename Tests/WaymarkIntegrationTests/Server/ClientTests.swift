@@ -465,14 +465,18 @@ final class LiveServer: Sendable {
         }
     }
 
-    /// The help lists a screen's articles first, finds Hindi as typed, and its searches are events.
+    /// The help lists a screen's articles first and the tours of that screen or of every screen,
+    /// finds Hindi as typed and any screen's tour, and its searches are events.
     @Test(arguments: StoreUnderTest.available)
     func theHelpListsSearchesAndTellsTheServer(_ kind: StoreUnderTest) async throws {
         try await LiveServer.with(kind) { server in
             let client = await Self.start(server, server.directory.appendingPathComponent("phone"))
             let listing = client.helpOpened(screen: "cart")
             #expect(listing.articles.prefix(listing.forScreen).map(\.id) == ["delivery-times", "cash-on-delivery"])
-            #expect(listing.articles.count == 3 && listing.tours.count == 1 && listing.checklists.count == 1)
+            #expect(listing.articles.count == 3 && listing.tours.map(\.id) == ["shop-tour", "pay-tour"] && listing.checklists.count == 1)
+            // The cart's tour is not listed on another screen, but a search there finds it.
+            #expect(client.helpOpened(screen: "home").tours.map(\.id) == ["shop-tour"])
+            #expect(client.searchHelp("भुगतान कैसे", screen: "home").tours.map(\.id) == ["pay-tour"])
             // ज़्यादातर typed with ज + nukta finds the texts written with ज़.
             let found = client.searchHelp("\u{091C}\u{093C}\u{094D}\u{092F}\u{093E}\u{0926}\u{093E}\u{0924}\u{0930}", screen: "cart")
             #expect(found.articles.map(\.id) == ["delivery-times", "returns"])
@@ -482,7 +486,7 @@ final class LiveServer: Sendable {
             let events = try await server.store.events(
                 app: server.shop.appId, period: Period(from: 0, to: Int64.max), user: "u1", after: nil, limit: 100)
             let searches = events.filter { $0.name == "help_searched" }
-            #expect(searches.count == 2)
+            #expect(searches.count == 3)
             #expect(searches.last?.properties?.contains(#""query":"gift wrap""#) == true)
             #expect(searches.last?.properties?.contains(#""results":0"#) == true)
             #expect(

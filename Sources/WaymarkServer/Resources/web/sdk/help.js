@@ -1,6 +1,7 @@
 // Help: a panel, opened from a button the SDK draws (or any element of the page marked
 // data-waymark-help), that lists the help articles for the current screen, the tours and the
-// checklists, and finds them by their words in the user's language and script. Searches are
+// checklists for it (those without screens belong to every screen), and finds any of them by their
+// words in the user's language and script. Searches are
 // events (help_searched, with what was typed and how many were found), so the console can show
 // what people looked for and did not find.
 
@@ -136,8 +137,8 @@ export class Help {
     this.client.enqueue("help_searched", undefined, { query, results: this.found, screen: this.client.lastScreen ?? "home" }, Date.now());
   }
 
-  /** Lists what the panel offers: without a query, the articles for this screen, the tours, the
-   *  checklists and the other articles; with one, whatever its words find. */
+  /** Lists what the panel offers: without a query, the articles for this screen, the tours and
+   *  checklists for it, and the other articles; with one, whatever its words find, on any screen. */
   list() {
     const doc = this.client.document;
     const query = fold(this.search.value);
@@ -151,7 +152,9 @@ export class Help {
       this.status.textContent = found.length ? `${found.length} found` : "Nothing found. Try other words.";
     } else {
       const here = this.articles.filter((entry) => entry.article.screens?.includes(screen));
-      sections.push(["On this screen", here], ["Tours", this.tours], ["Checklists", checklists],
+      const belongs = (screens) => !screens || screens.includes(screen);
+      sections.push(["On this screen", here], ["Tours", this.tours.filter((entry) => belongs(entry.tour.screens))],
+        ["Checklists", checklists.filter((entry) => belongs(entry.list.screens))],
         ["More help", this.articles.filter((entry) => !here.includes(entry))]);
       this.status.textContent = "";
     }

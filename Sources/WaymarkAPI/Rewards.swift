@@ -96,3 +96,72 @@ public struct APIErrorBody: Codable, Hashable, Sendable {
         error = Detail(code: code, message: message, diagnostics: diagnostics)
     }
 }
+
+/// One grant of an app's ledger, as the grants API (secret key) lists it.
+public struct LedgerGrant: Codable, Hashable, Sendable {
+    /// The grant's id, as the claim's answer gave it.
+    public var grantId: String
+    /// The user it was granted to.
+    public var user: String
+    /// The tour's id, for a page's grant.
+    public var tour: String?
+    /// The page's id, for a page's grant.
+    public var page: String?
+    /// The checklist's id, for a checklist's grant.
+    public var checklist: String?
+    /// The credits granted.
+    public var credits: Int
+    /// RFC 3339 time of the grant.
+    public var grantedAt: String
+    /// Its place in the app's ledger: 1, 2, 3... in the order grants were made, never reused.
+    public var sequence: Int64
+
+    /// A grant with these fields: `tour` and `page`, or `checklist`.
+    public init(
+        grantId: String, user: String, tour: String? = nil, page: String? = nil, checklist: String? = nil, credits: Int, grantedAt: String,
+        sequence: Int64
+    ) {
+        self.grantId = grantId
+        self.user = user
+        self.tour = tour
+        self.page = page
+        self.checklist = checklist
+        self.credits = credits
+        self.grantedAt = grantedAt
+        self.sequence = sequence
+    }
+}
+
+/// `GET /v1/admin/users/{user}/grants`: what one user was granted, and their balance.
+public struct UserGrants: Codable, Hashable, Sendable {
+    /// The user, as the app names them.
+    public var user: String
+    /// The sum of their grants.
+    public var balance: Int
+    /// Their grants, in the order they were made.
+    public var grants: [LedgerGrant]
+
+    /// A user's grants and balance.
+    public init(user: String, balance: Int, grants: [LedgerGrant]) {
+        self.user = user
+        self.balance = balance
+        self.grants = grants
+    }
+}
+
+/// `GET /v1/admin/grants?after=N&limit=M`: the app's grants after a sequence number, in order.
+/// A backend reconciles by asking again with `after` set to `next` until `grants` is empty, and
+/// keeps `next` for its next run: no grant is missed or read twice.
+public struct GrantPage: Codable, Hashable, Sendable {
+    /// At most `limit` grants, in the order they were made.
+    public var grants: [LedgerGrant]
+    /// The `after` of the next request: the last grant's sequence, or the request's own `after`
+    /// when none came.
+    public var next: Int64
+
+    /// A page of grants and where the next starts.
+    public init(grants: [LedgerGrant], next: Int64) {
+        self.grants = grants
+        self.next = next
+    }
+}

@@ -430,34 +430,56 @@ public final class PostgresStore: Store, Service {
             let balance = try await Self.balance(app: grant.app, user: grant.user, connection, self.logger)
             let existing = try await Self.all(
                 """
-                SELECT id, credits, granted_at FROM grants
+                SELECT \(unescaped: Self.grantColumns) FROM grants
                 WHERE app = \(grant.app) AND user_id = \(grant.user) AND tour = \(grant.tour) AND page = \(grant.page)
                 """,
-                as: (String, Int64, Int64).self, connection, self.logger
+                as: GrantRow.self, connection, self.logger
             )
-            if let (id, credits, at) = existing.first {
-                var found = grant
-                found.id = id
-                found.credits = Int(credits)
-                found.grantedAt = Date(millisecondsSince1970: at)
-                return ClaimOutcome(grant: found, created: false, balance: balance)
-            }
+            if let row = existing.first { return ClaimOutcome(grant: Self.grant(row), created: false, balance: balance) }
             var granted = grant
             granted.credits = credits(balance)
+            // The app's grants are numbered one at a time, the lock held until this one commits:
+            // a reader never sees a number before a smaller one that is still to come.
             try await connection.query(
-                """
-                INSERT INTO grants (app, user_id, tour, page, id, credits, granted_at)
-                VALUES (\(granted.app), \(granted.user), \(granted.tour), \(granted.page), \(granted.id), \(Int64(granted.credits)),
-                        \(granted.grantedAt.millisecondsSince1970))
-                """,
-                logger: self.logger
-            )
+                "SELECT pg_advisory_xact_lock(hashtextextended(\("grants" + "\u{1F}" + grant.app), 0))", logger: self.logger)
+            granted.sequence =
+                try await Self.all(
+                    """
+                    INSERT INTO grants (app, user_id, tour, page, id, credits, granted_at, sequence)
+                    VALUES (\(granted.app), \(granted.user), \(granted.tour), \(granted.page), \(granted.id), \(Int64(granted.credits)),
+                            \(granted.grantedAt.millisecondsSince1970),
+                            (SELECT COALESCE(MAX(sequence), 0) + 1 FROM grants WHERE app = \(granted.app)))
+                    RETURNING sequence
+                    """,
+                    as: Int64.self, connection, self.logger
+                ).first ?? 0
             return ClaimOutcome(grant: granted, created: true, balance: balance + granted.credits)
         }
     }
 
     public func balance(app: String, user: String) async throws(StoreError) -> Int {
         try await perform { try await Self.balance(app: app, user: user, $0, self.logger) }
+    }
+
+    public func grants(app: String, user: String) async throws(StoreError) -> [Grant] {
+        try await perform { connection in
+            try await Self.all(
+                "SELECT \(unescaped: Self.grantColumns) FROM grants WHERE app = \(app) AND user_id = \(user) ORDER BY sequence",
+                as: GrantRow.self, connection, self.logger
+            ).map(Self.grant)
+        }
+    }
+
+    public func grants(app: String, after sequence: Int64, limit: Int) async throws(StoreError) -> [Grant] {
+        try await perform { connection in
+            try await Self.all(
+                """
+                SELECT \(unescaped: Self.grantColumns) FROM grants WHERE app = \(app) AND sequence > \(sequence)
+                ORDER BY sequence LIMIT \(Int64(limit))
+                """,
+                as: GrantRow.self, connection, self.logger
+            ).map(Self.grant)
+        }
     }
 
     private static func balance(app: String, user: String, _ connection: PostgresConnection, _ logger: Logger) async throws -> Int {
@@ -472,6 +494,14 @@ public final class PostgresStore: Store, Service {
     // MARK: Rows
 
     typealias KeyRow = (String, String, String, String, Int64, Int64?)
+    typealias GrantRow = (String, String, String, String, String, Int64, Int64, Int64)
+    static let grantColumns = "id, app, user_id, tour, page, credits, granted_at, sequence"
+
+    static func grant(_ row: GrantRow) -> Grant {
+        Grant(
+            id: row.0, app: row.1, user: row.2, tour: row.3, page: row.4, credits: Int(row.5),
+            grantedAt: Date(millisecondsSince1970: row.6), sequence: row.7)
+    }
     typealias VersionRow = (Int64, String, Int64, String?)
 
     static func app(_ row: (String, String, String, Int64)) -> AppRecord {

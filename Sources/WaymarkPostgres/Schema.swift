@@ -202,6 +202,21 @@ enum Schema {
                 """
             ]
         ),
+        (
+            // Each grant's place in its app's ledger, for backends that page through it: existing
+            // grants numbered by when they were granted, new ones by the claim that makes them.
+            "v10: grants numbered in the order they were made",
+            [
+                "ALTER TABLE grants ADD COLUMN sequence BIGINT",
+                """
+                UPDATE grants SET sequence = numbered.n
+                FROM (SELECT id, ROW_NUMBER() OVER (PARTITION BY app ORDER BY granted_at, id) AS n FROM grants) AS numbered
+                WHERE grants.id = numbered.id
+                """,
+                "ALTER TABLE grants ALTER COLUMN sequence SET NOT NULL",
+                "CREATE UNIQUE INDEX grants_by_sequence ON grants(app, sequence)",
+            ]
+        ),
     ]
 
     /// Where a column of the portable form (``PortableTable``, given as text) goes in this schema

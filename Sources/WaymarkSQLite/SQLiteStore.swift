@@ -109,6 +109,9 @@ public final class SQLiteStore: Store {
         migrator.registerMigration("v10: segment members") { db in
             try db.execute(sql: segmentMembersSchema)
         }
+        migrator.registerMigration("v11: grants numbered in the order they were made") { db in
+            try db.execute(sql: grantSequenceSchema)
+        }
         return migrator
     }
 
@@ -306,6 +309,8 @@ public final class SQLiteStore: Store {
     // MARK: Rewards
 
     public func claim(_ grant: Grant, credits: @escaping @Sendable (_ balance: Int) -> Int) async throws(StoreError) -> ClaimOutcome {
+        // One writer at a time: the balance cannot change before the grant, and the grant's
+        // number is the next of the app's when it commits.
         try await write { db in
             let balance = try Self.balance(db, app: grant.app, user: grant.user)
             if let row = try Row.fetchOne(
@@ -316,16 +321,33 @@ public final class SQLiteStore: Store {
             }
             var granted = grant
             granted.credits = credits(balance)
+            granted.sequence =
+                try Int64.fetchOne(db, sql: "SELECT COALESCE(MAX(sequence), 0) + 1 FROM grants WHERE app = ?", arguments: [grant.app]) ?? 1
             try db.execute(
                 sql: """
-                    INSERT INTO grants (app, user, tour, page, id, credits, granted_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+                    INSERT INTO grants (app, user, tour, page, id, credits, granted_at, sequence) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                     """,
                 arguments: [
                     granted.app, granted.user, granted.tour, granted.page, granted.id, granted.credits,
-                    granted.grantedAt.millisecondsSince1970,
+                    granted.grantedAt.millisecondsSince1970, granted.sequence,
                 ]
             )
             return ClaimOutcome(grant: granted, created: true, balance: balance + granted.credits)
+        }
+    }
+
+    public func grants(app: String, user: String) async throws(StoreError) -> [Grant] {
+        try await read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM grants WHERE app = ? AND user = ? ORDER BY sequence", arguments: [app, user])
+                .map(Self.grant(from:))
+        }
+    }
+
+    public func grants(app: String, after sequence: Int64, limit: Int) async throws(StoreError) -> [Grant] {
+        try await read { db in
+            try Row.fetchAll(
+                db, sql: "SELECT * FROM grants WHERE app = ? AND sequence > ? ORDER BY sequence LIMIT ?", arguments: [app, sequence, limit]
+            ).map(Self.grant(from:))
         }
     }
 
@@ -364,7 +386,7 @@ public final class SQLiteStore: Store {
     private static func grant(from row: Row) -> Grant {
         Grant(
             id: row["id"], app: row["app"], user: row["user"], tour: row["tour"], page: row["page"], credits: row["credits"],
-            grantedAt: Date(millisecondsSince1970: row["granted_at"])
+            grantedAt: Date(millisecondsSince1970: row["granted_at"]), sequence: row["sequence"]
         )
     }
 
@@ -394,3 +416,13 @@ public final class SQLiteStore: Store {
         return StoreError(.failed, "\(error)")
     }
 }
+
+/// Each grant's place in its app's ledger: existing grants numbered by when they were granted,
+/// new ones by the claim that makes them (``SQLiteStore/claim(_:credits:)``).
+let grantSequenceSchema = """
+    ALTER TABLE grants ADD COLUMN sequence INTEGER NOT NULL DEFAULT 0;
+    UPDATE grants SET sequence = numbered.n
+    FROM (SELECT id, ROW_NUMBER() OVER (PARTITION BY app ORDER BY granted_at, id) AS n FROM grants) AS numbered
+    WHERE grants.id = numbered.id;
+    CREATE UNIQUE INDEX grants_by_sequence ON grants(app, sequence);
+    """

@@ -11,6 +11,16 @@ extension WaymarkRequestContext {
         guard let identity else { throw APIError.unauthorized }
         return identity
     }
+
+    /// The `:user` of the path, percent-decoded (`u%2F1` is `u/1`): 1 to 256 bytes without NUL,
+    /// as events name users (400 otherwise).
+    public func userParameter() throws -> String {
+        guard let user = parameters.get("user")?.removingPercentEncoding, (1...256).contains(user.utf8.count), !user.utf8.contains(0)
+        else {
+            throw APIError.badRequest("the user in the path must be text of 1 to 256 bytes, without NUL, percent-encoded")
+        }
+        return user
+    }
 }
 
 /// Authenticates the routes of a group by their `Authorization: Bearer KEY`: the key must be

@@ -68,6 +68,48 @@ extension WaymarkServer {
     }
 }
 
+extension WaymarkServer {
+    /// The most grants one page of `GET /v1/admin/grants` holds, and how many it holds unless asked.
+    static let grantPageLimit = (most: 1000, unlessAsked: 100)
+
+    /// `GET /v1/admin/users/{user}/grants`: one user's grants and balance, for the app's backend.
+    func userGrants(_ context: WaymarkRequestContext) async throws -> Response {
+        let key = try context.key()
+        let user = try context.userParameter()
+        async let grants = store.grants(app: key.app, user: user)
+        async let balance = store.balance(app: key.app, user: user)
+        return jsonResponse(UserGrants(user: user, balance: try await balance, grants: try await grants.map(LedgerGrant.init)))
+    }
+
+    /// `GET /v1/admin/grants?after=N&limit=M`: the app's grants after sequence `after` (0: from
+    /// the first), at most `limit` (1 to 1000, 100 unless asked), in the order they were made.
+    func grantPage(_ request: Request, _ context: WaymarkRequestContext) async throws -> Response {
+        let key = try context.key()
+        let query = request.uri.queryParameters
+        func number(_ name: String, default value: Int64, in range: ClosedRange<Int64>) throws -> Int64 {
+            guard let text = query[name[...]] else { return value }
+            guard let number = Int64(text), range.contains(number) else {
+                throw APIError.badRequest("\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound)")
+            }
+            return number
+        }
+        let after = try number("after", default: 0, in: 0...Int64.max)
+        let limit = try number("limit", default: Int64(Self.grantPageLimit.unlessAsked), in: 1...Int64(Self.grantPageLimit.most))
+        let grants = try await store.grants(app: key.app, after: after, limit: Int(limit)).map(LedgerGrant.init)
+        return jsonResponse(GrantPage(grants: grants, next: grants.last?.sequence ?? after))
+    }
+}
+
+extension LedgerGrant {
+    /// A stored grant as the grants API shows it.
+    init(_ grant: Grant) {
+        let checklist = grant.checklist
+        self.init(
+            grantId: grant.id, user: grant.user, tour: checklist == nil ? grant.tour : nil, page: checklist == nil ? grant.page : nil,
+            checklist: checklist, credits: grant.credits, grantedAt: Timestamp.format(grant.grantedAt), sequence: grant.sequence)
+    }
+}
+
 /// `POST /v1/rewards/claims`: a ``RewardClaim`` and nothing else.
 struct ClaimBody: Decodable {
     var claim: RewardClaim

@@ -135,6 +135,8 @@ public struct WaymarkServer: Sendable {
         admin.get("/keys") { _, context in try await self.listKeys(context) }
         admin.post("/keys") { request, context in try await self.createKey(request, context) }
         admin.delete("/keys/:id") { _, context in try await self.revokeKey(context) }
+        admin.get("/users/:user/grants") { _, context in try await self.userGrants(context) }
+        admin.get("/grants") { request, context in try await self.grantPage(request, context) }
         return router
     }
 

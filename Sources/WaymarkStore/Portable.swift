@@ -30,7 +30,7 @@ public enum PortableTable: String, CaseIterable, Sendable {
                 Column(name: "clamped", kind: .boolean)
             ]
                 + text("properties", "platform", "app_version")
-        case .grants: return text("app", "user", "tour", "page", "id") + integer("credits", "granted_at")
+        case .grants: return text("app", "user", "tour", "page", "id") + integer("credits", "granted_at", "sequence")
         case .users: return text("id", "email", "password_hash") + integer("created_at")
         case .memberships: return text("user", "app", "role")
         case .sessions: return text("id", "user", "csrf_token") + integer("created_at", "last_seen_at")

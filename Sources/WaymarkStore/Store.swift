@@ -73,6 +73,11 @@ public protocol Store: AccountStore, AnalyticsStore, NarrationStore, UserStore {
     func claim(_ grant: Grant, credits: @escaping @Sendable (_ balance: Int) -> Int) async throws(StoreError) -> ClaimOutcome
     /// The sum of the user's ledger.
     func balance(app: String, user: String) async throws(StoreError) -> Int
+    /// The user's grants, in the order they were granted.
+    func grants(app: String, user: String) async throws(StoreError) -> [Grant]
+    /// At most `limit` of the app's grants whose ``Grant/sequence`` is above `sequence`, in that
+    /// order: a backend that remembers the last sequence it read misses none and reads none twice.
+    func grants(app: String, after sequence: Int64, limit: Int) async throws(StoreError) -> [Grant]
 }
 
 public struct AppRecord: Hashable, Sendable {
@@ -238,8 +243,14 @@ public struct Grant: Hashable, Sendable {
     public var page: String
     public var credits: Int
     public var grantedAt: Date
+    /// Its place in the app's ledger, 1, 2, 3... in the order grants were committed (a grant is
+    /// numbered while no other of the app can be, so a later number is never seen first); 0 for a
+    /// grant not stored yet.
+    public var sequence: Int64
 
-    public init(id: String, app: String, user: String, tour: String, page: String, credits: Int, grantedAt: Date) {
+    public init(
+        id: String, app: String, user: String, tour: String, page: String, credits: Int, grantedAt: Date, sequence: Int64 = 0
+    ) {
         self.id = id
         self.app = app
         self.user = user
@@ -247,6 +258,7 @@ public struct Grant: Hashable, Sendable {
         self.page = page
         self.credits = credits
         self.grantedAt = grantedAt
+        self.sequence = sequence
     }
 }
 

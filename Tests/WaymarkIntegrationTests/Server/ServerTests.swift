@@ -336,6 +336,53 @@ import WaymarkTestSupport
         }
     }
 
+    /// The app's backend reads a user's grants and balance, and pages through the ledger in the
+    /// order grants were made, with its secret key and only its own app's.
+    @Test(arguments: StoreUnderTest.available)
+    func theBackendReadsTheLedger(_ kind: StoreUnderTest) async throws {
+        try await withServer(kind) { client, app, other, _ in
+            try await Self.publishShop(client, app)
+            for (user, body) in [("u/1", #""tour":"shop-tour","page":"checkout""#), ("u2", #""checklist":"first-steps""#)] {
+                let proof = Secrets.userHash(user: user, identitySecret: app.identitySecret)
+                let claim = try await client.execute(
+                    uri: "/v1/rewards/claims", method: .post, headers: Self.auth(app.clientKey),
+                    body: ByteBuffer(string: #"{"user":"\#(user)","userHash":"\#(proof)",\#(body)}"#))
+                #expect(claim.status == .created)
+            }
+            func get(_ uri: String, key: String = app.secretKey) async throws -> TestResponse {
+                try await client.execute(uri: uri, method: .get, headers: Self.auth(key))
+            }
+            let user = try JSONDecoder().decode(UserGrants.self, from: Data(buffer: try await get("/v1/admin/users/u%2F1/grants").body))
+            #expect(user.user == "u/1" && user.balance == 5)
+            #expect(user.grants.map { "\($0.sequence) \($0.tour ?? "") \($0.page ?? "") \($0.credits)" } == ["1 shop-tour checkout 5"])
+            let nobody = try JSONDecoder().decode(UserGrants.self, from: Data(buffer: try await get("/v1/admin/users/nobody/grants").body))
+            #expect(nobody.balance == 0 && nobody.grants.isEmpty)
+
+            var pages: [GrantPage] = []
+            var after: Int64 = 0
+            repeat {
+                let response = try await get("/v1/admin/grants?after=\(after)&limit=1")
+                #expect(response.status == .ok)
+                pages.append(try JSONDecoder().decode(GrantPage.self, from: Data(buffer: response.body)))
+                after = pages.last!.next
+            } while !(pages.last!.grants.isEmpty)
+            #expect(pages.map { $0.grants.map(\.user) } == [["u/1"], ["u2"], []])
+            #expect(pages.map(\.next) == [1, 2, 2])
+            #expect(pages[1].grants.first?.checklist == "first-steps" && pages[1].grants.first?.tour == nil)
+
+            #expect(try await get("/v1/admin/grants", key: app.clientKey).status == .unauthorized)
+            #expect(try await get("/v1/admin/users/u2/grants", key: app.clientKey).status == .unauthorized)
+            let others = try JSONDecoder().decode(
+                GrantPage.self, from: Data(buffer: try await get("/v1/admin/grants", key: other.secretKey).body))
+            #expect(others.grants.isEmpty && others.next == 0, "another app's ledger is its own")
+            for bad in ["limit=0", "limit=1001", "after=-1", "after=x"] {
+                let response = try await get("/v1/admin/grants?\(bad)")
+                #expect(response.status == .badRequest, "\(bad)")
+                #expect(try Self.json(response)["error"] != nil)
+            }
+        }
+    }
+
     @Test(arguments: StoreUnderTest.available)
     func healthz(_ kind: StoreUnderTest) async throws {
         try await withServer(kind) { client, _, _, _ in

@@ -92,6 +92,32 @@ struct PostgresStoreTests {
         }
     }
 
+    /// Grants made before the ledger was numbered get numbers by when they were granted, per app,
+    /// and the next grant follows them.
+    @Test func earlierGrantsAreNumberedByTheirTime() async throws {
+        try await PostgresDatabase.withFresh(url: try StoreUnderTest.requirePostgresURL(), migrate: false) { store, url in
+            try await PostgresDatabase.withClient(url: url) { client in
+                try await client.query("CREATE TABLE migrations (name TEXT PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())")
+                for migration in Schema.migrations.prefix(while: { !$0.name.hasPrefix("v10:") }) {
+                    for statement in migration.sql { try await client.query(PostgresQuery(unsafeSQL: statement)) }
+                    try await client.query("INSERT INTO migrations (name) VALUES (\(migration.name))")
+                }
+                for (app, user, id, time) in [("a", "u1", "g3", 30), ("a", "u2", "g1", 10), ("b", "u1", "g9", 20), ("a", "u1", "g2", 20)] {
+                    try await client.query(
+                        "INSERT INTO grants (app, user_id, tour, page, id, credits, granted_at) VALUES (\(app), \(user), 't', \(id), \(id), 1, \(Int64(time)))"
+                    )
+                }
+            }
+            try await store.migrate()
+            #expect(try await store.grants(app: "a", after: 0, limit: 10).map { "\($0.sequence) \($0.id)" } == ["1 g1", "2 g2", "3 g3"])
+            #expect(try await store.grants(app: "b", after: 0, limit: 10).map(\.sequence) == [1])
+            let next = try await store.claim(Grant(id: "g4", app: "a", user: "u3", tour: "t", page: "p", credits: 1, grantedAt: Date())) {
+                _ in 1
+            }
+            #expect(next.grant.sequence == 4)
+        }
+    }
+
     /// `waymark migrate-data` keeps such an event too.
     @Test func anImportedEventWhoseIDIsNoUUIDIsKept() async throws {
         try await PostgresDatabase.withFresh(url: try StoreUnderTest.requirePostgresURL()) { store, url in

@@ -292,6 +292,52 @@ import WaymarkTestSupport
         }
     }
 
+    /// Grants are numbered 1, 2, 3... per app in the order they commit, so a reader paging through
+    /// the ledger while grants are made, from the last number it saw, misses none and reads none
+    /// twice; a repeated claim keeps its number; a user's grants come in order.
+    @Test(arguments: StoreUnderTest.available)
+    func theLedgerIsReadInTheOrderGrantsWereMade(_ kind: StoreUnderTest) async throws {
+        try await kind.with { store, _ in
+            try await Self.makeApp("a", in: store)
+            try await Self.makeApp("b", in: store)
+            func grant(_ user: String, page: String = "p", app: String = "a") -> Grant {
+                Grant(id: "g-\(app)-\(user)-\(page)", app: app, user: user, tour: "tour", page: page, credits: 1, grantedAt: Self.t0)
+            }
+            let users = (0..<40).map { "u\($0)" }
+            let read = try await withThrowingTaskGroup(of: [Int64].self) { group in
+                for user in users {
+                    group.addTask {
+                        _ = try await Self.claim(grant(user), cap: nil, in: store)
+                        return []
+                    }
+                }
+                // A backend reading as the grants are made, three at a time.
+                group.addTask {
+                    var seen: [Int64] = []
+                    var after: Int64 = 0
+                    while seen.count < users.count {
+                        let page = try await store.grants(app: "a", after: after, limit: 3)
+                        seen += page.map(\.sequence)
+                        after = page.last?.sequence ?? after
+                        if page.isEmpty { try await Task.sleep(for: .milliseconds(2)) }
+                    }
+                    return seen
+                }
+                return try await group.reduce(into: []) { $0 += $1 }
+            }
+            #expect(read == Array(1...Int64(users.count)), "every grant once, in order")
+            let again = try await Self.claim(grant("u7"), cap: nil, in: store)
+            let kept = try await store.grants(app: "a", user: "u7")
+            #expect(!again.created && again.grant.sequence == kept.first?.sequence)
+            _ = try await Self.claim(grant("u7", page: "q"), cap: nil, in: store)
+            #expect(try await store.grants(app: "a", user: "u7").map(\.page) == ["p", "q"])
+            #expect(try await store.grants(app: "a", after: 40, limit: 10).map(\.sequence) == [41])
+            // Each app has its own numbers.
+            #expect(try await Self.claim(grant("u1", app: "b"), cap: nil, in: store).grant.sequence == 1)
+            #expect(try await store.grants(app: "b", after: 0, limit: 10).map(\.user) == ["u1"])
+        }
+    }
+
     // MARK: Accounts
 
     @Test(arguments: StoreUnderTest.available)

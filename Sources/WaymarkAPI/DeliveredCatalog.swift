@@ -320,6 +320,13 @@ public struct DeliveredTour: Codable, Hashable, Sendable {
 
 /// One page of a tour: its text, the media chosen for the device, and the credits for reading it.
 public struct DeliveredPage: Codable, Hashable, Sendable {
+    /// The event an SDK sends when the user opens the page (target: the page; properties `tour`
+    /// and `page`).
+    public static let viewedEvent = "page_viewed"
+    /// The event an SDK sends when the user reaches the page's bottom (target: the page;
+    /// properties `tour` and `page`): the server grants a page's credit only once it has it.
+    public static let readEvent = "page_read_to_bottom"
+
     /// The page's id, unique in its tour.
     public var id: String
     /// The text in the locale chosen for this client.

@@ -57,6 +57,7 @@ import Yams
 ///         content: { title: Basics, body: ... }
 ///         media: intro-video
 ///         reward: 1
+///         minReadingSeconds: 20 # the credit needs 20 s from opening the page to its bottom
 ///         actions: [{ id: skip, label: Skip the tour, do: dismiss }]   # tour_action:welcome
 /// checklists:                 # first steps, each done when its rule holds; shown with progress
 ///   - id: first-steps
@@ -79,6 +80,7 @@ import Yams
 ///       - { url: https://cdn.example.com/intro.mp4 }
 /// rewards:
 ///   maxCreditsPerUser: 100
+///   requireReading: true      # default: a credit needs the page's page_read_to_bottom stored first
 /// narration:                  # speak content that has no audio, with espeak-ng
 ///   language: en              # the default content's language; locales speak their own
 ///   speed: 150                # words per minute, 80 to 400
@@ -165,7 +167,7 @@ private let textKeys = ["title", "body", "html", "audio"]
 private let contentKeys = textKeys + ["locales"]
 private let tourKeys = ["id", "trigger", "targeting", "rollout", "screens", "pages"]
 private let segmentKeys = ["name", "summary", "rule"]
-private let pageKeys = ["id", "content", "media", "reward", "actions"]
+private let pageKeys = ["id", "content", "media", "reward", "minReadingSeconds", "actions"]
 private let checklistKeys = ["id", "content", "trigger", "targeting", "rollout", "screens", "reward", "items"]
 private let checklistItemKeys = ["id", "content", "done", "tour", "tip"]
 private let articleKeys = ["id", "content", "screens", "keywords", "targeting", "rollout"]
@@ -434,14 +436,7 @@ private struct CatalogReader {
             if let scaleNode = mapping["scale"] { oneOf(scaleNode, "scale", Survey.Scale.allCases) } else {
                 missing("scale", in: node)
             }
-        var comment = false
-        if let commentNode = mapping["comment"] {
-            switch commentNode.scalar?.string {
-            case "true": comment = true
-            case "false": comment = false
-            default: fail(at: commentNode, "comment must be true or false")
-            }
-        }
+        let comment = mapping["comment"].flatMap { flag($0, "comment") } ?? false
         if let problem = id.flatMap(Survey.idProblem) { fail(at: node, problem) }
         return scale.map { Survey(scale: $0, comment: comment) }
     }
@@ -582,9 +577,19 @@ private struct CatalogReader {
             if mediaIDs.contains(name) { media = name } else { fail(at: mediaNode, "no media with the id \"\(name)\"") }
         }
         let reward = mapping["reward"].flatMap { readReward($0) }
+        var minReadingSeconds: Int?
+        if let secondsNode = mapping["minReadingSeconds"], let seconds = integer(secondsNode, "minReadingSeconds") {
+            if !(1...TourPage.readingSecondsLimit).contains(seconds) {
+                fail(at: secondsNode, "minReadingSeconds must be from 1 to \(TourPage.readingSecondsLimit)")
+            } else if mapping["reward"] == nil {
+                fail(at: secondsNode, "minReadingSeconds is for a page's credit: the page has no reward")
+            } else {
+                minReadingSeconds = seconds
+            }
+        }
         let actions = mapping["actions"].map { readActions($0, next: true) } ?? []
         guard let id, let content else { return nil }
-        return TourPage(id: id, content: content, media: media, reward: reward, actions: actions)
+        return TourPage(id: id, content: content, media: media, reward: reward, minReadingSeconds: minReadingSeconds, actions: actions)
     }
 
     mutating func readChecklist(_ node: Node) -> Checklist? {
@@ -707,12 +712,26 @@ private struct CatalogReader {
     }
 
     mutating func readRewards(_ node: Node) -> RewardPolicy {
-        guard let mapping = mapping(node, "rewards", keys: ["maxCreditsPerUser"]) else { return RewardPolicy() }
+        guard let mapping = mapping(node, "rewards", keys: ["maxCreditsPerUser", "requireReading"]) else { return RewardPolicy() }
         var policy = RewardPolicy()
         if let capNode = mapping["maxCreditsPerUser"], let cap = integer(capNode, "maxCreditsPerUser") {
             if cap >= 0 { policy.maxCreditsPerUser = cap } else { fail(at: capNode, "maxCreditsPerUser must not be negative") }
         }
+        if let requireNode = mapping["requireReading"], let require = flag(requireNode, "requireReading") {
+            policy.requireReading = require
+        }
         return policy
+    }
+
+    /// `true` or `false`.
+    mutating func flag(_ node: Node, _ key: String) -> Bool? {
+        switch node.scalar?.string {
+        case "true": return true
+        case "false": return false
+        default:
+            fail(at: node, "\(key) must be true or false")
+            return nil
+        }
     }
 
     mutating func readNarration(_ node: Node) -> NarrationSettings? {

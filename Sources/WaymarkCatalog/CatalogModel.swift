@@ -486,14 +486,25 @@ public struct TourPage: Hashable, Sendable {
     public var media: String?
     /// Credits for reading the page to the bottom.
     public var reward: Int?
+    /// For the credit, the least time in seconds the user's own events must show between opening
+    /// the page (`page_viewed`) and reaching its bottom (`page_read_to_bottom`); nil: reaching the
+    /// bottom is enough.
+    public var minReadingSeconds: Int?
     /// The page's buttons, beside the panel's own back and next.
     public var actions: [Action]
 
-    public init(id: String, content: Localized<Content>, media: String? = nil, reward: Int? = nil, actions: [Action] = []) {
+    /// The longest reading time a page may ask for: an hour.
+    public static let readingSecondsLimit = 3600
+
+    public init(
+        id: String, content: Localized<Content>, media: String? = nil, reward: Int? = nil, minReadingSeconds: Int? = nil,
+        actions: [Action] = []
+    ) {
         self.id = id
         self.content = content
         self.media = media
         self.reward = reward
+        self.minReadingSeconds = minReadingSeconds
         self.actions = actions
     }
 }
@@ -626,8 +637,13 @@ public struct MediaVariant: Hashable, Sendable {
 public struct RewardPolicy: Hashable, Sendable {
     /// The most credits one user can hold from tour rewards; `nil`: no cap.
     public var maxCreditsPerUser: Int?
+    /// Whether a page's credit needs the user's `page_read_to_bottom` of that page stored by the
+    /// server first (the SDKs send it before they claim); false: a valid identity proof is
+    /// enough. A page with ``TourPage/minReadingSeconds`` is checked either way.
+    public var requireReading: Bool
 
-    public init(maxCreditsPerUser: Int? = nil) {
+    public init(maxCreditsPerUser: Int? = nil, requireReading: Bool = true) {
         self.maxCreditsPerUser = maxCreditsPerUser
+        self.requireReading = requireReading
     }
 }

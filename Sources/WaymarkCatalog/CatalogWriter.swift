@@ -34,9 +34,10 @@ extension CatalogDocument {
         if !catalog.checklists.isEmpty { pairs["checklists"] = Node(catalog.checklists.map(node)) }
         if !catalog.articles.isEmpty { pairs["articles"] = Node(catalog.articles.map(node)) }
         if !catalog.media.isEmpty { pairs["media"] = Node(catalog.media.map(node)) }
-        if let cap = catalog.rewards.maxCreditsPerUser {
-            pairs["rewards"] = Node([(text("maxCreditsPerUser"), number(cap))])
-        }
+        var rewards = Pairs()
+        rewards["maxCreditsPerUser"] = catalog.rewards.maxCreditsPerUser.map(number)
+        if !catalog.rewards.requireReading { rewards["requireReading"] = Node("false", .init(.bool)) }
+        if !rewards.isEmpty { pairs["rewards"] = rewards.node }
         if let narration = catalog.narration {
             pairs["narration"] = Node([(text("language"), text(narration.language)), (text("speed"), number(narration.speed))])
         }
@@ -130,6 +131,7 @@ extension CatalogDocument {
                 pairs["content"] = node(page.content)
                 pairs["media"] = page.media.map(text)
                 pairs["reward"] = page.reward.map(number)
+                pairs["minReadingSeconds"] = page.minReadingSeconds.map(number)
                 pairs["actions"] = node(page.actions)
                 return pairs.node
             })

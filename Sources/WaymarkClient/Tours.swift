@@ -43,6 +43,20 @@ extension WaymarkClient {
         public var page: Int
     }
 
+    /// The user opened a page of a tour: sends `page_viewed` (target: the page; `tour`, `page`),
+    /// from which the server measures reading time for a page's credit.
+    @discardableResult
+    public func pageViewed(tour: String, page: String) -> [RenderCommand] {
+        record(DeliveredPage.viewedEvent, target: page, properties: ["tour": .string(tour), "page": .string(page)])
+    }
+
+    /// The user reached the bottom of a page: sends `page_read_to_bottom`. Claim the page's credit
+    /// after it (``claim(tour:page:userHash:)`` sends it first).
+    @discardableResult
+    public func pageRead(tour: String, page: String) -> [RenderCommand] {
+        record(DeliveredPage.readEvent, target: page, properties: ["tour": .string(tour), "page": .string(page)])
+    }
+
     /// Tells the client the app opened a tour itself (`Waymark.startTour` on the web): no other
     /// opens by its trigger until it is finished (``tourProgressed(_:page:finished:)``).
     public func tourOpened(_ id: String) {

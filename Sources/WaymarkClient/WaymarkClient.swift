@@ -567,11 +567,15 @@ public final class WaymarkClient: Sendable {
 
     // MARK: Rewards
 
-    /// Claims the credits of a tour page the user read to the bottom. `userHash` comes from the
-    /// app's own backend: the HMAC-SHA256 of the user id with the app's identity secret. The same
-    /// claim again returns the same grant, so a claim whose answer was lost is simply retried.
+    /// Claims the credits of a tour page the user read to the bottom (``pageRead(tour:page:)``).
+    /// `userHash` comes from the app's own backend: the HMAC-SHA256 of the user id with the app's
+    /// identity secret. The events waiting to be sent go first, since the server grants the
+    /// credit only once it has the user's `page_read_to_bottom` (while it has not, the claim is
+    /// tried again like one that could not reach it, then thrown as `not_read`). The same claim
+    /// again returns the same grant, so a claim whose answer was lost is simply retried.
     public func claim(tour: String, page: String, userHash: String) async throws(WaymarkClientError) -> RewardGrant {
-        try await claim(RewardClaim(user: user, userHash: userHash, tour: tour, page: page))
+        _ = try? await flush()
+        return try await claim(RewardClaim(user: user, userHash: userHash, tour: tour, page: page), alsoRetrying: [409])
     }
 
     /// Claims the credits of a checklist the user completed (see ``checklists``), once: the same
@@ -580,15 +584,18 @@ public final class WaymarkClient: Sendable {
         try await claim(RewardClaim(user: user, userHash: userHash, checklist: checklist))
     }
 
-    private func claim(_ claim: RewardClaim) async throws(WaymarkClientError) -> RewardGrant {
+    private func claim(_ claim: RewardClaim, alsoRetrying: Set<Int> = []) async throws(WaymarkClientError) -> RewardGrant {
         let body = (try? JSONEncoder().encode(claim)) ?? Data()
-        let answer = try await post("v1/rewards/claims", body, accepting: [200, 201])
+        let answer = try await post("v1/rewards/claims", body, accepting: [200, 201], alsoRetrying: alsoRetrying)
         return try transport.decode(RewardGrant.self, from: answer)
     }
 
     /// Posts `body`, trying again ``Options/claimAttempts`` times in all while the server cannot
-    /// be reached or fails; a refusal (a 4xx) is thrown at once.
-    private func post(_ path: String, _ body: Data, accepting statuses: Set<Int>) async throws(WaymarkClientError) -> Transport.Answer {
+    /// be reached or fails (or answers one of `alsoRetrying`); another refusal (a 4xx) is thrown
+    /// at once.
+    private func post(
+        _ path: String, _ body: Data, accepting statuses: Set<Int>, alsoRetrying: Set<Int> = []
+    ) async throws(WaymarkClientError) -> Transport.Answer {
         var failures = 0
         while true {
             do throws(WaymarkClientError) {
@@ -597,7 +604,9 @@ public final class WaymarkClient: Sendable {
                 return answer
             } catch {
                 failures += 1
-                guard error.isTransient, failures < options.claimAttempts else { throw error }
+                guard error.isTransient || error.status.map(alsoRetrying.contains) == true, failures < options.claimAttempts else {
+                    throw error
+                }
                 try? await Task.sleep(nanoseconds: UInt64(options.retry.delay(afterFailures: failures) * 1_000_000_000))
             }
         }

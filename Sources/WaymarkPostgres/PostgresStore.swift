@@ -420,6 +420,23 @@ public final class PostgresStore: Store, Service {
         ).map { name, target in target.map { "\(name):\($0)" } ?? name }
     }
 
+    public func readingEvents(app: String, user: String, page: String, limit: Int) async throws(StoreError) -> [StoredEvent] {
+        // The condition on the names is the partial index's own, so the planner takes it.
+        try await all(
+            """
+            SELECT id::TEXT, name, timestamp, received_at, clamped, properties, platform, app_version FROM events
+            WHERE app_number = (SELECT number FROM apps WHERE id = \(app)) AND user_id = \(user) AND target = \(page)
+              AND name IN ('page_viewed', 'page_read_to_bottom')
+            ORDER BY timestamp DESC LIMIT \(Int64(limit))
+            """,
+            as: (String, String, Int64, Int64, Bool, String?, String?, String?).self
+        ).map { id, name, timestamp, received, clamped, properties, platform, appVersion in
+            StoredEvent(
+                app: app, id: id, user: user, name: name, target: page, timestamp: timestamp, receivedAt: received, clamped: clamped,
+                propertiesJSON: properties, platform: platform, appVersion: appVersion)
+        }
+    }
+
     // MARK: Rewards
 
     public func claim(_ grant: Grant, credits: @escaping @Sendable (_ balance: Int) -> Int) async throws(StoreError) -> ClaimOutcome {

@@ -217,6 +217,17 @@ enum Schema {
                 "CREATE UNIQUE INDEX grants_by_sequence ON grants(app, sequence)",
             ]
         ),
+        (
+            // A credit claim reads the user's own page events. An index by user over every event
+            // would slow every insert; this one holds the two names a claim reads and nothing else.
+            "v11: reading events by user",
+            [
+                """
+                CREATE INDEX events_for_reading ON events(app_number, user_id, target, timestamp)
+                WHERE name IN ('page_viewed', 'page_read_to_bottom')
+                """
+            ]
+        ),
     ]
 
     /// Where a column of the portable form (``PortableTable``, given as text) goes in this schema

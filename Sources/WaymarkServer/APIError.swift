@@ -14,6 +14,8 @@ public struct APIError: HTTPResponseError, Sendable {
             case notPublished = "not_published"
             case noDraft = "no_draft"
             case noReward = "no_reward"
+            case notRead = "not_read"
+            case readTooQuickly = "read_too_quickly"
             case methodNotAllowed = "method_not_allowed"
             case draftBusy = "draft_busy"
             case draftChanged = "draft_changed"
@@ -44,6 +46,11 @@ public struct APIError: HTTPResponseError, Sendable {
         public static let noDraft = Code(.noDraft)
         /// The tour page has no reward in the live catalog (404).
         public static let noReward = Code(.noReward)
+        /// A page's credit was claimed before the server had the user's `page_read_to_bottom` of
+        /// it (409): send the event, then claim again.
+        public static let notRead = Code(.notRead)
+        /// The user's page events show less than the page's minimum reading time (403).
+        public static let readTooQuickly = Code(.readTooQuickly)
         /// The path has no route for this method (405, with `Allow`).
         public static let methodNotAllowed = Code(.methodNotAllowed)
         /// The draft kept changing while a change was saved (409).

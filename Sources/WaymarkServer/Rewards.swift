@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import WaymarkAPI
+import WaymarkCatalog
 import WaymarkStore
 import WaymarkSupport
 
@@ -36,6 +37,9 @@ extension WaymarkServer {
             else {
                 throw APIError(.notFound, .noReward, "the live catalog has no reward for this tour page")
             }
+            if live.catalog.rewards.requireReading || page.minReadingSeconds != nil {
+                try await checkReading(app: app.id, user: claim.user, tour: tour.id, page: page)
+            }
             ledger = (tour.id, page.id, credits)
         case (nil, nil, let checklistID?):
             guard let checklist = live.catalog.checklists.first(where: { $0.id == checklistID }), let credits = checklist.reward else {
@@ -69,6 +73,39 @@ extension WaymarkServer {
 }
 
 extension WaymarkServer {
+    /// How many of the user's latest events of a page a claim reads.
+    static let readingEventLimit = 200
+
+    /// Refuses a page's credit unless the user's own stored events show the page read to its
+    /// bottom (`page_read_to_bottom`, with the tour as its `tour` property) and, for a page with a
+    /// minimum reading time, that long from opening it (the latest `page_viewed` before that
+    /// reading) at least once.
+    func checkReading(app: String, user: String, tour: String, page: TourPage) async throws {
+        let events = try await store.readingEvents(app: app, user: user, page: page.id, limit: Self.readingEventLimit)
+            .filter { Self.textProperty("tour", of: $0) == tour }
+        let reads = events.filter { $0.name == "page_read_to_bottom" }.map(\.timestamp)
+        guard !reads.isEmpty else {
+            throw APIError(
+                .conflict, .notRead,
+                "no page_read_to_bottom of page \(page.id) of tour \(tour) from this user has reached the server: send it, then claim")
+        }
+        guard let minimum = page.minReadingSeconds else { return }
+        let views = events.filter { $0.name == "page_viewed" }.map(\.timestamp)
+        let longest = reads.compactMap { read in views.filter { $0 <= read }.max().map { read - $0 } }.max()
+        guard let longest, longest >= Int64(minimum) * 1000 else {
+            let shown = longest.map { "it was read in \($0 / 1000) s" } ?? "no page_viewed came before its bottom"
+            throw APIError(.forbidden, .readTooQuickly, "this page's credit needs \(minimum) s of reading; \(shown)")
+        }
+    }
+
+    /// A text property of a stored event.
+    static func textProperty(_ name: String, of event: StoredEvent) -> String? {
+        guard let json = event.properties, let object = try? JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any] else {
+            return nil
+        }
+        return object[name] as? String
+    }
+
     /// The most grants one page of `GET /v1/admin/grants` holds, and how many it holds unless asked.
     static let grantPageLimit = (most: 1000, unlessAsked: 100)
 

@@ -60,6 +60,10 @@ public protocol Store: AccountStore, AnalyticsStore, NarrationStore, UserStore {
     /// that does not exist stores nothing (`.conflict`).
     func insertEvents(_ events: [StoredEvent]) async throws(StoreError) -> [Bool]
     func eventCount(app: String) async throws(StoreError) -> Int
+    /// The user's latest `page_viewed` and `page_read_to_bottom` events whose target is `page`,
+    /// newest first, at most `limit`: what a credit claim is checked against. An index of these
+    /// two names alone serves it, so other events cost nothing more to store.
+    func readingEvents(app: String, user: String, page: String, limit: Int) async throws(StoreError) -> [StoredEvent]
     /// The events seen since a time (ms since 1970) as rules name them, `name` or `name:target`,
     /// most frequent first: what the console offers while one writes a rule.
     func eventNames(app: String, since: Int64, limit: Int) async throws(StoreError) -> [String]

@@ -15,6 +15,40 @@ import WaymarkEngine
         #expect(CatalogDocument.yaml(reread) == written)
     }
 
+    /// A page's reading time and the catalog's reading check read, write back, and are refused
+    /// where they are wrong.
+    @Test func readingRulesForCreditsReadBackAndAreChecked() throws {
+        let text = """
+            tips: []
+            tours:
+              - id: t
+                pages:
+                  - { id: a, content: { title: A }, reward: 2, minReadingSeconds: 20 }
+                  - { id: b, content: { title: B } }
+            rewards: { maxCreditsPerUser: 50, requireReading: false }
+            """
+        let catalog = try CatalogDocument.parse(text, file: "test")
+        #expect(catalog.tours[0].pages.map(\.minReadingSeconds) == [20, nil])
+        #expect(catalog.rewards == RewardPolicy(maxCreditsPerUser: 50, requireReading: false))
+        #expect(try CatalogDocument.parse(CatalogDocument.yaml(catalog), file: "written") == catalog)
+        #expect(try CatalogDocument.parse("tips: []", file: "default").rewards.requireReading, "checked unless turned off")
+        func problems(_ page: String, rewards: String = "{}") -> [String] {
+            ActionTests.problems("tips: []\ntours:\n  - id: t\n    pages:\n      - \(page)\nrewards: \(rewards)\n")
+        }
+        #expect(
+            problems("{ id: a, content: { title: A }, minReadingSeconds: 5 }") == [
+                "5:60 minReadingSeconds is for a page's credit: the page has no reward"
+            ])
+        #expect(
+            problems("{ id: a, content: { title: A }, reward: 1, minReadingSeconds: 0 }") == [
+                "5:71 minReadingSeconds must be from 1 to 3600"
+            ])
+        #expect(
+            problems("{ id: a, content: { title: A }, reward: 1 }", rewards: "{ requireReading: maybe }") == [
+                "6:28 requireReading must be true or false"
+            ])
+    }
+
     @Test(arguments: [
         "100", "yes", "null", "~", "- a", "# not a comment", "key: value", "'single'", "\"double\"", " leading",
         "trailing ", "two\nlines", "ends with newline\n", "{flow}", "[list]", "*star", "&anchor", "!tag", "@at",

@@ -95,12 +95,17 @@ test("events go in batches of 100 until the queue is empty, and the queue keeps 
 test("a post (a credit claim, an identify) says whether it was granted or refused, and why", async () => {
   const { requests, fetch } = server(
     { status: 201, body: { credits: 10 } },
-    { status: 409, body: { error: { code: "conflict", message: "already claimed" } } },
+    { status: 403, body: { error: { code: "read_too_quickly", message: "read in 5 s" } } },
+    // The server has not the page's read-to-bottom yet (its batch is on the way): asked again.
+    { status: 409, body: { error: { code: "not_read", message: "no page_read_to_bottom" } } },
+    { status: 201, body: { credits: 3 } },
   );
   const sdk = transport(fetch);
   const claim = { user: "u1", userHash: "h", tour: "welcome", page: "p1" };
   assert.deepEqual(await sdk.post("/v1/rewards/claims", claim), { outcome: "granted", answer: { credits: 10 } });
-  assert.deepEqual(await sdk.post("/v1/rewards/claims", claim), { outcome: "refused", message: "already claimed" });
+  assert.deepEqual(await sdk.post("/v1/rewards/claims", claim), { outcome: "refused", message: "read in 5 s" });
+  assert.deepEqual(await sdk.post("/v1/rewards/claims", claim), { outcome: "granted", answer: { credits: 3 } });
+  assert.equal(requests.length, 4);
   assert.deepEqual(JSON.parse(requests[0].body), claim);
   assert.match(requests[0].url, /\/v1\/rewards\/claims$/);
 });

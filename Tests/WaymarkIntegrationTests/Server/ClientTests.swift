@@ -599,7 +599,19 @@ final class LiveServer: Sendable {
         try await LiveServer.with(kind) { server in
             let client = await Self.start(server, server.directory.appendingPathComponent("phone"), user: "reader")
             let proof = Secrets.userHash(user: "reader", identitySecret: server.shop.identitySecret)
+            // The server grants a page's credit only once it has the page read to the bottom.
+            client.pageViewed(tour: "shop-tour", page: "checkout")
+            do throws(WaymarkClientError) {
+                _ = try await client.claim(tour: "shop-tour", page: "checkout", userHash: proof)
+                Issue.record("a page not read to its bottom earns nothing")
+            } catch {
+                #expect(error.status == 409 && error.code == "not_read")
+            }
+            // The claim sends the queued page_read_to_bottom first.
+            client.pageRead(tour: "shop-tour", page: "checkout")
+            #expect(client.queuedEvents == 1)
             let grant = try await client.claim(tour: "shop-tour", page: "checkout", userHash: proof)
+            #expect(client.queuedEvents == 0)
             #expect(grant.created)
             #expect(grant.credits > 0)
             let again = try await client.claim(tour: "shop-tour", page: "checkout", userHash: proof)

@@ -132,6 +132,7 @@ import WaymarkSupport
                 #expect(try Self.errorCode(response) == "bad_request")
                 #expect(try Self.errorMessage(response) == message, "\(uri) \(body)")
             }
+            try await ServerTests.read(client, app)
             #expect(
                 try await post(
                     "/v1/rewards/claims", #"{"user":"u1","userHash":"\#(proof)","tour":"shop-tour","page":"checkout"}"#, key: app.clientKey

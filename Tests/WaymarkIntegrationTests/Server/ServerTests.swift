@@ -9,6 +9,7 @@ import WaymarkCatalog
 import WaymarkNarration
 import WaymarkServer
 import WaymarkStore
+import WaymarkSupport
 import WaymarkTestSupport
 
 /// The server over HTTP on a real port, on a fresh database of each store under test.
@@ -177,6 +178,24 @@ import WaymarkTestSupport
         }
     }
 
+    /// Sends what an SDK sends for a page the user opened and, `seconds` later, read to the bottom.
+    static func read(
+        _ client: TestClientProtocol, _ app: Provisioning.NewApp, user: String = "u1", tour: String = "shop-tour",
+        page: String = "checkout",
+        seconds: Int = 30, bottom: Bool = true
+    ) async throws {
+        func event(_ name: String, at second: Int) -> String {
+            let time = Timestamp.format(Date(timeIntervalSince1970: 1_795_000_000 + Double(second)))
+            return
+                #"{"id":"\#(UUID().uuidString.lowercased())","user":"\#(user)","name":"\#(name)","target":"\#(page)","timestamp":"\#(time)","properties":{"tour":"\#(tour)","page":"\#(page)"}}"#
+        }
+        let events = [event("page_viewed", at: 0)] + (bottom ? [event("page_read_to_bottom", at: seconds)] : [])
+        let response = try await client.execute(
+            uri: "/v1/events", method: .post, headers: auth(app.clientKey),
+            body: ByteBuffer(string: #"{"events":[\#(events.joined(separator: ","))]}"#))
+        #expect(response.status == .ok)
+    }
+
     static func event(_ id: String, name: String = "tap", target: String? = "search", timestamp: String = "2026-11-20T10:00:00Z") -> String
     {
         let targetField = target.map { #","target":"\#($0)""# } ?? ""
@@ -301,6 +320,7 @@ import WaymarkTestSupport
             #expect(try await claim(hash: String(repeating: "0", count: 64)).status == .forbidden)
             #expect(try await claim(hash: Secrets.userHash(user: "u2", identitySecret: app.identitySecret)).status == .forbidden)
             #expect(try await claim(page: "browse").status == .notFound)
+            try await Self.read(client, app)
             // Eight claims at the same moment: one grant.
             let responses = try await withThrowingTaskGroup(of: (HTTPResponse.Status, String).self) { group in
                 for _ in 0..<8 {
@@ -336,12 +356,67 @@ import WaymarkTestSupport
         }
     }
 
+    /// A page's credit needs the user's own page events on the server: the page read to its
+    /// bottom and, where the page asks for it, read that long from opening it. Refusals say why;
+    /// a catalog may go without the check, but not for a page with a minimum reading time.
+    @Test(arguments: StoreUnderTest.available)
+    func aPagesCreditNeedsTheUsersOwnReading(_ kind: StoreUnderTest) async throws {
+        try await withServer(kind) { client, app, _, _ in
+            func catalog(requireReading: Bool) -> String {
+                """
+                tips: []
+                tours:
+                  - id: tour
+                    pages:
+                      - { id: a, content: { title: A }, reward: 1 }
+                      - { id: b, content: { title: B }, reward: 2, minReadingSeconds: 20 }
+                      - { id: c, content: { title: C }, reward: 3 }
+                  - id: other
+                    pages: [{ id: a, content: { title: A } }]
+                rewards: { requireReading: \(requireReading) }
+                """
+            }
+            try await Self.publish(catalog(requireReading: true), client, app)
+            func claim(_ page: String, user: String = "u1") async throws -> (HTTPResponse.Status, code: String?, message: String?) {
+                let proof = Secrets.userHash(user: user, identitySecret: app.identitySecret)
+                let response = try await client.execute(
+                    uri: "/v1/rewards/claims", method: .post, headers: Self.auth(app.clientKey),
+                    body: ByteBuffer(string: #"{"user":"\#(user)","userHash":"\#(proof)","tour":"tour","page":"\#(page)"}"#))
+                let error = try Self.json(response)["error"] as? [String: Any]
+                return (response.status, error?["code"] as? String, error?["message"] as? String)
+            }
+            let unread = try await claim("a")
+            #expect(unread.0 == .conflict && unread.code == "not_read")
+            #expect(unread.message?.contains("no page_read_to_bottom of page a of tour tour") == true)
+            // Opened but not read; read by someone else; read in another tour: still not read.
+            try await Self.read(client, app, tour: "tour", page: "a", bottom: false)
+            try await Self.read(client, app, user: "u2", tour: "tour", page: "a")
+            try await Self.read(client, app, tour: "other", page: "a")
+            #expect(try await claim("a").code == "not_read")
+            try await Self.read(client, app, tour: "tour", page: "a", seconds: 2)
+            #expect(try await claim("a").0 == .created, "no minimum: the bottom is enough")
+
+            try await Self.read(client, app, tour: "tour", page: "b", seconds: 5)
+            let quick = try await claim("b")
+            #expect(quick.0 == .forbidden && quick.code == "read_too_quickly")
+            #expect(quick.message == "this page's credit needs 20 s of reading; it was read in 5 s")
+            try await Self.read(client, app, tour: "tour", page: "b", seconds: 25)
+            #expect(try await claim("b").0 == .created, "read long enough once")
+
+            // Without the check, a proof is enough, but a page's minimum reading time still holds.
+            try await Self.publish(catalog(requireReading: false), client, app)
+            #expect(try await claim("c").0 == .created)
+            #expect(try await claim("b", user: "u3").code == "not_read")
+        }
+    }
+
     /// The app's backend reads a user's grants and balance, and pages through the ledger in the
     /// order grants were made, with its secret key and only its own app's.
     @Test(arguments: StoreUnderTest.available)
     func theBackendReadsTheLedger(_ kind: StoreUnderTest) async throws {
         try await withServer(kind) { client, app, other, _ in
             try await Self.publishShop(client, app)
+            try await Self.read(client, app, user: "u/1")
             for (user, body) in [("u/1", #""tour":"shop-tour","page":"checkout""#), ("u2", #""checklist":"first-steps""#)] {
                 let proof = Secrets.userHash(user: user, identitySecret: app.identitySecret)
                 let claim = try await client.execute(

@@ -71,7 +71,12 @@ struct TwoServersTests {
             // The same batch sent to both is stored once.
             let now = ISO8601DateFormatter().string(from: Date())
             let ids = (0..<20).map { _ in UUID().uuidString.lowercased() }
-            let events = ids.map { #"{"id":"\#($0)","user":"u1","name":"tap","target":"search","timestamp":"\#(now)"}"# }
+            // The last is the checkout page read to its bottom, which its credit claimed below needs.
+            let events = ids.enumerated().map { index, id in
+                index < 19
+                    ? #"{"id":"\#(id)","user":"u1","name":"tap","target":"search","timestamp":"\#(now)"}"#
+                    : #"{"id":"\#(id)","user":"u1","name":"page_read_to_bottom","target":"checkout","timestamp":"\#(now)","properties":{"tour":"shop-tour","page":"checkout"}}"#
+            }
             let batch = #"{"events":[\#(events.joined(separator: ","))]}"#
             let (firstURL, secondURL) = (first.url, second.url)
             async let one = Self.request("POST", firstURL + "/v1/events", key: client, body: batch)

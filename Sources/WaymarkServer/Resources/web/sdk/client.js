@@ -411,9 +411,11 @@ export class WaymarkClient {
     return result;
   }
 
-  /** Claims a tour page's credit once; a user without an identity proof cannot earn credits. */
+  /** Claims a tour page's credit once, after sending the events that show it read (the server
+   *  checks them); a user without an identity proof cannot earn credits. */
   async claim(tour, page) {
     if (!this.userHash) return { outcome: "unidentified" };
+    await this.flush();
     const result = await this.transport.post("/v1/rewards/claims", { user: this.user, userHash: this.userHash, tour, page: page.id });
     if (result?.outcome === "granted") {
       this.claimed.add(`${tour}/${page.id}`);

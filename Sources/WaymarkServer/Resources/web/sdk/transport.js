@@ -140,8 +140,9 @@ export class Transport {
   }
 
   /** Posts `body` to `path` (a credit claim, an identify), retrying five times while the server
-   *  cannot be reached or is busy: { outcome: "granted", answer }, { outcome: "refused", message },
-   *  or nothing when every attempt failed. */
+   *  cannot be reached, is busy, or has not yet the events a claim rests on (409, while a batch
+   *  is on its way): { outcome: "granted", answer }, { outcome: "refused", message }, or nothing
+   *  when every attempt failed. */
   async post(path, body) {
     for (let attempt = 0; attempt < 5; attempt++) {
       try {
@@ -152,7 +153,7 @@ export class Transport {
         });
         const answer = await response.json().catch(() => ({}));
         if (response.ok) return { outcome: "granted", answer };
-        if (response.status < 500 && response.status !== 429) return { outcome: "refused", message: answer.error?.message ?? answer.message };
+        if (response.status < 500 && response.status !== 429 && response.status !== 409) return { outcome: "refused", message: answer.error?.message ?? answer.message };
       } catch {
         /* offline: retry below */
       }

@@ -38,16 +38,10 @@ struct ReportTable {
         ]
     }
 
-    /// RFC 4180 CSV. A cell that a spreadsheet would run as a formula (`=`, `+`, `-`, `@`, tab or
-    /// carriage return first: platform names and versions come from clients) is prefixed with `'`.
+    /// RFC 4180 CSV, each cell as ``csvField(_:)`` writes it (platform names and versions come
+    /// from clients).
     var csv: String {
-        func field(_ text: String) -> String {
-            var text = text
-            if let first = text.unicodeScalars.first, "=+-@\t\r".unicodeScalars.contains(first), Double(text) == nil { text = "'" + text }
-            guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return text }
-            return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
-        }
-        return ([columns] + rows.map { $0.map(\.text) }).map { $0.map(field).joined(separator: ",") }.joined(separator: "\r\n") + "\r\n"
+        ([columns] + rows.map { $0.map(\.text) }).map { $0.map(csvField).joined(separator: ",") }.joined(separator: "\r\n") + "\r\n"
     }
 }
 

@@ -107,6 +107,16 @@ public struct ResponseCompressionMiddleware<Context: RequestContext>: RouterMidd
         guard gzip, response.status.code >= 200, response.status != .noContent,
             (response.body.contentLength ?? Int.max) >= ContentCoding.minimumSize
         else { return response }
+        if response.body.contentLength == nil {
+            // A body written as it is made (an export): compressed as it goes, never held whole.
+            let body = response.body
+            response.body = ResponseBody { writer in
+                try await body.write(GzipStreamWriter(writer))
+            }
+            response.headers[.contentEncoding] = "gzip"
+            response.headers[.contentLength] = nil
+            return response
+        }
         let collector = BodyCollector()
         try await response.body.write(collector)
         guard collector.bytes.readableBytes >= ContentCoding.minimumSize else {
@@ -119,6 +129,36 @@ public struct ResponseCompressionMiddleware<Context: RequestContext>: RouterMidd
         response.headers[.contentLength] = String(compressed.readableBytes)
         if let etag = response.headers[.eTag] { response.headers[.eTag] = ContentCoding.gzipETag(etag) }
         return response
+    }
+}
+
+/// A body writer that compresses what it is given into another as it comes, each piece flushed so
+/// the client can read what has been written so far.
+private struct GzipStreamWriter: ResponseBodyWriter {
+    var parent: any ResponseBodyWriter
+    let compressor: NIOCompressor
+
+    init(_ parent: any ResponseBodyWriter) {
+        self.parent = parent
+        compressor = CompressionAlgorithm.gzip(configuration: .init(compressionLevel: 6)).compressor
+        // Starting a zlib stream fails only on a zlib that cannot allocate; writing then fails too.
+        try? compressor.startStream()
+    }
+
+    mutating func write(_ buffer: ByteBuffer) async throws {
+        var input = buffer
+        let output = try input.compressStream(with: compressor, flush: .sync)
+        if output.readableBytes > 0 { try await parent.write(output) }
+    }
+
+    consuming func finish(_ trailingHeaders: HTTPFields?) async throws {
+        var empty = ByteBuffer()
+        var output = ByteBuffer()
+        output.reserveCapacity(64)
+        try empty.compressStream(to: &output, with: compressor, flush: .finish)
+        try compressor.finishStream()
+        if output.readableBytes > 0 { try await parent.write(output) }
+        try await parent.finish(trailingHeaders)
     }
 }
 

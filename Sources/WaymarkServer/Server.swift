@@ -137,6 +137,7 @@ public struct WaymarkServer: Sendable {
         admin.delete("/keys/:id") { _, context in try await self.revokeKey(context) }
         admin.get("/users/:user/grants") { _, context in try await self.userGrants(context) }
         admin.get("/grants") { request, context in try await self.grantPage(request, context) }
+        admin.get("/events") { request, context in try await self.exportEvents(request, context) }
         return router
     }
 

@@ -118,3 +118,13 @@ public func jsonText(_ members: [JSONMember]) -> String {
     output.append(UInt8(ascii: "}"))
     return String(decoding: output, as: UTF8.self)
 }
+
+/// `text` as one RFC 4180 CSV field: quoted when it holds a comma, a quote or a line break. Text a
+/// spreadsheet would run as a formula (`=`, `+`, `-`, `@`, tab or carriage return first, and no
+/// number) is prefixed with `'`: names and properties come from clients.
+public func csvField(_ text: String) -> String {
+    var text = text
+    if let first = text.unicodeScalars.first, "=+-@\t\r".unicodeScalars.contains(first), Double(text) == nil { text = "'" + text }
+    guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return text }
+    return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+}

@@ -82,6 +82,33 @@ extension PostgresStore {
         }
     }
 
+    public func eraseUser(
+        app: String, user: String, audit: @escaping @Sendable (UserErasure) -> AuditEntry
+    ) async throws(StoreError) -> UserErasure {
+        try await transaction { connection in
+            func erase(_ query: PostgresQuery) async throws -> Int {
+                Int(try await Self.all(query, as: Int64.self, connection, self.logger).first ?? 0)
+            }
+            var erased = UserErasure()
+            erased.events = try await erase(
+                """
+                WITH gone AS (
+                    DELETE FROM events WHERE app_number = (SELECT number FROM apps WHERE id = \(app)) AND user_id = \(user) RETURNING 1
+                ) SELECT COUNT(*) FROM gone
+                """)
+            erased.grants = try await erase(
+                "WITH gone AS (DELETE FROM grants WHERE app = \(app) AND user_id = \(user) RETURNING 1) SELECT COUNT(*) FROM gone")
+            erased.attributes = try await erase(
+                "WITH gone AS (DELETE FROM user_attributes WHERE app = \(app) AND user_id = \(user) RETURNING 1) SELECT COUNT(*) FROM gone")
+            erased.progress = try await erase(
+                "WITH gone AS (DELETE FROM user_progress WHERE app = \(app) AND user_id = \(user) RETURNING 1) SELECT COUNT(*) FROM gone")
+            erased.segments = try await erase(
+                "WITH gone AS (DELETE FROM segment_members WHERE app = \(app) AND user_id = \(user) RETURNING 1) SELECT COUNT(*) FROM gone")
+            _ = try await Self.insertAudit(audit(erased), connection, self.logger)
+            return erased
+        }
+    }
+
     public func progress(app: String, user: String) async throws(StoreError) -> String? {
         try await perform { connection in
             try await Self.all(

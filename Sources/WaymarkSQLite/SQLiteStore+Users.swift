@@ -106,6 +106,25 @@ extension SQLiteStore {
         }
     }
 
+    public func eraseUser(
+        app: String, user: String, audit: @escaping @Sendable (UserErasure) -> AuditEntry
+    ) async throws(StoreError) -> UserErasure {
+        try await write { db in
+            func erase(_ table: String) throws -> Int {
+                try db.execute(sql: "DELETE FROM \(table) WHERE app = ? AND user = ?", arguments: [app, user])
+                return db.changesCount
+            }
+            var erased = UserErasure()
+            erased.events = try erase("events")
+            erased.grants = try erase("grants")
+            erased.attributes = try erase("user_attributes")
+            erased.progress = try erase("user_progress")
+            erased.segments = try erase("segment_members")
+            try Self.insertAudit(audit(erased), db)
+            return erased
+        }
+    }
+
     public func progress(app: String, user: String) async throws(StoreError) -> String? {
         try await read { db in
             try String.fetchOne(db, sql: "SELECT document FROM user_progress WHERE app = ? AND user = ?", arguments: [app, user])

@@ -136,6 +136,8 @@ public struct WaymarkServer: Sendable {
         admin.post("/keys") { request, context in try await self.createKey(request, context) }
         admin.delete("/keys/:id") { _, context in try await self.revokeKey(context) }
         admin.get("/users/:user/grants") { _, context in try await self.userGrants(context) }
+        admin.get("/users/:user") { _, context in try await self.userData(context) }
+        admin.delete("/users/:user") { _, context in try await self.eraseUser(context) }
         admin.get("/grants") { request, context in try await self.grantPage(request, context) }
         admin.get("/events") { request, context in try await self.exportEvents(request, context) }
         return router

@@ -31,6 +31,14 @@ public protocol UserStore: Sendable {
     /// The segments the user was in when the refresher last looked, by name.
     func segments(app: String, user: String) async throws(StoreError) -> [String]
 
+    /// Erases everything the app keeps about one user, in one transaction: their events (survey
+    /// answers and narration listens among them), attributes, progress, segment memberships and
+    /// grants; and appends `audit(erased)` to the audit log in the same transaction, so an erasure
+    /// is recorded exactly when it happens. A user the app has nothing of erases nothing.
+    func eraseUser(
+        app: String, user: String, audit: @escaping @Sendable (UserErasure) -> AuditEntry
+    ) async throws(StoreError) -> UserErasure
+
     /// The user's progress document (the JSON ``updateProgress(app:user:at:_:)`` last wrote), or
     /// nil for a user with none.
     func progress(app: String, user: String) async throws(StoreError) -> String?
@@ -162,5 +170,21 @@ extension ContextValue {
             self = .version(version)
         default: return nil
         }
+    }
+}
+
+/// What erasing a user removed, counted: what the audit log keeps of it, with no trace of who.
+public struct UserErasure: Hashable, Sendable, CustomStringConvertible {
+    public var events = 0
+    public var grants = 0
+    public var attributes = 0
+    /// 1 when they had a progress document.
+    public var progress = 0
+    public var segments = 0
+
+    public init() {}
+
+    public var description: String {
+        "events: \(events), grants: \(grants), attributes: \(attributes), progress: \(progress), segment memberships: \(segments)"
     }
 }

@@ -51,16 +51,7 @@ extension Waymark {
                 guard let cursor = EventExport.parseCursor(text) else { throw ValidationError("--after takes an exported line's cursor") }
                 return cursor
             }
-            let output: FileHandle
-            if let out {
-                guard FileManager.default.createFile(atPath: out, contents: nil), let handle = FileHandle(forWritingAtPath: out) else {
-                    printError("error: cannot write \(out)")
-                    throw ExitCode(1)
-                }
-                output = handle
-            } else {
-                output = FileHandle.standardOutput
-            }
+            let output = try outputFile(out)
             let resolved = try options.resolve()
             let app = app
             let count = try await withStoreOrExit(resolved.storage, logger: bootstrap(resolved)) { store in

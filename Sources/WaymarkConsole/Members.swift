@@ -91,6 +91,49 @@ extension WaymarkConsole {
         return try await membersPage(signedIn, app, notice: "Key \(id) is revoked: requests that carry it are refused.")
     }
 
+    /// Everything the app keeps about one of its users, downloaded as one JSON file (their right
+    /// of access), for an owner.
+    func personData(_ request: Request, _ context: WaymarkRequestContext) async throws -> Response {
+        let form = try await Form.read(request)
+        let (signedIn, app) = try await access(request, context, needs: .owner, form: form)
+        guard let user = Self.person(form) else {
+            return try await membersPage(signedIn, app, problem: "Give the user's id, as the app names them.", status: .badRequest)
+        }
+        let store = self.store
+        return Response(
+            status: .ok,
+            headers: [
+                .contentType: "application/json; charset=utf-8", .contentDisposition: "attachment; filename=\"\(app.id)-user-data.json\"",
+                .cacheControl: "no-store",
+            ],
+            body: ResponseBody { writer in
+                try await DataRights.write(app: app.id, user: user, from: store) { try await writer.write($0) }
+                try await writer.finish(nil)
+            })
+    }
+
+    /// Erases everything about one of the app's users (their right to erasure), for an owner who
+    /// types the id twice: it cannot be undone.
+    func erasePerson(_ request: Request, _ context: WaymarkRequestContext) async throws -> Response {
+        let form = try await Form.read(request)
+        let (signedIn, app) = try await access(request, context, needs: .owner, form: form)
+        guard let user = Self.person(form) else {
+            return try await membersPage(signedIn, app, problem: "Give the user's id, as the app names them.", status: .badRequest)
+        }
+        guard form["confirm"] == user else {
+            return try await membersPage(
+                signedIn, app, problem: "Nothing was erased: type the user's id again to confirm.", status: .badRequest)
+        }
+        let erased = try await DataRights.erase(app: app.id, user: user, actor: signedIn.actor, at: now(), in: store)
+        return try await membersPage(signedIn, app, notice: "Erased \(erased). The audit log records how much, not who.")
+    }
+
+    /// The user id a data-rights form names: 1 to 256 bytes, as events name users.
+    private static func person(_ form: Form) -> String? {
+        guard let user = form["user"], (1...256).contains(user.utf8.count), !user.utf8.contains(0) else { return nil }
+        return user
+    }
+
     private func membersPage(
         _ signedIn: SignedIn, _ app: AppRecord, notice: String? = nil, problem: String? = nil, secret: String? = nil,
         status: HTTPResponse.Status = .ok

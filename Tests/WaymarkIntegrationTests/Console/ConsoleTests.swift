@@ -635,6 +635,39 @@ import WaymarkTestSupport
         }
     }
 
+    /// An owner downloads one user's data and erases it, typing the id twice; no one else can.
+    @Test(arguments: StoreUnderTest.available)
+    func ownersGiveAPersonTheirDataAndEraseIt(_ kind: StoreUnderTest) async throws {
+        try await withConsole(kind) { setup in
+            let app = setup.shop.appId
+            try await DataRightsTests.fill(setup.store, app: app)
+            var owner = try await Self.owner(setup)
+            let page = String(buffer: try await owner.get("/console/apps/\(app)/members").body)
+            #expect(page.contains("A person's data") && page.contains("Erase everything about them"))
+            let file = try await owner.post("/console/apps/\(app)/people/data", [("user", "u1")])
+            #expect(file.status == .ok && file.headers[.contentDisposition]?.contains("user-data.json") == true)
+            let data = try #require(try JSONSerialization.jsonObject(with: Data(buffer: file.body)) as? [String: Any])
+            #expect(data["user"] as? String == "u1" && (data["events"] as? [Any])?.count == 100)
+
+            var viewer = Browser(setup.client)
+            _ = try await viewer.signIn("vic@example.com")
+            _ = try await viewer.get("/console/apps/\(app)")
+            #expect(try await viewer.post("/console/apps/\(app)/people/erase", [("user", "u1"), ("confirm", "u1")]).status == .forbidden)
+            #expect(
+                try await owner.post("/console/apps/\(app)/people/erase", [("user", "u1"), ("confirm", "u1")], csrf: false).status
+                    == .forbidden)
+            let unconfirmed = try await owner.post("/console/apps/\(app)/people/erase", [("user", "u1"), ("confirm", "u2")])
+            #expect(unconfirmed.status == .badRequest && String(buffer: unconfirmed.body).contains("Nothing was erased"))
+            #expect(try await setup.store.balance(app: app, user: "u1") == 5)
+            let erased = try await owner.post("/console/apps/\(app)/people/erase", [("user", "u1"), ("confirm", "u1")])
+            #expect(
+                String(buffer: erased.body).contains("Erased events: 100, grants: 1, attributes: 2, progress: 1, segment memberships: 1."))
+            #expect(try await setup.store.balance(app: app, user: "u1") == 0)
+            let entry = try #require(try await setup.store.auditLog(app: app, limit: 1).first)
+            #expect(entry.action == .userErase && entry.actor == .user("ada@example.com") && !(entry.after ?? "").contains("u1"))
+        }
+    }
+
     @Test(arguments: StoreUnderTest.available)
     func changingOnesPasswordEndsOnesOtherSessions(_ kind: StoreUnderTest) async throws {
         try await withConsole(kind) { setup in

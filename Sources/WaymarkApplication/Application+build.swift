@@ -27,7 +27,8 @@ public struct WaymarkConfiguration: Sendable {
     public var synthesizer: (any Synthesizer)?
     /// The load balancers whose `X-Forwarded-For` names the client.
     public var trustedProxies: TrustedProxies
-    /// How often expired console sessions and old failed logins are removed.
+    /// How often expired console sessions and old failed logins are removed, and events past their
+    /// app's retention (``WaymarkServer/EventRetention``).
     public var sweepInterval: Duration
     /// How often the segment refresher looks for a newly published catalog (see
     /// ``WaymarkAnalytics/SegmentRefresher``); nil runs none, for tests that refresh by hand.
@@ -74,6 +75,7 @@ public func buildApplication(
     )
     let router = buildRouter(server: server, console: WaymarkConsole(server: server, now: configuration.now), routes: routes)
     let sweeper = SessionSweeper(store: store, logger: logger, interval: configuration.sweepInterval, now: configuration.now)
+    let retention = EventRetention(store: store, logger: logger, interval: configuration.sweepInterval, now: configuration.now)
     let refresher = configuration.segmentRefreshInterval.map {
         SegmentRefresher(store: store, logger: logger, interval: $0, now: configuration.now)
     }
@@ -81,7 +83,7 @@ public func buildApplication(
     return Application(
         router: router,
         configuration: .init(address: .hostname(configuration.host, port: port), serverName: "waymark"),
-        services: [sweeper] + (refresher.map { [$0] } ?? []) + (narrator.map { [$0] } ?? []) + services,
+        services: [sweeper, retention] + (refresher.map { [$0] } ?? []) + (narrator.map { [$0] } ?? []) + services,
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? port) },
         logger: logger
     )

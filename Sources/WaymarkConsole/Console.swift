@@ -86,6 +86,7 @@ public struct WaymarkConsole: Sendable {
         console.post("/apps/:app/keys/:id/revoke") { request, context in try await self.revokeKey(request, context) }
         console.post("/apps/:app/people/data") { request, context in try await self.personData(request, context) }
         console.post("/apps/:app/people/erase") { request, context in try await self.erasePerson(request, context) }
+        console.post("/apps/:app/retention") { request, context in try await self.setRetention(request, context) }
         console.get("/apps/:app/audit") { request, context in try await self.auditPage(request, context) }
         console.get("/apps/:app/segments") { request, context in try await self.segmentsPage(request, context) }
         console.get("/apps/:app/new-segment") { request, context in try await self.segmentPage(request, context, new: true) }

@@ -128,6 +128,23 @@ extension WaymarkConsole {
         return try await membersPage(signedIn, app, notice: "Erased \(erased). The audit log records how much, not who.")
     }
 
+    /// Sets how many days the app keeps its events (blank: forever), for an owner.
+    func setRetention(_ request: Request, _ context: WaymarkRequestContext) async throws -> Response {
+        let form = try await Form.read(request)
+        let (signedIn, app) = try await access(request, context, needs: .owner, form: form)
+        let text = (form["days"] ?? "").trimmingCharacters(in: .whitespaces)
+        let days = Int(text)
+        guard text.isEmpty || days != nil, EventRetention.problem(days: days) == nil else {
+            return try await membersPage(
+                signedIn, app, problem: "Keep events from 1 to \(EventRetention.maximumDays) days, or leave it blank to keep them forever.",
+                status: .badRequest)
+        }
+        try await EventRetention.set(app: app.id, days: days, actor: signedIn.actor, at: now(), in: store)
+        return try await membersPage(
+            signedIn, app,
+            notice: days.map { "Events older than \($0) days are removed every hour from now on." } ?? "Events are kept forever.")
+    }
+
     /// The user id a data-rights form names: 1 to 256 bytes, as events name users.
     private static func person(_ form: Form) -> String? {
         guard let user = form["user"], (1...256).contains(user.utf8.count), !user.utf8.contains(0) else { return nil }
@@ -148,6 +165,7 @@ extension WaymarkConsole {
                 "roles": Role.allCases.reversed().map { ["name": $0.rawValue, "selected": $0 == member.role] },
             ] as [String: Any]
         }
+        values["retentionDays"] = try await store.eventRetentions()[app.id].map(String.init) ?? ""
         values["keys"] = try await store.keys(app: app.id).reversed().map { key in
             [
                 "id": key.id, "kind": key.kind.rawValue, "createdAt": Self.format(key.createdAt),

@@ -420,6 +420,46 @@ public final class PostgresStore: Store, Service {
         ).map { name, target in target.map { "\(name):\($0)" } ?? name }
     }
 
+    public func deleteEvents(app: String, before: Int64, limit: Int) async throws(StoreError) -> Int {
+        try await transaction { connection in
+            Int(
+                try await Self.all(
+                    """
+                    WITH app AS (SELECT number FROM apps WHERE id = \(app)),
+                    gone AS (
+                        DELETE FROM events WHERE app_number = (SELECT number FROM app) AND id IN (
+                            SELECT id FROM events WHERE app_number = (SELECT number FROM app) AND timestamp < \(before)
+                            ORDER BY timestamp LIMIT \(Int64(limit)))
+                        RETURNING 1)
+                    SELECT COUNT(*) FROM gone
+                    """,
+                    as: Int64.self, connection, self.logger
+                ).first ?? 0)
+        }
+    }
+
+    public func eventRetentions() async throws(StoreError) -> [String: Int] {
+        Dictionary(
+            try await all("SELECT app, days FROM event_retention", as: (String, Int64).self).map { ($0.0, Int($0.1)) },
+            uniquingKeysWith: { first, _ in first })
+    }
+
+    public func setEventRetention(app: String, days: Int?, audit: AuditEntry) async throws(StoreError) {
+        try await transaction { connection in
+            if let days {
+                try await connection.query(
+                    """
+                    INSERT INTO event_retention (app, days) VALUES (\(app), \(Int64(days)))
+                    ON CONFLICT (app) DO UPDATE SET days = excluded.days
+                    """,
+                    logger: self.logger)
+            } else {
+                try await connection.query("DELETE FROM event_retention WHERE app = \(app)", logger: self.logger)
+            }
+            _ = try await Self.insertAudit(audit, connection, self.logger)
+        }
+    }
+
     public func readingEvents(app: String, user: String, page: String, limit: Int) async throws(StoreError) -> [StoredEvent] {
         // The condition on the names is the partial index's own, so the planner takes it.
         try await all(

@@ -228,6 +228,11 @@ enum Schema {
                 """
             ]
         ),
+        (
+            // How many days an app keeps its events; an app without a row keeps them forever.
+            "v12: event retention",
+            ["CREATE TABLE event_retention (app TEXT PRIMARY KEY, days BIGINT NOT NULL)"]
+        ),
     ]
 
     /// Where a column of the portable form (``PortableTable``, given as text) goes in this schema

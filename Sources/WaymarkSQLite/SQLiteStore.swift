@@ -115,6 +115,9 @@ public final class SQLiteStore: Store {
         migrator.registerMigration("v12: reading events by user") { db in
             try db.execute(sql: readingEventsSchema)
         }
+        migrator.registerMigration("v13: event retention") { db in
+            try db.execute(sql: "CREATE TABLE event_retention (app TEXT PRIMARY KEY, days INTEGER NOT NULL) WITHOUT ROWID")
+        }
         return migrator
     }
 
@@ -289,6 +292,39 @@ public final class SQLiteStore: Store {
     public func eventCount(app: String) async throws(StoreError) -> Int {
         try await read { db in
             try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM events WHERE app = ?", arguments: [app]) ?? 0
+        }
+    }
+
+    public func deleteEvents(app: String, before: Int64, limit: Int) async throws(StoreError) -> Int {
+        try await write { db in
+            try db.execute(
+                sql: """
+                    DELETE FROM events WHERE app = ? AND id IN (
+                        SELECT id FROM events WHERE app = ? AND timestamp < ? ORDER BY timestamp LIMIT ?)
+                    """,
+                arguments: [app, app, before, limit])
+            return db.changesCount
+        }
+    }
+
+    public func eventRetentions() async throws(StoreError) -> [String: Int] {
+        try await read { db in
+            Dictionary(
+                try Row.fetchAll(db, sql: "SELECT app, days FROM event_retention").map { ($0["app"] as String, $0["days"] as Int) },
+                uniquingKeysWith: { first, _ in first })
+        }
+    }
+
+    public func setEventRetention(app: String, days: Int?, audit: AuditEntry) async throws(StoreError) {
+        try await write { db in
+            if let days {
+                try db.execute(
+                    sql: "INSERT INTO event_retention (app, days) VALUES (?, ?) ON CONFLICT (app) DO UPDATE SET days = excluded.days",
+                    arguments: [app, days])
+            } else {
+                try db.execute(sql: "DELETE FROM event_retention WHERE app = ?", arguments: [app])
+            }
+            try Self.insertAudit(audit, db)
         }
     }
 

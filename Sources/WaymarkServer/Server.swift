@@ -140,6 +140,8 @@ public struct WaymarkServer: Sendable {
         admin.delete("/users/:user") { _, context in try await self.eraseUser(context) }
         admin.get("/grants") { request, context in try await self.grantPage(request, context) }
         admin.get("/events") { request, context in try await self.exportEvents(request, context) }
+        admin.get("/retention") { _, context in try await self.retention(context) }
+        admin.put("/retention") { request, context in try await self.setRetention(request, context) }
         return router
     }
 

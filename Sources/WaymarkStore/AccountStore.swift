@@ -230,6 +230,8 @@ extension AuditEntry {
         public static let keyCreate = Action(stored: "key.create")
         public static let keyRevoke = Action(stored: "key.revoke")
         /// Everything about one user of the app was erased (the entry says how much, not who).
+        /// How long the app keeps its events changed.
+        public static let retentionSet = Action(stored: "retention.set")
         public static let userErase = Action(stored: "user.erase")
         /// A catalog object changed: `tip.added`, `tour.changed`, `media.removed`, `settings.changed`.
         public static func change(of kind: String, _ verb: String) -> Action { Action(stored: "\(kind).\(verb)") }

@@ -7,6 +7,7 @@ public enum PortableTable: String, CaseIterable, Sendable {
     case apps, keys, drafts, versions, events, grants, users, memberships, sessions, audit, narrations
     case userAttributes = "user_attributes"
     case userProgress = "user_progress"
+    case eventRetention = "event_retention"
 
     public struct Column: Sendable {
         /// `bytes` travel as base64 text.
@@ -40,6 +41,7 @@ public enum PortableTable: String, CaseIterable, Sendable {
                 + text("source", "message") + integer("created_at")
         case .userAttributes: return text("app", "user", "name", "type", "value") + integer("changed_at")
         case .userProgress: return text("app", "user", "document") + integer("updated_at")
+        case .eventRetention: return text("app") + integer("days")
         }
     }
 

@@ -64,6 +64,15 @@ public protocol Store: AccountStore, AnalyticsStore, NarrationStore, UserStore {
     /// newest first, at most `limit`: what a credit claim is checked against. An index of these
     /// two names alone serves it, so other events cost nothing more to store.
     func readingEvents(app: String, user: String, page: String, limit: Int) async throws(StoreError) -> [StoredEvent]
+    /// Removes at most `limit` of the app's events whose time is before `before` (ms since 1970),
+    /// the oldest first, in one short transaction; answers how many. Retention calls it in small
+    /// batches so that ingestion is never held up for long.
+    func deleteEvents(app: String, before: Int64, limit: Int) async throws(StoreError) -> Int
+    /// How many days each app that does not keep its events forever keeps them, by app.
+    func eventRetentions() async throws(StoreError) -> [String: Int]
+    /// Sets how many days the app keeps its events (nil: forever, the default), and appends
+    /// `audit` in the same transaction.
+    func setEventRetention(app: String, days: Int?, audit: AuditEntry) async throws(StoreError)
     /// The events seen since a time (ms since 1970) as rules name them, `name` or `name:target`,
     /// most frequent first: what the console offers while one writes a rule.
     func eventNames(app: String, since: Int64, limit: Int) async throws(StoreError) -> [String]

@@ -330,8 +330,43 @@ extension Waymark {
 
     struct Apps: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Create and list apps.", subcommands: [Create.self, List.self]
+            abstract: "Create and list apps, and set how long they keep events.", subcommands: [Create.self, List.self, Retention.self]
         )
+
+        struct Retention: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(
+                abstract: "Set how many days an app keeps its events (--days N), or keep them forever (--forever, the default).",
+                discussion: "The server removes older events every hour, a thousand at a time."
+            )
+
+            @Option(help: "The app's id.")
+            var app: String
+
+            @Option(help: "Keep events this many days (1 to 36500).")
+            var days: Int?
+
+            @Flag(help: "Keep events forever.")
+            var forever = false
+
+            @OptionGroup var options: ServerOptions
+
+            mutating func run() async throws {
+                guard (days != nil) != forever else { throw ValidationError("give --days N or --forever") }
+                if let problem = EventRetention.problem(days: days) { throw ValidationError(problem) }
+                let resolved = try options.resolve()
+                let (app, days) = (app, days)
+                let found = try await withStoreOrExit(resolved.storage, logger: bootstrap(resolved)) { store in
+                    guard try await store.app(id: app) != nil else { return false }
+                    try await EventRetention.set(app: app, days: days, actor: .cli, at: Date(), in: store)
+                    return true
+                }
+                guard found else {
+                    printError("error: no app \(app)")
+                    throw ExitCode(1)
+                }
+                print(days.map { "\(app) keeps its events \($0) days." } ?? "\(app) keeps its events forever.")
+            }
+        }
 
         struct Create: AsyncParsableCommand {
             static let configuration = CommandConfiguration(

@@ -25,7 +25,9 @@ public enum PostgresDatabase {
         try await withClient(url: url) { admin in
             try await admin.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name)"), logger: logger)
         }
-        let store = try PostgresStore(url: freshURL, logger: logger)
+        // Tests share one cluster on a small machine: while dozens of databases are made at once a
+        // connection may take longer than a server's 5 s, which is no failure of what is tested.
+        let store = try PostgresStore(url: freshURL, logger: logger, patience: .seconds(30))
         let result: Result<T, any Error> = await withTaskGroup(of: Void.self) { group in
             group.addTask { await store.run() }
             defer { group.cancelAll() }

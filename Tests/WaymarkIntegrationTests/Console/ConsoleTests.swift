@@ -665,6 +665,16 @@ import WaymarkTestSupport
             #expect(try await setup.store.balance(app: app, user: "u1") == 0)
             let entry = try #require(try await setup.store.auditLog(app: app, limit: 1).first)
             #expect(entry.action == .userErase && entry.actor == .user("ada@example.com") && !(entry.after ?? "").contains("u1"))
+
+            // How long the app keeps events: days, or blank for forever.
+            let kept = try await owner.post("/console/apps/\(app)/retention", [("days", "30")])
+            #expect(String(buffer: kept.body).contains("Events older than 30 days are removed every hour"))
+            #expect(String(buffer: kept.body).contains(#"name="days" inputmode="numeric" value="30""#))
+            #expect(try await setup.store.eventRetentions()[app] == 30)
+            #expect(try await owner.post("/console/apps/\(app)/retention", [("days", "0")]).status == .badRequest)
+            #expect(try await owner.post("/console/apps/\(app)/retention", [("days", "a year")]).status == .badRequest)
+            #expect(String(buffer: try await owner.post("/console/apps/\(app)/retention", [("days", "")]).body).contains("kept forever"))
+            #expect(try await setup.store.eventRetentions()[app] == nil)
         }
     }
 

@@ -411,10 +411,10 @@ import WaymarkTestSupport
     }
 
     /// The app's backend reads a user's grants and balance, and pages through the ledger in the
-    /// order grants were made, with its secret key and only its own app's.
-    @Test(arguments: StoreUnderTest.available)
-    func theBackendReadsTheLedger(_ kind: StoreUnderTest) async throws {
-        try await withServer(kind) { client, app, other, _ in
+    /// order grants were made, with its secret key and only its own app's. (The ledger's order on
+    /// both databases is the store contract's `theLedgerIsReadInTheOrderGrantsWereMade`.)
+    @Test func theBackendReadsTheLedger() async throws {
+        try await withServer(.sqlite) { client, app, other, _ in
             try await Self.publishShop(client, app)
             try await Self.read(client, app, user: "u/1")
             for (user, body) in [("u/1", #""tour":"shop-tour","page":"checkout""#), ("u2", #""checklist":"first-steps""#)] {
@@ -435,15 +435,19 @@ import WaymarkTestSupport
 
             var pages: [GrantPage] = []
             var after: Int64 = 0
-            repeat {
+            var more = true
+            while more && pages.count < 10 {
                 let response = try await get("/v1/admin/grants?after=\(after)&limit=1")
                 #expect(response.status == .ok)
-                pages.append(try JSONDecoder().decode(GrantPage.self, from: Data(buffer: response.body)))
-                after = pages.last!.next
-            } while !(pages.last!.grants.isEmpty)
+                let page = try JSONDecoder().decode(GrantPage.self, from: Data(buffer: response.body))
+                pages.append(page)
+                after = page.next
+                more = !page.grants.isEmpty
+            }
             #expect(pages.map { $0.grants.map(\.user) } == [["u/1"], ["u2"], []])
             #expect(pages.map(\.next) == [1, 2, 2])
-            #expect(pages[1].grants.first?.checklist == "first-steps" && pages[1].grants.first?.tour == nil)
+            let checklist = try #require(pages.dropFirst().first?.grants.first)
+            #expect(checklist.checklist == "first-steps" && checklist.tour == nil)
 
             #expect(try await get("/v1/admin/grants", key: app.clientKey).status == .unauthorized)
             #expect(try await get("/v1/admin/users/u2/grants", key: app.clientKey).status == .unauthorized)

@@ -161,8 +161,12 @@ export class WaymarkClient {
     this.lists?.stop();
     this.lists = null;
     if (catalog.checklists || catalog.articles) {
+      // The same catalog applied twice waits twice: the later guide replaces the earlier, whose
+      // help button and listeners go with it.
       this.renderer.part("the launcher", () => import("./launcher.js")).then((module) => {
-        if (module && this.catalog === catalog && !this.stopped) this.lists = new module.Guide(this, catalog, this.sharedLists);
+        if (!module || this.catalog !== catalog || this.stopped) return;
+        this.lists?.stop();
+        this.lists = new module.Guide(this, catalog, this.sharedLists);
       });
     }
     // A newer catalog keeps what the triggers have seen so far, including since the kept one ran.

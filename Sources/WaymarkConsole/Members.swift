@@ -99,6 +99,9 @@ extension WaymarkConsole {
         guard let user = Self.person(form) else {
             return try await membersPage(signedIn, app, problem: "Give the user's id, as the app names them.", status: .badRequest)
         }
+        guard try await DataRights.knows(app: app.id, user: user, in: store) else {
+            return try await membersPage(signedIn, app, problem: "The app keeps nothing about \(user).", status: .notFound)
+        }
         let store = self.store
         return Response(
             status: .ok,

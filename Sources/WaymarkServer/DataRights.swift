@@ -21,6 +21,18 @@ public enum DataRights {
         }
     }
 
+    /// Whether the app keeps anything about `user`: a grant, an attribute, progress, a segment
+    /// membership or an event (read last: finding a user's events reads the app's by time).
+    public static func knows(app: String, user: String, in store: any Store) async throws -> Bool {
+        async let grants = store.grants(app: app, user: user)
+        async let attributes = store.attributes(app: app, user: user)
+        async let progress = store.progress(app: app, user: user)
+        async let segments = store.segments(app: app, user: user)
+        let (kept, named, shared, members) = try await (grants, attributes, progress, segments)
+        if !kept.isEmpty || !named.isEmpty || shared != nil || !members.isEmpty { return true }
+        return try await !store.events(app: app, period: Period(from: Int64.min, to: Int64.max), user: user, after: nil, limit: 1).isEmpty
+    }
+
     /// Writes everything the app keeps about `user` as one JSON document to `write`, a piece at a
     /// time: `user`, `attributes`, `segments`, `balance`, `grants`, `progress` (the document their
     /// devices share, or null) and `events`, every one as the export writes it, in the order they
@@ -78,10 +90,14 @@ struct ErasureAnswer: Encodable {
 }
 
 extension WaymarkServer {
-    /// `GET /v1/admin/users/{user}`: everything the app keeps about the user, as one JSON file.
+    /// `GET /v1/admin/users/{user}`: everything the app keeps about the user, as one JSON file;
+    /// 404 when it keeps nothing (never seen, or erased).
     func userData(_ context: WaymarkRequestContext) async throws -> Response {
         let key = try context.key()
         let user = try context.userParameter()
+        guard try await DataRights.knows(app: key.app, user: user, in: store) else {
+            throw APIError(.notFound, .notFound, "the app keeps nothing about this user")
+        }
         let store = self.store
         return Response(
             status: .ok,

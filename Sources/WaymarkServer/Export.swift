@@ -39,12 +39,12 @@ public enum EventExport {
     /// An event's cursor: its time in milliseconds and its id, `1795000000000_0194…`.
     public static func cursor(_ event: StoredEvent) -> String { "\(event.timestamp)_\(event.id)" }
 
-    /// A cursor written by ``cursor(_:)``, or nil for text that is none.
+    /// A cursor written by ``cursor(_:)``, or nil for text that is none: event ids are UUIDs.
     public static func parseCursor(_ text: String) -> EventCursor? {
         guard let separator = text.firstIndex(of: "_"), let timestamp = Int64(text[..<separator]) else { return nil }
         let id = String(text[text.index(after: separator)...])
-        guard (1...64).contains(id.utf8.count) else { return nil }
-        return EventCursor(timestamp: timestamp, id: id)
+        guard UUID(uuidString: id) != nil else { return nil }
+        return EventCursor(timestamp: timestamp, id: id.lowercased())
     }
 
     /// One event as a line of `format`, its line break included.

@@ -109,13 +109,15 @@ extension WaymarkServer {
     /// The most grants one page of `GET /v1/admin/grants` holds, and how many it holds unless asked.
     static let grantPageLimit = (most: 1000, unlessAsked: 100)
 
-    /// `GET /v1/admin/users/{user}/grants`: one user's grants and balance, for the app's backend.
+    /// `GET /v1/admin/users/{user}/grants`: one user's grants and balance, for the app's backend;
+    /// 404 for a user the ledger has no grant of (never granted one, or erased).
     func userGrants(_ context: WaymarkRequestContext) async throws -> Response {
         let key = try context.key()
         let user = try context.userParameter()
-        async let grants = store.grants(app: key.app, user: user)
-        async let balance = store.balance(app: key.app, user: user)
-        return jsonResponse(UserGrants(user: user, balance: try await balance, grants: try await grants.map(LedgerGrant.init)))
+        let grants = try await store.grants(app: key.app, user: user)
+        guard !grants.isEmpty else { throw APIError(.notFound, .notFound, "the ledger has no grant of this user") }
+        return jsonResponse(
+            UserGrants(user: user, balance: grants.reduce(0) { $0 + $1.credits }, grants: grants.map(LedgerGrant.init)))
     }
 
     /// `GET /v1/admin/grants?after=N&limit=M`: the app's grants after sequence `after` (0: from

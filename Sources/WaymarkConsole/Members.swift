@@ -99,7 +99,8 @@ extension WaymarkConsole {
         guard let user = Self.person(form) else {
             return try await membersPage(signedIn, app, problem: "Give the user's id, as the app names them.", status: .badRequest)
         }
-        guard try await DataRights.knows(app: app.id, user: user, in: store) else {
+        let kept = try await DataRights.kept(app: app.id, user: user, in: store)
+        guard !kept.isEmpty else {
             return try await membersPage(signedIn, app, problem: "The app keeps nothing about \(user).", status: .notFound)
         }
         let store = self.store
@@ -110,7 +111,7 @@ extension WaymarkConsole {
                 .cacheControl: "no-store",
             ],
             body: ResponseBody { writer in
-                try await DataRights.write(app: app.id, user: user, from: store) { try await writer.write($0) }
+                try await DataRights.write(kept, app: app.id, user: user, from: store) { try await writer.write($0) }
                 try await writer.finish(nil)
             })
     }

@@ -76,16 +76,29 @@ public enum EventExport {
         to write: (ByteBuffer) async throws -> Void
     ) async throws -> Int {
         if format == .csv { try await write(ByteBuffer(string: columns.joined(separator: ",") + "\r\n")) }
-        var cursor = cursor
-        var count = 0
-        while true {
-            try Task.checkCancellation()
-            let events = try await store.events(app: app, period: period, user: nil, after: cursor, limit: pageSize)
-            guard let last = events.last else { return count }
+        return try await forEachPage(from: store, app: app, period: period, after: cursor) { events in
             var page = ByteBuffer()
             page.reserveCapacity(events.count * 200)
             for event in events { page.writeString(line(event, format)) }
             try await write(page)
+        }
+    }
+
+    /// Reads the events of `app` (of one `user`, when given) whose time is in `period`, after
+    /// `cursor`, in order, ``pageSize`` at a time, handing each page to `body` before the next
+    /// is read; answers how many.
+    @discardableResult
+    static func forEachPage(
+        from store: any Store, app: String, period: Period, user: String? = nil, after cursor: EventCursor? = nil,
+        _ body: ([StoredEvent]) async throws -> Void
+    ) async throws -> Int {
+        var cursor = cursor
+        var count = 0
+        while true {
+            try Task.checkCancellation()
+            let events = try await store.events(app: app, period: period, user: user, after: cursor, limit: pageSize)
+            guard let last = events.last else { return count }
+            try await body(events)
             count += events.count
             cursor = EventCursor(after: last)
             if events.count < pageSize { return count }

@@ -62,11 +62,7 @@ extension WaymarkServer {
         let grant = outcome.grant
         if outcome.created { metrics.rewardsGranted.increment() }
         return jsonResponse(
-            RewardGrant(
-                grantId: grant.id, user: grant.user, tour: grant.checklist == nil ? grant.tour : nil,
-                page: grant.checklist == nil ? grant.page : nil, checklist: grant.checklist, credits: grant.credits,
-                grantedAt: Timestamp.format(grant.grantedAt), balance: outcome.balance, created: outcome.created
-            ),
+            RewardGrant(LedgerGrant(grant), balance: outcome.balance, created: outcome.created),
             status: outcome.created ? .created : .ok
         )
     }
@@ -136,6 +132,15 @@ extension WaymarkServer {
         let limit = try number("limit", default: Int64(Self.grantPageLimit.unlessAsked), in: 1...Int64(Self.grantPageLimit.most))
         let grants = try await store.grants(app: key.app, after: after, limit: Int(limit)).map(LedgerGrant.init)
         return jsonResponse(GrantPage(grants: grants, next: grants.last?.sequence ?? after))
+    }
+}
+
+extension RewardGrant {
+    /// A claim's answer: the grant as the ledger shows it, with the user's balance after it.
+    init(_ grant: LedgerGrant, balance: Int, created: Bool) {
+        self.init(
+            grantId: grant.grantId, user: grant.user, tour: grant.tour, page: grant.page, checklist: grant.checklist,
+            credits: grant.credits, grantedAt: grant.grantedAt, balance: balance, created: created)
     }
 }
 

@@ -23,6 +23,9 @@ public struct Period: Hashable, Sendable {
     public var from: Int64
     public var to: Int64
 
+    /// Every time there is: a user's whole history.
+    public static let always = Period(from: Int64.min, to: Int64.max)
+
     public init(from: Int64, to: Int64) {
         self.from = from
         self.to = max(from, to)

@@ -174,7 +174,7 @@ extension ContextValue {
 }
 
 /// What erasing a user removed, counted: what the audit log keeps of it, with no trace of who.
-public struct UserErasure: Hashable, Sendable, CustomStringConvertible {
+public struct UserErasure: Codable, Hashable, Sendable, CustomStringConvertible {
     public var events = 0
     public var grants = 0
     public var attributes = 0

@@ -29,7 +29,8 @@ extension Waymark {
             let (app, user) = (app, user)
             let found = try await withStoreOrExit(resolved.storage, logger: bootstrap(resolved)) { store in
                 guard try await store.app(id: app) != nil else { return false }
-                try await DataRights.write(app: app, user: user, from: store) { try output.write(contentsOf: $0.readableBytesView) }
+                let kept = try await DataRights.kept(app: app, user: user, in: store)
+                try await DataRights.write(kept, app: app, user: user, from: store) { try output.write(contentsOf: $0.readableBytesView) }
                 return true
             }
             try output.close()

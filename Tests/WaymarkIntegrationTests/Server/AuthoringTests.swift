@@ -120,7 +120,7 @@ import WaymarkTestSupport
                 for index in 0..<10 {
                     group.addTask {
                         let tip = Self.tip.replacingOccurrences(of: "cart-tip", with: "tip-\(index)")
-                        return try await client.execute(
+                        return try await client.executeAlone(
                             uri: "/v1/admin/catalog/draft/tips/tip-\(index)", method: .put, headers: Self.auth(app.secretKey),
                             body: ByteBuffer(string: tip)
                         ).status

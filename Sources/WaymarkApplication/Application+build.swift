@@ -33,13 +33,21 @@ public struct WaymarkConfiguration: Sendable {
     /// How often the segment refresher looks for a newly published catalog (see
     /// ``WaymarkAnalytics/SegmentRefresher``); nil runs none, for tests that refresh by hand.
     public var segmentRefreshInterval: Duration?
+    /// Whether webhook endpoints may be on this machine or a private network; for a demo and
+    /// tests, never production (see ``WaymarkServer/WebhookEndpoints``).
+    public var webhooksToPrivateNetworks: Bool
+    /// How long after a failed webhook attempt the first retry comes; each later wait doubles
+    /// (see ``WaymarkServer/WebhookSender``).
+    public var webhookFirstRetry: TimeInterval
+    /// How often the webhook sender looks for due deliveries.
+    public var webhookPoll: Duration
     /// The clock of sessions, event clamping and grants; tests move their own.
     public var now: @Sendable () -> Date
 
     public init(
         host: String = "127.0.0.1", port: Int = 8080, synthesizer: (any Synthesizer)? = nil, trustedProxies: TrustedProxies = .none,
-        sweepInterval: Duration = .seconds(3600), segmentRefreshInterval: Duration? = .seconds(60),
-        now: @escaping @Sendable () -> Date = { Date() }
+        sweepInterval: Duration = .seconds(3600), segmentRefreshInterval: Duration? = .seconds(60), webhooksToPrivateNetworks: Bool = false,
+        webhookFirstRetry: TimeInterval = 30, webhookPoll: Duration = .seconds(1), now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.host = host
         self.port = port
@@ -47,13 +55,17 @@ public struct WaymarkConfiguration: Sendable {
         self.trustedProxies = trustedProxies
         self.sweepInterval = sweepInterval
         self.segmentRefreshInterval = segmentRefreshInterval
+        self.webhooksToPrivateNetworks = webhooksToPrivateNetworks
+        self.webhookFirstRetry = webhookFirstRetry
+        self.webhookPoll = webhookPoll
         self.now = now
     }
 }
 
 /// The one place where a Waymark server is assembled: the HTTP API and the console on one router,
-/// with the background services that run and stop with it (the console's session sweeper, the
-/// segment refresher, and the narrator when there is a synthesizer). `waymark serve`, `waymark
+/// with the background services that run and stop with it (the console's session sweeper, event
+/// retention, the webhook sender, the segment refresher, and the narrator when there is a
+/// synthesizer). `waymark serve`, `waymark
 /// demo` and the HTTP tests all call it.
 ///
 /// - Parameters:
@@ -71,11 +83,13 @@ public func buildApplication(
     let narrator = configuration.synthesizer.map { Narrator(store: store, synthesizer: $0, logger: logger, now: configuration.now) }
     let server = WaymarkServer(
         store: store, logger: logger, metrics: metrics, narrator: narrator, trustedProxies: configuration.trustedProxies,
-        now: configuration.now
+        webhooksToPrivateNetworks: configuration.webhooksToPrivateNetworks, now: configuration.now
     )
     let router = buildRouter(server: server, console: WaymarkConsole(server: server, now: configuration.now), routes: routes)
     let sweeper = SessionSweeper(store: store, logger: logger, interval: configuration.sweepInterval, now: configuration.now)
     let retention = EventRetention(store: store, logger: logger, interval: configuration.sweepInterval, now: configuration.now)
+    let webhooks = WebhookSender(
+        store: store, logger: logger, poll: configuration.webhookPoll, firstRetry: configuration.webhookFirstRetry, now: configuration.now)
     let refresher = configuration.segmentRefreshInterval.map {
         SegmentRefresher(store: store, logger: logger, interval: $0, now: configuration.now)
     }
@@ -83,7 +97,7 @@ public func buildApplication(
     return Application(
         router: router,
         configuration: .init(address: .hostname(configuration.host, port: port), serverName: "waymark"),
-        services: [sweeper, retention] + (refresher.map { [$0] } ?? []) + (narrator.map { [$0] } ?? []) + services,
+        services: [sweeper, retention, webhooks] + (refresher.map { [$0] } ?? []) + (narrator.map { [$0] } ?? []) + services,
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? port) },
         logger: logger
     )

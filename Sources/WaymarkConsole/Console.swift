@@ -87,6 +87,13 @@ public struct WaymarkConsole: Sendable {
         console.post("/apps/:app/people/data") { request, context in try await self.personData(request, context) }
         console.post("/apps/:app/people/erase") { request, context in try await self.erasePerson(request, context) }
         console.post("/apps/:app/retention") { request, context in try await self.setRetention(request, context) }
+        console.get("/apps/:app/webhooks") { request, context in try await self.webhooksPage(request, context) }
+        console.post("/apps/:app/webhooks") { request, context in try await self.addWebhook(request, context) }
+        console.post("/apps/:app/webhooks/:id/rotate") { request, context in try await self.rotateWebhook(request, context) }
+        console.post("/apps/:app/webhooks/:id/delete") { request, context in try await self.deleteWebhook(request, context) }
+        console.post("/apps/:app/webhooks/:id/deliveries/:event/resend") { request, context in
+            try await self.resendWebhook(request, context)
+        }
         console.get("/apps/:app/audit") { request, context in try await self.auditPage(request, context) }
         console.get("/apps/:app/segments") { request, context in try await self.segmentsPage(request, context) }
         console.get("/apps/:app/new-segment") { request, context in try await self.segmentPage(request, context, new: true) }

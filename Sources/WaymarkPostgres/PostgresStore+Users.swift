@@ -83,7 +83,8 @@ extension PostgresStore {
     }
 
     public func eraseUser(
-        app: String, user: String, audit: @escaping @Sendable (UserErasure) -> AuditEntry
+        app: String, user: String, audit: @escaping @Sendable (UserErasure) -> AuditEntry,
+        notice: @escaping @Sendable (UserErasure) -> WebhookNotice?
     ) async throws(StoreError) -> UserErasure {
         try await transaction { connection in
             func erase(_ query: PostgresQuery) async throws -> Int {
@@ -104,7 +105,9 @@ extension PostgresStore {
                 "WITH gone AS (DELETE FROM user_progress WHERE app = \(app) AND user_id = \(user) RETURNING 1) SELECT COUNT(*) FROM gone")
             erased.segments = try await erase(
                 "WITH gone AS (DELETE FROM segment_members WHERE app = \(app) AND user_id = \(user) RETURNING 1) SELECT COUNT(*) FROM gone")
+            try await connection.query("DELETE FROM webhook_deliveries WHERE app = \(app) AND user_id = \(user)", logger: self.logger)
             _ = try await Self.insertAudit(audit(erased), connection, self.logger)
+            if let notice = notice(erased) { try await Self.enqueue(notice, connection, self.logger) }
             return erased
         }
     }

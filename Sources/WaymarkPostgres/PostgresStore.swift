@@ -156,7 +156,8 @@ public final class PostgresStore: Store, Service {
     }
 
     public func publish(
-        app: String, document: String, at time: Date, note: String?, audit: @escaping @Sendable (CatalogVersion) -> [AuditEntry]
+        app: String, document: String, at time: Date, note: String?, audit: @escaping @Sendable (CatalogVersion) -> [AuditEntry],
+        notice: @escaping @Sendable (CatalogVersion) -> WebhookNotice?
     ) async throws(StoreError) -> CatalogVersion {
         try await transaction { connection in
             try await Self.lockApp(app, connection, self.logger)
@@ -174,6 +175,7 @@ public final class PostgresStore: Store, Service {
                 logger: self.logger
             )
             for entry in audit(version) { _ = try await Self.insertAudit(entry, connection, self.logger) }
+            if let notice = notice(version) { try await Self.enqueue(notice, connection, self.logger) }
             return version
         }
     }
@@ -208,10 +210,22 @@ public final class PostgresStore: Store, Service {
     /// speculative insertion (which `ON CONFLICT` needs for every row). COPY takes no `ON CONFLICT`,
     /// so a batch holding an event stored before (a client's retry, or one id twice) fails as a
     /// whole on the primary key, and is then inserted with ``insertEventsSkippingStored(_:numbers:)``.
-    public func insertEvents(_ events: [StoredEvent]) async throws(StoreError) -> [Bool] {
+    public func insertEvents(
+        _ events: [StoredEvent], notice: @escaping @Sendable (StoredEvent) -> WebhookNotice?
+    ) async throws(StoreError) -> [Bool] {
         guard !events.isEmpty else { return [] }
         if let error = StoreError.invalidEventIDs(events) { throw error }
         let numbers = try await appNumbers(events)
+        let notices = events.map(notice)
+        if notices.contains(where: { $0 != nil }) {
+            // The few batches a webhook hears of take the slower way, in one transaction with
+            // their notices, each written only when its event is new.
+            return try await transaction { connection in
+                let inserted = try await Self.insertEventsSkippingStored(events, numbers: numbers, connection, self.logger)
+                for case (true, let notice?) in zip(inserted, notices) { try await Self.enqueue(notice, connection, self.logger) }
+                return inserted
+            }
+        }
         // Written before the COPY starts: its backend would otherwise wait for it (`ClientRead`).
         let text = Self.copyText(events, numbers: numbers)
         do {
@@ -222,7 +236,9 @@ public final class PostgresStore: Store, Service {
             }
             return Array(repeating: true, count: events.count)
         } catch  where error.code == .conflict {
-            return try await insertEventsSkippingStored(events, numbers: numbers)
+            return try await perform { connection in
+                try await Self.insertEventsSkippingStored(events, numbers: numbers, connection, self.logger)
+            }
         }
     }
 
@@ -354,7 +370,9 @@ public final class PostgresStore: Store, Service {
     /// Inserts those of `events` not stored yet, and says which: one INSERT with its columns bound
     /// as eleven arrays and unnested (the statement's text is the same for every batch, planned
     /// once per call however many rows it carries), returning the ids it stored.
-    private func insertEventsSkippingStored(_ events: [StoredEvent], numbers: [String: Int32]) async throws(StoreError) -> [Bool] {
+    private static func insertEventsSkippingStored(
+        _ events: [StoredEvent], numbers: [String: Int32], _ connection: PostgresConnection, _ logger: Logger
+    ) async throws -> [Bool] {
         var columns = EventColumns(capacity: events.count)
         for event in events { columns.append(event, number: numbers[event.app]!) }
         let query: PostgresQuery = """
@@ -366,7 +384,7 @@ public final class PostgresStore: Store, Service {
             ON CONFLICT DO NOTHING RETURNING app_number, id::TEXT
             """
         var inserted: Set<EventKey> = []
-        for (app, id) in try await all(query, as: (Int32, String).self) { inserted.insert(EventKey(app: app, id: id)) }
+        for (app, id) in try await all(query, as: (Int32, String).self, connection, logger) { inserted.insert(EventKey(app: app, id: id)) }
         // A repeat within the batch is a duplicate of its first occurrence.
         return events.map { inserted.remove(EventKey(app: numbers[$0.app]!, id: $0.id)) != nil }
     }
@@ -479,7 +497,9 @@ public final class PostgresStore: Store, Service {
 
     // MARK: Rewards
 
-    public func claim(_ grant: Grant, credits: @escaping @Sendable (_ balance: Int) -> Int) async throws(StoreError) -> ClaimOutcome {
+    public func claim(
+        _ grant: Grant, credits: @escaping @Sendable (_ balance: Int) -> Int, notice: @escaping @Sendable (ClaimOutcome) -> WebhookNotice?
+    ) async throws(StoreError) -> ClaimOutcome {
         try await transaction { connection in
             // One user's claims take turns: the cap reads their balance before it grants.
             try await connection.query(
@@ -510,7 +530,9 @@ public final class PostgresStore: Store, Service {
                     """,
                     as: Int64.self, connection, self.logger
                 ).first ?? 0
-            return ClaimOutcome(grant: granted, created: true, balance: balance + granted.credits)
+            let outcome = ClaimOutcome(grant: granted, created: true, balance: balance + granted.credits)
+            if let notice = notice(outcome) { try await Self.enqueue(notice, connection, self.logger) }
+            return outcome
         }
     }
 

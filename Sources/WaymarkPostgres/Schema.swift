@@ -233,6 +233,50 @@ enum Schema {
             "v12: event retention",
             ["CREATE TABLE event_retention (app TEXT PRIMARY KEY, days BIGINT NOT NULL)"]
         ),
+        (
+            // Each app's webhook endpoints, and the outbox: a delivery per notice and endpoint,
+            // written in the transaction of the change it reports. The due index holds only
+            // pending deliveries, so the servers' polling reads what is to send and nothing else.
+            "v13: webhook endpoints and their outbox",
+            [
+                """
+                CREATE TABLE webhook_endpoints (
+                    id TEXT PRIMARY KEY,
+                    app TEXT NOT NULL REFERENCES apps(id),
+                    url TEXT NOT NULL,
+                    types TEXT NOT NULL,
+                    secret TEXT NOT NULL,
+                    previous_secret TEXT,
+                    previous_until BIGINT,
+                    created_at BIGINT NOT NULL
+                )
+                """,
+                "CREATE INDEX webhook_endpoints_by_app ON webhook_endpoints(app)",
+                """
+                CREATE TABLE webhook_deliveries (
+                    event TEXT NOT NULL,
+                    endpoint TEXT NOT NULL REFERENCES webhook_endpoints(id) ON DELETE CASCADE,
+                    app TEXT NOT NULL,
+                    type TEXT NOT NULL,
+                    user_id TEXT,
+                    body TEXT NOT NULL,
+                    created_at BIGINT NOT NULL,
+                    state TEXT NOT NULL,
+                    attempts BIGINT NOT NULL,
+                    next_attempt_at BIGINT NOT NULL,
+                    lease_until BIGINT,
+                    last_attempt_at BIGINT,
+                    last_status BIGINT,
+                    last_answer TEXT,
+                    last_error TEXT,
+                    PRIMARY KEY (event, endpoint)
+                )
+                """,
+                "CREATE INDEX webhook_deliveries_due ON webhook_deliveries(next_attempt_at) WHERE state = 'pending'",
+                "CREATE INDEX webhook_deliveries_by_app ON webhook_deliveries(app, created_at)",
+                "CREATE INDEX webhook_deliveries_by_user ON webhook_deliveries(app, user_id) WHERE user_id IS NOT NULL",
+            ]
+        ),
     ]
 
     /// Where a column of the portable form (``PortableTable``, given as text) goes in this schema

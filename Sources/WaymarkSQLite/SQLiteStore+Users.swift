@@ -107,7 +107,8 @@ extension SQLiteStore {
     }
 
     public func eraseUser(
-        app: String, user: String, audit: @escaping @Sendable (UserErasure) -> AuditEntry
+        app: String, user: String, audit: @escaping @Sendable (UserErasure) -> AuditEntry,
+        notice: @escaping @Sendable (UserErasure) -> WebhookNotice?
     ) async throws(StoreError) -> UserErasure {
         try await write { db in
             func erase(_ table: String) throws -> Int {
@@ -120,7 +121,9 @@ extension SQLiteStore {
             erased.attributes = try erase("user_attributes")
             erased.progress = try erase("user_progress")
             erased.segments = try erase("segment_members")
+            _ = try erase("webhook_deliveries")
             try Self.insertAudit(audit(erased), db)
+            if let notice = notice(erased) { try Self.enqueue(notice, db) }
             return erased
         }
     }

@@ -118,6 +118,9 @@ public final class SQLiteStore: Store {
         migrator.registerMigration("v13: event retention") { db in
             try db.execute(sql: "CREATE TABLE event_retention (app TEXT PRIMARY KEY, days INTEGER NOT NULL) WITHOUT ROWID")
         }
+        migrator.registerMigration("v14: webhook endpoints and their outbox") { db in
+            try db.execute(sql: webhooksSchema)
+        }
         return migrator
     }
 
@@ -211,7 +214,8 @@ public final class SQLiteStore: Store {
     }
 
     public func publish(
-        app: String, document: String, at time: Date, note: String?, audit: @escaping @Sendable (CatalogVersion) -> [AuditEntry]
+        app: String, document: String, at time: Date, note: String?, audit: @escaping @Sendable (CatalogVersion) -> [AuditEntry],
+        notice: @escaping @Sendable (CatalogVersion) -> WebhookNotice?
     ) async throws(StoreError) -> CatalogVersion {
         try await write { db in
             let last = try Int.fetchOne(db, sql: "SELECT MAX(number) FROM versions WHERE app = ?", arguments: [app]) ?? 0
@@ -221,6 +225,7 @@ public final class SQLiteStore: Store {
                 arguments: [app, version.number, document, time.millisecondsSince1970, note]
             )
             for entry in audit(version) { try Self.insertAudit(entry, db) }
+            if let notice = notice(version) { try Self.enqueue(notice, db) }
             return version
         }
     }
@@ -258,7 +263,9 @@ public final class SQLiteStore: Store {
 
     // MARK: Events
 
-    public func insertEvents(_ events: [StoredEvent]) async throws(StoreError) -> [Bool] {
+    public func insertEvents(
+        _ events: [StoredEvent], notice: @escaping @Sendable (StoredEvent) -> WebhookNotice?
+    ) async throws(StoreError) -> [Bool] {
         guard !events.isEmpty else { return [] }
         if let error = StoreError.invalidEventIDs(events) { throw error }
         return try await write { db in
@@ -283,7 +290,9 @@ public final class SQLiteStore: Store {
                     event.app, event.id, event.user, event.name, event.target, event.timestamp, event.receivedAt,
                     event.clamped, event.properties, event.platform, event.appVersion,
                 ])
-                inserted.append(db.changesCount > 0)
+                let new = db.changesCount > 0
+                if new, let notice = notice(event) { try Self.enqueue(notice, db) }
+                inserted.append(new)
             }
             return inserted
         }
@@ -366,7 +375,9 @@ public final class SQLiteStore: Store {
 
     // MARK: Rewards
 
-    public func claim(_ grant: Grant, credits: @escaping @Sendable (_ balance: Int) -> Int) async throws(StoreError) -> ClaimOutcome {
+    public func claim(
+        _ grant: Grant, credits: @escaping @Sendable (_ balance: Int) -> Int, notice: @escaping @Sendable (ClaimOutcome) -> WebhookNotice?
+    ) async throws(StoreError) -> ClaimOutcome {
         // One writer at a time: the balance cannot change before the grant, and the grant's
         // number is the next of the app's when it commits.
         try await write { db in
@@ -390,7 +401,9 @@ public final class SQLiteStore: Store {
                     granted.grantedAt.millisecondsSince1970, granted.sequence,
                 ]
             )
-            return ClaimOutcome(grant: granted, created: true, balance: balance + granted.credits)
+            let outcome = ClaimOutcome(grant: granted, created: true, balance: balance + granted.credits)
+            if let notice = notice(outcome) { try Self.enqueue(notice, db) }
+            return outcome
         }
     }
 

@@ -22,6 +22,8 @@ public struct APIError: HTTPResponseError, Sendable {
             case tooManyEvents = "too_many_events"
             case tooManyAttributes = "too_many_attributes"
             case tooMuchProgress = "too_much_progress"
+            case tooManyWebhooks = "too_many_webhooks"
+            case endpointNotAllowed = "endpoint_not_allowed"
             case invalidCatalog = "invalid_catalog"
             case idMismatch = "id_mismatch"
             case storageUnavailable = "storage_unavailable"
@@ -63,6 +65,11 @@ public struct APIError: HTTPResponseError, Sendable {
         public static let tooManyAttributes = Code(.tooManyAttributes)
         /// The user's progress would name more tips and tours than the server keeps (422).
         public static let tooMuchProgress = Code(.tooMuchProgress)
+        /// The app has as many webhook endpoints as one may (409).
+        public static let tooManyWebhooks = Code(.tooManyWebhooks)
+        /// A webhook endpoint on this machine or a private network, which this server does not
+        /// call (403).
+        public static let endpointNotAllowed = Code(.endpointNotAllowed)
         /// The catalog has errors, each in `diagnostics` (422).
         public static let invalidCatalog = Code(.invalidCatalog)
         /// The body's id is not the path's (422).

@@ -77,7 +77,8 @@ extension WaymarkServer {
         }
         _ = try check(draft.document, file: "draft")
         let version = try await store.publish(
-            app: app, document: draft.document, at: now(), note: nil, audit: AuditEntry.publication(by: actor))
+            app: app, document: draft.document, at: now(), note: nil, audit: AuditEntry.publication(by: actor),
+            notice: { WebhookNotices.published($0) })
         try await cacheLive(version)
         return version
     }
@@ -87,7 +88,8 @@ extension WaymarkServer {
     public func rollback(app: String, to number: Int, actor: AuditEntry.Actor) async throws -> CatalogVersion {
         guard let old = try await store.version(app: app, number: number) else { throw APIError.notFound }
         let version = try await store.publish(
-            app: app, document: old.document, at: now(), note: "rollback to \(number)", audit: AuditEntry.publication(by: actor)
+            app: app, document: old.document, at: now(), note: "rollback to \(number)", audit: AuditEntry.publication(by: actor),
+            notice: { WebhookNotices.published($0, rolledBackTo: number) }
         )
         try await cacheLive(version)
         return version

@@ -15,10 +15,14 @@ public enum DataRights {
     public static func erase(app: String, user: String, actor: AuditEntry.Actor, at time: Date, in store: any Store) async throws
         -> UserErasure
     {
-        try await store.eraseUser(app: app, user: user) { erased in
-            AuditEntry(
-                app: app, actor: actor, at: time, action: .userErase, object: "a user of the app", before: nil, after: erased.description)
-        }
+        try await store.eraseUser(
+            app: app, user: user,
+            audit: { erased in
+                AuditEntry(
+                    app: app, actor: actor, at: time, action: .userErase, object: "a user of the app", before: nil,
+                    after: erased.description)
+            },
+            notice: { WebhookNotices.userErased(app: app, user: user, erased: $0, at: time) })
     }
 
     /// What the app keeps about one user besides their events, read once for the file.

@@ -4,7 +4,8 @@ import WaymarkSupport
 /// Group commit for events: uploads that arrive while transactions are being written wait, and
 /// are then written together in the next one, so each still gets its answer only after its events
 /// are committed, but many uploads share one commit. With one upload at a time it is one
-/// transaction per upload, as without it.
+/// transaction per upload, as without it. The webhook notices of new survey answers and completed
+/// checklists (``WebhookNotices/forEvent(_:)``) are written in the same transactions.
 ///
 /// SQLite has one writer, so one transaction is written at a time; a database that takes several
 /// writers at once (``Store/isShared``: PostgreSQL) gets up to ``writers`` transactions in flight,
@@ -62,7 +63,7 @@ final class EventWriter: Sendable {
             }
             if group.isEmpty { return }
             do {
-                let inserted = try await store.insertEvents(group.flatMap(\.events))
+                let inserted = try await store.insertEvents(group.flatMap(\.events), notice: WebhookNotices.forEvent)
                 var offset = 0
                 for upload in group {
                     upload.continuation.resume(returning: Array(inserted[offset..<(offset + upload.events.count)]))

@@ -35,7 +35,9 @@ public enum Provisioning {
             AuditEntry(change: $0, app: app, actor: .cli, at: time)
         }
         _ = try await store.saveDraft(app: app, document: document, at: time, audit: audit, accept: CatalogDraft.unchanged(since: nil))
-        _ = try await store.publish(app: app, document: document, at: time, note: note, audit: AuditEntry.publication(by: .cli))
+        _ = try await store.publish(
+            app: app, document: document, at: time, note: note, audit: AuditEntry.publication(by: .cli),
+            notice: { WebhookNotices.published($0) })
     }
 
     /// A new key for an existing app, recorded in the audit log; `nil` when there is no such app.

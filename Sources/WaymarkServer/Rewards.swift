@@ -57,7 +57,8 @@ extension WaymarkServer {
             ),
             credits: { [cap = live.catalog.rewards.maxCreditsPerUser] balance in
                 CreditCap.credits(offered: credits, balance: balance, cap: cap)
-            }
+            },
+            notice: WebhookNotices.creditGranted
         )
         let grant = outcome.grant
         if outcome.created { metrics.rewardsGranted.increment() }

@@ -51,14 +51,18 @@ public struct WaymarkServer: Sendable {
     let narrator: Narrator?
     /// The load balancers whose `X-Forwarded-For` names the client (see ``clientAddress(_:_:)``).
     let trustedProxies: TrustedProxies
+    /// Whether webhook endpoints may be on this machine or a private network (see
+    /// ``WebhookEndpoints/problem(url:privateNetworks:)``): for a demo and tests, not production.
+    public let webhooksToPrivateNetworks: Bool
     /// The clock, injectable for tests of clamping and grant times.
     let now: @Sendable () -> Date
 
     public init(
         store: any Store, logger: Logger, metrics: ServerMetrics = ServerMetrics(), narrator: Narrator? = nil,
-        trustedProxies: TrustedProxies = .none, now: @escaping @Sendable () -> Date = { Date() }
+        trustedProxies: TrustedProxies = .none, webhooksToPrivateNetworks: Bool = false, now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.store = store
+        self.webhooksToPrivateNetworks = webhooksToPrivateNetworks
         self.trustedProxies = trustedProxies
         self.narrator = narrator
         self.logger = logger
@@ -142,6 +146,12 @@ public struct WaymarkServer: Sendable {
         admin.get("/events") { request, context in try await self.exportEvents(request, context) }
         admin.get("/retention") { _, context in try await self.retention(context) }
         admin.put("/retention") { request, context in try await self.setRetention(request, context) }
+        admin.get("/webhooks") { _, context in try await self.listWebhooks(context) }
+        admin.post("/webhooks") { request, context in try await self.createWebhook(request, context) }
+        admin.get("/webhook-deliveries") { request, context in try await self.webhookDeliveries(request, context) }
+        admin.delete("/webhooks/:id") { _, context in try await self.deleteWebhook(context) }
+        admin.post("/webhooks/:id/rotate") { request, context in try await self.rotateWebhook(request, context) }
+        admin.post("/webhooks/:id/deliveries/:event/resend") { _, context in try await self.resendWebhook(context) }
         return router
     }
 

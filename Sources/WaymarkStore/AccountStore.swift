@@ -229,10 +229,14 @@ extension AuditEntry {
         public static let roleRemove = Action(stored: "role.remove")
         public static let keyCreate = Action(stored: "key.create")
         public static let keyRevoke = Action(stored: "key.revoke")
-        /// Everything about one user of the app was erased (the entry says how much, not who).
         /// How long the app keeps its events changed.
         public static let retentionSet = Action(stored: "retention.set")
+        /// Everything about one user of the app was erased (the entry says how much, not who).
         public static let userErase = Action(stored: "user.erase")
+        /// A webhook endpoint was added, had its secret rotated, or was removed.
+        public static let webhookCreate = Action(stored: "webhook.create")
+        public static let webhookRotate = Action(stored: "webhook.rotate")
+        public static let webhookDelete = Action(stored: "webhook.delete")
         /// A catalog object changed: `tip.added`, `tour.changed`, `media.removed`, `settings.changed`.
         public static func change(of kind: String, _ verb: String) -> Action { Action(stored: "\(kind).\(verb)") }
 

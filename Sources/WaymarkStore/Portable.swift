@@ -8,6 +8,8 @@ public enum PortableTable: String, CaseIterable, Sendable {
     case userAttributes = "user_attributes"
     case userProgress = "user_progress"
     case eventRetention = "event_retention"
+    case webhookEndpoints = "webhook_endpoints"
+    case webhookDeliveries = "webhook_deliveries"
 
     public struct Column: Sendable {
         /// `bytes` travel as base64 text.
@@ -42,13 +44,19 @@ public enum PortableTable: String, CaseIterable, Sendable {
         case .userAttributes: return text("app", "user", "name", "type", "value") + integer("changed_at")
         case .userProgress: return text("app", "user", "document") + integer("updated_at")
         case .eventRetention: return text("app") + integer("days")
+        case .webhookEndpoints:
+            return text("id", "app", "url", "types", "secret", "previous_secret") + integer("previous_until", "created_at")
+        case .webhookDeliveries:
+            return text("event", "endpoint", "app", "type", "user", "body") + integer("created_at") + text("state")
+                + integer("attempts", "next_attempt_at", "lease_until", "last_attempt_at", "last_status")
+                + text("last_answer", "last_error")
         }
     }
 
     /// How many leading columns make the primary key, by which rows are read in order.
     public var keyLength: Int {
         switch self {
-        case .versions, .events, .memberships, .narrations, .userProgress: 2
+        case .versions, .events, .memberships, .narrations, .userProgress, .webhookDeliveries: 2
         case .grants: 4
         case .userAttributes: 3
         default: 1

@@ -8,8 +8,9 @@ import WaymarkSupport
 /// one app, and every method that reads or changes them takes the app's id, so a caller cannot
 /// reach another app's objects by naming their ids. The console's users, sessions and audit log
 /// are in ``AccountStore``, the reads of analytics in ``AnalyticsStore``, narration audio in
-/// ``NarrationStore``, what is known of each app's users in ``UserStore``.
-public protocol Store: AccountStore, AnalyticsStore, NarrationStore, UserStore {
+/// ``NarrationStore``, what is known of each app's users in ``UserStore``, webhook endpoints and
+/// their outbox in ``WebhookStore``.
+public protocol Store: AccountStore, AnalyticsStore, NarrationStore, UserStore, WebhookStore {
     /// Whether other servers may change this database (PostgreSQL): a server then checks the live
     /// version's number before it trusts what it cached. False for an embedded database only this
     /// process writes (SQLite).
@@ -40,9 +41,11 @@ public protocol Store: AccountStore, AnalyticsStore, NarrationStore, UserStore {
         app: String, document: String, at time: Date, audit: [AuditEntry], accept: @escaping @Sendable (_ currentRevision: Int) -> Bool
     ) async throws(StoreError) -> CatalogDraft?
     /// Freezes a document as the next numbered version of the app and makes it live, and appends
-    /// the entries `audit` makes for that version to the audit log in the same transaction.
+    /// the entries `audit` makes for that version to the audit log, and the webhook notice
+    /// `notice` makes to the outbox, in the same transaction.
     func publish(
-        app: String, document: String, at time: Date, note: String?, audit: @escaping @Sendable (CatalogVersion) -> [AuditEntry]
+        app: String, document: String, at time: Date, note: String?, audit: @escaping @Sendable (CatalogVersion) -> [AuditEntry],
+        notice: @escaping @Sendable (CatalogVersion) -> WebhookNotice?
     ) async throws(StoreError) -> CatalogVersion
     /// The live version: the latest published.
     func liveVersion(app: String) async throws(StoreError) -> CatalogVersion?
@@ -57,8 +60,10 @@ public protocol Store: AccountStore, AnalyticsStore, NarrationStore, UserStore {
 
     /// Stores events, each once per (app, id) for good; returns, per event in order, whether it was
     /// new (`true`) or a duplicate. Committed before it returns. A batch holding an event of an app
-    /// that does not exist stores nothing (`.conflict`).
-    func insertEvents(_ events: [StoredEvent]) async throws(StoreError) -> [Bool]
+    /// that does not exist stores nothing (`.conflict`). Each new event for which `notice` makes a
+    /// webhook notice adds it to the outbox in the same transaction; a duplicate adds none.
+    func insertEvents(_ events: [StoredEvent], notice: @escaping @Sendable (StoredEvent) -> WebhookNotice?) async throws(StoreError)
+        -> [Bool]
     func eventCount(app: String) async throws(StoreError) -> Int
     /// The user's latest `page_viewed` and `page_read_to_bottom` events whose target is `page`,
     /// newest first, at most `limit`: what a credit claim is checked against. An index of these
@@ -82,8 +87,11 @@ public protocol Store: AccountStore, AnalyticsStore, NarrationStore, UserStore {
     /// Grants a claim once: the first claim of (app, user, tour, page) appends `grant` to the
     /// ledger with `credits(balance)` credits, given the user's balance read in the same
     /// transaction (one user's claims take turns, so the balance cannot change in between); every
-    /// later claim, concurrent or not, returns that same grant.
-    func claim(_ grant: Grant, credits: @escaping @Sendable (_ balance: Int) -> Int) async throws(StoreError) -> ClaimOutcome
+    /// later claim, concurrent or not, returns that same grant. A new grant adds the webhook notice
+    /// `notice` makes of it to the outbox in the same transaction.
+    func claim(
+        _ grant: Grant, credits: @escaping @Sendable (_ balance: Int) -> Int, notice: @escaping @Sendable (ClaimOutcome) -> WebhookNotice?
+    ) async throws(StoreError) -> ClaimOutcome
     /// The sum of the user's ledger.
     func balance(app: String, user: String) async throws(StoreError) -> Int
     /// The user's grants, in the order they were granted.
@@ -91,6 +99,25 @@ public protocol Store: AccountStore, AnalyticsStore, NarrationStore, UserStore {
     /// At most `limit` of the app's grants whose ``Grant/sequence`` is above `sequence`, in that
     /// order: a backend that remembers the last sequence it read misses none and reads none twice.
     func grants(app: String, after sequence: Int64, limit: Int) async throws(StoreError) -> [Grant]
+}
+
+extension Store {
+    /// Stores events that no webhook hears of (imports, generated traffic).
+    public func insertEvents(_ events: [StoredEvent]) async throws(StoreError) -> [Bool] {
+        try await insertEvents(events, notice: { _ in nil })
+    }
+
+    /// Publishes a version that no webhook hears of (a copy's history, tests of storage).
+    public func publish(
+        app: String, document: String, at time: Date, note: String?, audit: @escaping @Sendable (CatalogVersion) -> [AuditEntry]
+    ) async throws(StoreError) -> CatalogVersion {
+        try await publish(app: app, document: document, at: time, note: note, audit: audit, notice: { _ in nil })
+    }
+
+    /// Grants a claim that no webhook hears of (generated traffic).
+    public func claim(_ grant: Grant, credits: @escaping @Sendable (_ balance: Int) -> Int) async throws(StoreError) -> ClaimOutcome {
+        try await claim(grant, credits: credits, notice: { _ in nil })
+    }
 }
 
 public struct AppRecord: Hashable, Sendable {

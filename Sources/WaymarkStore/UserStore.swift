@@ -34,9 +34,12 @@ public protocol UserStore: Sendable {
     /// Erases everything the app keeps about one user, in one transaction: their events (survey
     /// answers and narration listens among them), attributes, progress, segment memberships and
     /// grants; and appends `audit(erased)` to the audit log in the same transaction, so an erasure
-    /// is recorded exactly when it happens. A user the app has nothing of erases nothing.
+    /// is recorded exactly when it happens. The user's webhook deliveries go too, and the notice
+    /// `notice` makes of the erasure is added to the outbox in the same transaction. A user the app
+    /// has nothing of erases nothing.
     func eraseUser(
-        app: String, user: String, audit: @escaping @Sendable (UserErasure) -> AuditEntry
+        app: String, user: String, audit: @escaping @Sendable (UserErasure) -> AuditEntry,
+        notice: @escaping @Sendable (UserErasure) -> WebhookNotice?
     ) async throws(StoreError) -> UserErasure
 
     /// The user's progress document (the JSON ``updateProgress(app:user:at:_:)`` last wrote), or

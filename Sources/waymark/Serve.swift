@@ -16,9 +16,10 @@ import Yams
 
 /// Where the server listens and keeps its data. Each option comes from the flag, else the
 /// environment (`WAYMARK_HOST`, `WAYMARK_PORT`, `WAYMARK_DATA_DIR`, `WAYMARK_DATABASE`,
-/// `WAYMARK_LOG_LEVEL`, `WAYMARK_LOG_FORMAT`, `WAYMARK_NARRATION`, `WAYMARK_TRUSTED_PROXIES`), else
-/// the config file (`--config`, YAML with the keys host, port, dataDir, database, logLevel,
-/// logFormat, narration, trustedProxies), else the default.
+/// `WAYMARK_LOG_LEVEL`, `WAYMARK_LOG_FORMAT`, `WAYMARK_NARRATION`, `WAYMARK_TRUSTED_PROXIES`,
+/// `WAYMARK_WEBHOOK_TARGETS`, `WAYMARK_WEBHOOK_FIRST_RETRY`), else the config file (`--config`,
+/// YAML with the keys host, port, dataDir, database, logLevel, logFormat, narration,
+/// trustedProxies, webhookTargets, webhookFirstRetry), else the default.
 struct ServerOptions: ParsableArguments {
     @Option(help: ArgumentHelp(ServerOptions.configHelp))
     var config: String?
@@ -54,8 +55,23 @@ struct ServerOptions: ParsableArguments {
     )
     var trustedProxies: String?
 
+    @Option(
+        name: .customLong("webhook-targets"),
+        help:
+            "public: webhook endpoints only on public addresses (the default); any: also on this machine and private networks (for testing)."
+    )
+    var webhookTargets: String?
+
+    @Option(
+        name: .customLong("webhook-first-retry"),
+        help: "Seconds from a failed webhook delivery to its first retry; each later wait doubles, up to six hours (default 30).")
+    var webhookFirstRetry: Double?
+
     /// The config file's keys.
-    static let configKeys = ["host", "port", "dataDir", "database", "logLevel", "logFormat", "narration", "trustedProxies"]
+    static let configKeys = [
+        "host", "port", "dataDir", "database", "logLevel", "logFormat", "narration", "trustedProxies", "webhookTargets",
+        "webhookFirstRetry",
+    ]
     static let configHelp = "A YAML file with " + configKeys.joined(separator: ", ") + "."
 
     struct Resolved {
@@ -69,6 +85,9 @@ struct ServerOptions: ParsableArguments {
         /// Whether this server makes narration.
         var narration: Bool
         var trustedProxies: TrustedProxies
+        /// Whether webhook endpoints may be on this machine or a private network.
+        var webhooksToPrivateNetworks: Bool
+        var webhookFirstRetry: TimeInterval
     }
 
     func resolve(defaultDataDirectory: String = "waymark-data") throws -> Resolved {
@@ -108,6 +127,14 @@ struct ServerOptions: ParsableArguments {
         let proxiesText = trustedProxies ?? environment["WAYMARK_TRUSTED_PROXIES"] ?? file["trustedProxies"] ?? ""
         let proxies: TrustedProxies
         do { proxies = try TrustedProxies(parsing: proxiesText) } catch { throw ValidationError("trusted proxies: \(error)") }
+        let targetsText = webhookTargets ?? environment["WAYMARK_WEBHOOK_TARGETS"] ?? file["webhookTargets"] ?? "public"
+        guard ["public", "any"].contains(targetsText) else {
+            throw ValidationError("webhook targets are public or any, not \(targetsText)")
+        }
+        let retryText = webhookFirstRetry.map { "\($0)" } ?? environment["WAYMARK_WEBHOOK_FIRST_RETRY"] ?? file["webhookFirstRetry"] ?? "30"
+        guard let firstRetry = TimeInterval(retryText), (0.1...86_400).contains(firstRetry) else {
+            throw ValidationError("the first webhook retry is from 0.1 to 86400 seconds, not \(retryText)")
+        }
         return Resolved(
             host: host ?? environment["WAYMARK_HOST"] ?? file["host"] ?? "127.0.0.1",
             port: resolvedPort,
@@ -116,7 +143,9 @@ struct ServerOptions: ParsableArguments {
             logLevel: level,
             logFormat: format,
             narration: narrationText == "on",
-            trustedProxies: proxies
+            trustedProxies: proxies,
+            webhooksToPrivateNetworks: targetsText == "any",
+            webhookFirstRetry: firstRetry
         )
     }
 }
@@ -128,7 +157,9 @@ extension ServerOptions.Resolved {
     /// The application's configuration; with narration on, espeak-ng and ffmpeg from `PATH`, or a
     /// warning that this server makes none.
     func applicationConfiguration(logger: Logger) -> WaymarkConfiguration {
-        var configuration = WaymarkConfiguration(host: host, port: port, trustedProxies: trustedProxies)
+        var configuration = WaymarkConfiguration(
+            host: host, port: port, trustedProxies: trustedProxies, webhooksToPrivateNetworks: webhooksToPrivateNetworks,
+            webhookFirstRetry: webhookFirstRetry)
         if narration {
             switch ESpeakSynthesizer.onPath() {
             case .success(let synthesizer): configuration.synthesizer = synthesizer

@@ -678,6 +678,56 @@ import WaymarkTestSupport
         }
     }
 
+    /// An owner adds an endpoint (its secret shown once), sees its deliveries with their answers,
+    /// sends one again, rotates the secret and removes the endpoint; no one else can.
+    @Test(arguments: StoreUnderTest.available)
+    func ownersManageWebhooksAndSeeTheirDeliveries(_ kind: StoreUnderTest) async throws {
+        try await withConsole(kind) { setup in
+            let app = setup.shop.appId
+            var owner = try await Self.owner(setup)
+            let page = String(buffer: try await owner.get("/console/apps/\(app)/webhooks").body)
+            #expect(page.contains("Endpoints") && page.contains("Nothing delivered yet."))
+            let refused = try await owner.post("/console/apps/\(app)/webhooks", [("url", "http://169.254.169.254/latest")])
+            #expect(refused.status == .forbidden && String(buffer: refused.body).contains("private network"))
+            let bad = try await owner.post("/console/apps/\(app)/webhooks", [("url", "not a url")])
+            #expect(bad.status == .badRequest)
+            let added = try await owner.post(
+                "/console/apps/\(app)/webhooks", [("url", "https://hooks.example.com/waymark"), ("type-credit.granted", "on")])
+            #expect(added.status == .ok && String(buffer: added.body).contains("whsec_"))
+            let endpoint = try #require(try await setup.store.webhookEndpoints(app: app).first)
+            #expect(endpoint.types == ["credit.granted"] && String(buffer: added.body).contains(endpoint.secret))
+            #expect(!String(buffer: try await owner.get("/console/apps/\(app)/webhooks").body).contains(endpoint.secret))
+
+            // A grant's notice, listed with the endpoint it goes to; sent again on request.
+            let outcome = try await setup.store.claim(
+                Grant(id: "g1", app: app, user: "u1", tour: "shop-tour", page: "checkout", credits: 5, grantedAt: setup.clock.now),
+                credits: { _ in 5 }, notice: WebhookNotices.creditGranted)
+            #expect(outcome.created)
+            let delivery = try #require(try await setup.store.webhookDeliveries(app: app, endpoint: nil, limit: 5).first)
+            let listed = String(buffer: try await owner.get("/console/apps/\(app)/webhooks").body)
+            #expect(listed.contains(#"data-delivery="\#(delivery.event)""#) && listed.contains("credit.granted"))
+            let resent = try await owner.post("/console/apps/\(app)/webhooks/\(endpoint.id)/deliveries/\(delivery.event)/resend", [])
+            #expect(String(buffer: resent.body).contains("will be sent again"))
+            #expect(try await owner.post("/console/apps/\(app)/webhooks/\(endpoint.id)/deliveries/evt_nope/resend", []).status == .notFound)
+
+            var viewer = Browser(setup.client)
+            _ = try await viewer.signIn("vic@example.com")
+            #expect(try await viewer.get("/console/apps/\(app)/webhooks").status == .forbidden)
+            #expect(try await viewer.post("/console/apps/\(app)/webhooks/\(endpoint.id)/delete", []).status == .forbidden)
+
+            let rotated = try await owner.post("/console/apps/\(app)/webhooks/\(endpoint.id)/rotate", [("hours", "2")])
+            let newSecret = try #require(try await setup.store.webhookEndpoints(app: app).first?.secret)
+            #expect(newSecret != endpoint.secret && String(buffer: rotated.body).contains(newSecret))
+            #expect(String(buffer: rotated.body).contains("old secret valid until"))
+            #expect(try await owner.post("/console/apps/\(app)/webhooks/\(endpoint.id)/rotate", [("hours", "999")]).status == .badRequest)
+            let removed = try await owner.post("/console/apps/\(app)/webhooks/\(endpoint.id)/delete", [])
+            #expect(String(buffer: removed.body).contains("removed"))
+            #expect(try await setup.store.webhookEndpoints(app: app).isEmpty)
+            let actions = try await setup.store.auditLog(app: app, limit: 3).map(\.action)
+            #expect(actions == [.webhookDelete, .webhookRotate, .webhookCreate])
+        }
+    }
+
     @Test(arguments: StoreUnderTest.available)
     func changingOnesPasswordEndsOnesOtherSessions(_ kind: StoreUnderTest) async throws {
         try await withConsole(kind) { setup in

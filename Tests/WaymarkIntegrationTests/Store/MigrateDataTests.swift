@@ -64,6 +64,19 @@ struct MigrateDataTests {
                     "appBuild": .version(Version([5, 2, 1])),
                 ], at: t0, limit: 50)
             _ = try await store.updateProgress(app: app, user: "u1", at: t0) { _ in #"{"tips":{"tip é":{"shown":2,"finished":"closed"}}}"# }
+            // An endpoint mid-rotation and a notice on its way.
+            try await store.createWebhookEndpoint(
+                WebhookEndpoint(
+                    id: "whe-\(app)", app: app, url: "https://\(app).example/hooks", types: ["credit.granted", "user.erased"],
+                    secret: "s-new",
+                    previousSecret: "s-old", previousUntil: t0 + 3600, createdAt: t0),
+                audit: AuditEntry(app: app, actor: .cli, at: t0, action: .webhookCreate, object: "webhook", before: nil, after: nil))
+            _ = try await store.claim(Grant(id: "g2-\(app)", app: app, user: "u2", tour: "tour", page: "p", credits: 1, grantedAt: t0)) {
+                _ in
+                1
+            } notice: { _ in
+                WebhookNotice(id: "evt-\(app)", app: app, type: "credit.granted", user: "u2", createdAt: t0, body: #"{"note":"é"}"#)
+            }
         }
         try await store.createUser(ConsoleUser(id: "ada", email: "ada@example.com", passwordHash: "$2b$hash", createdAt: t0))
         try await store.createUser(ConsoleUser(id: "vic", email: "vic@example.com", passwordHash: "$2b$hash2", createdAt: t0))
@@ -100,6 +113,8 @@ struct MigrateDataTests {
             lines.append("\(String(describing: try await store.narrationAudio(app: app.id, key: "00ff")))")
             lines += try await store.members(app: app.id).map { "\($0)" }
             lines += try await store.auditLog(app: app.id, limit: 100).map { "\($0)" }
+            lines += try await store.webhookEndpoints(app: app.id).map { "\($0)" }
+            lines += try await store.webhookDeliveries(app: app.id, endpoint: nil, limit: 10).map { "\($0)" }
         }
         lines.append("\(String(describing: try await store.session(id: "session-hash")))")
         return lines

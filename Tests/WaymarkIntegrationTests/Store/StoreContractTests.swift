@@ -731,4 +731,131 @@ import WaymarkTestSupport
             #expect(try await store.attributes(app: "a", user: "u1").count == 5)
         }
     }
+
+    // MARK: Webhooks
+
+    static func notice(_ app: String, _ type: String, user: String? = nil, at offset: TimeInterval = 0) -> WebhookNotice {
+        let id = "evt_\(UUID().uuidString.prefix(8))"
+        return WebhookNotice(id: id, app: app, type: type, user: user, createdAt: t0 + offset, body: #"{"id":"\#(id)"}"#)
+    }
+
+    /// Notices are written with their change, one delivery per endpoint that takes the type, and
+    /// only for new events and grants; nothing for an app without endpoints.
+    @Test(arguments: StoreUnderTest.available)
+    func noticesAreWrittenWithTheirChangeForEachEndpoint(_ kind: StoreUnderTest) async throws {
+        try await kind.with { store, _ in
+            for app in ["a", "b"] { try await Self.makeApp(app, in: store) }
+            let audit = AuditEntry(app: "a", actor: .cli, at: Self.t0, action: .webhookCreate, object: "webhook", before: nil, after: nil)
+            try await store.createWebhookEndpoint(
+                WebhookEndpoint(id: "all", app: "a", url: "https://a.example/all", types: [], secret: "s1", createdAt: Self.t0),
+                audit: audit)
+            try await store.createWebhookEndpoint(
+                WebhookEndpoint(
+                    id: "grants", app: "a", url: "https://a.example/grants", types: ["credit.granted"], secret: "s2", createdAt: Self.t0 + 1
+                ),
+                audit: audit)
+            #expect(try await store.webhookEndpoints(app: "a").map(\.id) == ["all", "grants"])
+            #expect(try await store.webhookEndpoints(app: "b").isEmpty)
+
+            let survey = Self.event("a", "e1", "survey_answered", target: "nps")
+            let inserted = try await store.insertEvents(
+                [survey, Self.event("a", "e2"), survey, Self.event("b", "e3", "survey_answered")],
+                notice: { $0.name == "survey_answered" ? Self.notice($0.app, "survey.answered", user: $0.user) : nil })
+            #expect(inserted == [true, true, false, true])
+            #expect(try await store.insertEvents([survey], notice: { Self.notice($0.app, "survey.answered", user: $0.user) }) == [false])
+            var deliveries = try await store.webhookDeliveries(app: "a", endpoint: nil, limit: 10)
+            #expect(deliveries.map(\.type) == ["survey.answered"] && deliveries.map(\.endpoint) == ["all"])
+            #expect(try await store.webhookDeliveries(app: "b", endpoint: nil, limit: 10).isEmpty)
+
+            let grant = Grant(id: "g1", app: "a", user: "u1", tour: "t", page: "p", credits: 5, grantedAt: Self.t0)
+            for _ in 0..<2 {
+                _ = try await store.claim(
+                    grant, credits: { _ in 5 }, notice: { Self.notice($0.grant.app, "credit.granted", user: "u1", at: 2) })
+            }
+            deliveries = try await store.webhookDeliveries(app: "a", endpoint: nil, limit: 10)
+            #expect(deliveries.map(\.type) == ["credit.granted", "credit.granted", "survey.answered"], "one grant, two endpoints")
+            #expect(try await store.webhookDeliveries(app: "a", endpoint: "grants", limit: 10).count == 1)
+            _ = try await store.publish(
+                app: "a", document: "tips: []", at: Self.t0 + 3, note: nil, audit: { _ in [] },
+                notice: { Self.notice($0.app, "catalog.published", at: 3) })
+            #expect(try await store.webhookDeliveries(app: "a", endpoint: nil, limit: 10).count == 4)
+
+            // Erasing u1 takes their deliveries; its own notice is not theirs.
+            _ = try await store.eraseUser(
+                app: "a", user: "u1", audit: { _ in audit }, notice: { _ in Self.notice("a", "user.erased", at: 4) })
+            #expect(
+                try await store.webhookDeliveries(app: "a", endpoint: nil, limit: 10).map(\.type) == ["user.erased", "catalog.published"])
+            // Removing an endpoint takes its deliveries.
+            #expect(try await store.deleteWebhookEndpoint(app: "b", endpoint: "all", audit: audit) == false)
+            #expect(try await store.deleteWebhookEndpoint(app: "a", endpoint: "all", audit: audit))
+            #expect(try await store.webhookDeliveries(app: "a", endpoint: nil, limit: 10).isEmpty)
+        }
+    }
+
+    /// A due delivery is leased by one caller at a time until its lease runs out; an answer is
+    /// recorded only under the lease it was sent under; a rotation keeps the old secret for a while.
+    @Test(arguments: StoreUnderTest.available)
+    func deliveriesAreLeasedOnceAndRecordedUnderTheirLease(_ kind: StoreUnderTest) async throws {
+        try await kind.with { store, _ in
+            try await Self.makeApp("a", in: store)
+            let audit = AuditEntry(app: "a", actor: .cli, at: Self.t0, action: .webhookCreate, object: "webhook", before: nil, after: nil)
+            try await store.createWebhookEndpoint(
+                WebhookEndpoint(id: "e", app: "a", url: "https://a.example/", types: [], secret: "s1", createdAt: Self.t0), audit: audit)
+            for offset in 0..<30 {
+                _ = try await store.publish(
+                    app: "a", document: "tips: []", at: Self.t0, note: nil, audit: { _ in [] },
+                    notice: { _ in Self.notice("a", "catalog.published", at: TimeInterval(offset)) })
+            }
+            let now = Self.t0 + 100
+            let until = now + 60
+            // Eight callers at once, five each: every delivery leased exactly once.
+            let leased = try await withThrowingTaskGroup(of: [String].self) { group in
+                for _ in 0..<8 {
+                    group.addTask { try await store.leaseWebhookDeliveries(now: now, until: until, limit: 5).map(\.event) }
+                }
+                return try await group.reduce(into: []) { $0 += $1 }
+            }
+            #expect(leased.count == 30 && Set(leased).count == 30)
+            #expect(try await store.leaseWebhookDeliveries(now: now + 59, until: now + 120, limit: 50).isEmpty, "all leased")
+            let first = try #require(try await store.leaseWebhookDeliveries(now: until, until: until + 60, limit: 1).first)
+            #expect(first.endpoint.url == "https://a.example/" && first.endpoint.secret == "s1" && first.attempts == 0)
+
+            // The first lease ran out: an answer under it changes nothing; under the new one it counts.
+            let attempt = WebhookAttempt(
+                event: first.event, endpoint: "e", at: until, status: 500, answer: "no", error: nil, state: .pending,
+                nextAttemptAt: until + 30)
+            #expect(try await store.recordWebhookAttempt(attempt, lease: until) == false)
+            #expect(try await store.recordWebhookAttempt(attempt, lease: until + 60))
+            var delivery = try #require(
+                try await store.webhookDeliveries(app: "a", endpoint: nil, limit: 50).first { $0.event == first.event })
+            #expect(delivery.state == .pending && delivery.attempts == 1 && delivery.lastStatus == 500 && delivery.lastAnswer == "no")
+            #expect(delivery.nextAttemptAt == until + 30)
+            #expect(
+                try await store.leaseWebhookDeliveries(now: until + 29, until: until + 90, limit: 50).allSatisfy { $0.event != first.event }
+            )
+            let again = try await store.leaseWebhookDeliveries(now: until + 30, until: until + 90, limit: 50)
+            #expect(again.contains { $0.event == first.event && $0.attempts == 1 })
+            var delivered = attempt
+            delivered.state = .delivered
+            delivered.status = 200
+            #expect(try await store.recordWebhookAttempt(delivered, lease: until + 90))
+            delivery = try #require(try await store.webhookDeliveries(app: "a", endpoint: nil, limit: 50).first { $0.event == first.event })
+            #expect(delivery.state == .delivered && delivery.attempts == 2)
+
+            // Sent again on request; pruned once old and done.
+            #expect(try await store.redeliverWebhook(app: "a", event: first.event, endpoint: "e", now: until + 100))
+            #expect(try await store.redeliverWebhook(app: "b", event: first.event, endpoint: "e", now: until + 100) == false)
+            #expect(
+                try await store.leaseWebhookDeliveries(now: until + 100, until: until + 160, limit: 50).contains { $0.event == first.event }
+            )
+            #expect(try await store.recordWebhookAttempt(delivered, lease: until + 160))
+            #expect(try await store.pruneWebhookDeliveries(before: Self.t0 + 1000) == 1, "only the delivered one")
+
+            let rotated = try #require(
+                try await store.rotateWebhookSecret(app: "a", endpoint: "e", secret: "s2", previousUntil: until, audit: audit))
+            #expect(rotated.secret == "s2" && rotated.previousSecret == "s1")
+            #expect(rotated.signingSecrets(at: until - 1) == ["s2", "s1"] && rotated.signingSecrets(at: until) == ["s2"])
+            #expect(try await store.rotateWebhookSecret(app: "b", endpoint: "e", secret: "s3", previousUntil: until, audit: audit) == nil)
+        }
+    }
 }

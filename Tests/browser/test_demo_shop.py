@@ -481,9 +481,9 @@ class PresentationTests(BrowserTest):
         self.assertGreater(audio()["duration"], 3, "the whole recording was loaded")
         self.assertEqual((button.text, button.get_attribute("aria-label")), ("❚❚ Pause", "Pause narration"))
         button.click()
-        self.wait_for(lambda d: audio()["paused"], "the recording to pause")
+        # The label follows the audio's pause event, which comes just after the audio pauses.
+        self.wait_for(lambda d: audio()["paused"] and button.text == "▶ Listen", "the recording to pause and the button to say so")
         paused_at = audio()["time"]
-        self.assertEqual(button.text, "▶ Listen")
         time.sleep(0.5)
         self.assertEqual(audio()["time"], paused_at, "paused means paused")
 

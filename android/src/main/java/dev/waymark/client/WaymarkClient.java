@@ -1,0 +1,799 @@
+package dev.waymark.client;
+
+import dev.waymark.engine.Engine;
+import dev.waymark.rules.Rule;
+import dev.waymark.rules.Values;
+import java.io.File;
+import java.io.UnsupportedEncodingException;
+import java.net.URLEncoder;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import org.json.JSONArray;
+import org.json.JSONException;
+import org.json.JSONObject;
+
+/**
+ * The Waymark SDK's core for Android apps: fetches the app's catalog, runs its tips in the
+ * on-device engine, tells the app's {@link Renderer} what to show, uploads what the user did, and
+ * claims rewards. Drawing is the renderer's work, with the app's own views.
+ *
+ * <pre>{@code
+ * WaymarkClient.Options options = new WaymarkClient.Options();
+ * options.directory = new File(context.getFilesDir(), "waymark");
+ * options.rendererExecutor = mainThreadExecutor;
+ * WaymarkClient waymark = new WaymarkClient("wm_pk_…", "https://guide.example.com", "u42", userHash,
+ *     new WaymarkClient.Context("android", Build.MODEL, BuildConfig.VERSION_NAME, "hi-IN"), options, renderer);
+ * waymark.start();                                  // off the main thread: one request
+ * waymark.record("tap", "search", null);            // from the main thread, as the user acts
+ * }</pre>
+ *
+ * <ul>
+ *   <li>The catalog is fetched with its ETag and kept in {@link Options#directory}: the app starts
+ *       from the last good one and runs from it while offline; {@link #refresh()} asks the server
+ *       only whether it changed.
+ *   <li>Events are kept in a file until the server has answered for them and uploaded in batches,
+ *       every {@link Options#flushInterval} ms or as soon as a batch is full, with exponential
+ *       backoff after failures. Each has a time-ordered id made once, so a retried upload is
+ *       stored once.
+ *   <li>The engine's state and the credits claimed are kept in files as well.
+ * </ul>
+ *
+ * <p>Calls that change what shows ({@link #record}, {@link #close}, {@link #setContainer},
+ * {@link #setContext}) are quick and may come from the main thread. {@link #refresh()},
+ * {@link #flush()}, {@link #claim} and {@link #identify} wait for the network: call them from a
+ * background thread. Every method is thread-safe.
+ */
+public final class WaymarkClient {
+    /** The app's drawing of tips: told to show, pause, resume and hide each one, with its content. */
+    public interface Renderer {
+        /** Draw the tip in its container, pointing at its anchor. */
+        void show(DeliveredTip tip, Engine.Command command);
+
+        /** Take the tip down ({@code command.reason} says why); {@code tip} is null when a new catalog no longer has it. */
+        void hide(DeliveredTip tip, Engine.Command command);
+
+        /** Its container went out of sight (another screen, a video full screen): keep the tip, hidden. */
+        void pause(DeliveredTip tip, Engine.Command command);
+
+        /** Its container is back: show the tip again. */
+        void resume(DeliveredTip tip, Engine.Command command);
+    }
+
+    /** A tip as the catalog delivered it for this device: where it goes, how it looks, what it says. */
+    public static final class DeliveredTip {
+        public final String id;
+        public final String container;
+        /** The element it points at, or null. */
+        public final String anchor;
+        /** tooltip, spotlight, pointer, banner or modal. */
+        public final String renderer;
+        /** The pointer's gesture (tap, swipe...), or null. */
+        public final String gesture;
+        /** The locale the text is in. */
+        public final String locale;
+        public final String title;
+        /** Sanitized HTML: paragraphs, emphasis, links, lists. */
+        public final String html;
+        /** The narration's URL (absolute, or a path on the server), or null. */
+        public final String narration;
+        /** Everything the catalog says of the tip (survey, actions, variant...). */
+        public final JSONObject json;
+
+        DeliveredTip(JSONObject json) {
+            this.json = json;
+            id = json.optString("id");
+            container = json.optString("container");
+            anchor = optText(json, "anchor");
+            renderer = json.optString("renderer", "tooltip");
+            gesture = optText(json, "gesture");
+            JSONObject content = json.optJSONObject("content");
+            locale = content != null ? content.optString("locale", "default") : "default";
+            title = content != null ? content.optString("title", "") : "";
+            html = content != null ? content.optString("html", "") : "";
+            JSONObject narrationJSON = content != null ? content.optJSONObject("narration") : null;
+            narration = narrationJSON != null ? optText(narrationJSON, "url") : null;
+        }
+    }
+
+    /** The device and app the catalog is resolved for: what targeting rules read. */
+    public static final class Context {
+        /** {@code android}: {@code device.platform}. */
+        public final String platform;
+        /** {@code Build.MODEL}: chooses media variants ({@code device.model}). */
+        public final String model;
+        /** The app's version name, such as {@code 1.4.0} ({@code app.version}). */
+        public final String appVersion;
+        /** The user's locale, such as {@code hi-IN} ({@code user.locale}). */
+        public final String locale;
+
+        public Context(String platform, String model, String appVersion, String locale) {
+            this.platform = platform;
+            this.model = model;
+            this.appVersion = appVersion;
+            this.locale = locale;
+        }
+    }
+
+    /** The time source: milliseconds since 1970. Tests inject their own. */
+    public interface Clock {
+        long now();
+    }
+
+    /** How the client keeps its data and talks to the server; every field has a default fit for a phone. */
+    public static final class Options {
+        /** Where the catalog, the event queue, the engine's state and the claims are kept; null: in memory only. */
+        public File directory;
+        /** Events per upload (the server takes at most 500). */
+        public int batchSize = 100;
+        /** How often queued events are uploaded when no batch fills up, in ms. */
+        public long flushInterval = 15_000;
+        /** How often the catalog is checked for a new version, in ms. */
+        public long refreshInterval = 300_000;
+        /** The wait after the first failed upload, doubling up to {@link #retryMaximum}, in ms. */
+        public long retryInitial = 2_000;
+        public long retryMaximum = 600_000;
+        /** How many times a claim is tried when the server cannot be reached or fails. */
+        public int claimAttempts = 4;
+        /** The most events kept while offline; the oldest are dropped first. */
+        public int queueLimit = 10_000;
+        public int connectTimeout = 10_000;
+        public int readTimeout = 15_000;
+        /** Where the renderer is called: the app's main thread, say; null: on the calling thread. */
+        public Executor rendererExecutor;
+        /** Whether {@link #start()} starts the background uploads, refreshes and engine timer. */
+        public boolean background = true;
+        public Clock clock = System::currentTimeMillis;
+    }
+
+    /** What {@link #flush()} uploaded. */
+    public static final class FlushReport {
+        /** Events the server stored. */
+        public int accepted;
+        /** Events the server already had: an earlier upload got through but its answer did not. */
+        public int duplicates;
+        /** Events the server refused; they are not sent again. */
+        public int rejected;
+        /** Events still queued. */
+        public int remaining;
+    }
+
+    public final String user;
+    public final Context context;
+    public final Options options;
+    private final Renderer renderer;
+    private final Transport transport;
+    private final EventQueue queue;
+    private final KeptFile catalogFile;
+    private final KeptFile engineFile;
+    private final KeptFile claimsFile;
+    private final Object lock = new Object();
+    private volatile String userHash;
+    private JSONObject catalog;
+    private String etag;
+    private String catalogQuery;
+    private Map<String, DeliveredTip> tips = new HashMap<String, DeliveredTip>();
+    private Engine engine;
+    private final Map<String, Object> attributes = new TreeMap<String, Object>();
+    private JSONObject claims;
+    private ScheduledExecutorService background;
+    private ScheduledFuture<?> timer;
+    private int failedFlushes;
+
+    /** A client for {@code user}; {@code userHash} proves the user (the app's backend makes it), or null. */
+    public WaymarkClient(String key, String server, String user, String userHash, Context context, Options options, Renderer renderer) {
+        this.user = user;
+        this.userHash = userHash;
+        this.context = context;
+        this.options = options;
+        this.renderer = renderer;
+        transport = new Transport(server, key, options.connectTimeout, options.readTimeout);
+        File directory = options.directory;
+        if (directory != null) directory.mkdirs();
+        queue = new EventQueue(file("events.jsonl"), options.queueLimit);
+        catalogFile = new KeptFile(file("catalog.json"));
+        engineFile = new KeptFile(file("engine.json"));
+        claimsFile = new KeptFile(file("claims.json"));
+        JSONObject keptClaims = claimsFile.load();
+        claims = keptClaims != null ? keptClaims : new JSONObject();
+        JSONObject kept = catalogFile.load();
+        JSONObject keptCatalog = kept != null ? kept.optJSONObject("catalog") : null;
+        if (keptCatalog != null) {
+            catalog = keptCatalog;
+            etag = kept.optString("etag", null);
+            catalogQuery = kept.optString("query", null);
+        }
+        engine = makeEngine(engineFile.load());
+        engine.setContext(contextValues(), now());
+    }
+
+    private File file(String name) { return options.directory == null ? null : new File(options.directory, name); }
+
+    private long now() { return options.clock.now(); }
+
+    /** The engine on the catalog's tips, from a saved state if it reads (else from the start). */
+    private Engine makeEngine(JSONObject snapshot) {
+        List<Engine.Tip> engineTips = readTips();
+        try {
+            return new Engine(engineTips, frequency(), snapshot);
+        } catch (RuntimeException unreadable) {
+            return new Engine(engineTips, frequency(), null);
+        }
+    }
+
+    private String frequency() { return catalog != null ? catalog.optString("frequency", "immediate") : "immediate"; }
+
+    /** The catalog's tips for the engine; {@link #tips} becomes their delivered form. A tip whose rules do not read is left out. */
+    private List<Engine.Tip> readTips() {
+        List<Engine.Tip> engineTips = new ArrayList<Engine.Tip>();
+        Map<String, DeliveredTip> delivered = new HashMap<String, DeliveredTip>();
+        JSONArray list = catalog != null ? catalog.optJSONArray("tips") : null;
+        for (int i = 0; list != null && i < list.length(); i++) {
+            JSONObject json = list.optJSONObject(i);
+            if (json == null) continue;
+            try {
+                engineTips.add(engineTip(json));
+                delivered.put(json.optString("id"), new DeliveredTip(json));
+            } catch (IllegalArgumentException damaged) {
+                // The others run.
+            }
+        }
+        tips = delivered;
+        return engineTips;
+    }
+
+    static Engine.Tip engineTip(JSONObject json) {
+        JSONObject policy = json.optJSONObject("policy");
+        Engine.Policy read = Engine.Policy.NONE;
+        if (policy != null) {
+            Long expiresAt = policy.has("expiresAt") && !policy.isNull("expiresAt") ? Values.parseTime(policy.optString("expiresAt")) : null;
+            read = new Engine.Policy(
+                policy.has("maxDisplayCount") && !policy.isNull("maxDisplayCount") ? policy.optInt("maxDisplayCount") : null,
+                policy.has("maxDisplayDuration") && !policy.isNull("maxDisplayDuration") ? policy.optDouble("maxDisplayDuration") : null,
+                expiresAt);
+        }
+        Rule dismissal = json.has("dismissal") && !json.isNull("dismissal") ? Rule.fromJSON(json.opt("dismissal")) : null;
+        return new Engine.Tip(json.optString("id"), json.optString("container"), optText(json, "anchor"), Rule.fromJSON(json.opt("trigger")),
+            dismissal, json.optInt("priority", 0), optText(json, "group"), json.optInt("order", 0), read);
+    }
+
+    static String optText(JSONObject json, String key) {
+        return json.has(key) && !json.isNull(key) ? json.optString(key) : null;
+    }
+
+    /** The values rules read: device, app, locale, user id and the user's attributes. */
+    private Map<String, Object> contextValues() {
+        Map<String, Object> values = new HashMap<String, Object>();
+        values.put("device.platform", context.platform);
+        values.put("device.model", context.model);
+        values.put("app.version", context.appVersion);
+        values.put("user.locale", context.locale);
+        values.put("user.id", user);
+        for (Map.Entry<String, Object> attribute : attributes.entrySet()) values.put("user." + attribute.getKey(), attribute.getValue());
+        return values;
+    }
+
+    // MARK: Lifecycle
+
+    /**
+     * Hands the renderer what was showing when the app last ran, asks the server for the catalog
+     * once (offline is fine: the kept one runs) and starts the background work.
+     */
+    public void start() {
+        List<Engine.Command> showing;
+        synchronized (lock) {
+            showing = engine.activeTips();
+        }
+        draw(showing);
+        refresh();
+        if (!options.background) return;
+        synchronized (lock) {
+            if (background != null) return;
+            ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, runnable -> {
+                Thread thread = new Thread(runnable, "waymark");
+                thread.setDaemon(true);
+                return thread;
+            });
+            executor.setRemoveOnCancelPolicy(true);
+            background = executor;
+            background.scheduleWithFixedDelay(this::refresh, options.refreshInterval, options.refreshInterval, TimeUnit.MILLISECONDS);
+            scheduleFlush(options.flushInterval);
+            scheduleTimer();
+        }
+    }
+
+    /** Stops the background work and keeps what is queued for the next start. */
+    public void stop() {
+        synchronized (lock) {
+            if (background != null) background.shutdownNow();
+            background = null;
+            engineFile.save(engine.snapshot());
+        }
+        queue.close();
+    }
+
+    private void scheduleFlush(long delay) {
+        ScheduledExecutorService executor = background;
+        if (executor == null) return;
+        executor.schedule(() -> {
+            long next = options.flushInterval;
+            try {
+                flush();
+                failedFlushes = 0;
+            } catch (WaymarkException error) {
+                failedFlushes += 1;
+                next = retryDelay(failedFlushes);
+            }
+            scheduleFlush(next);
+        }, delay, TimeUnit.MILLISECONDS);
+    }
+
+    /** The wait after {@code failures} failures in a row: doubling, capped, in the upper half of its window so devices spread out. */
+    long retryDelay(int failures) {
+        long window = options.retryInitial << Math.min(Math.max(failures, 1) - 1, 30);
+        window = Math.min(options.retryMaximum, window > 0 ? window : options.retryMaximum);
+        return window / 2 + (long) (window / 2 * ThreadLocalRandom.current().nextDouble());
+    }
+
+    /** Wakes the engine at its next time-driven change (a window closing, a display time running out). */
+    private void scheduleTimer() {
+        ScheduledExecutorService executor = background;
+        if (executor == null) return;
+        if (timer != null) timer.cancel(false);
+        Long next = engine.nextChange();
+        if (next == null) return;
+        timer = executor.schedule(() -> {
+            List<Engine.Command> commands;
+            synchronized (lock) {
+                commands = engine.advance(now());
+                changed(commands);
+            }
+            deliver(commands);
+        }, Math.max(0, next - now()), TimeUnit.MILLISECONDS);
+    }
+
+    // MARK: What the user does
+
+    /**
+     * Records what the user did: the engine sees it now, the server with the next upload.
+     * {@code target} and {@code properties} (numbers, strings, booleans) may be null. Returns the
+     * render commands it caused, which also go to the renderer.
+     */
+    public List<Engine.Command> record(String name, String target, Map<String, ?> properties) {
+        List<Engine.Command> commands;
+        long time = now();
+        synchronized (lock) {
+            commands = engine.record(name, target, time, properties);
+            changed(commands);
+        }
+        enqueue(name, target, time, properties);
+        deliver(commands);
+        return commands;
+    }
+
+    /** The user closed a tip. */
+    public List<Engine.Command> close(String tip) {
+        List<Engine.Command> commands;
+        synchronized (lock) {
+            commands = engine.close(tip, now());
+            changed(commands);
+        }
+        enqueue("tip_closed", tip, now(), null);
+        deliver(commands);
+        return commands;
+    }
+
+    /**
+     * A container came into sight or went out of it: an activity or fragment started or stopped,
+     * a video went full screen. Its tip pauses and resumes.
+     */
+    public List<Engine.Command> setContainer(String container, boolean visible) {
+        List<Engine.Command> commands;
+        synchronized (lock) {
+            commands = engine.setContainer(container, visible, now());
+            changed(commands);
+        }
+        deliver(commands);
+        return commands;
+    }
+
+    /** Context values rules read ({@code cart.items}, {@code user.plan}); null removes one. */
+    public List<Engine.Command> setContext(Map<String, ?> values) {
+        List<Engine.Command> commands;
+        synchronized (lock) {
+            commands = engine.setContext(values, now());
+            changed(commands);
+        }
+        deliver(commands);
+        return commands;
+    }
+
+    /** The engine's state is kept after every change, and its timer set again. */
+    private void changed(List<Engine.Command> commands) {
+        engineFile.save(engine.snapshot());
+        scheduleTimer();
+    }
+
+    /** Draws the commands and records the shows as events. */
+    private void deliver(List<Engine.Command> commands) {
+        draw(commands);
+        for (Engine.Command command : commands) {
+            if (command.action.equals("show")) enqueue("tip_shown", command.tip, command.time, null);
+        }
+    }
+
+    private void draw(final List<Engine.Command> commands) {
+        if (commands.isEmpty() || renderer == null) return;
+        final Map<String, DeliveredTip> delivered;
+        synchronized (lock) {
+            delivered = tips;
+        }
+        Runnable draw = () -> {
+            for (Engine.Command command : commands) {
+                DeliveredTip tip = delivered.get(command.tip);
+                switch (command.action) {
+                    case "show": if (tip != null) renderer.show(tip, command); break;
+                    case "hide": renderer.hide(tip, command); break;
+                    case "pause": renderer.pause(tip, command); break;
+                    default: renderer.resume(tip, command); break;
+                }
+            }
+        };
+        if (options.rendererExecutor != null) options.rendererExecutor.execute(draw);
+        else draw.run();
+    }
+
+    private void enqueue(String name, String target, long time, Map<String, ?> properties) {
+        JSONObject event = new JSONObject();
+        JSONObject props = new JSONObject();
+        try {
+            event.put("id", EventID.make(time));
+            event.put("user", user);
+            event.put("name", name);
+            if (target != null) event.put("target", target);
+            event.put("timestamp", Values.formatTime(time));
+            if (context.platform != null) props.put("platform", context.platform);
+            if (context.appVersion != null) props.put("appVersion", context.appVersion);
+            if (context.locale != null) props.put("locale", context.locale);
+            if (properties != null) {
+                for (Map.Entry<String, ?> entry : properties.entrySet()) {
+                    Object value = entry.getValue();
+                    if (value instanceof Values.Moment || value instanceof Values.Version) value = value.toString();
+                    if (value instanceof Number || value instanceof String || value instanceof Boolean) props.put(entry.getKey(), value);
+                }
+            }
+            event.put("properties", props);
+        } catch (JSONException cannotHappen) {
+            throw new IllegalArgumentException(cannotHappen);
+        }
+        queue.append(event);
+        if (queue.count() >= options.batchSize && background != null) {
+            ScheduledExecutorService executor = background;
+            executor.execute(() -> {
+                try {
+                    flush();
+                } catch (WaymarkException offline) {
+                    // The timer retries with backoff.
+                }
+            });
+        }
+    }
+
+    // MARK: The server
+
+    /** The catalog's tips, by id, as delivered to this device. */
+    public DeliveredTip tip(String id) {
+        synchronized (lock) {
+            return tips.get(id);
+        }
+    }
+
+    /** The catalog the client runs (from the server or from its file), or null. */
+    public JSONObject catalog() {
+        synchronized (lock) {
+            return catalog;
+        }
+    }
+
+    /** A tip's phase in the engine: waiting, active, paused or finished:REASON. */
+    public String phase(String tip) {
+        synchronized (lock) {
+            return engine.phase(tip);
+        }
+    }
+
+    /** Events waiting to be uploaded. */
+    public int queuedEvents() { return queue.count(); }
+
+    /**
+     * Asks the server whether the catalog changed (If-None-Match) and runs a new one at once, tips
+     * keeping their states by id. Returns the version now running, or null when there is none.
+     * Never throws: offline, the client goes on with the catalog it has.
+     */
+    public Integer refresh() {
+        String query = catalogQuery();
+        String sentTag;
+        synchronized (lock) {
+            sentTag = query.equals(catalogQuery) ? etag : null;
+        }
+        Transport.Answer answer;
+        try {
+            answer = transport.get("/v1/catalog?" + query, sentTag, userHash);
+        } catch (WaymarkException offline) {
+            return version();
+        }
+        if (answer.status == 304 || answer.status != 200) return version();
+        JSONObject fresh;
+        try {
+            fresh = answer.json();
+        } catch (WaymarkException damaged) {
+            return version();
+        }
+        List<Engine.Command> commands;
+        synchronized (lock) {
+            catalog = fresh;
+            etag = answer.etag;
+            catalogQuery = query;
+            JSONObject kept = new JSONObject();
+            try {
+                kept.put("etag", etag).put("query", query).put("catalog", fresh);
+            } catch (JSONException cannotHappen) {
+                throw new IllegalArgumentException(cannotHappen);
+            }
+            catalogFile.save(kept);
+            // The running engine takes the new tips: states kept by id, removed tips taken down.
+            commands = engine.update(readTips(), frequency(), now());
+            engine.setContext(contextValues(), now());
+            changed(commands);
+        }
+        deliver(commands);
+        return version();
+    }
+
+    private Integer version() {
+        synchronized (lock) {
+            return catalog != null && catalog.has("version") ? catalog.optInt("version") : null;
+        }
+    }
+
+    private String catalogQuery() {
+        StringBuilder query = new StringBuilder();
+        String[][] items = {
+            {"platform", context.platform}, {"model", context.model}, {"appVersion", context.appVersion}, {"locale", context.locale},
+            {"user", user},
+        };
+        for (String[] item : items) {
+            if (item[1] == null) continue;
+            if (query.length() > 0) query.append('&');
+            query.append(item[0]).append('=').append(encode(item[1]));
+        }
+        return query.toString();
+    }
+
+    private static String encode(String text) {
+        try {
+            return URLEncoder.encode(text, "UTF-8").replace("+", "%20");
+        } catch (UnsupportedEncodingException cannotHappen) {
+            throw new IllegalStateException(cannotHappen);
+        }
+    }
+
+    /** Uploads queued events, batch after batch, until none is left; throws when the server cannot take them now (they stay queued). */
+    public FlushReport flush() throws WaymarkException {
+        FlushReport report = new FlushReport();
+        while (true) {
+            List<JSONObject> batch = queue.take(Math.min(Math.max(options.batchSize, 1), 500));
+            if (batch.isEmpty()) break;
+            JSONObject body = new JSONObject();
+            JSONArray list = new JSONArray();
+            for (JSONObject event : batch) list.put(event);
+            Transport.Answer answer;
+            try {
+                body.put("events", list);
+                answer = transport.post("/v1/events", body);
+            } catch (WaymarkException | JSONException error) {
+                queue.release(batch);
+                if (error instanceof WaymarkException) throw (WaymarkException) error;
+                throw new WaymarkException(0, "bad_request", error.getMessage());
+            }
+            if (answer.status != 200) {
+                queue.release(batch);
+                throw answer.error();
+            }
+            Set<String> answered = new HashSet<String>();
+            JSONArray results = answer.json().optJSONArray("results");
+            for (int i = 0; results != null && i < results.length(); i++) {
+                JSONObject result = results.optJSONObject(i);
+                if (result == null) continue;
+                String id = result.optString("id", null);
+                if (id != null) answered.add(id);
+                String status = result.optString("status");
+                if (status.equals("accepted")) report.accepted += 1;
+                else if (status.equals("duplicate")) report.duplicates += 1;
+                else report.rejected += 1;
+            }
+            // An event the answer does not name (its id was refused) is not sent again either.
+            for (JSONObject event : batch) answered.add(event.optString("id"));
+            queue.remove(answered);
+        }
+        report.remaining = queue.count();
+        return report;
+    }
+
+    /**
+     * Claims a tour page's credits for the user, once: queued events go first (the server grants a
+     * page's credit only for a page it has seen read), a 409 {@code not_read} is tried again after
+     * another upload, failures of the network are retried with backoff. A claim granted before,
+     * in this run or an earlier one, answers from the claims kept on the device.
+     * The answer is the server's: {@code grantId}, {@code credits}, {@code balance}, {@code created}.
+     */
+    public JSONObject claim(String tour, String page) throws WaymarkException {
+        JSONObject body = new JSONObject();
+        try {
+            body.put("tour", tour).put("page", page);
+        } catch (JSONException cannotHappen) {
+            throw new IllegalArgumentException(cannotHappen);
+        }
+        return claim(tour + "/" + page, body);
+    }
+
+    /** Claims a completed checklist's credits, as {@link #claim(String, String)} does a page's. */
+    public JSONObject claimChecklist(String checklist) throws WaymarkException {
+        JSONObject body = new JSONObject();
+        try {
+            body.put("checklist", checklist);
+        } catch (JSONException cannotHappen) {
+            throw new IllegalArgumentException(cannotHappen);
+        }
+        return claim("checklist:" + checklist, body);
+    }
+
+    /** Whether the user's claim of this tour page was granted (as this device knows). */
+    public boolean isClaimed(String tour, String page) {
+        synchronized (lock) {
+            return claims.has(tour + "/" + page);
+        }
+    }
+
+    private JSONObject claim(String key, JSONObject body) throws WaymarkException {
+        synchronized (lock) {
+            JSONObject kept = claims.optJSONObject(key);
+            if (kept != null) {
+                try {
+                    return new JSONObject(kept.toString()).put("created", false);
+                } catch (JSONException cannotHappen) {
+                    throw new IllegalStateException(cannotHappen);
+                }
+            }
+        }
+        String proof = userHash;
+        if (proof == null) throw new WaymarkException(0, "unidentified", "a claim needs the user's userHash, from the app's backend");
+        try {
+            body.put("user", user).put("userHash", proof);
+        } catch (JSONException cannotHappen) {
+            throw new IllegalArgumentException(cannotHappen);
+        }
+        WaymarkException last = null;
+        boolean retriedRead = false;
+        for (int attempt = 1; attempt <= options.claimAttempts; attempt++) {
+            try {
+                flush();
+                Transport.Answer answer = transport.post("/v1/rewards/claims", body);
+                if (answer.status == 200 || answer.status == 201) {
+                    JSONObject grant = answer.json();
+                    synchronized (lock) {
+                        try {
+                            claims.put(key, grant);
+                        } catch (JSONException cannotHappen) {
+                            throw new IllegalStateException(cannotHappen);
+                        }
+                        claimsFile.save(claims);
+                    }
+                    return grant;
+                }
+                WaymarkException error = answer.error();
+                // The page's reading may still be on its way: upload and ask once more.
+                if (error.code.equals("not_read") && !retriedRead) {
+                    retriedRead = true;
+                    attempt -= 1;
+                    continue;
+                }
+                if (!error.isTransient()) throw error;
+                last = error;
+            } catch (WaymarkException error) {
+                if (!error.isTransient()) throw error;
+                last = error;
+            }
+            if (attempt < options.claimAttempts) sleep(retryDelay(attempt));
+        }
+        throw last;
+    }
+
+    private static void sleep(long millis) throws WaymarkException {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException interrupted) {
+            Thread.currentThread().interrupt();
+            throw new WaymarkException(0, "interrupted", "the claim was interrupted");
+        }
+    }
+
+    /**
+     * Tells the server the user's attributes ({@code plan}, {@code cityTier}...: strings, numbers,
+     * booleans, {@link Values.Moment} and {@link Values.Version}; null removes one) and runs rules
+     * on all the attributes it keeps for them ({@code user.plan}). {@code userHash} proves the
+     * user; null keeps the one given before. Returns the attributes the server keeps, by name.
+     */
+    public Map<String, Object> identify(Map<String, ?> changes, String userHash) throws WaymarkException {
+        if (userHash != null) this.userHash = userHash;
+        String proof = this.userHash;
+        if (proof == null) throw new WaymarkException(0, "unidentified", "identify needs the user's userHash, from the app's backend");
+        JSONObject body = new JSONObject();
+        JSONObject values = new JSONObject();
+        try {
+            for (Map.Entry<String, ?> entry : new TreeMap<String, Object>(changes).entrySet()) {
+                values.put(entry.getKey(), attributeJSON(entry.getValue()));
+            }
+            body.put("user", user).put("userHash", proof).put("attributes", values);
+        } catch (JSONException error) {
+            throw new WaymarkException(0, "bad_request", error.getMessage());
+        }
+        Transport.Answer answer = transport.post("/v1/identify", body);
+        if (answer.status != 200) throw answer.error();
+        Map<String, Object> kept = new TreeMap<String, Object>();
+        JSONArray list = answer.json().optJSONArray("attributes");
+        for (int i = 0; list != null && i < list.length(); i++) {
+            JSONObject attribute = list.optJSONObject(i);
+            if (attribute == null) continue;
+            Object value = attributeValue(attribute.opt("value"));
+            if (value != null) kept.put(attribute.optString("name"), value);
+        }
+        List<Engine.Command> commands;
+        synchronized (lock) {
+            Map<String, Object> context = new HashMap<String, Object>();
+            for (String name : attributes.keySet()) if (!kept.containsKey(name)) context.put("user." + name, null);
+            attributes.clear();
+            attributes.putAll(kept);
+            for (Map.Entry<String, Object> entry : kept.entrySet()) context.put("user." + entry.getKey(), entry.getValue());
+            commands = engine.setContext(context, now());
+            changed(commands);
+        }
+        deliver(commands);
+        return Collections.unmodifiableMap(kept);
+    }
+
+    private static Object attributeJSON(Object value) throws JSONException {
+        if (value == null) return JSONObject.NULL;
+        if (value instanceof Values.Moment) return new JSONObject().put("time", Values.formatTime(((Values.Moment) value).millis));
+        if (value instanceof Values.Version) return new JSONObject().put("version", ((Values.Version) value).text);
+        if (value instanceof Number || value instanceof String || value instanceof Boolean) return value;
+        throw new JSONException("an attribute is text, a number, a boolean, a Moment or a Version, not " + value.getClass().getSimpleName());
+    }
+
+    private static Object attributeValue(Object json) {
+        if (json instanceof Number) return ((Number) json).doubleValue();
+        if (json instanceof String || json instanceof Boolean) return json;
+        if (!(json instanceof JSONObject)) return null;
+        JSONObject object = (JSONObject) json;
+        if (object.has("time")) {
+            Long millis = Values.readMoment(object.optString("time"));
+            return millis == null ? null : new Values.Moment(millis);
+        }
+        try {
+            return new Values.Version(object.optString("version"));
+        } catch (IllegalArgumentException notAVersion) {
+            return null;
+        }
+    }
+}

@@ -1,0 +1,238 @@
+package dev.waymark.client;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.waymark.engine.Engine;
+import java.io.File;
+import java.nio.file.Files;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.json.JSONObject;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The Android core's client against a real {@code waymark serve}: a phone that starts offline from
+ * the catalog it kept, events recorded offline delivered once when the server is back, and a
+ * credit claimed once across restarts and devices.
+ */
+class WaymarkClientTest {
+    File serverData;
+    File phone;
+    ServerProcess server;
+    JSONObject app;
+    final List<String> drawn = Collections.synchronizedList(new ArrayList<String>());
+
+    final WaymarkClient.Renderer renderer = new WaymarkClient.Renderer() {
+        @Override public void show(WaymarkClient.DeliveredTip tip, Engine.Command command) { drawn.add("show " + tip.id + ": " + tip.title); }
+        @Override public void hide(WaymarkClient.DeliveredTip tip, Engine.Command command) { drawn.add("hide " + command.tip + " " + command.reason); }
+        @Override public void pause(WaymarkClient.DeliveredTip tip, Engine.Command command) { drawn.add("pause " + command.tip); }
+        @Override public void resume(WaymarkClient.DeliveredTip tip, Engine.Command command) { drawn.add("resume " + command.tip); }
+    };
+
+    @BeforeEach
+    void setUp() throws Exception {
+        serverData = Files.createTempDirectory("waymark-android-server").toFile();
+        phone = Files.createTempDirectory("waymark-android-phone").toFile();
+        app = ServerProcess.createApp(serverData);
+        server = new ServerProcess(serverData);
+    }
+
+    @AfterEach
+    void tearDown() throws Exception {
+        server.stop();
+        delete(serverData);
+        delete(phone);
+    }
+
+    static void delete(File file) {
+        File[] children = file.listFiles();
+        if (children != null) for (File child : children) delete(child);
+        file.delete();
+    }
+
+    WaymarkClient client(File directory, String user) throws Exception {
+        WaymarkClient.Options options = new WaymarkClient.Options();
+        options.directory = directory;
+        options.background = false;
+        options.retryInitial = 10;
+        options.connectTimeout = 2_000;
+        options.readTimeout = 10_000;
+        String hash = ServerProcess.userHash(user, app.getString("identitySecret"));
+        return new WaymarkClient(app.getString("clientKey"), server.url, user, hash,
+            new WaymarkClient.Context("android", "Pixel 4a", "1.4.0", "hi-IN"), options, renderer);
+    }
+
+    @Test
+    void startsOfflineFromTheCatalogItKept() throws Exception {
+        server.start();
+        server.publishShop(app.getString("secretKey"));
+        WaymarkClient online = client(phone, "u1");
+        online.start();
+        assertEquals(Integer.valueOf(1), online.refresh(), "version 1 delivered");
+        assertNotNull(online.tip("product-list-tip"));
+        online.stop();
+        server.stop();
+
+        // The app starts again with no server: the kept catalog runs, and its tips show.
+        WaymarkClient offline = client(phone, "u1");
+        offline.start();
+        assertTrue(drawn.isEmpty(), "nothing was showing: " + drawn);
+        assertNotNull(offline.catalog());
+        assertEquals(Integer.valueOf(1), offline.refresh(), "offline, the kept version goes on");
+        List<Engine.Command> shown = offline.record("screen", "products", null);
+        assertEquals(1, shown.size());
+        assertEquals("product-list-tip", shown.get(0).tip);
+        assertTrue(drawn.contains("show product-list-tip: Tap a product"), drawn.toString());
+        // Three scrolls dismiss it; a hidden container pauses and resumes.
+        offline.setContainer("products", false);
+        offline.setContainer("products", true);
+        for (int i = 0; i < 3; i++) offline.record("scroll", null, null);
+        assertEquals("finished:dismissed", offline.phase("product-list-tip"));
+        assertTrue(drawn.containsAll(java.util.Arrays.asList("pause product-list-tip", "resume product-list-tip", "hide product-list-tip dismissed")),
+            drawn.toString());
+        assertThrows(WaymarkException.class, offline::flush, "no server");
+        // A tip showing when the app is killed is drawn again when it starts.
+        offline.record("tap", "tour-start", null);
+        offline.record("screen", "cart", null);
+        for (int i = 0; i < 3; i++) offline.record("tap", "add-to-cart", null);
+        String showing = null;
+        for (String id : new String[] {"cart-hotspot", "checkout-tip"}) if ("active".equals(offline.phase(id))) showing = id;
+        assertNotNull(showing, drawn.toString());
+        offline.stop();
+        drawn.clear();
+        WaymarkClient killed = client(phone, "u1");
+        killed.start();
+        assertTrue(drawn.contains("show " + showing + ": " + killed.tip(showing).title), drawn.toString());
+        killed.stop();
+
+        // Its state was kept too: a third start does not show the dismissed tip again.
+        WaymarkClient again = client(phone, "u1");
+        assertEquals("finished:dismissed", again.phase("product-list-tip"));
+        assertTrue(again.record("screen", "products", null).isEmpty());
+        again.stop();
+    }
+
+    @Test
+    void eventsRecordedOfflineAreDeliveredOnceWhenTheServerIsBack() throws Exception {
+        WaymarkClient phoneClient = client(phone, "u2");
+        phoneClient.start();
+        assertNull(phoneClient.catalog(), "never online: no catalog");
+        for (int i = 0; i < 30; i++) {
+            Map<String, Object> properties = new HashMap<String, Object>();
+            properties.put("index", i);
+            properties.put("cod", i % 2 == 0);
+            phoneClient.record("tap", "item-" + i, properties);
+        }
+        WaymarkException offline = assertThrows(WaymarkException.class, phoneClient::flush);
+        assertTrue(offline.isTransient(), offline.getMessage());
+        assertEquals(30, phoneClient.queuedEvents());
+        phoneClient.stop();
+
+        // Killed and started again: the queue was kept. The server comes back.
+        WaymarkClient restarted = client(phone, "u2");
+        assertEquals(30, restarted.queuedEvents());
+        server.start();
+        WaymarkClient.FlushReport report = restarted.flush();
+        assertEquals(30, report.accepted);
+        assertEquals(0, report.remaining);
+        assertEquals(0, restarted.flush().accepted, "nothing left to send");
+        String exported = server.admin("/v1/admin/events?format=ndjson", app.getString("secretKey"));
+        assertTrue(exported.startsWith("200 "), exported);
+        String[] lines = exported.substring(4).trim().split("\n");
+        assertEquals(30, lines.length, "each event stored once");
+        JSONObject first = new JSONObject(lines[0]);
+        assertEquals("u2", first.getString("user"));
+        assertEquals("android", first.getJSONObject("properties").getString("platform"));
+        restarted.stop();
+    }
+
+    @Test
+    void aCreditIsClaimedOnceAcrossRestartsAndDevices() throws Exception {
+        server.start();
+        server.publishShop(app.getString("secretKey"));
+        WaymarkClient first = client(phone, "u3");
+        first.start();
+        // The page is read to its bottom, then claimed: the claim sends the reading first.
+        Map<String, Object> page = new HashMap<String, Object>();
+        page.put("tour", "shop-tour");
+        page.put("page", "checkout");
+        first.record("page_viewed", "checkout", page);
+        first.record("page_read_to_bottom", "checkout", page);
+        JSONObject granted = first.claim("shop-tour", "checkout");
+        assertTrue(granted.getBoolean("created"), granted.toString());
+        int credits = granted.getInt("credits");
+        assertTrue(credits > 0);
+        assertTrue(first.isClaimed("shop-tour", "checkout"));
+        first.stop();
+
+        // The app restarts: the kept claim answers, without asking again.
+        server.stop();
+        WaymarkClient restarted = client(phone, "u3");
+        JSONObject kept = restarted.claim("shop-tour", "checkout");
+        assertFalse(kept.getBoolean("created"));
+        assertEquals(granted.getString("grantId"), kept.getString("grantId"));
+        restarted.stop();
+
+        // Another device of the same user asks the server, which grants nothing more.
+        server.start();
+        File otherPhone = Files.createTempDirectory("waymark-android-other").toFile();
+        try {
+            WaymarkClient other = client(otherPhone, "u3");
+            JSONObject again = other.claim("shop-tour", "checkout");
+            assertFalse(again.getBoolean("created"));
+            assertEquals(granted.getString("grantId"), again.getString("grantId"));
+            other.stop();
+        } finally {
+            delete(otherPhone);
+        }
+        String grants = server.admin("/v1/admin/users/u3/grants", app.getString("secretKey"));
+        assertTrue(grants.startsWith("200 "), grants);
+        assertEquals(credits, new JSONObject(grants.substring(4)).getInt("balance"));
+
+        // A page never read is refused with the server's reason.
+        WaymarkClient unread = client(Files.createTempDirectory("waymark-android-unread").toFile(), "u4");
+        WaymarkException refused = assertThrows(WaymarkException.class, () -> unread.claim("shop-tour", "checkout"));
+        assertEquals("not_read", refused.code);
+        unread.stop();
+    }
+
+    @Test
+    void identifiedAttributesReachTheRules() throws Exception {
+        server.start();
+        File catalog = File.createTempFile("waymark-plus", ".yaml");
+        try {
+            Files.write(catalog.toPath(), ("tips:\n  - id: plus-tip\n    container: home\n"
+                + "    trigger: user.plan == \"plus\" AND user.cityTier <= 2 AND screen:home\n"
+                + "    content: { title: Free delivery, body: Plus members get free delivery. }\n").getBytes("UTF-8"));
+            ServerProcess.run("push", catalog.getPath(), "--publish", "--server", server.url, "--key", app.getString("secretKey"));
+        } finally {
+            catalog.delete();
+        }
+        WaymarkClient phoneClient = client(phone, "u5");
+        phoneClient.start();
+        assertTrue(phoneClient.record("screen", "home", null).isEmpty(), "no plan yet");
+        Map<String, Object> attributes = new HashMap<String, Object>();
+        attributes.put("plan", "plus");
+        attributes.put("cityTier", 2);
+        Map<String, Object> kept = phoneClient.identify(attributes, null);
+        assertEquals("plus", kept.get("plan"));
+        assertEquals(2.0, kept.get("cityTier"));
+        // The screen was seen before: the attributes alone make the rule true.
+        assertEquals(Collections.singletonList("show plus-tip: Free delivery"), drawn);
+        // Removing an attribute removes it from the rules too.
+        Map<String, Object> removal = new HashMap<String, Object>();
+        removal.put("plan", null);
+        assertFalse(phoneClient.identify(removal, null).containsKey("plan"));
+        phoneClient.stop();
+    }
+}

@@ -2,6 +2,7 @@ package dev.waymark.engine;
 
 import dev.waymark.rules.Rule;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -21,6 +22,11 @@ import org.json.JSONObject;
  * Time-driven changes (a window closing, a display time running out, an expiry) happen at their
  * exact moment. Every call takes the time (ms since 1970) and returns the render commands it
  * caused. Checked against the scheduling scenarios in conformance/engine/.
+ *
+ * <p>A step looks only at what can have changed: the tips whose rules changed value (the
+ * evaluator says which), whose expiry or display end came (a heap of deadlines), or whose group's
+ * earlier tip finished; and the containers that became free or visible. A free, visible container
+ * left alone had no tip to show in the last step, so only its tips that changed can have one now.
  *
  * <p>Not thread-safe: one thread drives an engine.
  */
@@ -158,14 +164,37 @@ public final class Engine {
     private long gap;
     private Evaluator evaluator;
     private List<String> containers;
-    private Map<String, int[]> byContainer;
+    private Map<String, Integer> containerIndex;
+    /** Per container, its tips by priority, then catalog order. */
+    private int[][] byContainer;
+    /** Per tip, its container's index. */
+    private int[] containerOf;
+    /** Per container, the tip active or paused in it, or -1. */
+    private int[] occupant;
+    private boolean[] containerHidden;
+    /** Per tip, the tips of its group with a lower order, which must finish first; and those that wait for it. */
     private int[][] predecessors;
+    private int[][] successors;
     private Set<String> hidden;
     private long lastShow;
     private Map<String, State> retired;
     private State[] states;
-    private Map<String, Integer> occupant;
     private List<Command> output = new ArrayList<Command>();
+
+    // What a step must look at: the tips whose rules or limits changed, and the containers that
+    // became free or visible. Everything else is as the last step left it.
+    private int[] dirty;
+    private int dirtyCount;
+    private boolean[] isDirty;
+    private boolean[] scanContainer;
+    private int[] scanList;
+    private int scanCount;
+    private boolean scanAll;
+    private boolean blockedByGap;
+    /** Tips' expiries and display ends: an entry is current while it is the tip's expiry or display end. */
+    private final DeadlineHeap tipDeadlines = new DeadlineHeap();
+    private int[] best;
+    private int[] candidates;
 
     /** An engine of these tips with display frequency {@code immediate}, {@code hourly}, {@code daily}, {@code weekly} or {@code monthly}. */
     public Engine(List<Tip> tips, String frequency) {
@@ -179,6 +208,7 @@ public final class Engine {
 
     private void configure(List<Tip> tips, String frequency, JSONObject snapshot) {
         this.tips = new ArrayList<Tip>(tips);
+        int count = this.tips.size();
         this.frequency = frequency;
         gap = frequencyMillis(frequency);
         List<Rule> rules = new ArrayList<Rule>();
@@ -186,32 +216,52 @@ public final class Engine {
             rules.add(tip.trigger);
             rules.add(tip.dismissal != null ? tip.dismissal : new Rule.Const(false));
         }
-        evaluator = new Evaluator(rules, snapshot != null ? snapshot.optJSONObject("evaluator") : null);
+        evaluator = new Evaluator(rules, snapshot != null ? snapshot.optJSONObject("evaluator") : null, true);
+        evaluator.clearChanged();
         containers = new ArrayList<String>();
-        for (Tip tip : this.tips) if (!containers.contains(tip.container)) containers.add(tip.container);
-        byContainer = new HashMap<String, int[]>();
-        for (final String container : containers) {
+        containerIndex = new HashMap<String, Integer>();
+        containerOf = new int[count];
+        for (int i = 0; i < count; i++) {
+            String container = this.tips.get(i).container;
+            Integer index = containerIndex.get(container);
+            if (index == null) {
+                index = containers.size();
+                containers.add(container);
+                containerIndex.put(container, index);
+            }
+            containerOf[i] = index;
+        }
+        byContainer = new int[containers.size()][];
+        for (int c = 0; c < containers.size(); c++) {
             List<Integer> indexes = new ArrayList<Integer>();
-            for (int i = 0; i < this.tips.size(); i++) if (this.tips.get(i).container.equals(container)) indexes.add(i);
+            for (int i = 0; i < count; i++) if (containerOf[i] == c) indexes.add(i);
             Collections.sort(indexes, (a, b) -> {
                 int byPriority = Integer.compare(this.tips.get(b).priority, this.tips.get(a).priority);
                 return byPriority != 0 ? byPriority : Integer.compare(a, b);
             });
-            int[] sorted = new int[indexes.size()];
-            for (int i = 0; i < sorted.length; i++) sorted[i] = indexes.get(i);
-            byContainer.put(container, sorted);
+            byContainer[c] = new int[indexes.size()];
+            for (int k = 0; k < indexes.size(); k++) byContainer[c][k] = indexes.get(k);
         }
-        // Per tip, the tips of its group with a lower order, which must finish first.
-        predecessors = new int[this.tips.size()][];
-        for (int i = 0; i < this.tips.size(); i++) {
+        predecessors = new int[count][];
+        List<List<Integer>> after = new ArrayList<List<Integer>>();
+        for (int i = 0; i < count; i++) after.add(new ArrayList<Integer>());
+        for (int i = 0; i < count; i++) {
             Tip tip = this.tips.get(i);
             List<Integer> before = new ArrayList<Integer>();
-            for (int j = 0; tip.group != null && j < this.tips.size(); j++) {
+            for (int j = 0; tip.group != null && j < count; j++) {
                 Tip other = this.tips.get(j);
-                if (tip.group.equals(other.group) && other.order < tip.order) before.add(j);
+                if (tip.group.equals(other.group) && other.order < tip.order) {
+                    before.add(j);
+                    after.get(j).add(i);
+                }
             }
             predecessors[i] = new int[before.size()];
             for (int k = 0; k < before.size(); k++) predecessors[i][k] = before.get(k);
+        }
+        successors = new int[count][];
+        for (int i = 0; i < count; i++) {
+            successors[i] = new int[after.get(i).size()];
+            for (int k = 0; k < successors[i].length; k++) successors[i][k] = after.get(i).get(k);
         }
         hidden = new HashSet<String>();
         lastShow = NONE;
@@ -228,18 +278,71 @@ public final class Engine {
                 if (state != null) saved.put(id, State.fromJSON(state));
             }
         }
-        states = new State[this.tips.size()];
+        containerHidden = new boolean[containers.size()];
+        for (int c = 0; c < containers.size(); c++) containerHidden[c] = hidden.contains(containers.get(c));
+        states = new State[count];
         Set<String> ids = new HashSet<String>();
-        for (int i = 0; i < states.length; i++) {
+        for (int i = 0; i < count; i++) {
             State state = saved.get(this.tips.get(i).id);
             states[i] = state != null ? state.copy() : new State();
             ids.add(this.tips.get(i).id);
         }
         for (Map.Entry<String, State> entry : saved.entrySet()) if (!ids.contains(entry.getKey())) retired.put(entry.getKey(), entry.getValue());
-        occupant = new HashMap<String, Integer>();
-        for (int i = 0; i < states.length; i++) {
-            if (states[i].phase.equals("active") || states[i].phase.equals("paused")) occupant.put(this.tips.get(i).container, i);
+        occupant = new int[containers.size()];
+        Arrays.fill(occupant, -1);
+        for (int i = 0; i < count; i++) {
+            if (states[i].phase.equals("active") || states[i].phase.equals("paused")) occupant[containerOf[i]] = i;
         }
+        dirty = new int[Math.max(16, count)];
+        isDirty = new boolean[count];
+        scanContainer = new boolean[containers.size()];
+        scanList = new int[containers.size()];
+        scanCount = 0;
+        best = new int[containers.size()];
+        Arrays.fill(best, -1);
+        candidates = new int[containers.size()];
+        blockedByGap = false;
+        // The first step looks at everything: a tip may have expired, or its rules hold already.
+        dirtyCount = 0;
+        for (int i = 0; i < count; i++) markTip(i);
+        scanAll = true;
+        tipDeadlines.clear();
+        for (int i = 0; i < count; i++) scheduleTip(i);
+    }
+
+    private void markContainer(int c) {
+        if (scanContainer[c]) return;
+        scanContainer[c] = true;
+        scanList[scanCount++] = c;
+    }
+
+    private void markTip(int i) {
+        if (isDirty[i]) return;
+        isDirty[i] = true;
+        if (dirtyCount == dirty.length) dirty = Arrays.copyOf(dirty, dirtyCount * 2);
+        dirty[dirtyCount++] = i;
+    }
+
+    /** Puts the tip's expiry and display end in the heap of deadlines. */
+    private void scheduleTip(int i) {
+        Long expiresAt = tips.get(i).policy.expiresAt;
+        if (expiresAt != null) tipDeadlines.push(expiresAt, i);
+        long end = displayEnd(i);
+        if (end != NONE) tipDeadlines.push(end, i);
+    }
+
+    /** The earliest current tip deadline after now, dropping those that no longer are; Long.MAX_VALUE for none. */
+    private long nextTipDeadline() {
+        long now = clock();
+        while (!tipDeadlines.isEmpty()) {
+            long time = tipDeadlines.topTime();
+            int i = tipDeadlines.topId();
+            Long expiresAt = tips.get(i).policy.expiresAt;
+            boolean current = !states[i].isFinished() && time > now && ((expiresAt != null && expiresAt == time) || displayEnd(i) == time);
+            if (current) return time;
+            tipDeadlines.pop();
+        }
+        return Long.MAX_VALUE;
     }
 
     /** The current time, or null before anything happened. */
@@ -248,35 +351,43 @@ public final class Engine {
     private long clock() { return evaluator.clock(); }
 
     /** An event: its name, target (or null) and properties (or null). */
-    public List<Command> record(final String name, final String target, long time, final Map<String, ?> properties) {
-        return perform(time, () -> evaluator.record(name, target, clock(), properties));
+    public List<Command> record(String name, String target, long time, Map<String, ?> properties) {
+        catchUp(time);
+        evaluator.record(name, target, clock(), properties);
+        settle();
+        return takeOutput();
     }
 
     /** Time passing with nothing else happening: what a timer calls at {@link #nextChange()}. */
-    public List<Command> advance(long time) { return perform(time, () -> {}); }
+    public List<Command> advance(long time) {
+        catchUp(time);
+        settle();
+        return takeOutput();
+    }
 
     /** Context values (app.version, user.plan, ...), set in the order of their paths; null removes one. */
-    public List<Command> setContext(final Map<String, ?> values, long time) {
-        return perform(time, () -> {
-            for (String path : new TreeMap<String, Object>(values).keySet()) evaluator.setContext(path, values.get(path), clock());
-        });
+    public List<Command> setContext(Map<String, ?> values, long time) {
+        catchUp(time);
+        for (String path : new TreeMap<String, Object>(values).keySet()) evaluator.setContext(path, values.get(path), clock());
+        settle();
+        return takeOutput();
     }
 
     /** A container became visible or hidden (a screen left, a video played full screen): its tip pauses and resumes. */
-    public List<Command> setContainer(final String container, final boolean visible, long time) {
-        return perform(time, () -> changeVisibility(container, visible));
+    public List<Command> setContainer(String container, boolean visible, long time) {
+        catchUp(time);
+        changeVisibility(container, visible);
+        settle();
+        return takeOutput();
     }
 
     /** The user closed a tip. */
-    public List<Command> close(final String id, long time) {
-        return perform(time, () -> {
-            for (int i = 0; i < tips.size(); i++) {
-                if (tips.get(i).id.equals(id)) {
-                    finish(i, "closed");
-                    return;
-                }
-            }
-        });
+    public List<Command> close(String id, long time) {
+        catchUp(time);
+        int i = indexOf(id);
+        if (i >= 0) finish(i, "closed");
+        settle();
+        return takeOutput();
     }
 
     /** Replaces the catalog: tips keep their states by id, rules their terms by text; removed tips come down. */
@@ -325,18 +436,14 @@ public final class Engine {
 
     /** No later than the next moment something can change without an event; null: nothing will. */
     public Long nextChange() {
-        long current = clock();
-        Long fromRules = evaluator.nextChange();
-        long next = fromRules != null ? fromRules : Long.MAX_VALUE;
-        for (int i = 0; i < tips.size(); i++) {
-            if (states[i].isFinished()) continue;
-            Long expiresAt = tips.get(i).policy.expiresAt;
-            if (expiresAt != null && expiresAt > current) next = Math.min(next, expiresAt);
-            long end = displayEnd(i);
-            if (end != NONE && end > current) next = Math.min(next, end);
-        }
-        if (gap > 0 && lastShow != NONE && lastShow + gap > current) next = Math.min(next, lastShow + gap);
+        long next = nextDeadline();
         return next == Long.MAX_VALUE ? null : next;
+    }
+
+    private long nextDeadline() {
+        long next = Math.min(evaluator.nextDeadline(), nextTipDeadline());
+        if (gap > 0 && lastShow != NONE && lastShow + gap > clock()) next = Math.min(next, lastShow + gap);
+        return next;
     }
 
     /** Everything the engine knows, as JSON an app keeps across restarts. */
@@ -393,8 +500,9 @@ public final class Engine {
      * stronger ending wins, and a tip finished elsewhere, or there as often or as long as its
      * policy allows, finishes here. Nothing is taken back, so merging again changes nothing.
      */
-    public List<Command> merge(final JSONObject progress, long time) {
-        return perform(time, () -> {
+    public List<Command> merge(JSONObject progress, long time) {
+        catchUp(time);
+        {
             List<String> ids = new ArrayList<String>();
             for (Iterator<String> keys = progress.keys(); keys.hasNext();) ids.add(keys.next());
             Collections.sort(ids);
@@ -436,7 +544,15 @@ public final class Engine {
                     if (strength < ENDINGS.get(reason)) state.phase = "finished:" + reason;
                 }
             }
-        });
+        }
+        // Counts and times changed anywhere: the next step looks at everything.
+        for (int i = 0; i < tips.size(); i++) {
+            markTip(i);
+            scheduleTip(i);
+        }
+        scanAll = true;
+        settle();
+        return takeOutput();
     }
 
     private int indexOf(String id) {
@@ -444,18 +560,27 @@ public final class Engine {
         return -1;
     }
 
-    // The step: play every deadline up to the time at its own moment, then the input, then settle.
-    private List<Command> perform(long time, Runnable change) {
-        while (true) {
-            Long next = evaluator.now() == null ? null : nextChange();
-            if (next == null || next > time) break;
-            evaluator.advance(next);
-            settle();
+    // A step: every deadline up to the time is played at its own moment, then the input, then settle.
+    private void catchUp(long time) {
+        if (evaluator.hasTime()) {
+            while (true) {
+                long next = nextDeadline();
+                if (next == Long.MAX_VALUE || next > time) break;
+                advanceTo(next);
+                settle();
+            }
         }
+        advanceTo(time);
+    }
+
+    /** Moves the clock; the tips whose deadlines it reaches are looked at in the next settle. */
+    private void advanceTo(long time) {
         evaluator.advance(time);
-        change.run();
-        settle();
-        return takeOutput();
+        long now = clock();
+        while (!tipDeadlines.isEmpty() && tipDeadlines.topTime() <= now) {
+            markTip(tipDeadlines.topId());
+            tipDeadlines.pop();
+        }
     }
 
     private List<Command> takeOutput() {
@@ -466,35 +591,88 @@ public final class Engine {
     }
 
     private void settle() {
-        for (int i = 0; i < tips.size(); i++) {
+        for (int k = 0, n = evaluator.changedCount(); k < n; k++) markTip(evaluator.changedRule(k) >> 1);
+        evaluator.clearChanged();
+        // In catalog order, as a step over every tip would go.
+        Arrays.sort(dirty, 0, dirtyCount);
+        for (int k = 0; k < dirtyCount; k++) {
+            int i = dirty[k];
             if (states[i].isFinished()) continue;
             checkTimeLimits(i);
             if (!states[i].isFinished() && evaluator.value(i * 2 + 1)) finish(i, "dismissed");
         }
         fill();
+        for (int k = 0; k < dirtyCount; k++) isDirty[dirty[k]] = false;
+        dirtyCount = 0;
     }
 
     private void fill() {
         long now = clock();
-        if (gap > 0 && lastShow != NONE && now < lastShow + gap) return;
-        List<Integer> candidates = new ArrayList<Integer>();
-        for (String container : containers) {
-            if (occupant.containsKey(container) || hidden.contains(container)) continue;
-            for (int i : byContainer.get(container)) {
+        if (gap > 0 && lastShow != NONE && now < lastShow + gap) {
+            // What changes meanwhile is looked at when the gap ends: then every container is.
+            blockedByGap = true;
+            return;
+        }
+        if (blockedByGap) {
+            blockedByGap = false;
+            scanAll = true;
+        }
+        // A free, visible container that was not looked at again had no tip to show in the last
+        // step; only its tips whose rules changed since can have one now.
+        int found = 0;
+        int scanned = scanAll ? containers.size() : scanCount;
+        for (int k = 0; k < scanned; k++) {
+            int c = scanAll ? k : scanList[k];
+            if (occupant[c] >= 0 || containerHidden[c]) continue;
+            for (int i : byContainer[c]) {
                 if (isEligible(i)) {
-                    candidates.add(i);
+                    best[c] = i;
+                    candidates[found++] = c;
                     break;
                 }
             }
         }
-        Collections.sort(candidates, (a, b) -> {
-            int byPriority = Integer.compare(tips.get(b).priority, tips.get(a).priority);
-            return byPriority != 0 ? byPriority : Integer.compare(a, b);
-        });
-        for (int position = 0; position < candidates.size(); position++) {
-            if (position > 0 && gap > 0) break; // the frequency allows one tip now; the others wait
-            show(candidates.get(position));
+        for (int k = 0; k < scanCount; k++) scanContainer[scanList[k]] = false;
+        scanCount = 0;
+        scanAll = false;
+        for (int k = 0; k < dirtyCount; k++) {
+            int i = dirty[k];
+            int c = containerOf[i];
+            if (occupant[c] >= 0 || containerHidden[c] || !isEligible(i)) continue;
+            if (best[c] < 0) {
+                best[c] = i;
+                candidates[found++] = c;
+            } else if (before(i, best[c])) {
+                best[c] = i;
+            }
         }
+        if (found == 0) return;
+        int[] chosen = new int[found];
+        for (int k = 0; k < found; k++) {
+            chosen[k] = best[candidates[k]];
+            best[candidates[k]] = -1;
+        }
+        // Highest priority first, then catalog order.
+        for (int a = 1; a < found; a++) {
+            int tip = chosen[a];
+            int b = a - 1;
+            while (b >= 0 && before(tip, chosen[b])) {
+                chosen[b + 1] = chosen[b];
+                b -= 1;
+            }
+            chosen[b + 1] = tip;
+        }
+        for (int position = 0; position < found; position++) {
+            if (position > 0 && gap > 0) break; // the frequency allows one tip now; the others wait
+            show(chosen[position]);
+        }
+    }
+
+    /** Whether tip {@code a} goes before {@code b}: a higher priority, then catalog order. */
+    private boolean before(int a, int b) {
+        int pa = tips.get(a).priority;
+        int pb = tips.get(b).priority;
+        return pa != pb ? pa > pb : a < b;
     }
 
     private boolean isEligible(int i) {
@@ -509,8 +687,9 @@ public final class Engine {
         states[i].phase = "active";
         states[i].activeSince = clock();
         states[i].displayCount += 1;
-        occupant.put(tips.get(i).container, i);
+        occupant[containerOf[i]] = i;
         lastShow = clock();
+        scheduleTip(i);
         emit("show", i, null);
     }
 
@@ -520,25 +699,34 @@ public final class Engine {
         if (state.phase.equals("active")) state.displayedMillis += clock() - state.activeSince;
         if (state.phase.equals("active") || state.phase.equals("paused")) {
             emit("hide", i, reason);
-            occupant.remove(tips.get(i).container);
+            occupant[containerOf[i]] = -1;
+            markContainer(containerOf[i]);
         }
         state.phase = "finished:" + reason;
+        for (int next : successors[i]) markTip(next);
     }
 
     private void changeVisibility(String container, boolean visible) {
+        Integer index = containerIndex.get(container);
         if (visible) {
             if (!hidden.remove(container)) return;
-            Integer i = occupant.get(container);
-            if (i != null && states[i].phase.equals("paused")) {
+            if (index == null) return;
+            containerHidden[index] = false;
+            markContainer(index);
+            int i = occupant[index];
+            if (i >= 0 && states[i].phase.equals("paused")) {
                 states[i].phase = "active";
                 states[i].activeSince = clock();
                 states[i].displayCount += 1;
+                scheduleTip(i);
                 emit("resume", i, null);
             }
         } else {
             if (!hidden.add(container)) return;
-            Integer i = occupant.get(container);
-            if (i == null || !states[i].phase.equals("active")) return;
+            if (index == null) return;
+            containerHidden[index] = true;
+            int i = occupant[index];
+            if (i < 0 || !states[i].phase.equals("active")) return;
             Integer limit = tips.get(i).policy.maxDisplayCount;
             if (limit != null && states[i].displayCount >= limit) {
                 finish(i, "maxDisplayCount");

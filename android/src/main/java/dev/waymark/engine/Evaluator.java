@@ -3,6 +3,7 @@ package dev.waymark.engine;
 import dev.waymark.rules.Rule;
 import dev.waymark.rules.Values;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.Date;
 import java.util.HashMap;
@@ -17,26 +18,38 @@ import org.json.JSONObject;
 /**
  * Keeps every rule's value up to date from events, time and context, incrementally. Memory is
  * bounded per term (each occurrence, count, sequence and comparison), never by the number of
- * events: a windowed count keeps its k+1 latest times in a ring, a sequence the latest start that
- * reached each stage. Terms are shared by every rule that mentions them and keyed by their text.
- * Recording an event allocates nothing. The same semantics as the Swift and JavaScript engines,
+ * events: a windowed count keeps at most its k+1 latest times in a ring, a sequence the latest
+ * start that reached each stage. Terms are shared by every rule that mentions them and keyed by
+ * their text. Each term keeps its own value; a term whose value changes by time alone is woken at
+ * that moment from a heap of deadlines, so an event costs the terms that listen for its name and
+ * nothing else, and allocates nothing. The same semantics as the Swift and JavaScript engines,
  * checked by the shared cases in conformance/.
  *
  * <p>Not thread-safe: one thread (the app's main thread, say) drives an evaluator.
  */
 public final class Evaluator {
-    private static final long NONE = Long.MIN_VALUE;
+    static final long NONE = Long.MIN_VALUE;
     private static final Term[] NO_TERMS = new Term[0];
 
     private long now = NONE;
     private final Map<String, Object> context = new HashMap<String, Object>();
     private final Map<String, Term> terms = new LinkedHashMap<String, Term>();
-    private final Map<String, Term[]> listeners = new HashMap<String, Term[]>();
+    private Term[] byId = NO_TERMS;
+    /** By event name: the name as the rules spell it (one object, compared by identity) and the terms listening for it. */
+    private final Map<String, Listening> listeners = new HashMap<String, Listening>();
+    /** Every name and target the rules' patterns spell, each as one object, so that patterns compare them by identity. */
+    private final Map<String, String> spellings = new HashMap<String, String>();
+    private final Map<String, Term[]> readers = new HashMap<String, Term[]>();
     private final List<Node> rules = new ArrayList<Node>();
+    private final DeadlineHeap deadlines = new DeadlineHeap();
+    /** Rules whose terms changed value since the owner last took them (only when it asked for them). */
+    private final boolean tracksChanges;
+    private int[] changed = new int[64];
+    private int changedCount;
 
     /** An evaluator of these rules, the i-th rule's value read by {@link #value(int)}. */
     public Evaluator(List<Rule> rules) {
-        this(rules, null);
+        this(rules, null, false);
     }
 
     /**
@@ -45,12 +58,197 @@ public final class Evaluator {
      * survives a new catalog). A snapshot that does not read is ignored part by part, never fatal.
      */
     public Evaluator(List<Rule> rules, JSONObject snapshot) {
+        this(rules, snapshot, false);
+    }
+
+    Evaluator(List<Rule> rules, JSONObject snapshot, boolean tracksChanges) {
+        this.tracksChanges = tracksChanges;
         Map<String, List<Term>> byName = new HashMap<String, List<Term>>();
-        for (Rule rule : rules) this.rules.add(compile(rule, byName));
-        for (Map.Entry<String, List<Term>> entry : byName.entrySet()) {
-            listeners.put(entry.getKey(), entry.getValue().toArray(NO_TERMS));
+        Map<String, List<Term>> byPath = new HashMap<String, List<Term>>();
+        Map<Term, List<Integer>> rulesOf = new LinkedHashMap<Term, List<Integer>>();
+        for (int index = 0; index < rules.size(); index++) this.rules.add(compile(rules.get(index), index, byName, byPath, rulesOf));
+        for (String name : byName.keySet()) listeners.put(name, new Listening(spell(name)));
+        for (Map.Entry<String, List<Term>> entry : byPath.entrySet()) readers.put(entry.getKey(), entry.getValue().toArray(NO_TERMS));
+        byId = terms.values().toArray(NO_TERMS);
+        for (Map.Entry<Term, List<Integer>> entry : rulesOf.entrySet()) {
+            List<Integer> indexes = entry.getValue();
+            int[] list = new int[indexes.size()];
+            for (int i = 0; i < list.length; i++) list[i] = indexes.get(i);
+            entry.getKey().rules = list;
         }
-        if (snapshot == null) return;
+        if (snapshot != null) restore(snapshot);
+        for (Term term : byId) {
+            if (term.listensToAll()) {
+                for (String name : term.eventNames()) listeners.get(name).add(term);
+            } else {
+                listen(term);
+            }
+        }
+        for (Term term : byId) {
+            term.refresh(this);
+            term.deadline = Long.MAX_VALUE;
+            schedule(term);
+        }
+    }
+
+    /** The current time (ms since 1970), or null before anything happened. */
+    public Long now() { return now == NONE ? null : now; }
+
+    long clock() { return now == NONE ? 0 : now; }
+
+    /** Whether anything has happened yet (the clock is set). */
+    boolean hasTime() { return now != NONE; }
+
+    /** Moves the clock forward (never back), waking every term whose value changes by then; returns the current time. */
+    public long advance(long time) {
+        now = now == NONE ? time : Math.max(now, time);
+        while (!deadlines.isEmpty() && deadlines.topTime() <= now) {
+            long due = deadlines.topTime();
+            Term term = byId[deadlines.topId()];
+            deadlines.pop();
+            if (term.deadline != due) continue; // stale: the term has moved on
+            term.deadline = Long.MAX_VALUE;
+            refresh(term);
+        }
+        return now;
+    }
+
+    /** Records an event; {@code target} may be null, {@code properties} too (values are numbers, strings and booleans). */
+    public void record(String name, String target, long time, Map<String, ?> properties) {
+        long t = advance(time);
+        Listening listening = listeners.get(name);
+        if (listening == null) return;
+        Map<String, ?> props = properties == null ? Collections.<String, Object>emptyMap() : properties;
+        // A target no pattern spells matches only patterns without one: null here, as no pattern's target is null.
+        String spelled = target == null ? null : spellings.get(target);
+        // Backwards: a term that stops listening here is swapped with the last, which was seen already.
+        Term[] list = listening.terms;
+        for (int k = listening.count - 1; k >= 0; k--) {
+            Term term = list[k];
+            if (!term.record(listening.name, spelled, props, t)) continue;
+            refresh(term);
+            if (!term.listensToAll()) listen(term);
+        }
+    }
+
+    /** Puts a term that listens for one name at a time in the list of the name it now waits for, or in none. */
+    private void listen(Term term) {
+        String wanted = term.listeningFor();
+        Listening now = term.home;
+        if (now != null && now.name == wanted) return;
+        if (now != null) now.remove(term);
+        if (wanted != null) listeners.get(wanted).add(term);
+    }
+
+    /** The one object of this spelling the patterns use. */
+    String spell(String text) {
+        String known = spellings.get(text);
+        if (known != null) return known;
+        spellings.put(text, text);
+        return text;
+    }
+
+    /**
+     * The terms listening for one event name. A term that waits for one name at a time (an
+     * occurrence or count that can still change, an unwindowed chain at its stage) is in one list
+     * at most and knows its place, so that it leaves in constant time; a windowed chain listens
+     * for all its names.
+     */
+    static final class Listening {
+        final String name;
+        Term[] terms = NO_TERMS;
+        int count;
+
+        Listening(String name) { this.name = name; }
+
+        void add(Term term) {
+            if (count == terms.length) terms = Arrays.copyOf(terms, Math.max(4, count * 2));
+            if (!term.listensToAll()) {
+                term.home = this;
+                term.slot = count;
+            }
+            terms[count++] = term;
+        }
+
+        void remove(Term term) {
+            int slot = term.slot;
+            Term last = terms[--count];
+            terms[slot] = last;
+            last.slot = slot;
+            terms[count] = null;
+            term.home = null;
+        }
+    }
+
+    /**
+     * Sets a context value: a {@link Number}, {@link String}, {@link Boolean}, {@link Values.Moment}
+     * (or a {@link Date}) or {@link Values.Version}; null removes it.
+     */
+    public void setContext(String path, Object value, long time) {
+        advance(time);
+        Object typed = value instanceof Date ? new Values.Moment(((Date) value).getTime()) : value;
+        if (typed == null) context.remove(path);
+        else context.put(path, typed);
+        Term[] reading = readers.get(path);
+        if (reading == null) return;
+        for (Term term : reading) refresh(term);
+    }
+
+    /** The value of the i-th rule now. */
+    public boolean value(int index) { return rules.get(index).evaluate(); }
+
+    /** The next moment after now when a rule can change without an event, or null. */
+    public Long nextChange() {
+        long next = nextDeadline();
+        return next == Long.MAX_VALUE ? null : next;
+    }
+
+    /** {@link #nextChange()} without a box: Long.MAX_VALUE for none. */
+    long nextDeadline() {
+        while (!deadlines.isEmpty()) {
+            Term term = byId[deadlines.topId()];
+            if (term.deadline == deadlines.topTime()) return deadlines.topTime();
+            deadlines.pop();
+        }
+        return Long.MAX_VALUE;
+    }
+
+    /** The term's value and deadline after its state changed; its rules are noted when its value did. */
+    private void refresh(Term term) {
+        if (term.refresh(this) && tracksChanges) {
+            for (int rule : term.rules) {
+                if (changedCount == changed.length) changed = Arrays.copyOf(changed, changedCount * 2);
+                changed[changedCount++] = rule;
+            }
+        }
+        schedule(term);
+    }
+
+    private void schedule(Term term) {
+        long next = term.nextChange(clock());
+        // A deadline already in the heap that comes no later stays: when it comes, the term is
+        // refreshed and scheduled again. (A window that moves on with each event would otherwise
+        // push an entry per event.)
+        if (term.deadline <= next) return;
+        term.deadline = next;
+        if (next != Long.MAX_VALUE) deadlines.push(next, term.id);
+        // Stale entries pile up only as fast as deadlines move; rebuilt when they outnumber the terms.
+        if (deadlines.size() > 4 * byId.length + 64) {
+            deadlines.clear();
+            for (Term each : byId) if (each.deadline != Long.MAX_VALUE) deadlines.push(each.deadline, each.id);
+        }
+    }
+
+    /** How many rules were noted as changed since {@link #clearChanged()} (a rule may be noted twice). */
+    int changedCount() { return changedCount; }
+
+    int changedRule(int index) { return changed[index]; }
+
+    void clearChanged() { changedCount = 0; }
+
+    // MARK: Snapshots
+
+    private void restore(JSONObject snapshot) {
         Object time = snapshot.opt("now");
         if (time instanceof Number) now = ((Number) time).longValue();
         JSONObject savedContext = snapshot.optJSONObject("context");
@@ -77,7 +275,7 @@ public final class Evaluator {
         JSONObject saved = new JSONObject();
         for (Map.Entry<String, Term> entry : terms.entrySet()) put(saved, entry.getKey(), entry.getValue().save());
         JSONObject snapshot = new JSONObject();
-        put(snapshot, "now", now == NONE ? JSONObject.NULL : (Object) now);
+        put(snapshot, "now", timeJSON(now));
         put(snapshot, "context", savedContext);
         put(snapshot, "terms", saved);
         return snapshot;
@@ -115,88 +313,54 @@ public final class Evaluator {
 
     static Object timeJSON(long time) { return time == NONE ? JSONObject.NULL : (Object) time; }
 
-    /** The current time (ms since 1970), or null before anything happened. */
-    public Long now() { return now == NONE ? null : now; }
-
-    /** Moves the clock forward (never back) and returns the current time. */
-    public long advance(long time) {
-        now = now == NONE ? time : Math.max(now, time);
-        return now;
-    }
-
-    /** Records an event; {@code target} may be null, {@code properties} too (values are numbers, strings and booleans). */
-    public void record(String name, String target, long time, Map<String, ?> properties) {
-        long t = advance(time);
-        Term[] listening = listeners.get(name);
-        if (listening == null) return;
-        Map<String, ?> props = properties == null ? Collections.<String, Object>emptyMap() : properties;
-        for (Term term : listening) term.record(name, target, props, t);
-    }
-
-    /**
-     * Sets a context value: a {@link Number}, {@link String}, {@link Boolean}, {@link Values.Moment}
-     * (or a {@link Date}) or {@link Values.Version}; null removes it.
-     */
-    public void setContext(String path, Object value, long time) {
-        advance(time);
-        Object typed = value instanceof Date ? new Values.Moment(((Date) value).getTime()) : value;
-        if (typed == null) context.remove(path);
-        else context.put(path, typed);
-    }
-
-    /** The value of the i-th rule now. */
-    public boolean value(int index) { return rules.get(index).evaluate(this); }
-
-    /** The next moment after now when a rule can change without an event, or null. */
-    public Long nextChange() {
-        long current = now == NONE ? 0 : now;
-        long next = Long.MAX_VALUE;
-        for (Term term : terms.values()) next = Math.min(next, term.nextChange(current));
-        return next == Long.MAX_VALUE ? null : next;
-    }
-
     // MARK: Compiling
 
-    private Node compile(Rule rule, Map<String, List<Term>> byName) {
+    private Node compile(Rule rule, int index, Map<String, List<Term>> byName, Map<String, List<Term>> byPath,
+        Map<Term, List<Integer>> rulesOf) {
         if (rule instanceof Rule.Const) return ((Rule.Const) rule).value ? Node.TRUE : Node.FALSE;
-        if (rule instanceof Rule.Not) return new Node.Not(compile(((Rule.Not) rule).operand, byName));
+        if (rule instanceof Rule.Not) return new Node.Not(compile(((Rule.Not) rule).operand, index, byName, byPath, rulesOf));
         if (rule instanceof Rule.Junction) {
             List<Rule> operands = ((Rule.Junction) rule).operands;
             Node[] nodes = new Node[operands.size()];
-            for (int i = 0; i < nodes.length; i++) nodes[i] = compile(operands.get(i), byName);
+            for (int i = 0; i < nodes.length; i++) nodes[i] = compile(operands.get(i), index, byName, byPath, rulesOf);
             return new Node.Junction(((Rule.Junction) rule).isAnd, nodes);
         }
         String key = rule.toString();
         Term term = terms.get(key);
         if (term == null) {
-            term = Term.of(rule);
+            term = Term.of(rule, this);
+            term.id = terms.size();
             terms.put(key, term);
-            for (String name : term.eventNames()) {
-                List<Term> list = byName.get(name);
-                if (list == null) byName.put(name, list = new ArrayList<Term>());
-                if (!list.contains(term)) list.add(term);
-            }
+            for (String name : term.eventNames()) add(byName, name, term);
+            if (term instanceof Comparison) add(byPath, ((Comparison) term).path, term);
+            rulesOf.put(term, new ArrayList<Integer>());
         }
-        return new Node.Leaf(term);
+        List<Integer> indexes = rulesOf.get(term);
+        if (!indexes.contains(index)) indexes.add(index);
+        return term;
+    }
+
+    private static void add(Map<String, List<Term>> map, String key, Term term) {
+        List<Term> list = map.get(key);
+        if (list == null) map.put(key, list = new ArrayList<Term>());
+        if (!list.contains(term)) list.add(term);
     }
 
     Object contextValue(String path) { return context.get(path); }
 
-    long clock() { return now == NONE ? 0 : now; }
-
-    /** A rule compiled: its operators over shared terms. */
+    /** A rule compiled: its operators over shared terms, each of which keeps its value. */
     abstract static class Node {
         static final Node TRUE = new Constant(true);
         static final Node FALSE = new Constant(false);
 
-        abstract boolean evaluate(Evaluator evaluator);
+        abstract boolean evaluate();
 
         static final class Constant extends Node {
             final boolean value;
 
             Constant(boolean value) { this.value = value; }
 
-            @Override boolean evaluate(Evaluator evaluator) { return value; }
+            @Override boolean evaluate() { return value; }
         }
 
         static final class Not extends Node {
@@ -204,7 +368,7 @@ public final class Evaluator {
 
             Not(Node operand) { this.operand = operand; }
 
-            @Override boolean evaluate(Evaluator evaluator) { return !operand.evaluate(evaluator); }
+            @Override boolean evaluate() { return !operand.evaluate(); }
         }
 
         static final class Junction extends Node {
@@ -216,40 +380,61 @@ public final class Evaluator {
                 this.operands = operands;
             }
 
-            @Override boolean evaluate(Evaluator evaluator) {
+            @Override boolean evaluate() {
                 for (Node operand : operands) {
-                    if (operand.evaluate(evaluator) != isAnd) return !isAnd;
+                    if (operand.evaluate() != isAnd) return !isAnd;
                 }
                 return isAnd;
             }
         }
-
-        static final class Leaf extends Node {
-            final Term term;
-
-            Leaf(Term term) { this.term = term; }
-
-            @Override boolean evaluate(Evaluator evaluator) { return term.value(evaluator); }
-        }
     }
 
-    /** An occurrence, a sequence, a count or a comparison, with the state it keeps. */
-    abstract static class Term {
-        static Term of(Rule rule) {
+    /** An occurrence, a sequence, a count or a comparison, with the state and the value it keeps. */
+    abstract static class Term extends Node {
+        int id;
+        /** The rules it is in, by index. */
+        int[] rules;
+        boolean value;
+        /** When its value next changes by time alone, as scheduled in the heap; Long.MAX_VALUE for never. */
+        long deadline = Long.MAX_VALUE;
+        /** The list it is in, for a term that listens for one name at a time, and its place there. */
+        Listening home;
+        int slot;
+
+        /** Whether it listens for every name of its patterns at once (a windowed chain). */
+        boolean listensToAll() { return false; }
+
+        /** The one name it waits for now, in the evaluator's spelling, or null when no event can change it any more. */
+        String listeningFor() { return null; }
+
+        static Term of(Rule rule, Evaluator evaluator) {
             if (rule instanceof Rule.Sequence) {
                 Rule.Sequence sequence = (Rule.Sequence) rule;
                 long window = Rule.windowMillis(sequence.within);
-                return sequence.events.size() == 1 ? new Occurrence(sequence.events.get(0), window) : new Sequence(sequence.events, window);
+                List<Pattern> stages = new ArrayList<Pattern>();
+                for (Rule.EventPattern event : sequence.events) stages.add(new Pattern(event, evaluator));
+                return stages.size() == 1 ? new Occurrence(stages.get(0), window) : new Sequence(stages, window);
             }
-            if (rule instanceof Rule.Count) return new Count((Rule.Count) rule);
+            if (rule instanceof Rule.Count) return new Count((Rule.Count) rule, new Pattern(((Rule.Count) rule).event, evaluator));
             return new Comparison((Rule.Comparison) rule);
         }
 
+        @Override final boolean evaluate() { return value; }
+
         List<String> eventNames() { return Collections.emptyList(); }
 
-        void record(String name, String target, Map<String, ?> props, long time) {}
+        /** Takes an event in; whether its state changed. */
+        boolean record(String name, String target, Map<String, ?> props, long time) { return false; }
 
-        abstract boolean value(Evaluator evaluator);
+        /** Computes the value from the state at the evaluator's time; whether it changed. */
+        final boolean refresh(Evaluator evaluator) {
+            boolean next = compute(evaluator);
+            if (next == value) return false;
+            value = next;
+            return true;
+        }
+
+        abstract boolean compute(Evaluator evaluator);
 
         /** The next moment after {@code now} when the value can change by time alone, or Long.MAX_VALUE. */
         long nextChange(long now) { return Long.MAX_VALUE; }
@@ -260,13 +445,15 @@ public final class Evaluator {
         /** Takes the state back from {@link #save()}'s JSON. */
         void restore(JSONObject state) {}
 
-        /** Whether an event matches a pattern: by name, by target when it has one, and by every property test. */
-        static boolean matches(Rule.EventPattern pattern, String name, String target, Map<String, ?> props) {
-            if (!pattern.name.equals(name)) return false;
-            if (pattern.target != null && !pattern.target.equals(target)) return false;
+        /**
+         * Whether an event matches a pattern: by name, by target when it has one, and by every
+         * property test. The name and target are the evaluator's spellings, compared by identity.
+         */
+        static boolean matches(Pattern pattern, String name, String target, Map<String, ?> props) {
+            if (pattern.name != name) return false;
+            if (pattern.target != null && pattern.target != target) return false;
             if (pattern.where != null) {
-                for (int i = 0; i < pattern.where.size(); i++) {
-                    Rule.PropertyTest test = pattern.where.get(i);
+                for (Rule.PropertyTest test : pattern.where) {
                     if (!test.test.passes(props.get(test.prop))) return false;
                 }
             }
@@ -274,23 +461,41 @@ public final class Evaluator {
         }
     }
 
+    /** An event pattern with its name and target in the evaluator's spellings. */
+    static final class Pattern {
+        final String name;
+        final String target;
+        final Rule.PropertyTest[] where;
+
+        Pattern(Rule.EventPattern event, Evaluator evaluator) {
+            name = evaluator.spell(event.name);
+            target = event.target == null ? null : evaluator.spell(event.target);
+            where = event.where == null ? null : event.where.toArray(new Rule.PropertyTest[0]);
+        }
+    }
+
     static final class Occurrence extends Term {
-        final Rule.EventPattern pattern;
+        final Pattern pattern;
         final long window;
         long last = NONE;
 
-        Occurrence(Rule.EventPattern pattern, long window) {
+        Occurrence(Pattern pattern, long window) {
             this.pattern = pattern;
             this.window = window;
         }
 
         @Override List<String> eventNames() { return Collections.singletonList(pattern.name); }
 
-        @Override void record(String name, String target, Map<String, ?> props, long time) {
-            if (matches(pattern, name, target, props)) last = time;
+        /** Without a window, once seen it is true for good. */
+        @Override String listeningFor() { return window >= 0 || last == NONE ? pattern.name : null; }
+
+        @Override boolean record(String name, String target, Map<String, ?> props, long time) {
+            if (!matches(pattern, name, target, props)) return false;
+            last = time;
+            return true;
         }
 
-        @Override boolean value(Evaluator evaluator) {
+        @Override boolean compute(Evaluator evaluator) {
             return last != NONE && (window < 0 || evaluator.clock() - last <= window);
         }
 
@@ -304,41 +509,81 @@ public final class Evaluator {
     }
 
     static final class Sequence extends Term {
-        final Rule.EventPattern[] stages;
+        final Pattern[] stages;
         final long window;
         /** Per stage after the first, the latest start that reached the stage before it. */
         final long[] starts;
         boolean done;
 
-        Sequence(List<Rule.EventPattern> stages, long window) {
-            this.stages = stages.toArray(new Rule.EventPattern[0]);
+        Sequence(List<Pattern> stages, long window) {
+            this.stages = stages.toArray(new Pattern[0]);
             this.window = window;
             this.starts = new long[stages.size() - 1];
-            java.util.Arrays.fill(starts, NONE);
+            Arrays.fill(starts, NONE);
         }
 
         @Override List<String> eventNames() {
             List<String> names = new ArrayList<String>();
-            for (Rule.EventPattern stage : stages) if (!names.contains(stage.name)) names.add(stage.name);
+            for (Pattern stage : stages) if (!names.contains(stage.name)) names.add(stage.name);
             return names;
         }
 
-        @Override void record(String name, String target, Map<String, ?> props, long time) {
-            if (done) return;
+        @Override boolean listensToAll() { return window >= 0; }
+
+        /** Without a window: the name of the stage it waits for; with one, all its names (see {@link #listensToAll()}). */
+        @Override String listeningFor() {
+            if (done) return null;
+            int reached = 0;
+            while (reached < starts.length && starts[reached] != NONE) reached += 1;
+            return stages[reached].name;
+        }
+
+        @Override boolean record(String name, String target, Map<String, ?> props, long time) {
+            if (done) return false;
+            if (window < 0) return advanceUnwindowed(name, target, props, time);
+            boolean changed = false;
             // Latest stage first, so that one event never counts for two stages of one start.
             for (int i = stages.length - 2; i >= 0; i--) {
                 long start = starts[i];
                 if (start == NONE || !matches(stages[i + 1], name, target, props)) continue;
                 if (i + 1 == stages.length - 1) {
-                    if (window < 0 || time - start <= window) done = true;
+                    if (window < 0 || time - start <= window) {
+                        done = true;
+                        changed = true;
+                    }
                 } else if (starts[i + 1] == NONE || starts[i + 1] < start) {
                     starts[i + 1] = start;
+                    changed = true;
                 }
             }
-            if (matches(stages[0], name, target, props)) starts[0] = time;
+            if (matches(stages[0], name, target, props)) {
+                starts[0] = time;
+                changed = true;
+            }
+            return changed;
         }
 
-        @Override boolean value(Evaluator evaluator) { return done; }
+        /**
+         * Without a window only how far the chain got matters: the stages reached are a prefix,
+         * and an event moves it on only by matching the stage it waits for (the latest stage
+         * first, as with a window, so one event never counts for two). One stage is looked at,
+         * not all.
+         */
+        private boolean advanceUnwindowed(String name, String target, Map<String, ?> props, long time) {
+            int reached = 0;
+            while (reached < starts.length && starts[reached] != NONE) reached += 1;
+            if (reached == 0) {
+                if (!matches(stages[0], name, target, props)) return false;
+                starts[0] = time;
+                return true;
+            }
+            if (!matches(stages[reached], name, target, props)) return false;
+            if (reached == stages.length - 1) done = true;
+            else starts[reached] = starts[reached - 1];
+            return true;
+        }
+
+        @Override boolean compute(Evaluator evaluator) { return done; }
 
         @Override JSONObject save() {
             JSONArray saved = new JSONArray();
@@ -354,20 +599,23 @@ public final class Evaluator {
     }
 
     static final class Count extends Term {
-        final Rule.EventPattern pattern;
-        final String cmp;
+        final Pattern pattern;
+        final int op;
         final int threshold;
         final long window;
         /** Without a window: the count, saturating at threshold + 1. */
         int count;
-        /** With a window: the latest threshold + 1 times, a ring from {@code head}. */
+        /**
+         * With a window: the latest times still in the window, at most threshold + 1, oldest first
+         * in a ring from {@code head}. Times only grow, so those that leave the window are the oldest.
+         */
         final long[] times;
         int head;
         int size;
 
-        Count(Rule.Count rule) {
-            this.pattern = rule.event;
-            this.cmp = rule.cmp;
+        Count(Rule.Count rule, Pattern pattern) {
+            this.pattern = pattern;
+            this.op = Values.operator(rule.cmp);
             this.threshold = rule.value;
             this.window = Rule.windowMillis(rule.within);
             this.times = window < 0 ? null : new long[rule.value + 1];
@@ -375,10 +623,14 @@ public final class Evaluator {
 
         @Override List<String> eventNames() { return Collections.singletonList(pattern.name); }
 
-        @Override void record(String name, String target, Map<String, ?> props, long time) {
-            if (!matches(pattern, name, target, props)) return;
+        /** Without a window, a count past its threshold no longer changes. */
+        @Override String listeningFor() { return times != null || count <= threshold ? pattern.name : null; }
+
+        @Override boolean record(String name, String target, Map<String, ?> props, long time) {
+            if (!matches(pattern, name, target, props)) return false;
             if (times == null) {
-                count = Math.min(count + 1, threshold + 1);
+                if (count > threshold) return false;
+                count += 1;
             } else if (size < times.length) {
                 times[(head + size) % times.length] = time;
                 size += 1;
@@ -386,21 +638,31 @@ public final class Evaluator {
                 times[head] = time;
                 head = (head + 1) % times.length;
             }
+            return true;
         }
 
-        @Override boolean value(Evaluator evaluator) {
+        @Override boolean compute(Evaluator evaluator) {
             int n = count;
             if (times != null) {
                 long now = evaluator.clock();
-                n = 0;
-                for (int i = 0; i < size; i++) if (now - times[(head + i) % times.length] <= window) n += 1;
+                while (size > 0 && now - times[head] > window) {
+                    head = (head + 1) % times.length;
+                    size -= 1;
+                }
+                n = size;
             }
-            return Values.holds(cmp, n == threshold ? 0 : n < threshold ? -1 : 1);
+            return Values.holds(op, n == threshold ? 0 : n < threshold ? -1 : 1);
+        }
+
+        @Override long nextChange(long now) {
+            if (times == null || size == 0) return Long.MAX_VALUE;
+            long change = times[head] + window + 1;
+            return change > now ? change : Long.MAX_VALUE;
         }
 
         @Override JSONObject save() {
             JSONArray saved = new JSONArray();
-            for (int i = 0; i < size; i++) saved.put(times[(head + i) % times.length]);
+            for (int i = 0; times != null && i < size; i++) saved.put(times[(head + i) % times.length]);
             return put(put(new JSONObject(), "count", count), "times", saved);
         }
 
@@ -415,16 +677,6 @@ public final class Evaluator {
                 if (saved.opt(i) instanceof Number) times[size++] = ((Number) saved.opt(i)).longValue();
             }
         }
-
-        @Override long nextChange(long now) {
-            long next = Long.MAX_VALUE;
-            if (times == null) return next;
-            for (int i = 0; i < size; i++) {
-                long change = times[(head + i) % times.length] + window + 1;
-                if (change > now) next = Math.min(next, change);
-            }
-            return next;
-        }
     }
 
     static final class Comparison extends Term {
@@ -436,6 +688,6 @@ public final class Evaluator {
             this.test = rule.test;
         }
 
-        @Override boolean value(Evaluator evaluator) { return test.passes(evaluator.contextValue(path)); }
+        @Override boolean compute(Evaluator evaluator) { return test.passes(evaluator.contextValue(path)); }
     }
 }

@@ -277,11 +277,15 @@ public abstract class Rule {
         public final String cmp;
         public final Object value;
         public final List<Object> in;
+        private final int op;
+        private final Object[] among;
 
         private Test(String cmp, Object value, List<Object> in) {
             this.cmp = cmp;
             this.value = value;
             this.in = in;
+            this.op = cmp == null ? Values.EQUAL : Values.operator(cmp);
+            this.among = in == null ? null : in.toArray();
         }
 
         public static Test comparing(String cmp, Object value) { return new Test(cmp, value, null); }
@@ -292,8 +296,8 @@ public abstract class Rule {
 
         /** Whether a value passes: one of the list, or the comparison holds. */
         public boolean passes(Object actual) {
-            if (in == null) return Values.compare(actual, cmp, value);
-            for (Object literal : in) if (Values.compare(actual, "==", literal)) return true;
+            if (among == null) return Values.compare(actual, op, value);
+            for (Object literal : among) if (Values.compare(actual, Values.EQUAL, literal)) return true;
             return false;
         }
 

@@ -43,20 +43,36 @@ public final class Values {
         @Override public String toString() { return text; }
     }
 
-    /** A literal's test: a comparison operator's holding for an order (-1, 0, 1). */
-    public static boolean holds(String cmp, int order) {
-        switch (cmp) {
-            case "==": return order == 0;
-            case "!=": return order != 0;
-            case ">=": return order >= 0;
-            case "<=": return order <= 0;
-            case ">": return order > 0;
+    /** The comparison operators as numbers, in {@link Rule#COMPARATORS}' order: what the hot paths switch on. */
+    public static final int EQUAL = 0, NOT_EQUAL = 1, AT_LEAST = 2, AT_MOST = 3, ABOVE = 4, BELOW = 5;
+
+    /** An operator's number ({@link #EQUAL}...), from its text ({@code ==}...). */
+    public static int operator(String cmp) {
+        int index = Rule.COMPARATORS.indexOf(cmp);
+        if (index < 0) throw new IllegalArgumentException("not a comparison operator: " + cmp);
+        return index;
+    }
+
+    /** Whether a comparison operator holds for an order (-1, 0, 1). */
+    public static boolean holds(String cmp, int order) { return holds(operator(cmp), order); }
+
+    /** Whether a comparison operator, by its number, holds for an order (-1, 0, 1). */
+    public static boolean holds(int op, int order) {
+        switch (op) {
+            case EQUAL: return order == 0;
+            case NOT_EQUAL: return order != 0;
+            case AT_LEAST: return order >= 0;
+            case AT_MOST: return order <= 0;
+            case ABOVE: return order > 0;
             default: return order < 0;
         }
     }
 
     /** A value compared with a literal: a missing value or one of another type is false, even for !=. */
-    public static boolean compare(Object value, String cmp, Object literal) {
+    public static boolean compare(Object value, String cmp, Object literal) { return compare(value, operator(cmp), literal); }
+
+    /** {@link #compare(Object, String, Object)} with the operator's number. */
+    public static boolean compare(Object value, int cmp, Object literal) {
         if (value == null) return false;
         if (literal instanceof Double) {
             if (!(value instanceof Number)) return false;
@@ -67,8 +83,8 @@ public final class Values {
         if (literal instanceof String) return value instanceof String && holds(cmp, compareStrings((String) value, (String) literal));
         if (literal instanceof Boolean) {
             if (!(value instanceof Boolean)) return false;
-            if (cmp.equals("==")) return value.equals(literal);
-            return cmp.equals("!=") && !value.equals(literal);
+            if (cmp == EQUAL) return value.equals(literal);
+            return cmp == NOT_EQUAL && !value.equals(literal);
         }
         if (literal instanceof Rule.TimeLiteral) {
             return value instanceof Moment && holds(cmp, Long.compare(((Moment) value).millis, ((Rule.TimeLiteral) literal).millis));

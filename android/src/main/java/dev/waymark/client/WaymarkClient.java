@@ -1,6 +1,7 @@
 package dev.waymark.client;
 
 import dev.waymark.engine.Engine;
+import dev.waymark.engine.Evaluator;
 import dev.waymark.rules.Rule;
 import dev.waymark.rules.Values;
 import java.io.File;
@@ -107,6 +108,59 @@ public final class WaymarkClient {
         }
     }
 
+    /** A guided tour as the catalog delivered it: its pages, each with its content, media and credit. */
+    public static final class DeliveredTour {
+        public final String id;
+        public final List<DeliveredPage> pages;
+        /** Everything the catalog says of the tour. */
+        public final JSONObject json;
+
+        DeliveredTour(JSONObject json) {
+            this.json = json;
+            id = json.optString("id");
+            List<DeliveredPage> read = new ArrayList<DeliveredPage>();
+            JSONArray list = json.optJSONArray("pages");
+            for (int i = 0; list != null && i < list.length(); i++) {
+                JSONObject page = list.optJSONObject(i);
+                if (page != null) read.add(new DeliveredPage(page));
+            }
+            pages = Collections.unmodifiableList(read);
+        }
+    }
+
+    /** One page of a tour. */
+    public static final class DeliveredPage {
+        public final String id;
+        public final String title;
+        /** Sanitized HTML. */
+        public final String html;
+        /** The narration's URL, or null. */
+        public final String narration;
+        /** The video or picture chosen for this device: its URL, or null. */
+        public final String media;
+        /** The credits reading it to the end earns (claimed with {@link WaymarkClient#claim}), or 0. */
+        public final int reward;
+        public final JSONObject json;
+
+        DeliveredPage(JSONObject json) {
+            this.json = json;
+            id = json.optString("id");
+            JSONObject content = json.optJSONObject("content");
+            title = content != null ? content.optString("title", "") : "";
+            html = content != null ? content.optString("html", "") : "";
+            JSONObject narrationJSON = content != null ? content.optJSONObject("narration") : null;
+            narration = narrationJSON != null ? optText(narrationJSON, "url") : null;
+            JSONObject mediaJSON = json.optJSONObject("media");
+            media = mediaJSON != null ? optText(mediaJSON, "url") : null;
+            reward = json.optInt("reward", 0);
+        }
+    }
+
+    /** Told when a tour's trigger holds: the app opens the tour at {@code page} (the furthest the user reached). */
+    public interface TourOpener {
+        void open(DeliveredTour tour, int page);
+    }
+
     /** The device and app the catalog is resolved for: what targeting rules read. */
     public static final class Context {
         /** {@code android}: {@code device.platform}. */
@@ -155,6 +209,12 @@ public final class WaymarkClient {
         /** Whether {@link #start()} starts the background uploads, refreshes and engine timer. */
         public boolean background = true;
         public Clock clock = System::currentTimeMillis;
+        /**
+         * A tour whose trigger held, for the app to open: the client runs the catalog's tour
+         * triggers with the events it records, as the web SDK does, and opens one at a time, never
+         * one the user finished. Null: tours open only when the app opens them.
+         */
+        public TourOpener onTour;
     }
 
     /** What {@link #flush()} uploaded. */
@@ -178,6 +238,14 @@ public final class WaymarkClient {
     private final KeptFile catalogFile;
     private final KeptFile engineFile;
     private final KeptFile claimsFile;
+    private final KeptFile tourFile;
+    private final KeptFile triggerFile;
+    /** The tours that open by a trigger, in catalog order, and the evaluator of their triggers. */
+    private List<DeliveredTour> triggeredTours = new ArrayList<DeliveredTour>();
+    private Evaluator triggers;
+    /** Per tour: {"page": furthest page, "finished": bool}. */
+    private JSONObject tourProgress;
+    private String openTour;
     private final Object lock = new Object();
     private volatile String userHash;
     private JSONObject catalog;
@@ -216,6 +284,37 @@ public final class WaymarkClient {
         }
         engine = makeEngine(engineFile.load());
         engine.setContext(contextValues(), now());
+        tourFile = new KeptFile(file("tours.json"));
+        triggerFile = new KeptFile(file("tour-triggers.json"));
+        JSONObject keptTours = tourFile.load();
+        tourProgress = keptTours != null ? keptTours : new JSONObject();
+        makeTriggers(triggerFile.load());
+    }
+
+    /** The tour triggers' evaluator on the catalog's tours, going on from what it had seen. */
+    private void makeTriggers(JSONObject snapshot) {
+        List<DeliveredTour> tours = new ArrayList<DeliveredTour>();
+        List<Rule> rules = new ArrayList<Rule>();
+        JSONArray list = catalog != null ? catalog.optJSONArray("tours") : null;
+        for (int i = 0; list != null && i < list.length(); i++) {
+            JSONObject json = list.optJSONObject(i);
+            if (json == null || !json.has("trigger") || json.isNull("trigger")) continue;
+            try {
+                rules.add(Rule.fromJSON(json.opt("trigger")));
+                tours.add(new DeliveredTour(json));
+            } catch (IllegalArgumentException damaged) {
+                // The others open.
+            }
+        }
+        triggeredTours = tours;
+        Evaluator made;
+        try {
+            made = new Evaluator(rules, snapshot);
+        } catch (RuntimeException unreadable) {
+            made = new Evaluator(rules);
+        }
+        triggers = made;
+        for (Map.Entry<String, Object> entry : contextValues().entrySet()) triggers.setContext(entry.getKey(), entry.getValue(), now());
     }
 
     private File file(String name) { return options.directory == null ? null : new File(options.directory, name); }
@@ -319,6 +418,7 @@ public final class WaymarkClient {
             if (background != null) background.shutdownNow();
             background = null;
             engineFile.save(engine.snapshot());
+            triggerFile.save(triggers.snapshot());
         }
         queue.close();
     }
@@ -376,9 +476,11 @@ public final class WaymarkClient {
         synchronized (lock) {
             commands = engine.record(name, target, time, properties);
             changed(commands);
+            triggers.record(name, target, time, properties);
         }
         enqueue(name, target, time, properties);
         deliver(commands);
+        openDueTour();
         return commands;
     }
 
@@ -414,9 +516,108 @@ public final class WaymarkClient {
         synchronized (lock) {
             commands = engine.setContext(values, now());
             changed(commands);
+            for (Map.Entry<String, ?> entry : new TreeMap<String, Object>(values).entrySet()) {
+                triggers.setContext(entry.getKey(), entry.getValue(), now());
+            }
         }
         deliver(commands);
+        openDueTour();
         return commands;
+    }
+
+    // MARK: Tours
+
+    /** The catalog's tour, or null. */
+    public DeliveredTour tour(String id) {
+        synchronized (lock) {
+            JSONArray list = catalog != null ? catalog.optJSONArray("tours") : null;
+            for (int i = 0; list != null && i < list.length(); i++) {
+                JSONObject json = list.optJSONObject(i);
+                if (json != null && id.equals(json.optString("id"))) return new DeliveredTour(json);
+            }
+            return null;
+        }
+    }
+
+    /** The user opened a page of a tour: sends {@code page_viewed}, from which the server measures reading time. */
+    public void pageViewed(String tour, String page) {
+        record("page_viewed", page, pageProperties(tour, page));
+    }
+
+    /** The user reached the bottom of a page: sends {@code page_read_to_bottom}; claim the page's credit after it. */
+    public void pageRead(String tour, String page) {
+        record("page_read_to_bottom", page, pageProperties(tour, page));
+    }
+
+    private static Map<String, Object> pageProperties(String tour, String page) {
+        Map<String, Object> properties = new HashMap<String, Object>();
+        properties.put("tour", tour);
+        properties.put("page", page);
+        return properties;
+    }
+
+    /** The app opened a tour itself: no other opens by its trigger until this one is finished. */
+    public void tourOpened(String id) {
+        synchronized (lock) {
+            openTour = id;
+        }
+    }
+
+    /**
+     * The user moved through a tour: the furthest page reached, and whether they finished it (read
+     * to the end, or closed it). Progress only grows. A finished tour does not open by its
+     * trigger again, and another may.
+     */
+    public void tourProgressed(String tour, int page, boolean finished) {
+        synchronized (lock) {
+            if (finished && tour.equals(openTour)) openTour = null;
+            JSONObject before = tourProgress.optJSONObject(tour);
+            int furthest = Math.max(before != null ? before.optInt("page", 0) : 0, Math.max(page, 0));
+            boolean done = finished || (before != null && before.optBoolean("finished", false));
+            try {
+                tourProgress.put(tour, new JSONObject().put("page", furthest).put("finished", done));
+            } catch (JSONException cannotHappen) {
+                throw new IllegalStateException(cannotHappen);
+            }
+            tourFile.save(tourProgress);
+        }
+        openDueTour();
+    }
+
+    /** Whether the user finished the tour (on this device). */
+    public boolean isTourFinished(String tour) {
+        synchronized (lock) {
+            JSONObject progress = tourProgress.optJSONObject(tour);
+            return progress != null && progress.optBoolean("finished", false);
+        }
+    }
+
+    /** Opens the first tour whose trigger holds, unless one is open or the user finished it. */
+    private void openDueTour() {
+        final TourOpener opener = options.onTour;
+        if (opener == null) return;
+        final DeliveredTour due;
+        final int page;
+        synchronized (lock) {
+            if (openTour != null) return;
+            DeliveredTour found = null;
+            for (int i = 0; i < triggeredTours.size(); i++) {
+                DeliveredTour tour = triggeredTours.get(i);
+                JSONObject progress = tourProgress.optJSONObject(tour.id);
+                if (triggers.value(i) && (progress == null || !progress.optBoolean("finished", false))) {
+                    found = tour;
+                    break;
+                }
+            }
+            if (found == null) return;
+            due = found;
+            openTour = due.id;
+            JSONObject progress = tourProgress.optJSONObject(due.id);
+            page = Math.min(progress != null ? progress.optInt("page", 0) : 0, Math.max(due.pages.size() - 1, 0));
+        }
+        Runnable open = () -> opener.open(due, page);
+        if (options.rendererExecutor != null) options.rendererExecutor.execute(open);
+        else open.run();
     }
 
     /** The engine's state is kept after every change, and its timer set again. */
@@ -554,6 +755,7 @@ public final class WaymarkClient {
             catalogFile.save(kept);
             // The running engine takes the new tips: states kept by id, removed tips taken down.
             commands = engine.update(readTips(), frequency(), now());
+            makeTriggers(triggers.snapshot());
             engine.setContext(contextValues(), now());
             changed(commands);
         }
@@ -768,8 +970,10 @@ public final class WaymarkClient {
             for (Map.Entry<String, Object> entry : kept.entrySet()) context.put("user." + entry.getKey(), entry.getValue());
             commands = engine.setContext(context, now());
             changed(commands);
+            for (Map.Entry<String, Object> entry : context.entrySet()) triggers.setContext(entry.getKey(), entry.getValue(), now());
         }
         deliver(commands);
+        openDueTour();
         return Collections.unmodifiableMap(kept);
     }
 

@@ -60,8 +60,11 @@ class WaymarkClientTest {
         file.delete();
     }
 
+    final List<String> opened = Collections.synchronizedList(new ArrayList<String>());
+
     WaymarkClient client(File directory, String user) throws Exception {
         WaymarkClient.Options options = new WaymarkClient.Options();
+        options.onTour = (tour, page) -> opened.add(tour.id + " at " + page + " of " + tour.pages.size());
         options.directory = directory;
         options.background = false;
         options.retryInitial = 10;
@@ -234,5 +237,50 @@ class WaymarkClientTest {
         removal.put("plan", null);
         assertFalse(phoneClient.identify(removal, null).containsKey("plan"));
         phoneClient.stop();
+    }
+
+    @Test
+    void aTourOpensByItsTriggerOnceAtATimeAndNotAgainWhenFinished() throws Exception {
+        server.start();
+        server.publishShop(app.getString("secretKey"));
+        WaymarkClient phoneClient = client(phone, "u6");
+        phoneClient.start();
+        WaymarkClient.DeliveredTour tour = phoneClient.tour("shop-tour");
+        assertNotNull(tour);
+        assertEquals("checkout", tour.pages.get(tour.pages.size() - 1).id);
+        assertTrue(tour.pages.get(tour.pages.size() - 1).reward > 0);
+        phoneClient.record("tap", "tour-start", null);
+        assertEquals(Collections.singletonList("shop-tour at 0 of 3"), opened);
+        phoneClient.record("tap", "tour-start", null);
+        assertEquals(1, opened.size(), "one tour at a time: it is open");
+        // The user reads on to the last page and its credit is claimed.
+        for (WaymarkClient.DeliveredPage page : tour.pages) {
+            phoneClient.pageViewed("shop-tour", page.id);
+            phoneClient.pageRead("shop-tour", page.id);
+        }
+        phoneClient.tourProgressed("shop-tour", 2, false);
+        assertTrue(phoneClient.claim("shop-tour", "checkout").getBoolean("created"));
+        phoneClient.tourProgressed("shop-tour", 2, true);
+        assertTrue(phoneClient.isTourFinished("shop-tour"));
+        phoneClient.record("tap", "tour-start", null);
+        assertEquals(1, opened.size(), "a finished tour does not open again");
+        phoneClient.stop();
+
+        // After a restart it is still finished; another user's phone opens it.
+        WaymarkClient restarted = client(phone, "u6");
+        restarted.record("tap", "tour-start", null);
+        assertEquals(1, opened.size());
+        restarted.stop();
+        File otherPhone = Files.createTempDirectory("waymark-android-tour").toFile();
+        try {
+            WaymarkClient other = client(otherPhone, "u7");
+            other.start();
+            other.tourProgressed("shop-tour", 1, false);
+            other.record("tap", "tour-start", null);
+            assertEquals("shop-tour at 1 of 3", opened.get(opened.size() - 1), "it opens where the user left it");
+            other.stop();
+        } finally {
+            delete(otherPhone);
+        }
     }
 }

@@ -958,7 +958,7 @@ public final class WaymarkClient {
         for (int i = 0; list != null && i < list.length(); i++) {
             JSONObject attribute = list.optJSONObject(i);
             if (attribute == null) continue;
-            Object value = attributeValue(attribute.opt("value"));
+            Object value = Values.fromJSON(attribute.opt("value"));
             if (value != null) kept.put(attribute.optString("name"), value);
         }
         List<Engine.Command> commands;
@@ -985,19 +985,4 @@ public final class WaymarkClient {
         throw new JSONException("an attribute is text, a number, a boolean, a Moment or a Version, not " + value.getClass().getSimpleName());
     }
 
-    private static Object attributeValue(Object json) {
-        if (json instanceof Number) return ((Number) json).doubleValue();
-        if (json instanceof String || json instanceof Boolean) return json;
-        if (!(json instanceof JSONObject)) return null;
-        JSONObject object = (JSONObject) json;
-        if (object.has("time")) {
-            Long millis = Values.readMoment(object.optString("time"));
-            return millis == null ? null : new Values.Moment(millis);
-        }
-        try {
-            return new Values.Version(object.optString("version"));
-        } catch (IllegalArgumentException notAVersion) {
-            return null;
-        }
-    }
 }

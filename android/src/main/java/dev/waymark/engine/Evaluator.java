@@ -255,7 +255,7 @@ public final class Evaluator {
         if (savedContext != null) {
             for (Iterator<String> keys = savedContext.keys(); keys.hasNext();) {
                 String path = keys.next();
-                Object value = contextFromJSON(savedContext.opt(path));
+                Object value = Values.fromJSON(savedContext.opt(path));
                 if (value != null) context.put(path, value);
             }
         }
@@ -294,19 +294,6 @@ public final class Evaluator {
         if (value instanceof Values.Version) return put(new JSONObject(), "version", ((Values.Version) value).text);
         if (value instanceof Number || value instanceof String || value instanceof Boolean) return value;
         return JSONObject.NULL;
-    }
-
-    private static Object contextFromJSON(Object json) {
-        if (json instanceof Number) return ((Number) json).doubleValue();
-        if (json instanceof String || json instanceof Boolean) return json;
-        if (!(json instanceof JSONObject)) return null;
-        JSONObject object = (JSONObject) json;
-        if (object.opt("time") instanceof Number) return new Values.Moment(((Number) object.opt("time")).longValue());
-        try {
-            return new Values.Version(object.optString("version"));
-        } catch (IllegalArgumentException notAVersion) {
-            return null;
-        }
     }
 
     static long timeFromJSON(Object json) { return json instanceof Number ? ((Number) json).longValue() : NONE; }
@@ -450,10 +437,15 @@ public final class Evaluator {
          * property test. The name and target are the evaluator's spellings, compared by identity.
          */
         static boolean matches(Pattern pattern, String name, String target, Map<String, ?> props) {
-            if (pattern.name != name) return false;
-            if (pattern.target != null && pattern.target != target) return false;
-            if (pattern.where != null) {
-                for (Rule.PropertyTest test : pattern.where) {
+            return matches(pattern.name, pattern.target, pattern.where, name, target, props);
+        }
+
+        static boolean matches(
+            String patternName, String patternTarget, Rule.PropertyTest[] where, String name, String target, Map<String, ?> props) {
+            if (patternName != name) return false;
+            if (patternTarget != null && patternTarget != target) return false;
+            if (where != null) {
+                for (Rule.PropertyTest test : where) {
                     if (!test.test.passes(props.get(test.prop))) return false;
                 }
             }
@@ -475,22 +467,27 @@ public final class Evaluator {
     }
 
     static final class Occurrence extends Term {
-        final Pattern pattern;
+        // The pattern's parts are kept in the term itself: an event reaches it with one object read.
+        final String name;
+        final String target;
+        final Rule.PropertyTest[] where;
         final long window;
         long last = NONE;
 
         Occurrence(Pattern pattern, long window) {
-            this.pattern = pattern;
+            this.name = pattern.name;
+            this.target = pattern.target;
+            this.where = pattern.where;
             this.window = window;
         }
 
-        @Override List<String> eventNames() { return Collections.singletonList(pattern.name); }
+        @Override List<String> eventNames() { return Collections.singletonList(name); }
 
         /** Without a window, once seen it is true for good. */
-        @Override String listeningFor() { return window >= 0 || last == NONE ? pattern.name : null; }
+        @Override String listeningFor() { return window >= 0 || last == NONE ? name : null; }
 
         @Override boolean record(String name, String target, Map<String, ?> props, long time) {
-            if (!matches(pattern, name, target, props)) return false;
+            if (!matches(this.name, this.target, where, name, target, props)) return false;
             last = time;
             return true;
         }
@@ -599,7 +596,9 @@ public final class Evaluator {
     }
 
     static final class Count extends Term {
-        final Pattern pattern;
+        final String name;
+        final String target;
+        final Rule.PropertyTest[] where;
         final int op;
         final int threshold;
         final long window;
@@ -614,20 +613,22 @@ public final class Evaluator {
         int size;
 
         Count(Rule.Count rule, Pattern pattern) {
-            this.pattern = pattern;
+            this.name = pattern.name;
+            this.target = pattern.target;
+            this.where = pattern.where;
             this.op = Values.operator(rule.cmp);
             this.threshold = rule.value;
             this.window = Rule.windowMillis(rule.within);
             this.times = window < 0 ? null : new long[rule.value + 1];
         }
 
-        @Override List<String> eventNames() { return Collections.singletonList(pattern.name); }
+        @Override List<String> eventNames() { return Collections.singletonList(name); }
 
         /** Without a window, a count past its threshold no longer changes. */
-        @Override String listeningFor() { return times != null || count <= threshold ? pattern.name : null; }
+        @Override String listeningFor() { return times != null || count <= threshold ? name : null; }
 
         @Override boolean record(String name, String target, Map<String, ?> props, long time) {
-            if (!matches(pattern, name, target, props)) return false;
+            if (!matches(this.name, this.target, where, name, target, props)) return false;
             if (times == null) {
                 if (count > threshold) return false;
                 count += 1;

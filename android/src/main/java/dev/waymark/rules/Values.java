@@ -93,6 +93,27 @@ public final class Values {
         return version != null && holds(cmp, compareVersions(version, ((Rule.VersionLiteral) literal).version.parts));
     }
 
+    /**
+     * A value from its JSON form, as the API and snapshots write values: a number, a string, a
+     * boolean, {@code {"time": "2026-01-15T10:30:00Z"}} (or milliseconds) or {@code {"version":
+     * "5.2.1"}}; null for anything else (JSON's null, a time or version that does not read).
+     */
+    public static Object fromJSON(Object json) {
+        if (json instanceof Number) return ((Number) json).doubleValue();
+        if (json instanceof String || json instanceof Boolean) return json;
+        if (!(json instanceof org.json.JSONObject)) return null;
+        org.json.JSONObject object = (org.json.JSONObject) json;
+        Object time = object.opt("time");
+        if (time instanceof Number) return new Moment(((Number) time).longValue());
+        if (time instanceof String) {
+            Long millis = readMoment((String) time);
+            return millis == null ? null : new Moment(millis);
+        }
+        Object version = object.opt("version");
+        if (!(version instanceof String) || readVersion((String) version) == null) return null;
+        return new Version((String) version);
+    }
+
     /** Strings in code point order, which is the UTF-8 byte order the language specifies. */
     public static int compareStrings(String a, String b) {
         int i = 0;

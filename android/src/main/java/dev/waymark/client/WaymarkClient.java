@@ -255,7 +255,9 @@ public final class WaymarkClient {
     private Engine engine;
     private final Map<String, Object> attributes = new TreeMap<String, Object>();
     private JSONObject claims;
-    private ScheduledExecutorService background;
+    private volatile ScheduledExecutorService background;
+    /** Whether a save of the engine's state is scheduled. */
+    private boolean saveScheduled;
     private ScheduledFuture<?> timer;
     private int failedFlushes;
 
@@ -620,10 +622,28 @@ public final class WaymarkClient {
         else open.run();
     }
 
-    /** The engine's state is kept after every change, and its timer set again. */
+    /**
+     * After a change the engine's timer is set again and its state kept: within a second on the
+     * background thread (a file written and synced on every tap would cost the main thread), or at
+     * once when the client runs no background work. {@link #stop()} keeps it too.
+     */
     private void changed(List<Engine.Command> commands) {
-        engineFile.save(engine.snapshot());
         scheduleTimer();
+        ScheduledExecutorService executor = background;
+        if (executor == null) {
+            engineFile.save(engine.snapshot());
+            return;
+        }
+        if (saveScheduled) return;
+        saveScheduled = true;
+        executor.schedule(() -> {
+            JSONObject snapshot;
+            synchronized (lock) {
+                saveScheduled = false;
+                snapshot = engine.snapshot();
+            }
+            engineFile.save(snapshot);
+        }, 1, TimeUnit.SECONDS);
     }
 
     /** Draws the commands and records the shows as events. */

@@ -283,4 +283,34 @@ class WaymarkClientTest {
             delete(otherPhone);
         }
     }
+
+    @Test
+    void theEngineStateIsKeptInTheBackgroundSoAKilledAppGoesOn() throws Exception {
+        server.start();
+        server.publishShop(app.getString("secretKey"));
+        WaymarkClient.Options options = new WaymarkClient.Options();
+        options.directory = phone;
+        options.flushInterval = 60_000;
+        String hash = ServerProcess.userHash("u8", app.getString("identitySecret"));
+        WaymarkClient running = new WaymarkClient(app.getString("clientKey"), server.url, "u8", hash,
+            new WaymarkClient.Context("android", "Pixel 4a", "1.4.0", "hi-IN"), options, renderer);
+        running.start();
+        running.record("screen", "products", null);
+        assertEquals("active", running.phase("product-list-tip"));
+        // The app is killed without stop(): what the background thread kept is what the next start has.
+        String kept = null;
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(20);
+        File state = new File(phone, "engine.json");
+        while (System.nanoTime() < deadline) {
+            if (state.exists()) {
+                JSONObject states = new JSONObject(new String(Files.readAllBytes(state.toPath()), "UTF-8")).getJSONObject("states");
+                kept = states.has("product-list-tip") ? states.getJSONObject("product-list-tip").getString("phase") : null;
+                if ("active".equals(kept)) break;
+            }
+            Thread.sleep(100);
+        }
+        assertEquals("active", kept, "the state was kept within the deadline");
+        running.stop();
+        assertEquals("active", client(phone, "u8").phase("product-list-tip"), "and the next start goes on from it");
+    }
 }

@@ -28,7 +28,6 @@ final class EventQueue {
     private final List<JSONObject> events = new ArrayList<JSONObject>();
     private final Set<String> inFlight = new HashSet<String>();
     private OutputStream appender;
-    private int dropped;
 
     EventQueue(File file, int limit) {
         this.file = file;
@@ -53,15 +52,12 @@ final class EventQueue {
 
     synchronized int count() { return events.size(); }
 
-    synchronized int dropped() { return dropped; }
-
     synchronized void append(JSONObject event) {
         events.add(event);
         if (events.size() > limit) {
             for (int i = 0; i < events.size(); i++) {
                 if (!inFlight.contains(events.get(i).optString("id"))) {
                     events.remove(i);
-                    dropped += 1;
                     rewrite();
                     return;
                 }

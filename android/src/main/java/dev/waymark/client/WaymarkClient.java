@@ -259,6 +259,8 @@ public final class WaymarkClient {
     /** Whether a save of the engine's state is scheduled. */
     private boolean saveScheduled;
     private ScheduledFuture<?> timer;
+    /** The moment the timer is set for. */
+    private long timerAt = Long.MAX_VALUE;
     private int failedFlushes;
 
     /** A client for {@code user}; {@code userHash} proves the user (the app's backend makes it), or null. */
@@ -448,21 +450,30 @@ public final class WaymarkClient {
         return window / 2 + (long) (window / 2 * ThreadLocalRandom.current().nextDouble());
     }
 
-    /** Wakes the engine at its next time-driven change (a window closing, a display time running out). */
+    /**
+     * Wakes the engine at its next time-driven change (a window closing, a display time running
+     * out). A timer already set for that moment is left alone: most taps do not move it, and
+     * setting one anew would cost a task on every tap.
+     */
     private void scheduleTimer() {
         ScheduledExecutorService executor = background;
         if (executor == null) return;
-        if (timer != null) timer.cancel(false);
         Long next = engine.nextChange();
+        long at = next == null ? Long.MAX_VALUE : next;
+        if (timer != null && !timer.isDone() && timerAt == at) return;
+        if (timer != null) timer.cancel(false);
+        timer = null;
+        timerAt = at;
         if (next == null) return;
         timer = executor.schedule(() -> {
             List<Engine.Command> commands;
             synchronized (lock) {
+                timer = null;
                 commands = engine.advance(now());
                 changed(commands);
             }
             deliver(commands);
-        }, Math.max(0, next - now()), TimeUnit.MILLISECONDS);
+        }, Math.max(0, at - now()), TimeUnit.MILLISECONDS);
     }
 
     // MARK: What the user does

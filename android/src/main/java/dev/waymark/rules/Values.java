@@ -53,9 +53,6 @@ public final class Values {
         return index;
     }
 
-    /** Whether a comparison operator holds for an order (-1, 0, 1). */
-    public static boolean holds(String cmp, int order) { return holds(operator(cmp), order); }
-
     /** Whether a comparison operator, by its number, holds for an order (-1, 0, 1). */
     public static boolean holds(int op, int order) {
         switch (op) {
@@ -68,10 +65,7 @@ public final class Values {
         }
     }
 
-    /** A value compared with a literal: a missing value or one of another type is false, even for !=. */
-    public static boolean compare(Object value, String cmp, Object literal) { return compare(value, operator(cmp), literal); }
-
-    /** {@link #compare(Object, String, Object)} with the operator's number. */
+    /** A value compared with a literal by an operator's number ({@link #EQUAL}...): a missing value or one of another type is false, even for !=. */
     public static boolean compare(Object value, int cmp, Object literal) {
         if (value == null) return false;
         if (literal instanceof Double) {

@@ -73,7 +73,7 @@ class EngineConformanceTest {
 
     /** A command as the scenarios write it: {"t", ACTION: tip, "container", "anchor"?, "reason"?}, keys sorted. */
     static String line(Engine.Command command) {
-        JSONObject line = new JSONObject(new java.util.TreeMap<String, Object>());
+        JSONObject line = new JSONObject();
         Evaluator.put(line, "t", Values.formatTime(command.time));
         Evaluator.put(line, command.action, command.tip);
         Evaluator.put(line, "container", command.container);

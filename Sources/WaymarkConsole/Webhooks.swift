@@ -83,7 +83,7 @@ extension WaymarkConsole {
                 "id": endpoint.id, "url": endpoint.url,
                 "types": endpoint.types.isEmpty ? "every type" : endpoint.types.joined(separator: ", "),
                 "createdAt": Self.format(endpoint.createdAt),
-                "rotating": endpoint.signingSecrets(at: time).count > 1 ? endpoint.previousUntil.map(Self.format) ?? "" : "",
+                "rotating": endpoint.previousValid(at: time).map(Self.format) ?? "",
             ] as [String: Any]
         }
         values["types"] = WebhookType.allCases.map { ["name": $0.rawValue] }

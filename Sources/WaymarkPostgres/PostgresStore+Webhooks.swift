@@ -28,8 +28,15 @@ extension PostgresStore {
             previousUntil: previousUntil.map(Date.init(millisecondsSince1970:)), createdAt: Date(millisecondsSince1970: createdAt))
     }
 
-    public func createWebhookEndpoint(_ endpoint: WebhookEndpoint, audit: AuditEntry) async throws(StoreError) {
+    public func createWebhookEndpoint(_ endpoint: WebhookEndpoint, limit: Int, audit: AuditEntry) async throws(StoreError) -> Bool {
         try await transaction { connection in
+            // The app's row is locked: endpoints added at once are counted one after another.
+            try await Self.lockApp(endpoint.app, connection, self.logger)
+            let count =
+                try await Self.all(
+                    "SELECT COUNT(*) FROM webhook_endpoints WHERE app = \(endpoint.app)", as: Int64.self, connection, self.logger
+                ).first ?? 0
+            guard count < limit else { return false }
             try await connection.query(
                 """
                 INSERT INTO webhook_endpoints (id, app, url, types, secret, previous_secret, previous_until, created_at)
@@ -38,6 +45,7 @@ extension PostgresStore {
                 """,
                 logger: self.logger)
             _ = try await Self.insertAudit(audit, connection, self.logger)
+            return true
         }
     }
 

@@ -51,8 +51,11 @@ extension SQLiteStore {
         ).execute(arguments: [notice.id, notice.type, notice.user, notice.body, time, time, notice.app, notice.type])
     }
 
-    public func createWebhookEndpoint(_ endpoint: WebhookEndpoint, audit: AuditEntry) async throws(StoreError) {
+    public func createWebhookEndpoint(_ endpoint: WebhookEndpoint, limit: Int, audit: AuditEntry) async throws(StoreError) -> Bool {
+        // One writer at a time: the count cannot change before the insert.
         try await write { db in
+            let count = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM webhook_endpoints WHERE app = ?", arguments: [endpoint.app]) ?? 0
+            guard count < limit else { return false }
             try db.execute(
                 sql: """
                     INSERT INTO webhook_endpoints (id, app, url, types, secret, previous_secret, previous_until, created_at)
@@ -63,6 +66,7 @@ extension SQLiteStore {
                     endpoint.previousUntil?.millisecondsSince1970, endpoint.createdAt.millisecondsSince1970,
                 ])
             _ = try Self.insertAudit(audit, db)
+            return true
         }
     }
 

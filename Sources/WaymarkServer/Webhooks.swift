@@ -182,17 +182,17 @@ public enum WebhookEndpoints {
         app: String, url: String, types: [WebhookType], privateNetworks: Bool, actor: AuditEntry.Actor, at time: Date, in store: any Store
     ) async throws -> WebhookEndpoint {
         if let problem = problem(url: url, privateNetworks: privateNetworks) { throw problem }
-        guard try await store.webhookEndpoints(app: app).count < limit else {
-            throw APIError(.conflict, .tooManyWebhooks, "an app has at most \(limit) webhook endpoints: remove one first")
-        }
         let endpoint = WebhookEndpoint(
             id: "whe_" + Secrets.randomHex(bytes: 8), app: app, url: url, types: types.map(\.rawValue), secret: newSecret(), createdAt: time
         )
-        try await store.createWebhookEndpoint(
-            endpoint,
+        let created = try await store.createWebhookEndpoint(
+            endpoint, limit: limit,
             audit: AuditEntry(
                 app: app, actor: actor, at: time, action: .webhookCreate, object: "webhook \(endpoint.id)", before: nil,
                 after: "\(url) (\(types.isEmpty ? "every type" : endpoint.types.joined(separator: ", ")))"))
+        guard created else {
+            throw APIError(.conflict, .tooManyWebhooks, "an app has at most \(limit) webhook endpoints: remove one first")
+        }
         return endpoint
     }
 
@@ -304,7 +304,7 @@ struct WebhookSummary: Codable {
         url = endpoint.url
         types = endpoint.types
         createdAt = Timestamp.format(endpoint.createdAt)
-        previousSecretValidUntil = endpoint.signingSecrets(at: time).count > 1 ? endpoint.previousUntil.map(Timestamp.format) : nil
+        previousSecretValidUntil = endpoint.previousValid(at: time).map(Timestamp.format)
         secret = showingSecret ? endpoint.secret : nil
     }
 }

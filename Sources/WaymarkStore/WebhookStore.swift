@@ -8,8 +8,10 @@ import Foundation
 /// due deliveries, sends them, and records each answer, so a delivery is sent at least once even
 /// when a server is killed between the change and the sending.
 public protocol WebhookStore: Sendable {
-    /// Adds an endpoint to its app, and appends `audit` in the same transaction.
-    func createWebhookEndpoint(_ endpoint: WebhookEndpoint, audit: AuditEntry) async throws(StoreError)
+    /// Adds an endpoint to its app and appends `audit`, unless the app has `limit` endpoints
+    /// already (false, changing nothing): the count is read in the same transaction, so endpoints
+    /// added at once cannot pass the limit together.
+    func createWebhookEndpoint(_ endpoint: WebhookEndpoint, limit: Int, audit: AuditEntry) async throws(StoreError) -> Bool
     /// The app's endpoints, oldest first.
     func webhookEndpoints(app: String) async throws(StoreError) -> [WebhookEndpoint]
     /// Makes `secret` the endpoint's signing secret; the one it replaces keeps signing beside it
@@ -74,8 +76,14 @@ public struct WebhookEndpoint: Hashable, Sendable {
     /// The secrets that sign a delivery at `time`: the current one, and the one a rotation
     /// replaced while it is still valid.
     public func signingSecrets(at time: Date) -> [String] {
-        guard let previousSecret, let previousUntil, previousUntil > time else { return [secret] }
+        guard let previousSecret, previousValid(at: time) != nil else { return [secret] }
         return [secret, previousSecret]
+    }
+
+    /// Until when the secret a rotation replaced still signs, if it still does at `time`.
+    public func previousValid(at time: Date) -> Date? {
+        guard previousSecret != nil, let previousUntil, previousUntil > time else { return nil }
+        return previousUntil
     }
 
     /// The stored form of ``types``: comma-separated, `*` for all.

@@ -171,7 +171,7 @@ final class WebhookReceiver: Sendable {
         // The first two attempts of each delivery get a 503.
         let receiver = WebhookReceiver { _, attempt in attempt <= 2 ? .serviceUnavailable : .ok }
         try await receiver.run { url in
-            try await withServer(kind) { client, app, store in
+            try await withServer(kind) { client, app, _ in
                 let only = try await Self.createEndpoint(client, app, url: url, types: ["catalog.published"])
                 let all = try await Self.createEndpoint(client, app, url: url + "?all")
                 try await ServerTests.publishShop(client, app)
@@ -210,7 +210,6 @@ final class WebhookReceiver: Sendable {
                     uri: "/v1/admin/webhooks/\(only.id)/deliveries/evt_nope/resend", method: .post, headers: ServerTests.auth(app.secretKey)
                 )
                 #expect(missing.status == .notFound)
-                _ = store
             }
         }
     }

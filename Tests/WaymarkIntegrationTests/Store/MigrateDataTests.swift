@@ -65,11 +65,12 @@ struct MigrateDataTests {
                 ], at: t0, limit: 50)
             _ = try await store.updateProgress(app: app, user: "u1", at: t0) { _ in #"{"tips":{"tip é":{"shown":2,"finished":"closed"}}}"# }
             // An endpoint mid-rotation and a notice on its way.
-            try await store.createWebhookEndpoint(
+            _ = try await store.createWebhookEndpoint(
                 WebhookEndpoint(
                     id: "whe-\(app)", app: app, url: "https://\(app).example/hooks", types: ["credit.granted", "user.erased"],
                     secret: "s-new",
                     previousSecret: "s-old", previousUntil: t0 + 3600, createdAt: t0),
+                limit: 10,
                 audit: AuditEntry(app: app, actor: .cli, at: t0, action: .webhookCreate, object: "webhook", before: nil, after: nil))
             _ = try await store.claim(Grant(id: "g2-\(app)", app: app, user: "u2", tour: "tour", page: "p", credits: 1, grantedAt: t0)) {
                 _ in

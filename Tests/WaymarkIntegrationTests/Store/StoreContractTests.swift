@@ -746,14 +746,34 @@ import WaymarkTestSupport
         try await kind.with { store, _ in
             for app in ["a", "b"] { try await Self.makeApp(app, in: store) }
             let audit = AuditEntry(app: "a", actor: .cli, at: Self.t0, action: .webhookCreate, object: "webhook", before: nil, after: nil)
-            try await store.createWebhookEndpoint(
-                WebhookEndpoint(id: "all", app: "a", url: "https://a.example/all", types: [], secret: "s1", createdAt: Self.t0),
-                audit: audit)
-            try await store.createWebhookEndpoint(
-                WebhookEndpoint(
-                    id: "grants", app: "a", url: "https://a.example/grants", types: ["credit.granted"], secret: "s2", createdAt: Self.t0 + 1
-                ),
-                audit: audit)
+            #expect(
+                try await store.createWebhookEndpoint(
+                    WebhookEndpoint(id: "all", app: "a", url: "https://a.example/all", types: [], secret: "s1", createdAt: Self.t0),
+                    limit: 2, audit: audit))
+            #expect(
+                try await store.createWebhookEndpoint(
+                    WebhookEndpoint(
+                        id: "grants", app: "a", url: "https://a.example/grants", types: ["credit.granted"], secret: "s2",
+                        createdAt: Self.t0 + 1),
+                    limit: 2, audit: audit))
+            let third = WebhookEndpoint(id: "third", app: "a", url: "https://a.example/3", types: [], secret: "s3", createdAt: Self.t0)
+            #expect(try await store.createWebhookEndpoint(third, limit: 2, audit: audit) == false, "the app has its two")
+            // Eight added to app b at once, three at most: the count is read where the insert is.
+            let added = try await withThrowingTaskGroup(of: Bool.self) { group in
+                for index in 0..<8 {
+                    group.addTask {
+                        try await store.createWebhookEndpoint(
+                            WebhookEndpoint(
+                                id: "b\(index)", app: "b", url: "https://b.example/", types: [], secret: "s", createdAt: Self.t0),
+                            limit: 3, audit: audit)
+                    }
+                }
+                return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+            }
+            #expect(added == 3)
+            for index in 0..<8 {
+                _ = try await store.deleteWebhookEndpoint(app: "b", endpoint: "b\(index)", audit: audit)
+            }
             #expect(try await store.webhookEndpoints(app: "a").map(\.id) == ["all", "grants"])
             #expect(try await store.webhookEndpoints(app: "b").isEmpty)
 
@@ -799,8 +819,9 @@ import WaymarkTestSupport
         try await kind.with { store, _ in
             try await Self.makeApp("a", in: store)
             let audit = AuditEntry(app: "a", actor: .cli, at: Self.t0, action: .webhookCreate, object: "webhook", before: nil, after: nil)
-            try await store.createWebhookEndpoint(
-                WebhookEndpoint(id: "e", app: "a", url: "https://a.example/", types: [], secret: "s1", createdAt: Self.t0), audit: audit)
+            _ = try await store.createWebhookEndpoint(
+                WebhookEndpoint(id: "e", app: "a", url: "https://a.example/", types: [], secret: "s1", createdAt: Self.t0), limit: 10,
+                audit: audit)
             for offset in 0..<30 {
                 _ = try await store.publish(
                     app: "a", document: "tips: []", at: Self.t0, note: nil, audit: { _ in [] },

@@ -127,12 +127,14 @@ class HelpTests(BrowserTest):
         self.assertIsNone(self.visible(PANEL), "the help closes for the tour")
 
     def test_a_page_may_place_its_own_help_button(self):
-        # The page's link is there from the start, as a page's own markup would be.
+        # The page's link is there from the start, as a page's own markup would be. It sits in the
+        # header, in view: reaching one below the fold would scroll, and a scroll shows the search
+        # tip, which brings its own anchor at the top back into view under the finger.
         self.driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": """
             document.addEventListener('DOMContentLoaded', () => {
               const link = document.createElement('a');
               link.href = '#help'; link.id = 'own-help'; link.dataset.waymarkHelp = ''; link.textContent = 'Need help?';
-              document.querySelector('footer').append(link);
+              document.querySelector('header nav').append(link);
             });"""})
         self.driver.get(f"{test_demo_shop.demo.url}/demo/?user=help-own")
         self.wait_for(lambda d: d.execute_script("return document.documentElement.dataset.waymarkReady === 'true'"), "the shop")

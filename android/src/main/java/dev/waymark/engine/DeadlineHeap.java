@@ -2,9 +2,11 @@ package dev.waymark.engine;
 
 /**
  * The moments at which something changes by time alone (a window closing, a display time running
- * out), as a binary min-heap of (time, id) in two arrays: pushing and popping allocate nothing
- * once the arrays have grown. Entries are never removed early; an entry whose id has since moved
- * to another time is stale, and its owner skips it when it comes to the top.
+ * out), as a 4-ary min-heap of (time, id) in two arrays: half the levels of a binary heap, and a
+ * node's four children side by side in memory. Entries move into a hole rather than being swapped.
+ * Pushing and popping allocate nothing once the arrays have grown. Entries are never removed
+ * early; an entry whose id has since moved to another time is stale, and its owner skips it when
+ * it comes to the top.
  */
 final class DeadlineHeap {
     private long[] times = new long[64];
@@ -28,7 +30,7 @@ final class DeadlineHeap {
         }
         int at = size++;
         while (at > 0) {
-            int parent = (at - 1) >>> 1;
+            int parent = (at - 1) >>> 2;
             if (times[parent] <= time) break;
             times[at] = times[parent];
             ids[at] = ids[parent];
@@ -45,13 +47,21 @@ final class DeadlineHeap {
         int id = ids[size];
         int at = 0;
         while (true) {
-            int child = 2 * at + 1;
-            if (child >= size) break;
-            if (child + 1 < size && times[child + 1] < times[child]) child += 1;
-            if (times[child] >= time) break;
-            times[at] = times[child];
-            ids[at] = ids[child];
-            at = child;
+            int first = 4 * at + 1;
+            if (first >= size) break;
+            int least = first;
+            long leastTime = times[first];
+            int end = Math.min(first + 4, size);
+            for (int child = first + 1; child < end; child++) {
+                if (times[child] < leastTime) {
+                    least = child;
+                    leastTime = times[child];
+                }
+            }
+            if (leastTime >= time) break;
+            times[at] = leastTime;
+            ids[at] = ids[least];
+            at = least;
         }
         times[at] = time;
         ids[at] = id;

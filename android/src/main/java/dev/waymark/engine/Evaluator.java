@@ -35,7 +35,11 @@ public final class Evaluator {
     private final Map<String, Object> context = new HashMap<String, Object>();
     private final Map<String, Term> terms = new LinkedHashMap<String, Term>();
     private Term[] byId = NO_TERMS;
-    /** By event name: the name as the rules spell it (one object, compared by identity) and the terms listening for it. */
+    /**
+     * By event name: the terms listening for it whatever the target, each of the name's targets
+     * with the terms listening for that target alone, and the name as the rules spell it (one
+     * object, compared by identity).
+     */
     private final Map<String, Listening> listeners = new HashMap<String, Listening>();
     /** Every name and target the rules' patterns spell, each as one object, so that patterns compare them by identity. */
     private final Map<String, String> spellings = new HashMap<String, String>();
@@ -63,11 +67,9 @@ public final class Evaluator {
 
     Evaluator(List<Rule> rules, JSONObject snapshot, boolean tracksChanges) {
         this.tracksChanges = tracksChanges;
-        Map<String, List<Term>> byName = new HashMap<String, List<Term>>();
         Map<String, List<Term>> byPath = new HashMap<String, List<Term>>();
         Map<Term, List<Integer>> rulesOf = new LinkedHashMap<Term, List<Integer>>();
-        for (int index = 0; index < rules.size(); index++) this.rules.add(compile(rules.get(index), index, byName, byPath, rulesOf));
-        for (String name : byName.keySet()) listeners.put(name, new Listening(spell(name)));
+        for (int index = 0; index < rules.size(); index++) this.rules.add(compile(rules.get(index), index, byPath, rulesOf));
         for (Map.Entry<String, List<Term>> entry : byPath.entrySet()) readers.put(entry.getKey(), entry.getValue().toArray(NO_TERMS));
         byId = terms.values().toArray(NO_TERMS);
         for (Map.Entry<Term, List<Integer>> entry : rulesOf.entrySet()) {
@@ -78,8 +80,11 @@ public final class Evaluator {
         }
         if (snapshot != null) restore(snapshot);
         for (Term term : byId) {
-            if (term.listensToAll()) {
-                for (String name : term.eventNames()) listeners.get(name).add(term);
+            if (term.listensToAll) {
+                for (Pattern stage : ((Sequence) term).stages) {
+                    Listening all = listening(stage.name, null);
+                    if (all.indexOf(term) < 0) all.add(term);
+                }
             } else {
                 listen(term);
             }
@@ -121,23 +126,54 @@ public final class Evaluator {
         Map<String, ?> props = properties == null ? Collections.<String, Object>emptyMap() : properties;
         // A target no pattern spells matches only patterns without one: null here, as no pattern's target is null.
         String spelled = target == null ? null : spellings.get(target);
-        // Backwards: a term that stops listening here is swapped with the last, which was seen already.
+        // A term that moves from one of the two lists to the other is not visited again: the
+        // untargeted list is visited only up to where it ended before.
+        int untargeted = listening.count;
+        if (spelled != null) {
+            for (Listening forTarget : listening.targets) {
+                if (forTarget.target == spelled) {
+                    visit(forTarget, forTarget.count, listening.name, spelled, props, t);
+                    break;
+                }
+            }
+        }
+        visit(listening, untargeted, listening.name, spelled, props, t);
+    }
+
+    /**
+     * Gives an event to the first {@code count} terms of a list. Backwards: a term that stops
+     * listening here is swapped with the last, which was seen already (or came after the event).
+     */
+    private void visit(Listening listening, int count, String name, String target, Map<String, ?> props, long t) {
         Term[] list = listening.terms;
-        for (int k = listening.count - 1; k >= 0; k--) {
+        for (int k = count - 1; k >= 0; k--) {
             Term term = list[k];
-            if (!term.record(listening.name, spelled, props, t)) continue;
+            if (!term.record(name, target, props, t)) continue;
             refresh(term);
-            if (!term.listensToAll()) listen(term);
+            if (!term.listensToAll) listen(term);
         }
     }
 
-    /** Puts a term that listens for one name at a time in the list of the name it now waits for, or in none. */
+    /** Puts a term that listens for one pattern at a time in the list of the pattern it now waits for, or in none. */
     private void listen(Term term) {
-        String wanted = term.listeningFor();
+        Listening wanted = term.listeningFor();
         Listening now = term.home;
-        if (now != null && now.name == wanted) return;
+        if (now == wanted) return;
         if (now != null) now.remove(term);
-        if (wanted != null) listeners.get(wanted).add(term);
+        if (wanted != null) wanted.add(term);
+    }
+
+    /** The list of the terms listening for this name and target (null: whatever the target), made when first asked for. */
+    Listening listening(String name, String target) {
+        Listening all = listeners.get(name);
+        if (all == null) listeners.put(name, all = new Listening(spell(name), null));
+        if (target == null) return all;
+        String spelled = spell(target);
+        for (Listening forTarget : all.targets) if (forTarget.target == spelled) return forTarget;
+        Listening forTarget = new Listening(all.name, spelled);
+        all.targets = Arrays.copyOf(all.targets, all.targets.length + 1);
+        all.targets[all.targets.length - 1] = forTarget;
+        return forTarget;
     }
 
     /** The one object of this spelling the patterns use. */
@@ -149,21 +185,36 @@ public final class Evaluator {
     }
 
     /**
-     * The terms listening for one event name. A term that waits for one name at a time (an
-     * occurrence or count that can still change, an unwindowed chain at its stage) is in one list
-     * at most and knows its place, so that it leaves in constant time; a windowed chain listens
-     * for all its names.
+     * The terms listening for one event name, with any target or with one. A term that waits for
+     * one pattern at a time (an occurrence or count that can still change, an unwindowed chain at
+     * its stage) is in the list of its name and target at most, and knows its place there, so that
+     * it leaves in constant time; an event with another target never reaches it. A windowed chain
+     * listens for all its names, whatever the target.
      */
     static final class Listening {
+        private static final Listening[] NONE = new Listening[0];
+
         final String name;
+        /** The one target of this list's terms, or null for any. */
+        final String target;
+        /** On a name's list for any target: the name's lists for one target each. */
+        Listening[] targets = NONE;
         Term[] terms = NO_TERMS;
         int count;
 
-        Listening(String name) { this.name = name; }
+        Listening(String name, String target) {
+            this.name = name;
+            this.target = target;
+        }
+
+        int indexOf(Term term) {
+            for (int i = 0; i < count; i++) if (terms[i] == term) return i;
+            return -1;
+        }
 
         void add(Term term) {
             if (count == terms.length) terms = Arrays.copyOf(terms, Math.max(4, count * 2));
-            if (!term.listensToAll()) {
+            if (!term.listensToAll) {
                 term.home = this;
                 term.slot = count;
             }
@@ -302,14 +353,13 @@ public final class Evaluator {
 
     // MARK: Compiling
 
-    private Node compile(Rule rule, int index, Map<String, List<Term>> byName, Map<String, List<Term>> byPath,
-        Map<Term, List<Integer>> rulesOf) {
+    private Node compile(Rule rule, int index, Map<String, List<Term>> byPath, Map<Term, List<Integer>> rulesOf) {
         if (rule instanceof Rule.Const) return ((Rule.Const) rule).value ? Node.TRUE : Node.FALSE;
-        if (rule instanceof Rule.Not) return new Node.Not(compile(((Rule.Not) rule).operand, index, byName, byPath, rulesOf));
+        if (rule instanceof Rule.Not) return new Node.Not(compile(((Rule.Not) rule).operand, index, byPath, rulesOf));
         if (rule instanceof Rule.Junction) {
             List<Rule> operands = ((Rule.Junction) rule).operands;
             Node[] nodes = new Node[operands.size()];
-            for (int i = 0; i < nodes.length; i++) nodes[i] = compile(operands.get(i), index, byName, byPath, rulesOf);
+            for (int i = 0; i < nodes.length; i++) nodes[i] = compile(operands.get(i), index, byPath, rulesOf);
             return new Node.Junction(((Rule.Junction) rule).isAnd, nodes);
         }
         String key = rule.toString();
@@ -318,7 +368,6 @@ public final class Evaluator {
             term = Term.of(rule, this);
             term.id = terms.size();
             terms.put(key, term);
-            for (String name : term.eventNames()) add(byName, name, term);
             if (term instanceof Comparison) add(byPath, ((Comparison) term).path, term);
             rulesOf.put(term, new ArrayList<Integer>());
         }
@@ -378,6 +427,16 @@ public final class Evaluator {
 
     /** An occurrence, a sequence, a count or a comparison, with the state and the value it keeps. */
     abstract static class Term extends Node {
+        // What kind of term it is, so that the hot paths (record, compute, nextChange) dispatch by
+        // a switch over final classes, which the JIT inlines, instead of a virtual call over four.
+        static final int OCCURRENCE = 0;
+        static final int SEQUENCE = 1;
+        static final int COUNT = 2;
+        static final int COMPARISON = 3;
+
+        final int kind;
+        /** Whether it listens for every name of its patterns at once (a windowed chain). */
+        final boolean listensToAll;
         int id;
         /** The rules it is in, by index. */
         int[] rules;
@@ -388,11 +447,13 @@ public final class Evaluator {
         Listening home;
         int slot;
 
-        /** Whether it listens for every name of its patterns at once (a windowed chain). */
-        boolean listensToAll() { return false; }
+        Term(int kind, boolean listensToAll) {
+            this.kind = kind;
+            this.listensToAll = listensToAll;
+        }
 
-        /** The one name it waits for now, in the evaluator's spelling, or null when no event can change it any more. */
-        String listeningFor() { return null; }
+        /** The list of the one pattern it waits for now, or null when no event can change it any more (or it listens to all). */
+        Listening listeningFor() { return null; }
 
         static Term of(Rule rule, Evaluator evaluator) {
             if (rule instanceof Rule.Sequence) {
@@ -408,23 +469,38 @@ public final class Evaluator {
 
         @Override final boolean evaluate() { return value; }
 
-        List<String> eventNames() { return Collections.emptyList(); }
-
         /** Takes an event in; whether its state changed. */
-        boolean record(String name, String target, Map<String, ?> props, long time) { return false; }
+        final boolean record(String name, String target, Map<String, ?> props, long time) {
+            switch (kind) {
+                case OCCURRENCE: return ((Occurrence) this).take(name, target, props, time);
+                case COUNT: return ((Count) this).take(name, target, props, time);
+                case SEQUENCE: return ((Sequence) this).take(name, target, props, time);
+                default: return false;
+            }
+        }
 
         /** Computes the value from the state at the evaluator's time; whether it changed. */
         final boolean refresh(Evaluator evaluator) {
-            boolean next = compute(evaluator);
+            boolean next;
+            switch (kind) {
+                case OCCURRENCE: next = ((Occurrence) this).compute(evaluator.clock()); break;
+                case COUNT: next = ((Count) this).compute(evaluator.clock()); break;
+                case SEQUENCE: next = ((Sequence) this).done; break;
+                default: next = ((Comparison) this).compute(evaluator);
+            }
             if (next == value) return false;
             value = next;
             return true;
         }
 
-        abstract boolean compute(Evaluator evaluator);
-
         /** The next moment after {@code now} when the value can change by time alone, or Long.MAX_VALUE. */
-        long nextChange(long now) { return Long.MAX_VALUE; }
+        final long nextChange(long now) {
+            switch (kind) {
+                case OCCURRENCE: return ((Occurrence) this).changesAt(now);
+                case COUNT: return ((Count) this).changesAt(now);
+                default: return Long.MAX_VALUE;
+            }
+        }
 
         /** The state, as JSON. */
         JSONObject save() { return new JSONObject(); }
@@ -458,10 +534,13 @@ public final class Evaluator {
         final String name;
         final String target;
         final Rule.PropertyTest[] where;
+        /** The evaluator's list of the terms waiting for this name and target. */
+        final Listening listening;
 
         Pattern(Rule.EventPattern event, Evaluator evaluator) {
-            name = evaluator.spell(event.name);
-            target = event.target == null ? null : evaluator.spell(event.target);
+            listening = evaluator.listening(event.name, event.target);
+            name = listening.name;
+            target = listening.target;
             where = event.where == null ? null : event.where.toArray(new Rule.PropertyTest[0]);
         }
     }
@@ -471,32 +550,33 @@ public final class Evaluator {
         final String name;
         final String target;
         final Rule.PropertyTest[] where;
+        final Listening listening;
         final long window;
         long last = NONE;
 
         Occurrence(Pattern pattern, long window) {
+            super(OCCURRENCE, false);
             this.name = pattern.name;
             this.target = pattern.target;
             this.where = pattern.where;
+            this.listening = pattern.listening;
             this.window = window;
         }
 
-        @Override List<String> eventNames() { return Collections.singletonList(name); }
-
         /** Without a window, once seen it is true for good. */
-        @Override String listeningFor() { return window >= 0 || last == NONE ? name : null; }
+        @Override Listening listeningFor() { return window >= 0 || last == NONE ? listening : null; }
 
-        @Override boolean record(String name, String target, Map<String, ?> props, long time) {
+        boolean take(String name, String target, Map<String, ?> props, long time) {
             if (!matches(this.name, this.target, where, name, target, props)) return false;
             last = time;
             return true;
         }
 
-        @Override boolean compute(Evaluator evaluator) {
-            return last != NONE && (window < 0 || evaluator.clock() - last <= window);
+        boolean compute(long now) {
+            return last != NONE && (window < 0 || now - last <= window);
         }
 
-        @Override long nextChange(long now) {
+        long changesAt(long now) {
             return window >= 0 && last != NONE && last + window + 1 > now ? last + window + 1 : Long.MAX_VALUE;
         }
 
@@ -513,29 +593,22 @@ public final class Evaluator {
         boolean done;
 
         Sequence(List<Pattern> stages, long window) {
+            super(SEQUENCE, window >= 0);
             this.stages = stages.toArray(new Pattern[0]);
             this.window = window;
             this.starts = new long[stages.size() - 1];
             Arrays.fill(starts, NONE);
         }
 
-        @Override List<String> eventNames() {
-            List<String> names = new ArrayList<String>();
-            for (Pattern stage : stages) if (!names.contains(stage.name)) names.add(stage.name);
-            return names;
-        }
-
-        @Override boolean listensToAll() { return window >= 0; }
-
-        /** Without a window: the name of the stage it waits for; with one, all its names (see {@link #listensToAll()}). */
-        @Override String listeningFor() {
-            if (done) return null;
+        /** Without a window: the list of the stage it waits for (with one it listens for all its names, see {@link #listensToAll}). */
+        @Override Listening listeningFor() {
+            if (done || listensToAll) return null;
             int reached = 0;
             while (reached < starts.length && starts[reached] != NONE) reached += 1;
-            return stages[reached].name;
+            return stages[reached].listening;
         }
 
-        @Override boolean record(String name, String target, Map<String, ?> props, long time) {
+        boolean take(String name, String target, Map<String, ?> props, long time) {
             if (done) return false;
             if (window < 0) return advanceUnwindowed(name, target, props, time);
             boolean changed = false;
@@ -580,8 +653,6 @@ public final class Evaluator {
             return true;
         }
 
-        @Override boolean compute(Evaluator evaluator) { return done; }
-
         @Override JSONObject save() {
             JSONArray saved = new JSONArray();
             for (long start : starts) saved.put(timeJSON(start));
@@ -599,6 +670,7 @@ public final class Evaluator {
         final String name;
         final String target;
         final Rule.PropertyTest[] where;
+        final Listening listening;
         final int op;
         final int threshold;
         final long window;
@@ -613,21 +685,21 @@ public final class Evaluator {
         int size;
 
         Count(Rule.Count rule, Pattern pattern) {
+            super(COUNT, false);
             this.name = pattern.name;
             this.target = pattern.target;
             this.where = pattern.where;
+            this.listening = pattern.listening;
             this.op = Values.operator(rule.cmp);
             this.threshold = rule.value;
             this.window = Rule.windowMillis(rule.within);
             this.times = window < 0 ? null : new long[rule.value + 1];
         }
 
-        @Override List<String> eventNames() { return Collections.singletonList(name); }
-
         /** Without a window, a count past its threshold no longer changes. */
-        @Override String listeningFor() { return times != null || count <= threshold ? name : null; }
+        @Override Listening listeningFor() { return times != null || count <= threshold ? listening : null; }
 
-        @Override boolean record(String name, String target, Map<String, ?> props, long time) {
+        boolean take(String name, String target, Map<String, ?> props, long time) {
             if (!matches(this.name, this.target, where, name, target, props)) return false;
             if (times == null) {
                 if (count > threshold) return false;
@@ -642,10 +714,9 @@ public final class Evaluator {
             return true;
         }
 
-        @Override boolean compute(Evaluator evaluator) {
+        boolean compute(long now) {
             int n = count;
             if (times != null) {
-                long now = evaluator.clock();
                 while (size > 0 && now - times[head] > window) {
                     head = (head + 1) % times.length;
                     size -= 1;
@@ -655,7 +726,7 @@ public final class Evaluator {
             return Values.holds(op, n == threshold ? 0 : n < threshold ? -1 : 1);
         }
 
-        @Override long nextChange(long now) {
+        long changesAt(long now) {
             if (times == null || size == 0) return Long.MAX_VALUE;
             long change = times[head] + window + 1;
             return change > now ? change : Long.MAX_VALUE;
@@ -685,10 +756,11 @@ public final class Evaluator {
         final Rule.Test test;
 
         Comparison(Rule.Comparison rule) {
+            super(COMPARISON, false);
             this.path = rule.path;
             this.test = rule.test;
         }
 
-        @Override boolean compute(Evaluator evaluator) { return test.passes(evaluator.contextValue(path)); }
+        boolean compute(Evaluator evaluator) { return test.passes(evaluator.contextValue(path)); }
     }
 }

@@ -43,7 +43,7 @@ final class Transport {
         }
     }
 
-    private final String server;
+    final String server;
     private final String key;
     private final int connectTimeout;
     private final int readTimeout;

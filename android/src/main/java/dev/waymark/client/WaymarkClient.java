@@ -5,13 +5,17 @@ import dev.waymark.engine.Evaluator;
 import dev.waymark.rules.Rule;
 import dev.waymark.rules.Values;
 import java.io.File;
+import java.nio.charset.StandardCharsets;
+import java.text.BreakIterator;
 import java.io.UnsupportedEncodingException;
 import java.net.URLEncoder;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.Iterator;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -48,13 +52,19 @@ import org.json.JSONObject;
  *       every {@link Options#flushInterval} ms or as soon as a batch is full, with exponential
  *       backoff after failures. Each has a time-ordered id made once, so a retried upload is
  *       stored once.
- *   <li>The engine's state and the credits claimed are kept in files as well.
+ *   <li>The engine's state, the tour triggers' and checklists' progress and the credits claimed
+ *       are kept in files as well; {@link #syncProgress()} shares progress with the user's other
+ *       devices.
+ *   <li>Surveys ({@link #answer}), buttons ({@link #press}), hotspots, narration, checklists
+ *       ({@link #checklists()}) and the help launcher ({@link #helpOpened}, {@link #searchHelp})
+ *       send the events the server's analytics and the rules read.
  * </ul>
  *
- * <p>Calls that change what shows ({@link #record}, {@link #close}, {@link #setContainer},
- * {@link #setContext}) are quick and may come from the main thread. {@link #refresh()},
- * {@link #flush()}, {@link #claim} and {@link #identify} wait for the network: call them from a
- * background thread. Every method is thread-safe.
+ * <p>Calls that change what shows ({@link #record}, {@link #close}, {@link #press}, {@link #answer},
+ * {@link #setContainer}, {@link #setContext}) are quick and may come from the main thread.
+ * {@link #refresh()}, {@link #flush()}, {@link #claim}, {@link #claimChecklist}, {@link #identify}
+ * and {@link #syncProgress()} wait for the network: call them from a background thread. Every
+ * method is thread-safe.
  */
 public final class WaymarkClient {
     /** The app's drawing of tips: told to show, pause, resume and hide each one, with its content. */
@@ -70,90 +80,6 @@ public final class WaymarkClient {
 
         /** Its container is back: show the tip again. */
         void resume(DeliveredTip tip, Engine.Command command);
-    }
-
-    /** A tip as the catalog delivered it for this device: where it goes, how it looks, what it says. */
-    public static final class DeliveredTip {
-        public final String id;
-        public final String container;
-        /** The element it points at, or null. */
-        public final String anchor;
-        /** tooltip, spotlight, pointer, banner or modal. */
-        public final String renderer;
-        /** The pointer's gesture (tap, swipe...), or null. */
-        public final String gesture;
-        /** The locale the text is in. */
-        public final String locale;
-        public final String title;
-        /** Sanitized HTML: paragraphs, emphasis, links, lists. */
-        public final String html;
-        /** The narration's URL (absolute, or a path on the server), or null. */
-        public final String narration;
-        /** Everything the catalog says of the tip (survey, actions, variant...). */
-        public final JSONObject json;
-
-        DeliveredTip(JSONObject json) {
-            this.json = json;
-            id = json.optString("id");
-            container = json.optString("container");
-            anchor = optText(json, "anchor");
-            renderer = json.optString("renderer", "tooltip");
-            gesture = optText(json, "gesture");
-            JSONObject content = json.optJSONObject("content");
-            locale = content != null ? content.optString("locale", "default") : "default";
-            title = content != null ? content.optString("title", "") : "";
-            html = content != null ? content.optString("html", "") : "";
-            JSONObject narrationJSON = content != null ? content.optJSONObject("narration") : null;
-            narration = narrationJSON != null ? optText(narrationJSON, "url") : null;
-        }
-    }
-
-    /** A guided tour as the catalog delivered it: its pages, each with its content, media and credit. */
-    public static final class DeliveredTour {
-        public final String id;
-        public final List<DeliveredPage> pages;
-        /** Everything the catalog says of the tour. */
-        public final JSONObject json;
-
-        DeliveredTour(JSONObject json) {
-            this.json = json;
-            id = json.optString("id");
-            List<DeliveredPage> read = new ArrayList<DeliveredPage>();
-            JSONArray list = json.optJSONArray("pages");
-            for (int i = 0; list != null && i < list.length(); i++) {
-                JSONObject page = list.optJSONObject(i);
-                if (page != null) read.add(new DeliveredPage(page));
-            }
-            pages = Collections.unmodifiableList(read);
-        }
-    }
-
-    /** One page of a tour. */
-    public static final class DeliveredPage {
-        public final String id;
-        public final String title;
-        /** Sanitized HTML. */
-        public final String html;
-        /** The narration's URL, or null. */
-        public final String narration;
-        /** The video or picture chosen for this device: its URL, or null. */
-        public final String media;
-        /** The credits reading it to the end earns (claimed with {@link WaymarkClient#claim}), or 0. */
-        public final int reward;
-        public final JSONObject json;
-
-        DeliveredPage(JSONObject json) {
-            this.json = json;
-            id = json.optString("id");
-            JSONObject content = json.optJSONObject("content");
-            title = content != null ? content.optString("title", "") : "";
-            html = content != null ? content.optString("html", "") : "";
-            JSONObject narrationJSON = content != null ? content.optJSONObject("narration") : null;
-            narration = narrationJSON != null ? optText(narrationJSON, "url") : null;
-            JSONObject mediaJSON = json.optJSONObject("media");
-            media = mediaJSON != null ? optText(mediaJSON, "url") : null;
-            reward = json.optInt("reward", 0);
-        }
     }
 
     /** Told when a tour's trigger holds: the app opens the tour at {@code page} (the furthest the user reached). */
@@ -215,6 +141,33 @@ public final class WaymarkClient {
          * one the user finished. Null: tours open only when the app opens them.
          */
         public TourOpener onTour;
+        /**
+         * A pressed button that leads out of Waymark (a route in the app, a web page, a tour), for
+         * the app to follow; called where the renderer is. Null: such buttons only send their event.
+         */
+        public ActionHandler onAction;
+    }
+
+    /** Follows a button that leads out of Waymark: opens the app's route, the web page or the tour. */
+    public interface ActionHandler {
+        void perform(ActionRequest request);
+    }
+
+    /** A pressed button that leads out of Waymark, and where it was: a tip, or a tour's page. */
+    public static final class ActionRequest {
+        public final DeliveredAction action;
+        /** The tip it was on, or null. */
+        public final String tip;
+        /** The tour and page it was on, or null. */
+        public final String tour;
+        public final String page;
+
+        ActionRequest(DeliveredAction action, String tip, String tour, String page) {
+            this.action = action;
+            this.tip = tip;
+            this.tour = tour;
+            this.page = page;
+        }
     }
 
     /** What {@link #flush()} uploaded. */
@@ -240,6 +193,12 @@ public final class WaymarkClient {
     private final KeptFile claimsFile;
     private final KeptFile tourFile;
     private final KeptFile triggerFile;
+    private final KeptFile checklistFile;
+    /** The catalog's checklists, their rules and the user's progress with them. */
+    private Checklists checklists;
+    /** Changes to what is shared with the user's other devices, and how many of them the server has. */
+    private long progressChanges;
+    private long progressShared;
     /** The tours that open by a trigger, in catalog order, and the evaluator of their triggers. */
     private List<DeliveredTour> triggeredTours = new ArrayList<DeliveredTour>();
     private Evaluator triggers;
@@ -293,6 +252,14 @@ public final class WaymarkClient {
         JSONObject keptTours = tourFile.load();
         tourProgress = keptTours != null ? keptTours : new JSONObject();
         makeTriggers(triggerFile.load());
+        checklistFile = new KeptFile(file("checklists.json"));
+        makeChecklists(checklistFile.load());
+    }
+
+    /** The checklists' run on the catalog's checklists, going on from what was kept. */
+    private void makeChecklists(JSONObject kept) {
+        checklists = new Checklists(catalog != null ? catalog.optJSONArray("checklists") : null, kept);
+        checklists.setContext(contextValues(), now());
     }
 
     /** The tour triggers' evaluator on the catalog's tours, going on from what it had seen. */
@@ -367,12 +334,8 @@ public final class WaymarkClient {
                 expiresAt);
         }
         Rule dismissal = json.has("dismissal") && !json.isNull("dismissal") ? Rule.fromJSON(json.opt("dismissal")) : null;
-        return new Engine.Tip(json.optString("id"), json.optString("container"), optText(json, "anchor"), Rule.fromJSON(json.opt("trigger")),
-            dismissal, json.optInt("priority", 0), optText(json, "group"), json.optInt("order", 0), read);
-    }
-
-    static String optText(JSONObject json, String key) {
-        return json.has(key) && !json.isNull(key) ? json.optString(key) : null;
+        return new Engine.Tip(json.optString("id"), json.optString("container"), Json.text(json, "anchor"), Rule.fromJSON(json.opt("trigger")),
+            dismissal, json.optInt("priority", 0), Json.text(json, "group"), json.optInt("order", 0), read);
     }
 
     /** The values rules read: device, app, locale, user id and the user's attributes. */
@@ -400,6 +363,7 @@ public final class WaymarkClient {
         }
         draw(showing);
         refresh();
+        syncQuietly();
         if (!options.background) return;
         synchronized (lock) {
             if (background != null) return;
@@ -423,6 +387,7 @@ public final class WaymarkClient {
             background = null;
             engineFile.save(engine.snapshot());
             triggerFile.save(triggers.snapshot());
+            checklistFile.save(checklists.kept());
         }
         queue.close();
     }
@@ -435,6 +400,11 @@ public final class WaymarkClient {
             try {
                 flush();
                 failedFlushes = 0;
+                boolean unshared;
+                synchronized (lock) {
+                    unshared = progressChanges != progressShared;
+                }
+                if (unshared) syncProgress();
             } catch (WaymarkException error) {
                 failedFlushes += 1;
                 next = retryDelay(failedFlushes);
@@ -485,16 +455,19 @@ public final class WaymarkClient {
      */
     public List<Engine.Command> record(String name, String target, Map<String, ?> properties) {
         List<Engine.Command> commands;
+        List<Checklists.Change> latched;
         long time = now();
         synchronized (lock) {
             commands = engine.record(name, target, time, properties);
             changed(commands);
             triggers.record(name, target, time, properties);
+            latched = checklists.record(name, target, properties, time);
         }
         enqueue(name, target, time, properties);
         deliver(commands);
+        List<Engine.Command> all = checklistsChanged(latched, commands);
         openDueTour();
-        return commands;
+        return all;
     }
 
     /** The user closed a tip. */
@@ -504,7 +477,6 @@ public final class WaymarkClient {
             commands = engine.close(tip, now());
             changed(commands);
         }
-        enqueue("tip_closed", tip, now(), null);
         deliver(commands);
         return commands;
     }
@@ -526,16 +498,19 @@ public final class WaymarkClient {
     /** Context values rules read ({@code cart.items}, {@code user.plan}); null removes one. */
     public List<Engine.Command> setContext(Map<String, ?> values) {
         List<Engine.Command> commands;
+        List<Checklists.Change> latched;
         synchronized (lock) {
             commands = engine.setContext(values, now());
             changed(commands);
             for (Map.Entry<String, ?> entry : new TreeMap<String, Object>(values).entrySet()) {
                 triggers.setContext(entry.getKey(), entry.getValue(), now());
             }
+            latched = checklists.setContext(values, now());
         }
         deliver(commands);
+        List<Engine.Command> all = checklistsChanged(latched, commands);
         openDueTour();
-        return commands;
+        return all;
     }
 
     // MARK: Tours
@@ -584,20 +559,30 @@ public final class WaymarkClient {
     public void tourProgressed(String tour, int page, boolean finished) {
         synchronized (lock) {
             if (finished && tour.equals(openTour)) openTour = null;
-            JSONObject before = tourProgress.optJSONObject(tour);
-            int furthest = Math.max(before != null ? before.optInt("page", 0) : 0, Math.max(page, 0));
-            boolean done = finished || (before != null && before.optBoolean("finished", false));
-            try {
-                tourProgress.put(tour, new JSONObject().put("page", furthest).put("finished", done));
-            } catch (JSONException cannotHappen) {
-                throw new IllegalStateException(cannotHappen);
+            if (mergeTour(tour, page, finished)) {
+                progressChanges += 1;
+                tourFile.save(tourProgress);
             }
-            tourFile.save(tourProgress);
         }
         openDueTour();
     }
 
-    /** Whether the user finished the tour (on this device). */
+    /** Takes a tour's progress in (the furthest page and whether finished, which only grow); whether it changed. */
+    private boolean mergeTour(String tour, int page, boolean finished) {
+        JSONObject before = tourProgress.optJSONObject(tour);
+        int was = before != null ? before.optInt("page", 0) : 0;
+        boolean wasFinished = before != null && before.optBoolean("finished", false);
+        int furthest = Math.max(was, Math.max(page, 0));
+        boolean done = finished || wasFinished;
+        if (before != null && furthest == was && done == wasFinished) return false;
+        JSONObject after = new JSONObject();
+        Json.put(after, "page", furthest);
+        Json.put(after, "finished", done);
+        Json.put(tourProgress, tour, after);
+        return true;
+    }
+
+    /** Whether the user finished the tour (here or, once synced, on another of their devices). */
     public boolean isTourFinished(String tour) {
         synchronized (lock) {
             JSONObject progress = tourProgress.optJSONObject(tour);
@@ -639,6 +624,7 @@ public final class WaymarkClient {
      * once when the client runs no background work. {@link #stop()} keeps it too.
      */
     private void changed(List<Engine.Command> commands) {
+        if (!commands.isEmpty()) progressChanges += 1;
         scheduleTimer();
         ScheduledExecutorService executor = background;
         if (executor == null) {
@@ -657,11 +643,23 @@ public final class WaymarkClient {
         }, 1, TimeUnit.SECONDS);
     }
 
-    /** Draws the commands and records the shows as events. */
+    /**
+     * Draws the commands and records what analytics count of them: {@code tip_shown},
+     * {@code tip_closed} and {@code tip_dismissed}, with the tip, its container and its variant.
+     */
     private void deliver(List<Engine.Command> commands) {
         draw(commands);
         for (Engine.Command command : commands) {
-            if (command.action.equals("show")) enqueue("tip_shown", command.tip, command.time, null);
+            String name;
+            if (command.action.equals("show")) name = "tip_shown";
+            else if (command.action.equals("hide") && "closed".equals(command.reason)) name = "tip_closed";
+            else if (command.action.equals("hide") && "dismissed".equals(command.reason)) name = "tip_dismissed";
+            else continue;
+            DeliveredTip tip = tip(command.tip);
+            Map<String, Object> properties = tip != null ? tipProperties(tip) : new HashMap<String, Object>();
+            properties.put("tip", command.tip);
+            properties.put("container", command.container);
+            enqueue(name, command.tip, command.time, properties);
         }
     }
 
@@ -719,6 +717,374 @@ public final class WaymarkClient {
                     // The timer retries with backoff.
                 }
             });
+        }
+    }
+
+    // MARK: Surveys, buttons, hotspots and narration
+
+    /**
+     * The user answered a survey tip: a score in its range and an optional comment, cut to the 512
+     * bytes an event property holds. Sent as {@code survey_answered}; a survey's default dismissal
+     * is that event, so the answer also hides it. Throws {@code not_a_survey} or {@code bad_score}.
+     */
+    public List<Engine.Command> answer(String survey, int score, String comment) throws WaymarkException {
+        DeliveredTip tip = tip(survey);
+        if (tip == null || tip.survey == null) throw new WaymarkException(0, "not_a_survey", "the catalog has no survey tip \"" + survey + "\"");
+        if (score < tip.survey.min || score > tip.survey.max) {
+            throw new WaymarkException(0, "bad_score", "a score of this survey is from " + tip.survey.min + " to " + tip.survey.max);
+        }
+        Map<String, Object> properties = tipProperties(tip);
+        // The score goes as text, as every SDK sends it: survey reports read it so.
+        properties.put("score", String.valueOf(score));
+        String text = comment != null ? comment.trim() : "";
+        if (!text.isEmpty()) properties.put("comment", prefix(text, 512));
+        return record("survey_answered", survey, properties);
+    }
+
+    /** The longest start of {@code text} that fits in {@code bytes} of UTF-8 without splitting a character as the user sees it. */
+    static String prefix(String text, int bytes) {
+        BreakIterator characters = BreakIterator.getCharacterInstance(Locale.ROOT);
+        characters.setText(text);
+        int end = 0;
+        int used = 0;
+        for (int next = characters.next(); next != BreakIterator.DONE; next = characters.next()) {
+            used += text.substring(end, next).getBytes(StandardCharsets.UTF_8).length;
+            if (used > bytes) break;
+            end = next;
+        }
+        return text.substring(0, end);
+    }
+
+    private static Map<String, Object> tipProperties(DeliveredTip tip) {
+        Map<String, Object> properties = new HashMap<String, Object>();
+        properties.put("tip", tip.id);
+        if (tip.variant != null) properties.put("variant", tip.variant);
+        return properties;
+    }
+
+    /**
+     * The user tapped a hotspot's marker open (a tip whose renderer is {@code hotspot}): sends
+     * {@code hotspot_opened} (target: the tip), which rules read and analytics count. The renderer
+     * then shows the tip beside its anchor; closing it is {@link #close}.
+     */
+    public List<Engine.Command> hotspotOpened(String tip) {
+        DeliveredTip delivered = tip(tip);
+        Map<String, Object> properties = delivered != null ? tipProperties(delivered) : new HashMap<String, Object>();
+        properties.put("tip", tip);
+        return record("hotspot_opened", tip, properties);
+    }
+
+    /**
+     * The user pressed one of a tip's buttons. Sends {@code tip_action} (target: the tip; {@code
+     * action}, {@code kind} and {@code to}), which the engine sees first, so a dismissal that reads
+     * it ({@code tip_action:track-order}) counts the tip as done; a tip still showing then closes.
+     * A button that leads out of Waymark goes to {@link Options#onAction}. Throws {@code not_an_action}.
+     */
+    public List<Engine.Command> press(String action, String tip) throws WaymarkException {
+        DeliveredTip delivered = tip(tip);
+        DeliveredAction pressed = delivered != null ? DeliveredAction.find(delivered.actions, action) : null;
+        if (pressed == null) throw new WaymarkException(0, "not_an_action", "tip \"" + tip + "\" has no button \"" + action + "\"");
+        Map<String, Object> properties = actionProperties(pressed);
+        properties.putAll(tipProperties(delivered));
+        List<Engine.Command> produced = new ArrayList<Engine.Command>(record("tip_action", tip, properties));
+        produced.addAll(close(tip));
+        perform(new ActionRequest(pressed, tip, null, null));
+        return produced;
+    }
+
+    /**
+     * The user pressed one of a tour page's buttons. Sends {@code tour_action} (target: the tour;
+     * the {@code page}, {@code action}, {@code kind} and {@code to}) and hands a button that leads
+     * out of Waymark to {@link Options#onAction}; the app's tour panel does {@code next} and
+     * {@code dismiss} itself. Answers the button; throws {@code not_an_action}.
+     */
+    public DeliveredAction press(String action, String tour, String page) throws WaymarkException {
+        DeliveredTour delivered = tour(tour);
+        DeliveredPage onPage = delivered != null ? delivered.page(page) : null;
+        DeliveredAction pressed = onPage != null ? DeliveredAction.find(onPage.actions, action) : null;
+        if (pressed == null) {
+            throw new WaymarkException(0, "not_an_action", "page \"" + page + "\" of tour \"" + tour + "\" has no button \"" + action + "\"");
+        }
+        Map<String, Object> properties = actionProperties(pressed);
+        properties.put("tour", tour);
+        properties.put("page", page);
+        record("tour_action", tour, properties);
+        perform(new ActionRequest(pressed, null, tour, page));
+        return pressed;
+    }
+
+    private static Map<String, Object> actionProperties(DeliveredAction action) {
+        Map<String, Object> properties = new HashMap<String, Object>();
+        properties.put("action", action.id);
+        properties.put("kind", action.kind);
+        if (action.to != null) properties.put("to", action.to);
+        return properties;
+    }
+
+    private void perform(final ActionRequest request) {
+        final ActionHandler handler = options.onAction;
+        if (handler == null || !request.action.leavesWaymark()) return;
+        Runnable perform = () -> handler.perform(request);
+        if (options.rendererExecutor != null) options.rendererExecutor.execute(perform);
+        else perform.run();
+    }
+
+    /** The narration of a tip in the content the catalog chose for this device, or null. */
+    public Narration narration(String tip) {
+        DeliveredTip delivered = tip(tip);
+        return delivered != null ? Narration.of(delivered.content, transport.server) : null;
+    }
+
+    /** The narration of a tour page, or null. */
+    public Narration narration(String tour, String page) {
+        DeliveredPage onPage = page(tour, page);
+        return onPage != null ? Narration.of(onPage.content, transport.server) : null;
+    }
+
+    /** The user started a tip's narration from its beginning: {@code narration_played}, as waymark.js sends it. */
+    public void narrationPlayed(String tip) { recordNarration("narration_played", tip); }
+
+    /** The user heard a tip's narration to its end: {@code narration_completed}. */
+    public void narrationCompleted(String tip) { recordNarration("narration_completed", tip); }
+
+    /** The same for a tour page's narration. */
+    public void narrationPlayed(String tour, String page) { recordNarration("narration_played", tour, page); }
+
+    /** The same for a tour page's narration heard to its end. */
+    public void narrationCompleted(String tour, String page) { recordNarration("narration_completed", tour, page); }
+
+    private void recordNarration(String name, String tip) {
+        DeliveredTip delivered = tip(tip);
+        if (delivered != null) record(name, tip, narrationProperties(delivered.content));
+    }
+
+    private void recordNarration(String name, String tour, String page) {
+        DeliveredPage onPage = page(tour, page);
+        if (onPage == null) return;
+        Map<String, Object> properties = narrationProperties(onPage.content);
+        properties.put("tour", tour);
+        properties.put("page", page);
+        record(name, page, properties);
+    }
+
+    private static Map<String, Object> narrationProperties(DeliveredContent content) {
+        Map<String, Object> properties = new HashMap<String, Object>();
+        properties.put("contentLocale", content.locale);
+        properties.put("source", content.narrationSource);
+        return properties;
+    }
+
+    private DeliveredPage page(String tour, String page) {
+        DeliveredTour delivered = tour(tour);
+        return delivered != null ? delivered.page(page) : null;
+    }
+
+    // MARK: Checklists
+
+    /**
+     * The catalog's checklists with the user's progress, for the app to draw (a launcher with the
+     * count done, a panel of the items): each item is done once its rule holds and stays done. The
+     * client sends {@code checklist_item_done} (target: the checklist; property {@code item}) and
+     * {@code checklist_completed} as they happen, which rules read; claim a completed checklist's
+     * credits with {@link #claimChecklist}.
+     */
+    public List<ChecklistStatus> checklists() {
+        synchronized (lock) {
+            return checklists.statuses();
+        }
+    }
+
+    /** The user opened a checklist's panel: sends {@code checklist_opened}, which analytics count. */
+    public void checklistOpened(String checklist) {
+        Map<String, Object> properties = new HashMap<String, Object>();
+        properties.put("checklist", checklist);
+        enqueue("checklist_opened", checklist, now(), properties);
+    }
+
+    /** Sends what the rules latched, as events the rules read too, and keeps the progress; answers {@code commands} and what those events caused. */
+    private List<Engine.Command> checklistsChanged(List<Checklists.Change> changes, List<Engine.Command> commands) {
+        if (changes.isEmpty()) return commands;
+        List<Engine.Command> all = new ArrayList<Engine.Command>(commands);
+        for (Checklists.Change change : changes) {
+            Map<String, Object> properties = new HashMap<String, Object>();
+            properties.put("checklist", change.checklist);
+            if (change.item != null) properties.put("item", change.item);
+            else if (change.seconds != null) properties.put("seconds", change.seconds);
+            all.addAll(record(change.item != null ? "checklist_item_done" : "checklist_completed", change.checklist, properties));
+        }
+        synchronized (lock) {
+            progressChanges += 1;
+            checklistFile.save(checklists.kept());
+        }
+        return all;
+    }
+
+    // MARK: Help
+
+    /**
+     * What the help launcher lists on {@code screen} (as {@code screen:NAME} names it; null for
+     * none): the articles that belong to it first, then the others; the tours and the checklists
+     * that belong to it or to every screen. Sends {@code help_opened}.
+     */
+    public HelpResults helpOpened(String screen) {
+        Map<String, Object> properties = new HashMap<String, Object>();
+        properties.put("screen", screen != null ? screen : "home");
+        enqueue("help_opened", null, now(), properties);
+        return listing(screen);
+    }
+
+    /**
+     * What a search of the help finds ({@link HelpSearch}), and sends {@code help_searched} with the
+     * query (folded, at most 100 characters), the number found and the screen: a search that finds
+     * nothing is what the console lists as help people looked for and did not find. Call it when
+     * the user stops typing or submits, not on every key.
+     */
+    public HelpResults searchHelp(String query, String screen) {
+        String folded = HelpSearch.fold(query);
+        if (folded.length() > 100) folded = folded.substring(0, Character.isLowSurrogate(folded.charAt(100)) ? 99 : 100);
+        if (folded.isEmpty()) return listing(screen);
+        List<DeliveredArticle> articles = new ArrayList<DeliveredArticle>();
+        for (DeliveredArticle article : articles()) if (HelpSearch.matches(HelpSearch.text(article), folded)) articles.add(article);
+        List<DeliveredTour> tours = new ArrayList<DeliveredTour>();
+        for (DeliveredTour tour : tours()) if (HelpSearch.matches(HelpSearch.fold(tour.title()), folded)) tours.add(tour);
+        List<DeliveredChecklist> found = new ArrayList<DeliveredChecklist>();
+        for (DeliveredChecklist checklist : deliveredChecklists()) {
+            if (HelpSearch.matches(HelpSearch.fold(checklist.content.title), folded)) found.add(checklist);
+        }
+        HelpResults results = new HelpResults(Collections.unmodifiableList(articles), 0, Collections.unmodifiableList(tours),
+            Collections.unmodifiableList(found));
+        Map<String, Object> properties = new HashMap<String, Object>();
+        properties.put("query", folded);
+        properties.put("screen", screen != null ? screen : "home");
+        properties.put("results", results.count());
+        enqueue("help_searched", null, now(), properties);
+        return results;
+    }
+
+    /** The user opened an article: sends {@code article_opened} (target: the article). */
+    public void articleOpened(String article) {
+        Map<String, Object> properties = new HashMap<String, Object>();
+        properties.put("article", article);
+        enqueue("article_opened", article, now(), properties);
+    }
+
+    /** Every article, the screen's first; the tours and checklists of the screen or of every screen. */
+    private HelpResults listing(String screen) {
+        List<DeliveredArticle> articles = new ArrayList<DeliveredArticle>();
+        List<DeliveredArticle> others = new ArrayList<DeliveredArticle>();
+        for (DeliveredArticle article : articles()) {
+            if (screen != null && article.screens != null && article.screens.contains(screen)) articles.add(article);
+            else others.add(article);
+        }
+        int forScreen = articles.size();
+        articles.addAll(others);
+        List<DeliveredTour> tours = new ArrayList<DeliveredTour>();
+        for (DeliveredTour tour : tours()) if (belongs(tour.screens, screen)) tours.add(tour);
+        List<DeliveredChecklist> found = new ArrayList<DeliveredChecklist>();
+        for (DeliveredChecklist checklist : deliveredChecklists()) if (belongs(checklist.screens, screen)) found.add(checklist);
+        return new HelpResults(Collections.unmodifiableList(articles), forScreen, Collections.unmodifiableList(tours),
+            Collections.unmodifiableList(found));
+    }
+
+    private static boolean belongs(List<String> screens, String screen) {
+        return screens == null || (screen != null && screens.contains(screen));
+    }
+
+    private List<DeliveredArticle> articles() {
+        List<DeliveredArticle> read = new ArrayList<DeliveredArticle>();
+        JSONArray list;
+        synchronized (lock) {
+            list = catalog != null ? catalog.optJSONArray("articles") : null;
+        }
+        for (int i = 0; list != null && i < list.length(); i++) {
+            JSONObject json = list.optJSONObject(i);
+            if (json != null) read.add(new DeliveredArticle(json));
+        }
+        return read;
+    }
+
+    private List<DeliveredTour> tours() {
+        List<DeliveredTour> read = new ArrayList<DeliveredTour>();
+        JSONArray list;
+        synchronized (lock) {
+            list = catalog != null ? catalog.optJSONArray("tours") : null;
+        }
+        for (int i = 0; list != null && i < list.length(); i++) {
+            JSONObject json = list.optJSONObject(i);
+            if (json != null) read.add(new DeliveredTour(json));
+        }
+        return read;
+    }
+
+    private List<DeliveredChecklist> deliveredChecklists() {
+        synchronized (lock) {
+            return checklists.checklists;
+        }
+    }
+
+    // MARK: Progress on the user's devices
+
+    /**
+     * Sends the user's progress (tips shown and finished, tours, checklists) to the server, which
+     * keeps the join of every device's, and merges the answer here: a tip the user closed or saw
+     * enough of on another phone does not come back, a tour finished there does not open by its
+     * trigger, checklist items done there are done here. Needs the userHash; without one it does
+     * nothing and answers null. The client calls it at {@link #start()} and, after changes, with
+     * the background uploads; merging is a join, so a call that fails changes nothing and a later
+     * one catches up. Answers the merged progress.
+     */
+    public JSONObject syncProgress() throws WaymarkException {
+        String proof = userHash;
+        if (proof == null) return null;
+        JSONObject progress = new JSONObject();
+        long changes;
+        synchronized (lock) {
+            changes = progressChanges;
+            Json.put(progress, "tips", engine.progress());
+            try {
+                Json.put(progress, "tours", new JSONObject(tourProgress.toString()));
+            } catch (JSONException cannotHappen) {
+                throw new IllegalStateException(cannotHappen);
+            }
+            Json.put(progress, "checklists", checklists.progress());
+        }
+        JSONObject body = new JSONObject();
+        Json.put(body, "user", user);
+        Json.put(body, "userHash", proof);
+        Json.put(body, "progress", progress);
+        Transport.Answer answer = transport.post("/v1/progress", body);
+        if (answer.status != 200) throw answer.error();
+        JSONObject merged = answer.json().optJSONObject("progress");
+        if (merged == null) throw new WaymarkException(answer.status, "bad_response", "the answer has no progress");
+        List<Engine.Command> commands;
+        synchronized (lock) {
+            boolean changedMeanwhile = progressChanges != changes;
+            JSONObject tours = merged.optJSONObject("tours");
+            for (Iterator<String> ids = tours != null ? tours.keys() : Collections.<String>emptyIterator(); ids.hasNext();) {
+                String tour = ids.next();
+                JSONObject state = tours.optJSONObject(tour);
+                if (state != null) mergeTour(tour, state.optInt("page", 0), state.optBoolean("finished", false));
+            }
+            if (openTour != null && isTourFinished(openTour)) openTour = null;
+            tourFile.save(tourProgress);
+            checklists.merge(merged.optJSONObject("checklists"));
+            checklistFile.save(checklists.kept());
+            JSONObject tips = merged.optJSONObject("tips");
+            commands = tips != null ? engine.merge(tips, now()) : Collections.<Engine.Command>emptyList();
+            changed(commands);
+            // What the merge changed the server already has; what happened meanwhile it has not.
+            progressShared = changedMeanwhile ? changes : progressChanges;
+        }
+        deliver(commands);
+        return merged;
+    }
+
+    /** {@link #syncProgress()} where being offline is no failure: the next sync catches up. */
+    private void syncQuietly() {
+        try {
+            syncProgress();
+        } catch (WaymarkException offline) {
+            // Merging is a join: the background uploads try again.
         }
     }
 
@@ -787,6 +1153,7 @@ public final class WaymarkClient {
             // The running engine takes the new tips: states kept by id, removed tips taken down.
             commands = engine.update(readTips(), frequency(), now());
             makeTriggers(triggers.snapshot());
+            makeChecklists(checklists.kept());
             engine.setContext(contextValues(), now());
             changed(commands);
         }
@@ -993,6 +1360,7 @@ public final class WaymarkClient {
             if (value != null) kept.put(attribute.optString("name"), value);
         }
         List<Engine.Command> commands;
+        List<Checklists.Change> latched;
         synchronized (lock) {
             Map<String, Object> context = new HashMap<String, Object>();
             for (String name : attributes.keySet()) if (!kept.containsKey(name)) context.put("user." + name, null);
@@ -1002,8 +1370,10 @@ public final class WaymarkClient {
             commands = engine.setContext(context, now());
             changed(commands);
             for (Map.Entry<String, Object> entry : context.entrySet()) triggers.setContext(entry.getKey(), entry.getValue(), now());
+            latched = checklists.setContext(context, now());
         }
         deliver(commands);
+        checklistsChanged(latched, commands);
         openDueTour();
         return Collections.unmodifiableMap(kept);
     }

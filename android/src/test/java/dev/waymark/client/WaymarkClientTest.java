@@ -10,14 +10,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.waymark.engine.Engine;
 import java.io.File;
 import java.nio.file.Files;
-import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.json.JSONObject;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -25,56 +22,7 @@ import org.junit.jupiter.api.Test;
  * the catalog it kept, events recorded offline delivered once when the server is back, and a
  * credit claimed once across restarts and devices.
  */
-class WaymarkClientTest {
-    File serverData;
-    File phone;
-    ServerProcess server;
-    JSONObject app;
-    final List<String> drawn = Collections.synchronizedList(new ArrayList<String>());
-
-    final WaymarkClient.Renderer renderer = new WaymarkClient.Renderer() {
-        @Override public void show(WaymarkClient.DeliveredTip tip, Engine.Command command) { drawn.add("show " + tip.id + ": " + tip.title); }
-        @Override public void hide(WaymarkClient.DeliveredTip tip, Engine.Command command) { drawn.add("hide " + command.tip + " " + command.reason); }
-        @Override public void pause(WaymarkClient.DeliveredTip tip, Engine.Command command) { drawn.add("pause " + command.tip); }
-        @Override public void resume(WaymarkClient.DeliveredTip tip, Engine.Command command) { drawn.add("resume " + command.tip); }
-    };
-
-    @BeforeEach
-    void setUp() throws Exception {
-        serverData = Files.createTempDirectory("waymark-android-server").toFile();
-        phone = Files.createTempDirectory("waymark-android-phone").toFile();
-        app = ServerProcess.createApp(serverData);
-        server = new ServerProcess(serverData);
-    }
-
-    @AfterEach
-    void tearDown() throws Exception {
-        server.stop();
-        delete(serverData);
-        delete(phone);
-    }
-
-    static void delete(File file) {
-        File[] children = file.listFiles();
-        if (children != null) for (File child : children) delete(child);
-        file.delete();
-    }
-
-    final List<String> opened = Collections.synchronizedList(new ArrayList<String>());
-
-    WaymarkClient client(File directory, String user) throws Exception {
-        WaymarkClient.Options options = new WaymarkClient.Options();
-        options.onTour = (tour, page) -> opened.add(tour.id + " at " + page + " of " + tour.pages.size());
-        options.directory = directory;
-        options.background = false;
-        options.retryInitial = 10;
-        options.connectTimeout = 2_000;
-        options.readTimeout = 10_000;
-        String hash = ServerProcess.userHash(user, app.getString("identitySecret"));
-        return new WaymarkClient(app.getString("clientKey"), server.url, user, hash,
-            new WaymarkClient.Context("android", "Pixel 4a", "1.4.0", "hi-IN"), options, renderer);
-    }
-
+class WaymarkClientTest extends AgainstServer {
     @Test
     void startsOfflineFromTheCatalogItKept() throws Exception {
         server.start();
@@ -245,7 +193,7 @@ class WaymarkClientTest {
         server.publishShop(app.getString("secretKey"));
         WaymarkClient phoneClient = client(phone, "u6");
         phoneClient.start();
-        WaymarkClient.DeliveredTour tour = phoneClient.tour("shop-tour");
+        DeliveredTour tour = phoneClient.tour("shop-tour");
         assertNotNull(tour);
         assertEquals("checkout", tour.pages.get(tour.pages.size() - 1).id);
         assertTrue(tour.pages.get(tour.pages.size() - 1).reward > 0);
@@ -254,7 +202,7 @@ class WaymarkClientTest {
         phoneClient.record("tap", "tour-start", null);
         assertEquals(1, opened.size(), "one tour at a time: it is open");
         // The user reads on to the last page and its credit is claimed.
-        for (WaymarkClient.DeliveredPage page : tour.pages) {
+        for (DeliveredPage page : tour.pages) {
             phoneClient.pageViewed("shop-tour", page.id);
             phoneClient.pageRead("shop-tour", page.id);
         }

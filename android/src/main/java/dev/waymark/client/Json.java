@@ -25,6 +25,15 @@ final class Json {
         return Collections.unmodifiableList(read);
     }
 
+    /** A deep copy, for a caller to change. */
+    static JSONObject copy(JSONObject json) {
+        try {
+            return new JSONObject(json.toString());
+        } catch (JSONException cannotHappen) {
+            throw new IllegalStateException(cannotHappen);
+        }
+    }
+
     /** {@code json} with {@code value} at {@code key}; the keys here are never null, so it never throws. */
     static JSONObject put(JSONObject json, String key, Object value) {
         try {

@@ -1041,11 +1041,7 @@ public final class WaymarkClient {
         synchronized (lock) {
             changes = progressChanges;
             Json.put(progress, "tips", engine.progress());
-            try {
-                Json.put(progress, "tours", new JSONObject(tourProgress.toString()));
-            } catch (JSONException cannotHappen) {
-                throw new IllegalStateException(cannotHappen);
-            }
+            Json.put(progress, "tours", Json.copy(tourProgress));
             Json.put(progress, "checklists", checklists.progress());
         }
         JSONObject body = new JSONObject();
@@ -1144,11 +1140,9 @@ public final class WaymarkClient {
             etag = answer.etag;
             catalogQuery = query;
             JSONObject kept = new JSONObject();
-            try {
-                kept.put("etag", etag).put("query", query).put("catalog", fresh);
-            } catch (JSONException cannotHappen) {
-                throw new IllegalArgumentException(cannotHappen);
-            }
+            Json.put(kept, "etag", etag);
+            Json.put(kept, "query", query);
+            Json.put(kept, "catalog", fresh);
             catalogFile.save(kept);
             // The running engine takes the new tips: states kept by id, removed tips taken down.
             commands = engine.update(readTips(), frequency(), now());
@@ -1240,23 +1234,14 @@ public final class WaymarkClient {
      */
     public JSONObject claim(String tour, String page) throws WaymarkException {
         JSONObject body = new JSONObject();
-        try {
-            body.put("tour", tour).put("page", page);
-        } catch (JSONException cannotHappen) {
-            throw new IllegalArgumentException(cannotHappen);
-        }
+        Json.put(body, "tour", tour);
+        Json.put(body, "page", page);
         return claim(tour + "/" + page, body);
     }
 
     /** Claims a completed checklist's credits, as {@link #claim(String, String)} does a page's. */
     public JSONObject claimChecklist(String checklist) throws WaymarkException {
-        JSONObject body = new JSONObject();
-        try {
-            body.put("checklist", checklist);
-        } catch (JSONException cannotHappen) {
-            throw new IllegalArgumentException(cannotHappen);
-        }
-        return claim("checklist:" + checklist, body);
+        return claim("checklist:" + checklist, Json.put(new JSONObject(), "checklist", checklist));
     }
 
     /** Whether the user's claim of this tour page was granted (as this device knows). */
@@ -1269,21 +1254,12 @@ public final class WaymarkClient {
     private JSONObject claim(String key, JSONObject body) throws WaymarkException {
         synchronized (lock) {
             JSONObject kept = claims.optJSONObject(key);
-            if (kept != null) {
-                try {
-                    return new JSONObject(kept.toString()).put("created", false);
-                } catch (JSONException cannotHappen) {
-                    throw new IllegalStateException(cannotHappen);
-                }
-            }
+            if (kept != null) return Json.put(Json.copy(kept), "created", false);
         }
         String proof = userHash;
         if (proof == null) throw new WaymarkException(0, "unidentified", "a claim needs the user's userHash, from the app's backend");
-        try {
-            body.put("user", user).put("userHash", proof);
-        } catch (JSONException cannotHappen) {
-            throw new IllegalArgumentException(cannotHappen);
-        }
+        Json.put(body, "user", user);
+        Json.put(body, "userHash", proof);
         WaymarkException last = null;
         boolean retriedRead = false;
         for (int attempt = 1; attempt <= options.claimAttempts; attempt++) {
@@ -1293,11 +1269,7 @@ public final class WaymarkClient {
                 if (answer.status == 200 || answer.status == 201) {
                     JSONObject grant = answer.json();
                     synchronized (lock) {
-                        try {
-                            claims.put(key, grant);
-                        } catch (JSONException cannotHappen) {
-                            throw new IllegalStateException(cannotHappen);
-                        }
+                        Json.put(claims, key, grant);
                         claimsFile.save(claims);
                     }
                     return grant;

@@ -17,11 +17,16 @@ public struct DeliveredCatalog: Codable, Hashable, Sendable {
     public var checklists: [DeliveredChecklist]?
     /// The help articles the help launcher lists and finds; nil when none.
     public var articles: [DeliveredArticle]?
+    /// The words the web SDK draws around the content (Next, Back, Read aloud, Help...) in the
+    /// client's language, by key, with `{n}`, `{total}` and `{title}` to fill in; nil for English
+    /// and for languages Waymark has no words in, where the SDK keeps its English ones. Apps that
+    /// draw with their own views may use them too.
+    public var ui: [String: String]?
 
     /// A catalog of `version` with these tips, tours, checklists and articles.
     public init(
         version: Int, frequency: String, tips: [DeliveredTip], tours: [DeliveredTour], checklists: [DeliveredChecklist]? = nil,
-        articles: [DeliveredArticle]? = nil
+        articles: [DeliveredArticle]? = nil, ui: [String: String]? = nil
     ) {
         self.version = version
         self.frequency = frequency
@@ -29,6 +34,7 @@ public struct DeliveredCatalog: Codable, Hashable, Sendable {
         self.tours = tours
         self.checklists = checklists
         self.articles = articles
+        self.ui = ui
     }
 }
 

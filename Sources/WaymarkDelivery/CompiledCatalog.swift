@@ -17,6 +17,8 @@ public struct Resolution: Hashable, Sendable {
     let checklists: [Int32]
     /// Per delivered article, its rendition.
     let articles: [Int32]
+    /// The language of the SDK's words (``InterfaceText``) the catalog carries, or nil for none.
+    let language: String?
     /// A strong ETag: a 128-bit hash of the catalog's renditions and of the choice among them.
     public let etag: String
 }
@@ -106,6 +108,9 @@ final class CompiledCatalog: Sendable {
     /// (`{"id":…,"pages":[`) and tour tails (`],"screens":[…],"trigger":…}`, `]}` or between), each
     /// in index order.
     let firstTip, firstPage, firstTourHead, firstTourTail, firstChecklist, firstArticle: Int32
+    /// By language of ``InterfaceText``, the catalog's tail with the SDK's words in it
+    /// (`],"ui":{…},"version":…}`).
+    let interfaceTails: [String: Int32]
     /// A hash of every rendition: the ETag's seed, so different catalogs never share one.
     let contentHash: (UInt64, UInt64)
 
@@ -284,6 +289,12 @@ final class CompiledCatalog: Sendable {
         for checklist in checklistRenditions { pieces.append(json(checklist)) }
         firstArticle = pieces.count
         for article in articleRenditions { pieces.append(json(article)) }
+        var interfaceTails: [String: Int32] = [:]
+        for (language, words) in InterfaceText.tables.sorted(by: { $0.key < $1.key }) {
+            interfaceTails[language] = pieces.count
+            pieces.append(Array(#"],"ui":"#.utf8) + json(words) + Array(#","version":\#(version)}"#.utf8))
+        }
+        self.interfaceTails = interfaceTails
         self.pieces = pieces
 
         // Every piece but the comma and the tours' opening, each hashed on its own.
@@ -377,8 +388,11 @@ final class CompiledCatalog: Sendable {
         checklists.withUnsafeBytes { Self.mix(&hash, $0) }
         Self.mix(&hash, [0xFD])
         articles.withUnsafeBytes { Self.mix(&hash, $0) }
+        let language = InterfaceText.language(forLocale: client.locale)
+        Self.mix(&hash, [0xFC] + Array((language ?? "").utf8))
         let etag = "\"" + Self.hex(hash.0) + Self.hex(hash.1) + "\""
-        return Resolution(version: version, tips: tips, tours: tours, checklists: checklists, articles: articles, etag: etag)
+        return Resolution(
+            version: version, tips: tips, tours: tours, checklists: checklists, articles: articles, language: language, etag: etag)
     }
 
     /// The rendition for the most specific locale of the chain that the entries have.
@@ -404,7 +418,8 @@ final class CompiledCatalog: Sendable {
         return DeliveredCatalog(
             version: version, frequency: frequency, tips: resolution.tips.map { tipRenditions[Int($0)] }, tours: tours,
             checklists: resolution.checklists.isEmpty ? nil : resolution.checklists.map { checklistRenditions[Int($0)] },
-            articles: resolution.articles.isEmpty ? nil : resolution.articles.map { articleRenditions[Int($0)] }
+            articles: resolution.articles.isEmpty ? nil : resolution.articles.map { articleRenditions[Int($0)] },
+            ui: resolution.language.flatMap { InterfaceText.tables[$0] }
         )
     }
 
@@ -441,7 +456,8 @@ final class CompiledCatalog: Sendable {
     /// The catalog's JSON as a list of pieces, in order: the head, the tips with commas between,
     /// the tours' opening, each tour (its head, its pages with commas, its tail) with commas
     /// between, the checklists' opening and the checklists with commas between (when there are
-    /// any), the same for the articles, the tail.
+    /// any), the same for the articles, the tail (with the SDK's words in the client's language,
+    /// when it has them).
     private func forEachPiece(of resolution: Resolution, _ body: (Int) -> Void) {
         body(JSONPieces.head)
         for (position, tip) in resolution.tips.enumerated() {
@@ -470,7 +486,7 @@ final class CompiledCatalog: Sendable {
                 body(Int(first + rendition))
             }
         }
-        body(JSONPieces.tail)
+        body(resolution.language.flatMap { interfaceTails[$0] }.map(Int.init) ?? JSONPieces.tail)
     }
 
     /// Calls `body` with each delivered tour's index and its pages' renditions.

@@ -96,7 +96,8 @@ public struct Resolver: Sendable {
         }
         return DeliveredCatalog(
             version: version, frequency: catalog.frequency.rawValue, tips: tips, tours: tours,
-            checklists: checklists.isEmpty ? nil : checklists, articles: articles.isEmpty ? nil : articles)
+            checklists: checklists.isEmpty ? nil : checklists, articles: articles.isEmpty ? nil : articles,
+            ui: InterfaceText.strings(forLocale: client.locale))
     }
 
     /// Screens as delivered: none (every screen) is left out.

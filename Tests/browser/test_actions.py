@@ -68,6 +68,10 @@ class ActionTests(BrowserTest):
         self.open_shop("buttons-hindi", "&locale=hi-IN")
         banner = self.wait_tip("welcome")
         self.assertEqual([b.text for b in banner.find_elements(By.CSS_SELECTOR, ".wm-buttons button")], ["टूर शुरू करें", "अभी नहीं"])
+        # The SDK's own words too: its close button and narration control.
+        self.assertEqual(banner.find_element(By.CSS_SELECTOR, ".wm-close").get_attribute("aria-label"), "बंद करें")
+        narrate = banner.find_element(By.CSS_SELECTOR, "button.wm-narrate").text
+        self.assertTrue(narrate.startswith("▶ सुनें") or narrate == "पढ़कर सुनाएँ", narrate)
         banner.find_element(By.CSS_SELECTOR, '[data-waymark-action="later"]').click()
         self.wait_tip("welcome", shown=False)
         self.assertIsNone(self.visible('[data-waymark-tour="shop-tour"]'))

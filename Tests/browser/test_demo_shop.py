@@ -479,7 +479,9 @@ class PresentationTests(BrowserTest):
         button.click()
         self.wait_for(lambda d: not audio()["paused"] and audio()["time"] > 0.3, "the recording to play")
         self.assertGreater(audio()["duration"], 3, "the whole recording was loaded")
-        self.assertEqual((button.text, button.get_attribute("aria-label")), ("❚❚ Pause", "Pause narration"))
+        # The toggle keeps its name; aria-pressed says it plays.
+        self.assertEqual((button.text, button.get_attribute("aria-label"), button.get_attribute("aria-pressed")),
+                         ("❚❚ Pause", "Play narration", "true"))
         button.click()
         # The label follows the audio's pause event, which comes just after the audio pauses.
         self.wait_for(lambda d: audio()["paused"] and button.text == "▶ Listen", "the recording to pause and the button to say so")
@@ -497,7 +499,7 @@ class PresentationTests(BrowserTest):
         time.sleep(0.5)
         self.assertEqual(self.driver.execute_script("return window.__spoken"), [], "nothing speaks unasked")
         button = banner.find_element(By.CSS_SELECTOR, "button.wm-narrate")
-        self.assertEqual(button.text, "Read aloud")
+        self.assertEqual(button.text, "पढ़कर सुनाएँ", "the SDK's own words in the reader's language")
         self.assertEqual(banner.find_elements(By.TAG_NAME, "audio"), [])
         button.click()
         spoken = self.driver.execute_script("return window.__spoken")

@@ -107,6 +107,11 @@ class HelpTests(BrowserTest):
         self.wait_for(lambda d: self.visible(BUTTON), "the help button").click()
         self.wait_for(lambda d: self.visible(PANEL), "the help panel")
         self.assertEqual(self.driver.find_element(By.CSS_SELECTOR, PANEL).get_attribute("lang"), "hi")
+        # The SDK's own words are Hindi too: the button, the title, the search box and its close button.
+        self.assertEqual(self.driver.find_element(By.CSS_SELECTOR, BUTTON).text, "? मदद")
+        self.assertEqual(self.driver.find_element(By.CSS_SELECTOR, f"{PANEL} h2").text, "मदद")
+        self.assertEqual(self.driver.find_element(By.CSS_SELECTOR, f"{PANEL} input[type=search]").get_attribute("placeholder"), "मदद में खोजें")
+        self.assertEqual(self.driver.find_element(By.CSS_SELECTOR, f"{PANEL} .wm-close").get_attribute("aria-label"), "मदद बंद करें")
         # ज़्यादातर with ज़ as one code point (U+095B) and as ज + nukta: both find the two articles.
         for typed in ["\u095b\u094d\u092f\u093e\u0926\u093e\u0924\u0930", "\u091c\u093c\u094d\u092f\u093e\u0926\u093e\u0924\u0930"]:
             self.search(typed)

@@ -57,7 +57,7 @@ class NarrationTests(BrowserTest):
         banner = self.wait_tip("welcome")
         button = banner.find_element(By.CSS_SELECTOR, "button.wm-narrate")
         minutes, seconds = divmod(round(narration["duration"]), 60)
-        self.assertEqual(button.text, f"▶ Listen {minutes}:{seconds:02d}")
+        self.assertEqual(button.text, f"▶ सुनें {minutes}:{seconds:02d}")
         audio = lambda: self.driver.execute_script(
             "const a = document.querySelector('[data-waymark-tip=welcome] audio');"
             "return a && { paused: a.paused, time: a.currentTime, src: a.currentSrc || a.src, ended: a.ended,"
@@ -75,7 +75,7 @@ class NarrationTests(BrowserTest):
         self.screenshot("narration-speaking")
         self.wait_for(lambda d: audio()["ended"], "the narration to end", timeout=narration["duration"] + 15)
         self.assertFalse(audio()["speaking"], "the highlight ends with the speech")
-        self.assertEqual(button.text, f"▶ Listen {minutes}:{seconds:02d}")
+        self.assertEqual(button.text, f"▶ सुनें {minutes}:{seconds:02d}")
 
         self.driver.execute_script("return (await import('/sdk/waymark.js')).Waymark.flush()")
         self.wait_for(lambda d: len(self.events("listener", ["narration_played", "narration_completed"])) == 2,

@@ -4,7 +4,7 @@
 // completing a checklist sends checklist_completed and claims its credits once. Part of the
 // launcher (launcher.js), which the client loads when a catalog has a checklist or help.
 
-import { asName, buildContent, button, textDirection } from "./content.js";
+import { asName, buildContent, button, textDirection, word } from "./content.js";
 import { Evaluator } from "./engine.js";
 import { ruleFromJSON } from "./rules.js";
 import { installStyle } from "./style.js";
@@ -85,7 +85,7 @@ export class Checklists {
           state.done.push(item.id);
           changed = true;
           this.client.enqueue("checklist_item_done", list.id, { checklist: list.id, item: item.id }, time);
-          this.announce(list, `Done: ${item.content.title}`);
+          this.announce(list, this.word("itemDone", "Done: {title}", { title: item.content.title }));
         }
       });
       if (!state.completed && list.items.every((item) => state.done.includes(item.id))) {
@@ -128,16 +128,18 @@ export class Checklists {
     if (started) properties.seconds = Math.max(0, Math.round((time - started) / 1000));
     Promise.resolve().then(() => this.client.record("checklist_completed", list.id, properties));
     this.open = list.id;
-    this.announce(list, "All done!");
+    this.announce(list, this.word("allDone", "All done!"));
     if (list.reward) this.claim(list);
   }
 
   async claim(list) {
     const client = this.client;
-    if (!client.userHash) return this.announce(list, "All done! Sign in to earn credits.");
+    if (!client.userHash) return this.announce(list, this.word("allDoneSignIn", "All done! Sign in to earn credits."));
     const result = await client.transport.post("/v1/rewards/claims", { user: client.user, userHash: client.userHash, checklist: list.id });
     const credits = result?.answer?.credits;
-    this.announce(list, result?.outcome === "granted" ? `All done! You earned ${credits ?? list.reward} credits.` : "All done!");
+    this.announce(list, result?.outcome === "granted"
+      ? this.word("allDoneEarned", "All done! You earned {n} credits.", { n: credits ?? list.reward })
+      : this.word("allDone", "All done!"));
   }
 
   /** The checklist on show: the first offered and not yet put away (a completed one stays until
@@ -149,6 +151,11 @@ export class Checklists {
       const state = this.state[list.id];
       return state?.offered && !state.putAway && (!state.completed || this.open === list.id);
     })?.list;
+  }
+
+  /** The SDK's word in the catalog's language (see content.js). */
+  word(key, english, values) {
+    return word(this.client.renderer.tipView, key, english, values);
   }
 
   announce(list, text) {
@@ -203,7 +210,7 @@ export class Checklists {
     const bar = doc.createElement("progress");
     bar.max = list.items.length;
     bar.value = done;
-    bar.setAttribute("aria-label", `${done} of ${list.items.length} done`);
+    bar.setAttribute("aria-label", this.word("itemsDone", "{n} of {total} done", { n: done, total: list.items.length }));
     const items = doc.createElement("ol");
     for (const item of list.items) {
       const row = doc.createElement("li");
@@ -217,11 +224,12 @@ export class Checklists {
       text.textContent = item.content.title;
       const status = doc.createElement("span");
       status.className = "wm-hidden";
-      status.textContent = isDone ? " (done)" : " (to do)";
+      status.textContent = ` (${isDone ? this.word("itemStateDone", "done") : this.word("itemStateToDo", "to do")})`;
       text.append(status);
       row.append(mark, text);
       if (!isDone && (item.tour || item.tip)) {
-        const show = button(doc, { text: "Show me", label: `Show me: ${item.content.title}`, onClick: () => this.start(list, item) });
+        const text = this.word("showMe", "Show me");
+        const show = button(doc, { text, label: `${text}: ${item.content.title}`, onClick: () => this.start(list, item) });
         show.dataset.waymarkItem = item.id;
         row.append(show);
       }
@@ -230,7 +238,7 @@ export class Checklists {
     const news = doc.createElement("p");
     news.setAttribute("role", "status");
     panel.append(
-      button(doc, { text: "×", className: "wm-close", label: "Close", onClick: () => this.toggle(true) }), title, body, bar, items, news);
+      button(doc, { text: "×", className: "wm-close", label: this.word("close", "Close"), onClick: () => this.toggle(true) }), title, body, bar, items, news);
     doc.body.append(panel);
     // The news goes into the status region once it is in the page, so screen readers announce it.
     if (this.news?.list === list.id) client.window.requestAnimationFrame(() => { news.textContent = this.news?.text ?? ""; });

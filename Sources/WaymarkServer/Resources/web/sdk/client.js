@@ -118,6 +118,8 @@ export class WaymarkClient {
    *  tours' triggers to their own evaluator. A tip or trigger that does not read is skipped. */
   apply(catalog) {
     this.catalog = catalog;
+    // The words drawn around the content, in the catalog's language when the server has them.
+    this.renderer.tipView.words = catalog.ui;
     const tips = [];
     for (const tip of catalog.tips ?? []) {
       try {

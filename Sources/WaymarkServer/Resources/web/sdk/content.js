@@ -11,6 +11,11 @@ export function formatDuration(seconds) {
 const RTL_LANGUAGES = new Set(["ar", "he", "fa", "ur", "ps", "sd", "ug", "yi", "dv", "ckb"]);
 
 /** "rtl" for content in a right-to-left language ("ur-IN", "ar"), else "ltr". */
+/** The SDK's word for `key` in the catalog's language (the view's `words`: the catalog's `ui`,
+ *  from the server), else `text`, its English; `{n}`, `{total}` and `{title}` filled in from
+ *  `values`. */
+export const word = (view, key, text, values) => (view.words?.[key] ?? text).replace(/{(\w+)}/g, (_, name) => values[name]);
+
 export function textDirection(locale) {
   return RTL_LANGUAGES.has(String(locale ?? "").split("-")[0]) ? "rtl" : "ltr";
 }

@@ -3,7 +3,7 @@
 // a hotspot's marker. A part of its own, which the renderer loads when a catalog has a survey, a
 // button or a hotspot (/sdk/VERSION/controls.js): a page whose tips only inform never downloads it.
 
-import { asName, safeURL, utf8Prefix } from "./content.js";
+import { asName, safeURL, utf8Prefix, word } from "./content.js";
 import { installStyle } from "./style.js";
 
 const STYLE = `
@@ -89,13 +89,13 @@ export function surveyForm(view, tip) {
     comment.className = "wm-comment";
     comment.rows = 2;
     comment.maxLength = 500;
-    comment.placeholder = "Comment (optional)";
-    comment.setAttribute("aria-label", "Comment (optional)");
+    comment.placeholder = word(view, "comment", "Comment (optional)");
+    comment.setAttribute("aria-label", comment.placeholder);
     form.append(comment);
   }
   const send = doc.createElement("button");
   send.type = "submit";
-  send.textContent = "Send";
+  send.textContent = word(view, "send", "Send");
   send.disabled = true;
   form.append(send);
   form.addEventListener("change", () => { send.disabled = !form.querySelector("input:checked"); });
@@ -109,7 +109,7 @@ export function surveyForm(view, tip) {
     if (!tip.actions) return;
     const thanks = doc.createElement("p");
     thanks.setAttribute("role", "status");
-    thanks.textContent = "Thank you!";
+    thanks.textContent = word(view, "thanks", "Thank you!");
     const group = buttons(doc, tip.actions, tip.content.title, (action) => view.press(tip, action));
     form.replaceWith(thanks, group);
     group.querySelector("button").focus();

@@ -5,7 +5,7 @@
 // events (help_searched, with what was typed and how many were found), so the console can show
 // what people looked for and did not find.
 
-import { buildContent, button, textDirection } from "./content.js";
+import { buildContent, button, textDirection, word } from "./content.js";
 import { narrationControl } from "./narration.js";
 import { installStyle } from "./style.js";
 
@@ -60,11 +60,16 @@ export class Help {
     };
     doc.addEventListener("click", this.onClick);
     if (!doc.querySelector("[data-waymark-help]")) {
-      this.button = button(doc, { text: "? Help", className: "wm-help-button", onClick: () => this.toggle() });
+      this.button = button(doc, { text: `? ${this.word("help", "Help")}`, className: "wm-help-button", onClick: () => this.toggle() });
       this.button.dataset.waymarkUi = "help-button";
       this.button.setAttribute("aria-expanded", "false");
       doc.body.append(this.button);
     }
+  }
+
+  /** The SDK's word in the catalog's language (see content.js). */
+  word(key, english, values) {
+    return word(this.client.renderer.tipView, key, english, values);
   }
 
   /** Opens the panel (help_opened, with the screen) or closes it, giving the focus back. */
@@ -90,19 +95,19 @@ export class Help {
     });
     const title = doc.createElement("h2");
     title.id = "wm-help-title";
-    title.textContent = "Help";
+    title.textContent = this.word("help", "Help");
     const search = (this.search = doc.createElement("input"));
     search.type = "search";
     search.id = "wm-help-search";
-    search.placeholder = "Search help";
-    search.setAttribute("aria-label", "Search help");
+    search.placeholder = this.word("searchHelp", "Search help");
+    search.setAttribute("aria-label", search.placeholder);
     search.enterKeyHint = "search";
     search.autocomplete = "off";
     const status = (this.status = doc.createElement("p"));
     status.setAttribute("role", "status");
     status.className = "wm-hidden";
     this.results = doc.createElement("div");
-    panel.append(button(doc, { text: "×", className: "wm-close", label: "Close help", onClick: () => this.close() }), title, search, status,
+    panel.append(button(doc, { text: "×", className: "wm-close", label: this.word("closeHelp", "Close help"), onClick: () => this.close() }), title, search, status,
       this.results);
     search.addEventListener("input", () => {
       this.list();
@@ -148,14 +153,15 @@ export class Help {
     if (query) {
       const found = [...this.articles, ...this.tours, ...checklists].filter((entry) => matches(entry.text, query));
       this.found = found.length;
-      sections.push(["Results", found]);
-      this.status.textContent = found.length ? `${found.length} found` : "Nothing found. Try other words.";
+      sections.push([this.word("results", "Results"), found]);
+      this.status.textContent = found.length ? this.word("found", "{n} found", { n: found.length }) : this.word("nothingFound", "Nothing found. Try other words.");
     } else {
       const here = this.articles.filter((entry) => entry.article.screens?.includes(screen));
       const belongs = (screens) => !screens || screens.includes(screen);
-      sections.push(["On this screen", here], ["Tours", this.tours.filter((entry) => belongs(entry.tour.screens))],
-        ["Checklists", checklists.filter((entry) => belongs(entry.list.screens))],
-        ["More help", this.articles.filter((entry) => !here.includes(entry))]);
+      sections.push([this.word("onThisScreen", "On this screen"), here],
+        [this.word("tours", "Tours"), this.tours.filter((entry) => belongs(entry.tour.screens))],
+        [this.word("checklists", "Checklists"), checklists.filter((entry) => belongs(entry.list.screens))],
+        [this.word("moreHelp", "More help"), this.articles.filter((entry) => !here.includes(entry))]);
       this.status.textContent = "";
     }
     this.results.replaceChildren();
@@ -170,7 +176,7 @@ export class Help {
     }
     if (query && !this.found) {
       const none = doc.createElement("p");
-      none.textContent = "Nothing found. Try other words.";
+      none.textContent = this.status.textContent;
       this.results.append(none);
     }
   }

@@ -2,7 +2,7 @@
 // server made, plays in an <audio> element; without one the browser's own voice reads the words
 // aloud. Nothing starts by itself: only a tap plays.
 
-import { formatDuration, safeURL } from "./content.js";
+import { formatDuration, safeURL, word } from "./content.js";
 
 /**
  * The narration control for `content`. While it speaks, `highlight` (the tip's anchor, or the tour
@@ -26,9 +26,11 @@ export function narrationControl(view, content, target, highlight, properties = 
     audio.preload = "none";
     audio.className = "wm-narration";
     const length = Number.isFinite(narration.duration) ? ` ${formatDuration(narration.duration)}` : "";
+    // A toggle keeps its name whatever its state (aria-pressed says whether it plays), as
+    // WAI-ARIA's pattern asks: the visible text changes, the name a screen reader reads does not.
+    button.setAttribute("aria-label", word(view, "playNarration", "Play narration"));
     const idle = () => {
-      button.textContent = `▶ Listen${length}`;
-      button.setAttribute("aria-label", "Play narration");
+      button.textContent = `▶ ${word(view, "listen", "Listen")}${length}`;
       button.setAttribute("aria-pressed", "false");
       speaking(false);
     };
@@ -39,8 +41,7 @@ export function narrationControl(view, content, target, highlight, properties = 
       else audio.pause();
     });
     audio.addEventListener("play", () => {
-      button.textContent = "❚❚ Pause";
-      button.setAttribute("aria-label", "Pause narration");
+      button.textContent = `❚❚ ${word(view, "pause", "Pause")}`;
       button.setAttribute("aria-pressed", "true");
       speaking(true);
       if (audio.currentTime < 0.5) view.record("narration_played", target, { ...details, source: narration.source ?? "recording" });
@@ -57,7 +58,7 @@ export function narrationControl(view, content, target, highlight, properties = 
   }
   const synth = view.window.speechSynthesis;
   if (!synth) return doc.createDocumentFragment();
-  button.textContent = "Read aloud";
+  button.textContent = word(view, "readAloud", "Read aloud");
   button.addEventListener("click", () => {
     if (synth.speaking) return synth.cancel();
     const text = highlight?.querySelector?.(".wm-body")?.textContent ?? "";

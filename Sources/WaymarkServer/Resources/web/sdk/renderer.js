@@ -39,8 +39,10 @@ export class Renderer {
       // A survey's ending outlives the engine's end of the tip, until the user leaves it.
       keep: (id) => { const entry = this.rendered.get(id); if (entry) entry.kept = true; },
     };
+    // The tour panel's view is the tips' view (window, server, record, the words and the
+    // controls part once loaded) with hooks of its own.
     this.tourView = {
-      window: win, document: this.document, server, record,
+      __proto__: this.tipView,
       claim: (tour, page) => this.hooks.claim(tour, page),
       isClaimed: (tour, page) => this.hooks.isClaimed(tour, page),
       closeTour: (finished) => this.closeTour(finished),
@@ -129,7 +131,7 @@ export class Renderer {
   loadControls() {
     return this.part("buttons and surveys", () => import("./controls.js").then((module) => {
       this.removeControlsStyle = module.install(this.window);
-      return (this.tipView.controls = this.tourView.controls = module);
+      return (this.tipView.controls = module);
     }));
   }
 

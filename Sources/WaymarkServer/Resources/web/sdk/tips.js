@@ -2,7 +2,7 @@
 // labelled dialog with a close button and a narration control, and, from the controls part, a
 // survey's form, the tip's buttons or a hotspot's marker.
 
-import { asName, button, buildContent, textDirection } from "./content.js";
+import { asName, button, buildContent, textDirection, word } from "./content.js";
 import { narrationControl } from "./narration.js";
 import { clippedBox, findAnchor, isShown, isTyping, parseAnchor, placeBeside, revealAnchor } from "./placement.js";
 
@@ -35,7 +35,7 @@ export function drawTip(view, tip) {
   const body = doc.createElement("div");
   body.className = "wm-body";
   body.appendChild(buildContent(tip.content.html, doc));
-  const close = button(doc, { text: "×", className: "wm-close", label: "Close", onClick: () => view.close(tip.id) });
+  const close = button(doc, { text: "×", className: "wm-close", label: word(view, "close", "Close"), onClick: () => view.close(tip.id) });
   const actions = doc.createElement("div");
   actions.className = "wm-actions";
   actions.appendChild(narrationControl(view, tip.content, tip.id, (tip.anchor && findAnchor(doc, tip.anchor)) || root));

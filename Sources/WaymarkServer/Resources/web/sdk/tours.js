@@ -2,7 +2,7 @@
 // words, its buttons, narration, progress, back and next; a page read to its end sends page_read_to_bottom and
 // claims the page's credit.
 
-import { asName, button, buildContent, safeURL, textDirection } from "./content.js";
+import { asName, button, buildContent, safeURL, textDirection, word } from "./content.js";
 import { holdModal } from "./modal.js";
 import { narrationControl } from "./narration.js";
 
@@ -31,16 +31,16 @@ export class TourPanel {
     this.title = doc.createElement("h2");
     this.title.id = `wm-tour-title-${asName(tour.id)}`;
     root.setAttribute("aria-labelledby", this.title.id);
-    header.append(this.title, button(doc, { text: "×", className: "wm-close", label: "Close the tour", onClick: () => view.closeTour(true) }));
+    header.append(this.title, button(doc, { text: "×", className: "wm-close", label: word(view, "closeTour", "Close the tour"), onClick: () => view.closeTour(true) }));
     this.body = doc.createElement("div");
     this.body.className = "wm-tour-body";
     this.body.tabIndex = 0;
     const footer = doc.createElement("footer");
-    this.back = button(doc, { text: "Back", className: "wm-back", onClick: () => this.show(this.page - 1) });
+    this.back = button(doc, { text: word(view, "back", "Back"), className: "wm-back", onClick: () => this.show(this.page - 1) });
     this.progress = doc.createElement("span");
     this.progress.className = "wm-progress";
     this.progress.setAttribute("aria-live", "polite");
-    this.next = button(doc, { text: "Next", className: "wm-next", onClick: () => this.advance() });
+    this.next = button(doc, { text: word(view, "next", "Next"), className: "wm-next", onClick: () => this.advance() });
     footer.append(this.back, this.progress, this.next);
     root.append(header, this.body, footer);
     this.root = root;
@@ -112,15 +112,15 @@ export class TourPanel {
       this.credit.className = "wm-credit";
       this.credit.setAttribute("aria-live", "polite");
       this.credit.textContent = this.view.isClaimed(this.id, page.id)
-        ? `You earned ${page.reward} credits for this page.`
-        : `Read to the end to earn ${page.reward} credits.`;
+        ? word(this.view, "earnedPage", "You earned {n} credits for this page.", { n: page.reward })
+        : word(this.view, "readToEarn", "Read to the end to earn {n} credits.", { n: page.reward });
       this.body.appendChild(this.credit);
     }
     this.body.scrollTop = 0;
     this.scroll = 0;
-    this.progress.textContent = `Page ${index + 1} of ${this.tour.pages.length}`;
+    this.progress.textContent = word(this.view, "pageOf", "Page {n} of {total}", { n: index + 1, total: this.tour.pages.length });
     this.back.disabled = index === 0;
-    this.next.textContent = index + 1 < this.tour.pages.length ? "Next" : "Done";
+    this.next.textContent = index + 1 < this.tour.pages.length ? word(this.view, "next", "Next") : word(this.view, "done", "Done");
     this.readSent = false;
     this.view.moved(this.id, index, 0);
     this.view.record("page_viewed", page.id, details);
@@ -148,13 +148,14 @@ export class TourPanel {
   /** Claims a page's credit and says what came of it on the page. */
   async claim(page) {
     const credit = this.credit;
-    const say = (text) => { if (credit) credit.textContent = text; };
+    const say = (key, text, n) => { if (credit) credit.textContent = word(this.view, key, text, { n }); };
     const result = await this.view.claim(this.id, page);
-    if (result?.outcome === "unidentified") say("Sign in to earn credits for reading.");
-    if (result?.outcome === "refused") say(result.message ?? "No credit for this page.");
+    if (result?.outcome === "unidentified") say("signInToEarnReading", "Sign in to earn credits for reading.");
+    // In a language the server has words in, the general reason in it; in English, the server's own.
+    if (result?.outcome === "refused") say("noCredit", result.message ?? "No credit for this page.");
     if (result?.outcome === "granted") {
       const answer = result.answer;
-      say(`You earned ${answer.credits ?? answer.grant?.credits ?? page.reward} credits for this page.`);
+      say("earnedPage", "You earned {n} credits for this page.", answer.credits ?? answer.grant?.credits ?? page.reward);
       this.root.dispatchEvent(new this.view.window.CustomEvent("waymark:credit", { detail: answer, bubbles: true }));
     }
   }

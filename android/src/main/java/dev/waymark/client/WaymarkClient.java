@@ -1100,6 +1100,20 @@ public final class WaymarkClient {
         }
     }
 
+    /**
+     * Waymark's word for {@code key} ({@code next}, {@code back}, {@code readAloud}, {@code help}...)
+     * in the user's language, as the catalog carries it ({@code ui}), for the buttons an app draws
+     * around the content; {@code english} when the catalog has none (English, or a language
+     * Waymark has no words in). {@code {n}} and {@code {total}} are left for the app to fill in.
+     */
+    public String word(String key, String english) {
+        synchronized (lock) {
+            JSONObject words = catalog != null ? catalog.optJSONObject("ui") : null;
+            String word = Json.text(words, key);
+            return word != null ? word : english;
+        }
+    }
+
     /** A tip's phase in the engine: waiting, active, paused or finished:REASON. */
     public String phase(String tip) {
         synchronized (lock) {

@@ -31,6 +31,7 @@ class GuidanceTest extends AgainstServer {
         phoneClient.start();
         phoneClient.record("activation", null, null);
         assertEquals(Collections.singletonList("show welcome: Welcome to the shop"), drawn);
+        assertEquals("Next", phoneClient.word("next", "Next"), "English keeps the app's words");
         DeliveredTip welcome = phoneClient.tip("welcome");
         assertEquals(Arrays.asList("tour", "later"), Arrays.asList(welcome.actions.get(0).id, welcome.actions.get(1).id));
         assertEquals("Take the tour", welcome.actions.get(0).label);
@@ -169,6 +170,8 @@ class GuidanceTest extends AgainstServer {
         server.publishShop(app.getString("secretKey"));
         WaymarkClient phoneClient = client(phone, "g4");
         phoneClient.start();
+        assertEquals("आगे", phoneClient.word("next", "Next"), "Waymark's words in the user's language");
+        assertEquals("पेज {n} / {total}", phoneClient.word("pageOf", "Page {n} of {total}"));
         HelpResults cart = phoneClient.helpOpened("cart");
         assertEquals(2, cart.forScreen);
         assertEquals(Arrays.asList("delivery-times", "cash-on-delivery", "returns"), ids(cart.articles));

@@ -58,12 +58,13 @@ import WaymarkTestSupport
             let waiting = try await store.webhookDeliveries(app: app.id, endpoint: nil, limit: 10)
             #expect(waiting.count == 1 && waiting.first?.state == .pending && waiting.first?.type == "catalog.published")
 
-            // Another server on the same data sends it once the receiver is up.
+            // Another server on the same data sends it once the receiver is up: at its next retry,
+            // or, when the kill came during an attempt, once that attempt's lease (60 s) runs out.
             let receiver = WebhookReceiver()
             try await receiver.run(port: port) { _ in
                 let second = try await ServerProcess(options)
                 defer { second.stop() }
-                #expect(try await eventually(within: 30) { !receiver.deliveries.isEmpty })
+                #expect(try await eventually(within: 90) { !receiver.deliveries.isEmpty })
                 let delivery = try #require(receiver.deliveries.first)
                 #expect(delivery.id == waiting.first?.event && delivery.type == "catalog.published")
                 let signature = delivery.headers[HTTPField.Name("Waymark-Signature")!] ?? ""

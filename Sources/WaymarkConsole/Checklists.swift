@@ -83,7 +83,8 @@ extension WaymarkConsole {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         let launcher = DeliveredCatalog(
-            version: 0, frequency: "immediate", tips: [], tours: [], checklists: delivered.checklists, articles: delivered.articles)
+            version: 0, frequency: "immediate", tips: [], tours: [], checklists: delivered.checklists, articles: delivered.articles,
+            ui: delivered.ui)
         values["launcherJSON"] = String(decoding: try encoder.encode(launcher), as: UTF8.self)
         let locale = delivered.checklists?.first?.content.locale ?? delivered.articles?.first?.content.locale ?? "default"
         let targeted = Resolver.admits(targeting, id: id, context: choice.client.values, user: choice.client.user)

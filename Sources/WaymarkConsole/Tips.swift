@@ -165,6 +165,9 @@ extension WaymarkConsole {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys]
             values["tipJSON"] = String(decoding: try encoder.encode(delivered), as: UTF8.self)
+            if let words = InterfaceText.strings(forLocale: client.locale) {
+                values["wordsJSON"] = String(decoding: try encoder.encode(words), as: UTF8.self)
+            }
             values["message"] =
                 "As \(client.platform ?? "") \(client.model ?? "") \(client.appVersion ?? "") in \(delivered.content.locale)"
                 + (delivered.variant.map { ", variant \($0)" } ?? "") + ": the draft's tip, drawn by waymark.js."

@@ -78,6 +78,9 @@ extension WaymarkConsole {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         values["tourJSON"] = String(decoding: try encoder.encode(delivered), as: UTF8.self)
+        if let words = InterfaceText.strings(forLocale: choice.client.locale) {
+            values["wordsJSON"] = String(decoding: try encoder.encode(words), as: UTF8.self)
+        }
         values["page"] = page
         let shown = delivered.pages[page]
         values["message"] =

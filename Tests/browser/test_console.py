@@ -190,6 +190,8 @@ class ConsoleTests(unittest.TestCase):
         self.assertEqual(self.driver.execute_script("return getComputedStyle(arguments[0]).position", tip), "fixed",
                          "the SDK's style sheet applies under a policy without 'unsafe-inline'")
         self.assertEqual(tip.get_attribute("role"), "dialog")
+        self.assertEqual(tip.find_element(By.CSS_SELECTOR, "button.wm-close").get_attribute("aria-label"), "बंद करें",
+                         "the SDK's own words in the client's language")
         self.assert_nothing_ran()
         violations = [e["message"] for e in self.driver.get_log("browser") if "Content Security Policy" in e["message"]]
         self.assertEqual(violations, [])
@@ -209,6 +211,7 @@ class ConsoleTests(unittest.TestCase):
         panel = self.wait_for(lambda: self.driver.find_element(By.CSS_SELECTOR, '[data-waymark-ui="checklist"]'), "the checklist's panel")
         self.assertIn("शुरुआत करें", panel.text)
         self.assertEqual(len(panel.find_elements(By.CSS_SELECTOR, "li")), 4)
+        self.assertIn("दिखाएँ", [b.text for b in panel.find_elements(By.CSS_SELECTOR, "li button")], "Show me, in Hindi")
         self.driver.get(self.app_url("/articles/cash-on-delivery/preview"))
         article = self.wait_for(lambda: self.driver.find_element(By.CSS_SELECTOR, '[data-waymark-article="cash-on-delivery"]'), "the article")
         self.assertEqual(article.get_attribute("open"), "true")
@@ -231,6 +234,14 @@ class ConsoleTests(unittest.TestCase):
         self.assertEqual(panel.find_element(By.TAG_NAME, "h2").text, HOSTILE_TITLE)
         self.assertIn("browse-ipad.mp4", panel.find_element(By.TAG_NAME, "video").get_attribute("src"))
         self.assertEqual(panel.find_element(By.CSS_SELECTOR, ".wm-progress").text, "Page 1 of 3")
+        panel.find_element(By.CSS_SELECTOR, "button.wm-next").click()
+        # In Hindi, the panel's own words are Hindi.
+        self.driver.get(self.app_url("/tours/shop-tour/preview?platform=android&appVersion=1.4&locale=hi-IN&page=1"))
+        hindi = self.wait_for(lambda: self.visible_selector('[data-waymark-tour="shop-tour"]'), "the Hindi tour panel")
+        self.assertEqual((hindi.find_element(By.CSS_SELECTOR, ".wm-progress").text, hindi.find_element(By.CSS_SELECTOR, "button.wm-next").text),
+                         ("पेज 2 / 3", "आगे"))
+        self.driver.get(self.app_url("/tours/shop-tour/preview?platform=ios&model=iPad13,1&appVersion=1.4&page=0"))
+        panel = self.wait_for(lambda: self.visible_selector('[data-waymark-tour="shop-tour"]'), "the tour panel again")
         panel.find_element(By.CSS_SELECTOR, "button.wm-next").click()
         self.wait_for(lambda: panel.find_element(By.TAG_NAME, "h2").text == "Search", "the next page")
         self.assert_nothing_ran()

@@ -6,9 +6,11 @@ import { previewLauncher, previewTip, previewTour } from "/sdk/src/preview.js";
 const stage = document.getElementById("preview-stage");
 if (stage?.dataset.tip || stage?.dataset.tour || stage?.dataset.launcher) {
   try {
-    if (stage.dataset.tip) previewTip(JSON.parse(stage.dataset.tip), { server: location.origin });
-    else if (stage.dataset.launcher) previewLauncher(JSON.parse(stage.dataset.launcher), { server: location.origin });
-    else previewTour(JSON.parse(stage.dataset.tour), Number(stage.dataset.page), { server: location.origin });
+    // The SDK's own words in the chosen client's language, when the server has them.
+    const options = { server: location.origin, words: stage.dataset.words ? JSON.parse(stage.dataset.words) : undefined };
+    if (stage.dataset.tip) previewTip(JSON.parse(stage.dataset.tip), options);
+    else if (stage.dataset.launcher) previewLauncher(JSON.parse(stage.dataset.launcher), options);
+    else previewTour(JSON.parse(stage.dataset.tour), Number(stage.dataset.page), options);
     stage.dataset.drawn = "true";
   } catch (error) {
     document.getElementById("preview-status").textContent = `The preview failed: ${error.message}`;

@@ -5,16 +5,19 @@ import { Guide } from "./launcher.js";
 import { Renderer } from "./renderer.js";
 
 /** Draws one tip, as delivered by the server; closing or answering it only takes it away.
- *  Answers the Renderer, whose stop() takes the preview away. */
-export function previewTip(tip, { window: win = globalThis.window, server } = {}) {
+ *  `words`: the SDK's own words in the client's language (a catalog's `ui`), if any. Answers the
+ *  Renderer, whose stop() takes the preview away. */
+export function previewTip(tip, { window: win = globalThis.window, server, words } = {}) {
   const renderer = new Renderer({ window: win, server });
+  renderer.tipView.words = words;
   renderer.draw(tip);
   return renderer;
 }
 
 /** Opens one tour at a page, as delivered by the server. Answers the Renderer. */
-export function previewTour(tour, page = 0, { window: win = globalThis.window, server } = {}) {
+export function previewTour(tour, page = 0, { window: win = globalThis.window, server, words } = {}) {
   const renderer = new Renderer({ window: win, server });
+  renderer.tipView.words = words;
   renderer.openTour(tour, page);
   return renderer;
 }
@@ -30,6 +33,7 @@ export function previewLauncher(catalog, { window: win = globalThis.window, serv
     kept: { load: (key, fallback) => fallback, save: nothing, persist: nothing },
     enqueue: nothing, record: nothing, progressChanged: nothing, openTour: () => false,
   };
+  client.renderer.tipView.words = catalog.ui;
   const guide = new Guide(client, client.catalog);
   if (guide.lists) guide.lists.show(catalog.checklists[0].id);
   if (guide.help) {

@@ -109,8 +109,12 @@ import WaymarkTestSupport
                 #expect(answered.count == ids.count && Set(answered) == Set(ids), "each answer's notice delivered once")
                 let logs = servers.map(\.logText)
                 #expect(!logs.contains { $0.contains("lease ran out") })
-                let delivered = try await store.webhookDeliveries(app: app.id, endpoint: nil, limit: 100)
-                #expect(delivered.count == ids.count && delivered.allSatisfy { $0.state == .delivered && $0.attempts == 1 })
+                // Each answer is recorded just after the receiver gave it.
+                #expect(
+                    try await eventually(within: 10) {
+                        let delivered = try await store.webhookDeliveries(app: app.id, endpoint: nil, limit: 100)
+                        return delivered.count == ids.count && delivered.allSatisfy { $0.state == .delivered && $0.attempts == 1 }
+                    })
             }
         }
     }

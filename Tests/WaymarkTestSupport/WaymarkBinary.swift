@@ -49,22 +49,28 @@ extension WaymarkBinary {
         process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         process.currentDirectoryURL = root
-        // Errors go to a file, not a second pipe: reading one pipe to its end while the program
-        // fills the other's buffer would leave both waiting for ever.
-        let errorsFile = FileManager.default.temporaryDirectory.appendingPathComponent("waymark-run-\(UUID().uuidString).err")
-        guard FileManager.default.createFile(atPath: errorsFile.path, contents: nil) else { throw CocoaError(.fileWriteUnknown) }
-        defer { try? FileManager.default.removeItem(at: errorsFile) }
-        let errors = try FileHandle(forWritingTo: errorsFile)
+        // Output and errors go to files, not pipes: a pipe is read to its end only once every
+        // process holding its writing end has closed it, and a server another test starts at the
+        // same moment may inherit that end and keep it open for as long as it runs.
+        let files = ["out", "err"].map {
+            FileManager.default.temporaryDirectory.appendingPathComponent("waymark-run-\(UUID().uuidString).\($0)")
+        }
+        for file in files {
+            guard FileManager.default.createFile(atPath: file.path, contents: nil) else { throw CocoaError(.fileWriteUnknown) }
+        }
+        defer { for file in files { try? FileManager.default.removeItem(at: file) } }
+        let output = try FileHandle(forWritingTo: files[0])
+        defer { try? output.close() }
+        let errors = try FileHandle(forWritingTo: files[1])
         defer { try? errors.close() }
-        let output = Pipe()
         process.standardOutput = output
         process.standardError = errors
         try process.run()
         let deadline = ProcessDeadline(process: process.processIdentifier, limit: limit)
-        let out = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         if deadline.cancel() { throw TimedOut(program: program.lastPathComponent, limit: limit) }
-        let err = (try? Data(contentsOf: errorsFile)) ?? Data()
+        let out = (try? Data(contentsOf: files[0])) ?? Data()
+        let err = (try? Data(contentsOf: files[1])) ?? Data()
         return Run(
             status: process.terminationStatus, output: String(decoding: out, as: UTF8.self), errors: String(decoding: err, as: UTF8.self))
     }

@@ -1,9 +1,6 @@
 package dev.waymark.client;
 
-import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
-import org.json.JSONArray;
 import org.json.JSONObject;
 
 /**
@@ -33,15 +30,7 @@ public final class DeliveredAction {
     /** Whether it leads out of Waymark (a route, a web page, a tour), so the app does what it says ({@link WaymarkClient.Options#onAction}). */
     public boolean leavesWaymark() { return kind.equals("route") || kind.equals("url") || kind.equals("tour"); }
 
-    static List<DeliveredAction> list(JSONObject json) {
-        JSONArray list = json.optJSONArray("actions");
-        List<DeliveredAction> read = new ArrayList<DeliveredAction>();
-        for (int i = 0; list != null && i < list.length(); i++) {
-            JSONObject action = list.optJSONObject(i);
-            if (action != null) read.add(new DeliveredAction(action));
-        }
-        return Collections.unmodifiableList(read);
-    }
+    static List<DeliveredAction> list(JSONObject json) { return Json.objects(json, "actions", DeliveredAction::new); }
 
     static DeliveredAction find(List<DeliveredAction> actions, String id) {
         for (DeliveredAction action : actions) if (action.id.equals(id)) return action;

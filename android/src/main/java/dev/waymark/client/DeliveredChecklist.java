@@ -1,10 +1,7 @@
 package dev.waymark.client;
 
 import dev.waymark.rules.Rule;
-import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
-import org.json.JSONArray;
 import org.json.JSONObject;
 
 /**
@@ -53,12 +50,6 @@ public final class DeliveredChecklist {
         trigger = json.has("trigger") && !json.isNull("trigger") ? Rule.fromJSON(json.opt("trigger")) : null;
         screens = Json.texts(json, "screens");
         reward = json.optInt("reward", 0);
-        List<Item> read = new ArrayList<Item>();
-        JSONArray list = json.optJSONArray("items");
-        for (int i = 0; list != null && i < list.length(); i++) {
-            JSONObject item = list.optJSONObject(i);
-            if (item != null) read.add(new Item(item));
-        }
-        items = Collections.unmodifiableList(read);
+        items = Json.objects(json, "items", Item::new);
     }
 }

@@ -1,9 +1,6 @@
 package dev.waymark.client;
 
-import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
-import org.json.JSONArray;
 import org.json.JSONObject;
 
 /** A guided tour as the catalog delivered it: its pages, each with its content, media and credit. */
@@ -18,13 +15,7 @@ public final class DeliveredTour {
     DeliveredTour(JSONObject json) {
         this.json = json;
         id = json.optString("id");
-        List<DeliveredPage> read = new ArrayList<DeliveredPage>();
-        JSONArray list = json.optJSONArray("pages");
-        for (int i = 0; list != null && i < list.length(); i++) {
-            JSONObject page = list.optJSONObject(i);
-            if (page != null) read.add(new DeliveredPage(page));
-        }
-        pages = Collections.unmodifiableList(read);
+        pages = Json.objects(json, "pages", DeliveredPage::new);
         screens = Json.texts(json, "screens");
     }
 

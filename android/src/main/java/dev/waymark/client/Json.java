@@ -3,6 +3,7 @@ package dev.waymark.client;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.function.Function;
 import org.json.JSONArray;
 import org.json.JSONException;
 import org.json.JSONObject;
@@ -23,6 +24,17 @@ final class Json {
         List<String> read = new ArrayList<String>();
         for (int i = 0; i < list.length(); i++) if (list.opt(i) instanceof String) read.add(list.optString(i));
         return Collections.unmodifiableList(read);
+    }
+
+    /** Each object of the array at {@code key}, read by {@code read}; an entry that is not an object is skipped. */
+    static <T> List<T> objects(JSONObject json, String key, Function<JSONObject, T> read) {
+        JSONArray list = json != null ? json.optJSONArray(key) : null;
+        List<T> objects = new ArrayList<T>();
+        for (int i = 0; list != null && i < list.length(); i++) {
+            JSONObject object = list.optJSONObject(i);
+            if (object != null) objects.add(read.apply(object));
+        }
+        return Collections.unmodifiableList(objects);
     }
 
     /** A deep copy, for a caller to change. */

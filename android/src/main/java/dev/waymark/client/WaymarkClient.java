@@ -517,14 +517,8 @@ public final class WaymarkClient {
 
     /** The catalog's tour, or null. */
     public DeliveredTour tour(String id) {
-        synchronized (lock) {
-            JSONArray list = catalog != null ? catalog.optJSONArray("tours") : null;
-            for (int i = 0; list != null && i < list.length(); i++) {
-                JSONObject json = list.optJSONObject(i);
-                if (json != null && id.equals(json.optString("id"))) return new DeliveredTour(json);
-            }
-            return null;
-        }
+        for (DeliveredTour tour : tours()) if (tour.id.equals(id)) return tour;
+        return null;
     }
 
     /** The user opened a page of a tour: sends {@code page_viewed}, from which the server measures reading time. */
@@ -990,31 +984,9 @@ public final class WaymarkClient {
         return screens == null || (screen != null && screens.contains(screen));
     }
 
-    private List<DeliveredArticle> articles() {
-        List<DeliveredArticle> read = new ArrayList<DeliveredArticle>();
-        JSONArray list;
-        synchronized (lock) {
-            list = catalog != null ? catalog.optJSONArray("articles") : null;
-        }
-        for (int i = 0; list != null && i < list.length(); i++) {
-            JSONObject json = list.optJSONObject(i);
-            if (json != null) read.add(new DeliveredArticle(json));
-        }
-        return read;
-    }
+    private List<DeliveredArticle> articles() { return Json.objects(catalog(), "articles", DeliveredArticle::new); }
 
-    private List<DeliveredTour> tours() {
-        List<DeliveredTour> read = new ArrayList<DeliveredTour>();
-        JSONArray list;
-        synchronized (lock) {
-            list = catalog != null ? catalog.optJSONArray("tours") : null;
-        }
-        for (int i = 0; list != null && i < list.length(); i++) {
-            JSONObject json = list.optJSONObject(i);
-            if (json != null) read.add(new DeliveredTour(json));
-        }
-        return read;
-    }
+    private List<DeliveredTour> tours() { return Json.objects(catalog(), "tours", DeliveredTour::new); }
 
     private List<DeliveredChecklist> deliveredChecklists() {
         synchronized (lock) {

@@ -79,21 +79,24 @@ public struct APIErrorBody: Codable, Hashable, Sendable {
         public var message: String
         /// For rule and catalog errors: where, as `file:line:column` diagnostics.
         public var diagnostics: [String]?
+        /// The body's field the error is about, when it is about one (`url`).
+        public var field: String?
 
-        /// An error with this code, message and diagnostics.
-        public init(code: String, message: String, diagnostics: [String]? = nil) {
+        /// An error with this code, message, diagnostics and field.
+        public init(code: String, message: String, diagnostics: [String]? = nil, field: String? = nil) {
             self.code = code
             self.message = message
             self.diagnostics = diagnostics
+            self.field = field
         }
     }
 
     /// The error.
     public var error: Detail
 
-    /// An error body with this code, message and diagnostics.
-    public init(code: String, message: String, diagnostics: [String]? = nil) {
-        error = Detail(code: code, message: message, diagnostics: diagnostics)
+    /// An error body with this code, message, diagnostics and field.
+    public init(code: String, message: String, diagnostics: [String]? = nil, field: String? = nil) {
+        error = Detail(code: code, message: message, diagnostics: diagnostics, field: field)
     }
 }
 

@@ -41,14 +41,18 @@ public struct WaymarkConfiguration: Sendable {
     public var webhookFirstRetry: TimeInterval
     /// How often the webhook sender looks for due deliveries.
     public var webhookPoll: Duration
+    /// How long the server waits for slow clients before it closes their connections.
+    public var connectionLimits: ConnectionLimits
     /// The clock of sessions, event clamping and grants; tests move their own.
     public var now: @Sendable () -> Date
 
     public init(
         host: String = "127.0.0.1", port: Int = 8080, synthesizer: (any Synthesizer)? = nil, trustedProxies: TrustedProxies = .none,
         sweepInterval: Duration = .seconds(3600), segmentRefreshInterval: Duration? = .seconds(60), webhooksToPrivateNetworks: Bool = false,
-        webhookFirstRetry: TimeInterval = 30, webhookPoll: Duration = .seconds(1), now: @escaping @Sendable () -> Date = { Date() }
+        webhookFirstRetry: TimeInterval = 30, webhookPoll: Duration = .seconds(1), connectionLimits: ConnectionLimits = ConnectionLimits(),
+        now: @escaping @Sendable () -> Date = { Date() }
     ) {
+        self.connectionLimits = connectionLimits
         self.host = host
         self.port = port
         self.synthesizer = synthesizer
@@ -89,13 +93,15 @@ public func buildApplication(
     let sweeper = SessionSweeper(store: store, logger: logger, interval: configuration.sweepInterval, now: configuration.now)
     let retention = EventRetention(store: store, logger: logger, interval: configuration.sweepInterval, now: configuration.now)
     let webhooks = WebhookSender(
-        store: store, logger: logger, poll: configuration.webhookPoll, firstRetry: configuration.webhookFirstRetry, now: configuration.now)
+        store: store, logger: logger, poll: configuration.webhookPoll, firstRetry: configuration.webhookFirstRetry,
+        privateNetworks: configuration.webhooksToPrivateNetworks, now: configuration.now)
     let refresher = configuration.segmentRefreshInterval.map {
         SegmentRefresher(store: store, logger: logger, interval: $0, now: configuration.now)
     }
     let port = configuration.port
     return Application(
         router: router,
+        server: .http1(limits: configuration.connectionLimits),
         configuration: .init(address: .hostname(configuration.host, port: port), serverName: "waymark"),
         services: [sweeper, retention, webhooks] + (refresher.map { [$0] } ?? []) + (narrator.map { [$0] } ?? []) + services,
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? port) },

@@ -9,7 +9,8 @@ import WaymarkStore
 public enum Storage: Sendable, Equatable {
     /// `DIRECTORY/waymark.sqlite`, made with the directory if missing.
     case sqlite(dataDirectory: String)
-    /// `postgres://user[:password]@host[:port]/database`.
+    /// `postgres://user[:password]@host[:port]/database[?sslmode=…&sslrootcert=…]` (see
+    /// ``WaymarkPostgres/PostgresURL``).
     case postgres(url: String)
 
     /// The storage named for people: the directory, or the URL with its password masked.
@@ -62,6 +63,7 @@ public func withPostgres<T: Sendable>(url: String, logger: Logger, _ body: (Post
         group.addTask { await store.run() }
         defer { group.cancelAll() }
         do throws(StoreError) {
+            try await store.checkConnection()
             try await store.migrate()
         } catch {
             if error.code == .unavailable {
@@ -74,8 +76,4 @@ public func withPostgres<T: Sendable>(url: String, logger: Logger, _ body: (Post
 }
 
 /// A database URL fit for a log line or an error: its password masked.
-public func redactingPassword(_ url: String) -> String {
-    guard var components = URLComponents(string: url), components.password != nil else { return url }
-    components.password = "***"
-    return components.string ?? url
-}
+public func redactingPassword(_ url: String) -> String { PostgresURL.redacted(url) }

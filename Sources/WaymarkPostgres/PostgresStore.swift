@@ -21,25 +21,42 @@ public final class PostgresStore: Store, Service {
     /// App numbers read so far, by app id: see ``appNumbers(_:)``.
     let knownAppNumbers = Locked<[String: Int32]>([:])
 
-    /// - Parameter url: `postgres://user[:password]@host[:port]/database` (TLS off: loopback or a private network).
+    /// The URL the store was opened with, if it was: what ``checkConnection()`` connects with.
+    let url: PostgresURL?
+
+    /// - Parameter url: `postgres://user[:password]@host[:port]/database`, with TLS as libpq's
+    ///   `sslmode` and `sslrootcert` say (see ``PostgresURL``).
     public convenience init(url: String, logger: Logger, patience: Duration = .seconds(5)) throws(StoreError) {
-        self.init(configuration: try Self.configuration(url: url), logger: logger, patience: patience)
+        let parsed = try PostgresURL(url)
+        self.init(configuration: try parsed.clientConfiguration(), url: parsed, logger: logger, patience: patience)
     }
 
-    /// The client configuration a `postgres://user[:password]@host[:port]/database` URL names.
+    /// The client configuration a `postgres://` URL names (see ``PostgresURL``).
     public static func configuration(url: String) throws(StoreError) -> PostgresClient.Configuration {
-        guard let components = URLComponents(string: url), components.scheme == "postgres" || components.scheme == "postgresql",
-            let host = components.host, let user = components.user
-        else { throw StoreError(.unavailable, "not a postgres://user@host/database URL: \(url)") }
-        let database = components.path.hasPrefix("/") ? String(components.path.dropFirst()) : components.path
-        return PostgresClient.Configuration(
-            host: host, port: components.port ?? 5432, username: user, password: components.password,
-            database: database.isEmpty ? nil : database, tls: .disable
-        )
+        try PostgresURL(url).clientConfiguration()
     }
 
-    public init(configuration: PostgresClient.Configuration, logger: Logger, patience: Duration = .seconds(5)) {
+    /// Connects once, outside the pool, and says why that fails, if it does: a server without
+    /// TLS where the URL requires it, a certificate no trusted CA signed or not issued for the
+    /// host, a wrong password. The pool would only retry until its patience ran out.
+    public func checkConnection() async throws(StoreError) {
+        guard let url else { return }
+        let configuration = try url.connectionConfiguration()
+        do {
+            let connection = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: logger)
+            try await connection.close()
+        } catch {
+            throw StoreError(.unavailable, PostgresURL.reason(error, mode: url.mode, host: url.host))
+        }
+    }
+
+    public convenience init(configuration: PostgresClient.Configuration, logger: Logger, patience: Duration = .seconds(5)) {
+        self.init(configuration: configuration, url: nil, logger: logger, patience: patience)
+    }
+
+    init(configuration: PostgresClient.Configuration, url: PostgresURL?, logger: Logger, patience: Duration) {
         client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        self.url = url
         self.logger = logger
         self.patience = patience
     }
@@ -650,6 +667,8 @@ public final class PostgresStore: Store, Service {
             let message = error.serverInfo?[.message] ?? "\(error.code)"
             // 23: integrity constraints; 08: connection; 53: resources; 57: the server shutting down.
             if state == "23505" || state == "23503" { return StoreError(.conflict, message) }
+            // 22: a value the database cannot take (22021: a NUL character in text).
+            if state.hasPrefix("22") { return StoreError(.invalidValue, message) }
             if error.serverInfo == nil || ["08", "53", "57"].contains(state.prefix(2)) { return StoreError(.unavailable, message) }
             return StoreError(.failed, message)
         case let error as PostgresTransactionError:

@@ -109,15 +109,27 @@ extension ContextValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral,
 extension ContextValue: Codable {
     private enum Key: String, CodingKey { case time, version }
 
+    /// Any member's name: a keyed container of ``Key`` lists only the members it knows.
+    private struct Member: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
     /// A context value in JSON is a string, a number, a boolean, `{"time": "2026-01-15T10:30:00Z"}`
-    /// or `{"version": "5.2.1"}`: the JSON forms of the literals it compares with.
+    /// or `{"version": "5.2.1"}`: the JSON forms of the literals it compares with. A typed value
+    /// with any other member, or with both, is refused.
     public init(from decoder: any Decoder) throws {
-        if let keyed = try? decoder.container(keyedBy: Key.self) {
-            guard keyed.allKeys.count == 1, let key = keyed.allKeys.first else {
+        if let members = try? decoder.container(keyedBy: Member.self) {
+            guard members.allKeys.count == 1, let key = Key(rawValue: members.allKeys[0].stringValue) else {
                 throw DecodingError.dataCorrupted(
-                    .init(codingPath: decoder.codingPath, debugDescription: "a typed value is {\"time\": ...} or {\"version\": ...}")
+                    .init(
+                        codingPath: decoder.codingPath,
+                        debugDescription: "a typed value is {\"time\": ...} or {\"version\": ...}, with no other member")
                 )
             }
+            let keyed = try decoder.container(keyedBy: Key.self)
             let text = try keyed.decode(String.self, forKey: key)
             switch key {
             case .time:

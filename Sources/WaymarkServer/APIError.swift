@@ -25,6 +25,8 @@ public struct APIError: HTTPResponseError, Sendable {
             case tooManyWebhooks = "too_many_webhooks"
             case endpointNotAllowed = "endpoint_not_allowed"
             case invalidCatalog = "invalid_catalog"
+            case invalidField = "invalid_field"
+            case bodyTooLarge = "body_too_large"
             case idMismatch = "id_mismatch"
             case storageUnavailable = "storage_unavailable"
             case `internal`
@@ -72,6 +74,12 @@ public struct APIError: HTTPResponseError, Sendable {
         public static let endpointNotAllowed = Code(.endpointNotAllowed)
         /// The catalog has errors, each in `diagnostics` (422).
         public static let invalidCatalog = Code(.invalidCatalog)
+        /// A field of the body has the right type but a value the server cannot take; `field` names
+        /// it (422).
+        public static let invalidField = Code(.invalidField)
+        /// The body is larger than the route takes (413); the server closes the connection after
+        /// the answer.
+        public static let bodyTooLarge = Code(.bodyTooLarge)
         /// The body's id is not the path's (422).
         public static let idMismatch = Code(.idMismatch)
         /// The database failed; nothing was stored (503).
@@ -84,25 +92,35 @@ public struct APIError: HTTPResponseError, Sendable {
     public var code: Code
     public var message: String
     public var diagnostics: [String]?
+    /// The body's field the error is about, when it is about one.
+    public var field: String?
     /// Headers the answer carries besides its type (`Allow` on a 405).
     public var headers: HTTPFields
 
-    public init(_ status: HTTPResponse.Status, _ code: Code, _ message: String, diagnostics: [String]? = nil, headers: HTTPFields = [:]) {
+    public init(
+        _ status: HTTPResponse.Status, _ code: Code, _ message: String, diagnostics: [String]? = nil, field: String? = nil,
+        headers: HTTPFields = [:]
+    ) {
         self.status = status
         self.code = code
         self.message = message
         self.diagnostics = diagnostics
+        self.field = field
         self.headers = headers
     }
 
     public func response(from request: Request, context: some RequestContext) throws -> Response {
-        let body = APIErrorBody(code: code.description, message: message, diagnostics: diagnostics)
+        let body = APIErrorBody(code: code.description, message: message, diagnostics: diagnostics, field: field)
         return jsonResponse(body, status: status, headers: headers)
     }
 
     static let unauthorized = APIError(.unauthorized, .unauthorized, "a valid key is needed: Authorization: Bearer KEY")
     static let notFound = APIError(.notFound, .notFound, "no such object")
     static func badRequest(_ message: String) -> APIError { APIError(.badRequest, .badRequest, message) }
+    /// A 422 about one field of the body: `field` is its name, `message` why its value is refused.
+    static func invalidField(_ field: String, _ message: String) -> APIError {
+        APIError(.unprocessableContent, .invalidField, "\(field): \(message)", field: field)
+    }
 }
 
 let jsonEncoder: JSONEncoder = {

@@ -53,7 +53,9 @@ extension WaymarkServer {
         let outcome = try await store.claim(
             Grant(
                 id: "grant_" + Secrets.randomHex(bytes: 12), app: app.id, user: claim.user, tour: ledger.tour, page: ledger.page,
-                credits: credits, grantedAt: now()
+                // Whole milliseconds, as the store keeps them: the answer, the notice and the
+                // grants API then show one time.
+                credits: credits, grantedAt: Date(millisecondsSince1970: now().millisecondsSince1970)
             ),
             credits: { [cap = live.catalog.rewards.maxCreditsPerUser] balance in
                 CreditCap.credits(offered: credits, balance: balance, cap: cap)

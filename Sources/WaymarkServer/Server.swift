@@ -2,6 +2,8 @@ import Foundation
 import Hummingbird
 import HummingbirdAuth
 import Logging
+import NIOCore
+import NIOHTTP1
 import ServiceLifecycle
 import WaymarkAPI
 import WaymarkCatalog
@@ -89,6 +91,7 @@ public struct WaymarkServer: Sendable {
         router.add(middleware: RequestMetricsMiddleware(metrics: metrics))
         router.add(middleware: ResponseCompressionMiddleware())
         router.add(middleware: ErrorLoggingMiddleware(logger: logger))
+        router.add(middleware: NULRefusingMiddleware())
         router.get("/healthz") { _, _ in "ok\n" }
         router.get("/metrics") { _, _ in
             Response(
@@ -178,8 +181,21 @@ struct ErrorLoggingMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         do {
             return try await next(request, context)
+        } catch is NIOTooManyBytesError {
+            // A body over the route's limit (`collect(upTo:)`), answered as every other error is;
+            // the connection closes after it (see ConnectionLimits).
+            throw APIError(
+                .contentTooLarge, .bodyTooLarge, "the body is larger than this request may be", headers: [.connection: "close"])
         } catch let error as any HTTPResponseError {
             throw error
+        } catch let error as HTTPParserError {
+            // The client's request broke off (a connection closed mid-body, by the client or for
+            // its slowness): no fault of the server's, and nobody to answer.
+            logger.debug("a request broke off", metadata: ["error": "\(error)", "path": "\(request.uri.path)"])
+            throw APIError.badRequest("the request broke off before its end")
+        } catch let error as StoreError where error.code == .invalidValue {
+            logger.info("the database refused a value", metadata: ["error": "\(error)", "path": "\(request.uri.path)"])
+            throw APIError.badRequest("a value of the request is one the database cannot store (a NUL character, say); nothing was stored")
         } catch let error as StoreError {
             logger.error("storage failed", metadata: ["error": "\(error)", "path": "\(request.uri.path)"])
             throw APIError(.serviceUnavailable, .storageUnavailable, "the database failed; nothing was stored, retry later")
@@ -187,6 +203,18 @@ struct ErrorLoggingMiddleware<Context: RequestContext>: RouterMiddleware {
             logger.error("request failed", metadata: ["error": "\(error)", "path": "\(request.uri.path)"])
             throw APIError(.internalServerError, .internal, "the server failed; nothing was stored")
         }
+    }
+}
+
+/// Refuses, with a 400, a request whose path or query holds a NUL character (`%00`): no route
+/// takes one, and PostgreSQL cannot store one, so the answer is the same on every store.
+struct NULRefusingMiddleware<Context: RequestContext>: RouterMiddleware {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let target = request.uri.description
+        if target.contains("%00") || target.contains("\u{0}") {
+            throw APIError.badRequest("the path or query has a NUL character (%00)")
+        }
+        return try await next(request, context)
     }
 }
 

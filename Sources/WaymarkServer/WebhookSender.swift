@@ -17,6 +17,10 @@ import WaymarkSupport
 /// several servers on one PostgreSQL database never send one delivery at the same time; a server
 /// killed while sending leaves the lease to run out, and the delivery is sent again: at least
 /// once, with the same event id, which the receiver deduplicates on.
+///
+/// A delivery whose endpoint URL this server would not take (see
+/// ``WebhookEndpoints/problem(url:privateNetworks:)``: a row written by other means than the API)
+/// is not sent: its attempt fails at once and for good, with the reason, and the sender goes on.
 public struct WebhookSender: Service {
     /// The most attempts a delivery gets before it is marked failed.
     public static let maximumAttempts = 16
@@ -34,14 +38,17 @@ public struct WebhookSender: Service {
     let lease: TimeInterval
     let timeout: TimeAmount
     let batch: Int
+    let privateNetworks: Bool
     let now: @Sendable () -> Date
 
     /// A sender that looks for due deliveries every `poll`, and retries a failed one first after
-    /// `firstRetry` seconds.
+    /// `firstRetry` seconds; it calls endpoints on this machine and private networks only when
+    /// `privateNetworks` allows them, as the API takes them.
     public init(
         store: any Store, logger: Logger, poll: Duration = .seconds(1), firstRetry: TimeInterval = 30, lease: TimeInterval = 60,
-        timeout: TimeAmount = .seconds(10), batch: Int = 16, now: @escaping @Sendable () -> Date = { Date() }
+        timeout: TimeAmount = .seconds(10), batch: Int = 16, privateNetworks: Bool = false, now: @escaping @Sendable () -> Date = { Date() }
     ) {
+        self.privateNetworks = privateNetworks
         self.store = store
         self.logger = logger
         self.poll = poll
@@ -113,6 +120,14 @@ public struct WebhookSender: Service {
     /// Posts one delivery and tells what became of it.
     func send(_ dispatch: WebhookDispatch, with client: HTTPClient) async -> WebhookAttempt {
         let sentAt = now()
+        if let problem = WebhookEndpoints.problem(url: dispatch.endpoint.url, privateNetworks: privateNetworks) {
+            logger.warning(
+                "a webhook endpoint's URL is not one this server calls: its delivery failed",
+                metadata: ["event": "\(dispatch.event)", "webhook.endpoint": "\(dispatch.endpoint.id)", "error": "\(problem.message)"])
+            return WebhookAttempt(
+                event: dispatch.event, endpoint: dispatch.endpoint.id, at: sentAt, status: nil, answer: nil,
+                error: "not sent: \(problem.message)", state: .failed, nextAttemptAt: sentAt)
+        }
         var request = HTTPClientRequest(url: dispatch.endpoint.url)
         request.method = .POST
         request.headers.add(name: "Content-Type", value: "application/json")

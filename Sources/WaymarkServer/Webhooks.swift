@@ -137,18 +137,18 @@ public enum WebhookEndpoints {
     /// The longest a rotated-out secret may keep signing: a week.
     public static let maximumOverlapHours = 168
 
-    /// Why `url` cannot be an endpoint, if it cannot: a 400 unless it is an absolute `https` or
-    /// `http` URL without a user or password; unless `privateNetworks` allows it, a 403 when it is
-    /// on this machine or a private network (named by their addresses or as `localhost`), so that
-    /// an app's members cannot make the server call into the network it runs in.
+    /// Why `url` cannot be an endpoint, if it cannot: a 422 naming the field `url` unless it is an
+    /// ``EndpointURL``; unless `privateNetworks` allows it, a 403 when it is on this machine or a
+    /// private network (named by their addresses or as `localhost`), so that an app's members
+    /// cannot make the server call into the network it runs in.
     public static func problem(url text: String, privateNetworks: Bool) -> APIError? {
-        guard text.count <= 2048, let url = URLComponents(string: text), let scheme = url.scheme?.lowercased(),
-            ["https", "http"].contains(scheme), let host = url.host, !host.isEmpty, url.user == nil, url.password == nil
-        else {
-            return APIError.badRequest(
-                "the endpoint must be an absolute https:// or http:// URL of at most 2048 characters, without a user or password")
+        let url: EndpointURL
+        do {
+            url = try EndpointURL.parse(text)
+        } catch {
+            return APIError.invalidField("url", error.message)
         }
-        if !privateNetworks && isPrivate(host: host) {
+        if !privateNetworks && isPrivate(host: url.host) {
             return APIError(
                 .forbidden, .endpointNotAllowed,
                 "the endpoint is on this machine or a private network; the server calls only public addresses")
@@ -156,24 +156,20 @@ public enum WebhookEndpoints {
         return nil
     }
 
-    /// Whether `host` names this machine or a private, link-local or unique-local network.
+    /// Whether `host` (as ``EndpointURL`` reads it) names this machine, a private, shared,
+    /// link-local or benchmarking network, or multicast and reserved addresses.
     static func isPrivate(host: String) -> Bool {
-        let host = host.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+        let host = host.lowercased()
         if host == "localhost" || host.hasSuffix(".localhost") || host.hasSuffix(".local") || host.hasSuffix(".internal") { return true }
         let octets = host.split(separator: ".", omittingEmptySubsequences: false).compactMap { UInt8($0) }
-        if octets.count == 4 {
-            switch (octets[0], octets[1]) {
-            case (10, _), (127, _), (0, _), (169, 254), (192, 168): return true
-            case (172, let second): return (16...31).contains(second)
-            case (100, let second): return (64...127).contains(second)
-            default: return false
-            }
+        guard octets.count == 4 else { return false }
+        switch (octets[0], octets[1]) {
+        case (10, _), (127, _), (0, _), (169, 254), (192, 168), (224...255, _): return true
+        case (172, let second): return (16...31).contains(second)
+        case (100, let second): return (64...127).contains(second)
+        case (198, let second): return (18...19).contains(second)
+        default: return false
         }
-        if host.contains(":") {
-            return host == "::1" || host == "::" || host.hasPrefix("fc") || host.hasPrefix("fd") || host.hasPrefix("fe80")
-                || host.hasPrefix("::ffff:")
-        }
-        return false
     }
 
     /// A new endpoint with a new secret (`whsec_` and 64 hex digits), audited; the answer is the

@@ -333,6 +333,9 @@ public struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let unavailable = Code("unavailable")
         /// A uniqueness or reference constraint refused the change.
         public static let conflict = Code("conflict")
+        /// The database cannot store a value it was given (PostgreSQL takes no NUL character in
+        /// text): no retry will change that.
+        public static let invalidValue = Code("invalid_value")
         /// Any other database error.
         public static let failed = Code("failed")
 

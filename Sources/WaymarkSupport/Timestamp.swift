@@ -121,9 +121,12 @@ public enum Timestamp {
         append(milliseconds(date), to: &output)
     }
 
-    /// Milliseconds since 1970, rounded down, as the engine keeps time.
+    /// Milliseconds since 1970, rounded down, as the engine keeps time. A date made from whole
+    /// milliseconds (as stores read them back) gives them exactly: the seconds are a binary
+    /// fraction, so its thousandfold may fall a hair below the whole number, which is first
+    /// rounded to the microsecond.
     private static func milliseconds(_ date: Date) -> Int64 {
-        Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
+        Int64(((date.timeIntervalSince1970 * 1_000_000).rounded() / 1000).rounded(.down))
     }
 
     private static func floorDivide(_ value: Int64, _ divisor: Int64) -> (Int64, Int64) {

@@ -17,9 +17,11 @@ import Yams
 /// Where the server listens and keeps its data. Each option comes from the flag, else the
 /// environment (`WAYMARK_HOST`, `WAYMARK_PORT`, `WAYMARK_DATA_DIR`, `WAYMARK_DATABASE`,
 /// `WAYMARK_LOG_LEVEL`, `WAYMARK_LOG_FORMAT`, `WAYMARK_NARRATION`, `WAYMARK_TRUSTED_PROXIES`,
-/// `WAYMARK_WEBHOOK_TARGETS`, `WAYMARK_WEBHOOK_FIRST_RETRY`), else the config file (`--config`,
-/// YAML with the keys host, port, dataDir, database, logLevel, logFormat, narration,
-/// trustedProxies, webhookTargets, webhookFirstRetry), else the default.
+/// `WAYMARK_WEBHOOK_TARGETS`, `WAYMARK_WEBHOOK_FIRST_RETRY`, `WAYMARK_IDLE_TIMEOUT`,
+/// `WAYMARK_HEADER_TIMEOUT`, `WAYMARK_BODY_TIMEOUT`, `WAYMARK_BODY_MINIMUM_RATE`), else the config
+/// file (`--config`, YAML with the keys host, port, dataDir, database, logLevel, logFormat,
+/// narration, trustedProxies, webhookTargets, webhookFirstRetry, idleTimeout, headerTimeout,
+/// bodyTimeout, bodyMinimumRate), else the default.
 struct ServerOptions: ParsableArguments {
     @Option(help: ArgumentHelp(ServerOptions.configHelp))
     var config: String?
@@ -67,10 +69,30 @@ struct ServerOptions: ParsableArguments {
         help: "Seconds from a failed webhook delivery to its first retry; each later wait doubles, up to six hours (default 30).")
     var webhookFirstRetry: Double?
 
+    @Option(
+        name: .customLong("idle-timeout"),
+        help: "Seconds a connection with no request under way may stay open without a byte (default 60).")
+    var idleTimeout: Double?
+
+    @Option(
+        name: .customLong("header-timeout"),
+        help: "Seconds a request's line and headers may take to arrive, from its first byte (default 20).")
+    var headerTimeout: Double?
+
+    @Option(
+        name: .customLong("body-timeout"),
+        help: "Seconds a request's body may take to arrive after its headers, plus one for every --body-minimum-rate bytes (default 20).")
+    var bodyTimeout: Double?
+
+    @Option(
+        name: .customLong("body-minimum-rate"),
+        help: "The slowest upload taken, in bytes a second: each that many bytes of a body buy one more second (default 500).")
+    var bodyMinimumRate: Int?
+
     /// The config file's keys.
     static let configKeys = [
         "host", "port", "dataDir", "database", "logLevel", "logFormat", "narration", "trustedProxies", "webhookTargets",
-        "webhookFirstRetry",
+        "webhookFirstRetry", "idleTimeout", "headerTimeout", "bodyTimeout", "bodyMinimumRate",
     ]
     static let configHelp = "A YAML file with " + configKeys.joined(separator: ", ") + "."
 
@@ -88,6 +110,7 @@ struct ServerOptions: ParsableArguments {
         /// Whether webhook endpoints may be on this machine or a private network.
         var webhooksToPrivateNetworks: Bool
         var webhookFirstRetry: TimeInterval
+        var connectionLimits: ConnectionLimits
     }
 
     func resolve(defaultDataDirectory: String = "waymark-data") throws -> Resolved {
@@ -135,6 +158,22 @@ struct ServerOptions: ParsableArguments {
         guard let firstRetry = TimeInterval(retryText), (0.1...86_400).contains(firstRetry) else {
             throw ValidationError("the first webhook retry is from 0.1 to 86400 seconds, not \(retryText)")
         }
+        func seconds(_ flag: Double?, _ variable: String, _ key: String, default value: Double, name: String) throws -> Duration {
+            let text = flag.map { "\($0)" } ?? environment[variable] ?? file[key] ?? "\(value)"
+            guard let number = Double(text), (0.1...86_400).contains(number) else {
+                throw ValidationError("the \(name) is from 0.1 to 86400 seconds, not \(text)")
+            }
+            return .milliseconds(Int64(number * 1000))
+        }
+        let rateText = bodyMinimumRate.map(String.init) ?? environment["WAYMARK_BODY_MINIMUM_RATE"] ?? file["bodyMinimumRate"] ?? "500"
+        guard let rate = Int(rateText), (1...100_000_000).contains(rate) else {
+            throw ValidationError("the body's minimum rate is from 1 to 100000000 bytes a second, not \(rateText)")
+        }
+        let limits = ConnectionLimits(
+            idle: try seconds(idleTimeout, "WAYMARK_IDLE_TIMEOUT", "idleTimeout", default: 60, name: "idle timeout"),
+            header: try seconds(headerTimeout, "WAYMARK_HEADER_TIMEOUT", "headerTimeout", default: 20, name: "header timeout"),
+            body: try seconds(bodyTimeout, "WAYMARK_BODY_TIMEOUT", "bodyTimeout", default: 20, name: "body timeout"),
+            bodyMinimumRate: rate)
         return Resolved(
             host: host ?? environment["WAYMARK_HOST"] ?? file["host"] ?? "127.0.0.1",
             port: resolvedPort,
@@ -145,7 +184,8 @@ struct ServerOptions: ParsableArguments {
             narration: narrationText == "on",
             trustedProxies: proxies,
             webhooksToPrivateNetworks: targetsText == "any",
-            webhookFirstRetry: firstRetry
+            webhookFirstRetry: firstRetry,
+            connectionLimits: limits
         )
     }
 }
@@ -159,7 +199,7 @@ extension ServerOptions.Resolved {
     func applicationConfiguration(logger: Logger) -> WaymarkConfiguration {
         var configuration = WaymarkConfiguration(
             host: host, port: port, trustedProxies: trustedProxies, webhooksToPrivateNetworks: webhooksToPrivateNetworks,
-            webhookFirstRetry: webhookFirstRetry)
+            webhookFirstRetry: webhookFirstRetry, connectionLimits: connectionLimits)
         if narration {
             switch ESpeakSynthesizer.onPath() {
             case .success(let synthesizer): configuration.synthesizer = synthesizer

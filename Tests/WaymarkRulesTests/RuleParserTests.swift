@@ -74,6 +74,7 @@ struct RuleParserTests {
         #"{"seq":[{"name":"a","where":[{"prop":"x","in":[]}]}]}"#, #"{"seq":[{"name":"a","extra":1}]}"#,
         #"{"path":"a.b","cmp":"<","value":{"time":"2026-02-30"}}"#, #"{"path":"a.b","cmp":"<","value":{"time":1}}"#,
         #"{"path":"a.b","cmp":"<","value":{"time":"2026-01-15","version":"1"}}"#, #"{"path":"a.b","cmp":"<","value":{}}"#,
+        #"{"path":"a.b","cmp":"<","value":{"time":"2026-01-15","extra":1}}"#, #"{"path":"a.b","cmp":"<","value":{"date":"2026-01-15"}}"#,
     ])
     func theJSONDecoderRejectsWhatTheParserWould(json: String) {
         #expect(throws: DecodingError.self) { try JSONDecoder().decode(Rule.self, from: Data(json.utf8)) }

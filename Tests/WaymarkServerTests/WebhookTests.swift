@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WaymarkServer
 import WaymarkStore
+import WaymarkSupport
 
 /// The parts of webhooks that need no server: signatures, the retry schedule, which endpoints a
 /// server calls, and the bodies of notices.
@@ -31,19 +32,58 @@ import WaymarkStore
 
     @Test func endpointsAreHTTPAndPublicUnlessTheServerAllowsMore() {
         #expect(WebhookEndpoints.problem(url: "https://shop.example.com/hooks?x=1", privateNetworks: false) == nil)
+        #expect(WebhookEndpoints.problem(url: "HTTP://Shop.Example.com:65535#x", privateNetworks: false) == nil)
         for url in [
             "ftp://example.com", "https://", "https://user:pw@example.com", "example.com/hook", String(repeating: "a", count: 3000),
+            "http://127.0.0.1:65536/", "http://127.0.0.1:99999/", "https://example.com:70000/", "https://example.com:0/",
+            "https://example.com:/", "https://example.com:080/", "https://exa mple.com/", "https://example.com/a b",
+            "https://example.com/\r\nX-Evil: 1", "https://example.com/\n", "https://example.com/\u{7F}", "https://example.com/é",
+            "http://[::1]/", "http://2130706433/", "http://0x7f.0.0.1/", "http://010.0.0.1/", "http://127.1/", "http://1.2.3.256/",
+            "http://-shop.example.com/", "http://shop..example.com/", "http://shop.example.com./", "http://shop.3com/",
+            "https://example.com\\@evil.com/", "https://example.com%2F/",
         ] {
-            #expect(WebhookEndpoints.problem(url: url, privateNetworks: true)?.status == .badRequest, "\(url)")
+            let problem = WebhookEndpoints.problem(url: url, privateNetworks: true)
+            #expect(problem?.status == .unprocessableContent && problem?.field == "url", "\(url.debugDescription)")
         }
         for url in [
             "http://localhost:8080/", "http://127.0.0.1/", "http://10.1.2.3/", "http://172.20.0.1/", "http://192.168.1.1/",
-            "http://169.254.169.254/latest", "http://[::1]/", "http://[fd00::1]/", "http://db.internal/",
+            "http://169.254.169.254/latest", "http://db.internal/", "http://0.0.0.0/", "http://100.64.0.1/", "http://198.18.0.1/",
+            "http://224.0.0.1/", "http://255.255.255.255/",
         ] {
             #expect(WebhookEndpoints.problem(url: url, privateNetworks: false)?.status == .forbidden, "\(url)")
             #expect(WebhookEndpoints.problem(url: url, privateNetworks: true) == nil, "\(url)")
         }
         #expect(WebhookEndpoints.problem(url: "http://172.32.0.1/", privateNetworks: false) == nil)
+    }
+
+    /// openapi.yaml's pattern for an endpoint URL is ``EndpointURL/pattern``, and the parser takes
+    /// exactly the texts it matches (but for host names over 253 characters, which it refuses).
+    @Test func theURLParserAndTheDocumentsPatternAgree() throws {
+        let document = WaymarkServer.openAPIDocument
+        let line = try #require(document.split(separator: "\n").first { $0.contains("pattern: \"^[Hh][Tt]") })
+        let quoted = line.drop { $0 != "\"" }.dropFirst().dropLast()
+        #expect(quoted.replacingOccurrences(of: "\\\\", with: "\\") == EndpointURL.pattern)
+        let regex = try NSRegularExpression(pattern: EndpointURL.pattern)
+        func matches(_ text: String) -> Bool {
+            regex.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil
+        }
+        // Texts made of the pieces a URL has, good and bad, in every order: a fixed seed.
+        let schemes = ["http://", "HTTPS://", "hTtP://", "ftp://", "http:/", ""]
+        let hosts = [
+            "a", "example.com", "shop-1.example.co", "1.2.3.4", "255.255.255.255", "256.1.1.1", "01.2.3.4", "1.2.3", "2130706433",
+            "-a.com", "a-.com", "a..com", "a.com.", "3com", "x.3com", "", String(repeating: "a", count: 63) + ".com",
+            String(repeating: "a", count: 64) + ".com", "[::1]", "ex ample.com", "é.com", "a_b.com",
+        ]
+        let ports = ["", ":1", ":80", ":65535", ":65536", ":0", ":080", ":", ":99999", ":123456"]
+        let rests = ["", "/", "/hook?x=1#y", "?q", "#f", "/a b", "/\t", "/é", "x", "/%20", "/\u{7F}"]
+        var generator = SplitMix64(seed: 20_261_127)
+        for _ in 0..<4000 {
+            let text = [schemes, hosts, ports, rests].map { $0.randomElement(using: &generator)! }.joined()
+            let parsed = (try? EndpointURL.parse(text)) != nil
+            #expect(parsed == matches(text), "\(text.debugDescription): parser \(parsed)")
+        }
+        let long = "http://" + Array(repeating: String(repeating: "a", count: 63), count: 4).joined(separator: ".") + "/"
+        #expect(matches(long) && (try? EndpointURL.parse(long)) == nil, "a host of 255 characters: longer than DNS allows")
     }
 
     @Test func aSurveyAnswerGoesOutAsStoredAndOtherEventsNotAtAll() throws {

@@ -4,6 +4,18 @@ import WaymarkSupport
 
 /// RFC 3339 written and read back without a formatter.
 @Suite struct TimestampTests {
+    /// A date made of whole milliseconds, as a store reads one back, is written with exactly those
+    /// milliseconds (seconds times a thousand can fall a hair below the whole number).
+    @Test func aDateOfWholeMillisecondsIsWrittenWithThem() {
+        var differing: [Int64] = []
+        for millis in stride(from: Int64(1_795_000_000_000), to: 1_795_000_020_000, by: 1) {
+            let date = Date(timeIntervalSince1970: Double(millis) / 1000)
+            if Timestamp.format(date) != Timestamp.format(millis) { differing.append(millis) }
+        }
+        #expect(differing.isEmpty, "\(differing.count) of 20,000, first \(differing.first ?? 0)")
+        #expect(Timestamp.format(Date(timeIntervalSince1970: 1_795_000_000.1239)) == "2026-11-18T11:06:40.123Z", "rounded down")
+    }
+
     @Test func writesUTCWithMillisecondsOnlyWhenThereAreAny() {
         #expect(Timestamp.format(0) == "1970-01-01T00:00:00Z")
         #expect(Timestamp.format(1_767_261_600_250) == "2026-01-01T10:00:00.250Z")

@@ -57,7 +57,10 @@ extension StoreUnderTest.Location {
     public func execute(sql: String) async throws {
         switch self {
         case .sqlite(let path):
-            let database = try DatabaseQueue(path: path)
+            // The server beside it may be writing: wait for its transaction, as the store does.
+            var configuration = Configuration()
+            configuration.busyMode = .timeout(10)
+            let database = try DatabaseQueue(path: path, configuration: configuration)
             try await database.write { try $0.execute(sql: sql) }
         case .postgres(let url):
             try await PostgresDatabase.withClient(url: url) { client in

@@ -99,6 +99,7 @@ import WaymarkTestSupport
                 (#"{"user.plan":"x"}"#, "a name is 1 to 64 letters"), (#"{"and":"x"}"#, "keyword"), (#"{"id":"x"}"#, "set by the SDK"),
                 (#"{"plan":"\#(String(repeating: "x", count: 513))"}"#, "at most 512 bytes"),
                 (#"{"at":{"time":"2026-02-30"}}"#, "invalid time"), (#"{"at":{"time":"2026-01-15","version":"1"}}"#, "typed value"),
+                (#"{"at":{"time":"2026-01-15","extra":1}}"#, "no other member"),
                 (#"{"b":{"version":"5.x"}}"#, "invalid version"), (#"{"list":[1,2]}"#, "a context value"),
                 (#"{"n":1e999}"#, "a context value"),
             ] {

@@ -77,16 +77,16 @@ final class WebhookReceiver: Sendable {
     /// (doubling), endpoints on this machine allowed.
     func withServer(
         _ kind: StoreUnderTest,
-        _ body: @Sendable (TestClientProtocol, Provisioning.NewApp, any Store) async throws -> Void
+        _ body: @Sendable (TestClientProtocol, Provisioning.NewApp, any Store, StoreUnderTest.Location) async throws -> Void
     ) async throws {
-        try await kind.with { store, _ in
+        try await kind.with { store, location in
             let app = try await Provisioning.createApp(name: "Shop", in: store)
             var logger = Logger(label: "test")
             logger.logLevel = .warning
             let configuration = WaymarkConfiguration(
                 port: 0, webhooksToPrivateNetworks: true, webhookFirstRetry: 0.2, webhookPoll: .milliseconds(50))
             try await buildApplication(configuration, store: store, logger: logger).test(.live) { client in
-                try await body(client, app, store)
+                try await body(client, app, store, location)
             }
         }
     }
@@ -107,7 +107,7 @@ final class WebhookReceiver: Sendable {
     func changesReachTheEndpointSignedAndOnce(_ kind: StoreUnderTest) async throws {
         let receiver = WebhookReceiver()
         try await receiver.run { url in
-            try await withServer(kind) { client, app, store in
+            try await withServer(kind) { client, app, store, _ in
                 let endpoint = try await Self.createEndpoint(client, app, url: url)
                 #expect(endpoint.secret.hasPrefix("whsec_"))
                 // Publishing, a verified credit, a survey answer (sent twice: one notice) and a
@@ -177,7 +177,7 @@ final class WebhookReceiver: Sendable {
         // The first two attempts of each delivery get a 503.
         let receiver = WebhookReceiver { _, attempt in attempt <= 2 ? .serviceUnavailable : .ok }
         try await receiver.run { url in
-            try await withServer(kind) { client, app, _ in
+            try await withServer(kind) { client, app, _, _ in
                 let only = try await Self.createEndpoint(client, app, url: url, types: ["catalog.published"])
                 let all = try await Self.createEndpoint(client, app, url: url + "?all")
                 try await ServerTests.publishShop(client, app)
@@ -224,7 +224,7 @@ final class WebhookReceiver: Sendable {
     func secretsRotateWithBothValidMeanwhile(_ kind: StoreUnderTest) async throws {
         let receiver = WebhookReceiver()
         try await receiver.run { url in
-            try await withServer(kind) { client, app, _ in
+            try await withServer(kind) { client, app, _, _ in
                 let endpoint = try await Self.createEndpoint(client, app, url: url)
                 let rotated = try await client.execute(
                     uri: "/v1/admin/webhooks/\(endpoint.id)/rotate", method: .post, headers: ServerTests.auth(app.secretKey),
@@ -253,7 +253,9 @@ final class WebhookReceiver: Sendable {
                     let refused = try await client.execute(
                         uri: "/v1/admin/webhooks", method: .post, headers: ServerTests.auth(app.secretKey), body: ByteBuffer(string: body))
                     // 10.0.0.1 is allowed on this server (endpoints on private networks are, for the test).
-                    #expect(refused.status == (body.contains("10.0.0.1") ? .created : .badRequest), "\(body)")
+                    let expected: HTTPResponse.Status =
+                        body.contains("10.0.0.1") ? .created : body.contains("ftp") ? .unprocessableContent : .badRequest
+                    #expect(refused.status == expected, "\(body)")
                 }
                 for body in [#"{"url":"https://example.com","types":null}"#, #"{"url":"https://example.com/ok","types":[]}"#] {
                     let created = try await client.execute(
@@ -270,6 +272,116 @@ final class WebhookReceiver: Sendable {
                 let again = try await client.execute(
                     uri: "/v1/admin/webhooks/\(endpoint.id)", method: .delete, headers: ServerTests.auth(app.secretKey))
                 #expect(again.status == .notFound)
+            }
+        }
+    }
+
+    /// A grant's time is one time wherever it is shown: in the claim's answer, in its
+    /// `credit.granted` notice and in the grants API, which reads it back from the store.
+    @Test(arguments: StoreUnderTest.available)
+    func aGrantsTimeIsTheSameInItsAnswerItsNoticeAndTheLedger(_ kind: StoreUnderTest) async throws {
+        let receiver = WebhookReceiver()
+        try await receiver.run { url in
+            try await withServer(kind) { client, app, _, _ in
+                _ = try await Self.createEndpoint(client, app, url: url, types: ["credit.granted"])
+                try await ServerTests.publishShop(client, app)
+                var answered: [String: String] = [:]
+                for index in 0..<20 {
+                    let user = "reader\(index)"
+                    try await ServerTests.read(client, app, user: user)
+                    let proof = Secrets.userHash(user: user, identitySecret: app.identitySecret)
+                    let claim = try await client.execute(
+                        uri: "/v1/rewards/claims", method: .post, headers: ServerTests.auth(app.clientKey),
+                        body: ByteBuffer(string: #"{"user":"\#(user)","userHash":"\#(proof)","tour":"shop-tour","page":"checkout"}"#))
+                    #expect(claim.status == .created)
+                    answered[user] = try ServerTests.json(claim)["grantedAt"] as? String
+                }
+                #expect(try await eventually(within: 20) { receiver.of("credit.granted").count == 20 })
+                for delivery in receiver.of("credit.granted") {
+                    let grant = try #require(delivery.data["grant"] as? [String: Any])
+                    let user = try #require(grant["user"] as? String)
+                    let ledger = try await client.execute(
+                        uri: "/v1/admin/users/\(user)/grants", method: .get, headers: ServerTests.auth(app.secretKey))
+                    let stored = try #require((try ServerTests.json(ledger)["grants"] as? [[String: Any]])?.first?["grantedAt"] as? String)
+                    #expect(
+                        answered[user] == stored && grant["grantedAt"] as? String == stored, "\(user): \(answered[user] ?? "") \(stored)")
+                }
+            }
+        }
+    }
+
+    /// A NUL character, which PostgreSQL cannot store, is a client's mistake on every store: 400,
+    /// never 503 `storage_unavailable` (which a retry could never mend).
+    @Test(arguments: StoreUnderTest.available)
+    func aNULCharacterIsABadRequestOnEveryStore(_ kind: StoreUnderTest) async throws {
+        try await withServer(kind) { client, app, _, _ in
+            for uri in ["/v1/admin/webhook-deliveries?endpoint=%00", "/v1/admin/users/a%00b/grants", "/v1/admin/webhooks/%00/rotate"] {
+                let response = try await client.execute(
+                    uri: uri, method: uri.hasSuffix("rotate") ? .post : .get, headers: ServerTests.auth(app.secretKey))
+                #expect(response.status == .badRequest, "\(uri): \(String(buffer: response.body))")
+            }
+            let proof = Secrets.userHash(user: "a\u{0}b", identitySecret: app.identitySecret)
+            let identify = try await client.execute(
+                uri: "/v1/identify", method: .post, headers: ServerTests.auth(app.clientKey),
+                body: ByteBuffer(string: #"{"user":"a\u0000b","userHash":"\#(proof)","attributes":{"plan":"x\u0000"}}"#))
+            #expect([.ok, .badRequest].contains(identify.status), "\(String(buffer: identify.body))")
+            #expect(kind == .sqlite || identify.status == .badRequest)
+        }
+    }
+
+    /// Every URL a server would crash or misbehave on, given through the API and written straight
+    /// into the database (as an operator's shell or an older server could): the API refuses each
+    /// with 422 naming the field, and a stored one fails its delivery at once while the server
+    /// goes on sending to a good endpoint.
+    @Test(arguments: StoreUnderTest.available)
+    func noStoredURLCanStopTheSender(_ kind: StoreUnderTest) async throws {
+        let bad = [
+            "http://127.0.0.1:65536/", "http://127.0.0.1:99999/hook", "https://example.com:70000/", "http://127.0.0.1:0/",
+            "https://exa mple.com/", "https://example.com/\r\nX-Evil: 1", "https://example.com/\t", "http://[::1]:99999/",
+            "http://2130706433/", "ftp://example.com/", "not a url", "",
+        ]
+        let receiver = WebhookReceiver()
+        try await receiver.run { url in
+            try await withServer(kind) { client, app, store, location in
+                for text in bad {
+                    let body = String(decoding: try JSONSerialization.data(withJSONObject: ["url": text]), as: UTF8.self)
+                    let refused = try await client.execute(
+                        uri: "/v1/admin/webhooks", method: .post, headers: ServerTests.auth(app.secretKey), body: ByteBuffer(string: body))
+                    #expect(refused.status == .unprocessableContent, "\(text.debugDescription)")
+                    let error = try ServerTests.json(refused)["error"] as? [String: Any]
+                    #expect(error?["code"] as? String == "invalid_field" && error?["field"] as? String == "url", "\(error ?? [:])")
+                }
+                #expect(try await store.webhookEndpoints(app: app.appId).isEmpty)
+
+                // Stored straight into the database: each endpoint made good, then its URL rewritten
+                // (nine of them, with the good one the most an app may have).
+                let stored = Array(bad.prefix(WebhookEndpoints.limit - 1))
+                _ = try await Self.createEndpoint(client, app, url: url, types: ["catalog.published"])
+                var broken: [String] = []
+                for text in stored {
+                    let endpoint = try await Self.createEndpoint(client, app, url: "https://example.com/x", types: ["catalog.published"])
+                    let quoted = "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
+                    try await location.execute(sql: "UPDATE webhook_endpoints SET url = \(quoted) WHERE id = '\(endpoint.id)'")
+                    broken.append(endpoint.id)
+                }
+                #expect(Set(try await store.webhookEndpoints(app: app.appId).map(\.url)) == Set(stored + [url]))
+                try await ServerTests.publishShop(client, app)
+                #expect(try await eventually(within: 20) { receiver.of("catalog.published").count == 1 })
+                #expect(
+                    try await eventually(within: 20) {
+                        let deliveries = try await store.webhookDeliveries(app: app.appId, endpoint: nil, limit: 50)
+                        return deliveries.count == stored.count + 1
+                            && deliveries.allSatisfy { $0.state == (broken.contains($0.endpoint) ? .failed : .delivered) }
+                    })
+                let failed = try await store.webhookDeliveries(app: app.appId, endpoint: broken[0], limit: 1)
+                #expect(
+                    failed.first?.attempts == 1 && failed.first?.lastError?.hasPrefix("not sent: url: the URL must have a port") == true)
+
+                // The server is still up and sends what comes next.
+                try await ServerTests.publishShop(client, app)
+                #expect(try await eventually(within: 20) { receiver.of("catalog.published").count == 2 })
+                let health = try await client.execute(uri: "/healthz", method: .get)
+                #expect(health.status == .ok)
             }
         }
     }

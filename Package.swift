@@ -74,7 +74,7 @@ let package = Package(
         ),
         .target(
             name: "WaymarkDelivery",
-            dependencies: ["WaymarkCatalog", "WaymarkAPI", "WaymarkSupport"]
+            dependencies: ["WaymarkCatalog", "WaymarkAPI", "WaymarkEngine", "WaymarkRules", "WaymarkSupport"]
         ),
         .target(name: "WaymarkStore", dependencies: ["WaymarkSupport", "WaymarkRules"]),
         .target(
@@ -111,12 +111,15 @@ let package = Package(
         .target(
             name: "WaymarkServer",
             dependencies: [
-                "WaymarkRules", "WaymarkStore", "WaymarkDelivery", "WaymarkCatalog", "WaymarkNarration", "WaymarkSupport",
+                "WaymarkRules", "WaymarkStore", "WaymarkDelivery", "WaymarkCatalog", "WaymarkNarration", "WaymarkSupport", "WaymarkAPI",
+                "WaymarkEngine",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOFoundationEssentialsCompat", package: "swift-nio"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -159,7 +162,10 @@ let package = Package(
             dependencies: [
                 "WaymarkApplication",
                 "WaymarkCatalog", "WaymarkServer", "WaymarkConsole", "WaymarkSQLite", "WaymarkPostgres", "WaymarkNarration",
-                "WaymarkSupport",
+                "WaymarkSupport", "WaymarkAPI", "WaymarkDelivery", "WaymarkEngine", "WaymarkRules", "WaymarkStore",
+                .product(name: "Yams", package: "Yams"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOFoundationEssentialsCompat", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -172,17 +178,20 @@ let package = Package(
         // Unit tests: pure code, no server, database or process; each builds with its module alone.
         .testTarget(name: "WaymarkSupportTests", dependencies: ["WaymarkSupport"]),
         .testTarget(name: "WaymarkRulesTests", dependencies: ["WaymarkRules"]),
-        .testTarget(name: "WaymarkEngineTests", dependencies: ["WaymarkEngine", "WaymarkSupport"]),
-        .testTarget(name: "WaymarkClientTests", dependencies: ["WaymarkClient", "WaymarkSupport"]),
+        .testTarget(name: "WaymarkEngineTests", dependencies: ["WaymarkEngine", "WaymarkRules", "WaymarkSupport"]),
+        .testTarget(name: "WaymarkClientTests", dependencies: ["WaymarkClient", "WaymarkAPI", "WaymarkSupport"]),
         .testTarget(name: "WaymarkHTMLTests", dependencies: ["WaymarkHTML"]),
-        .testTarget(name: "WaymarkCatalogTests", dependencies: ["WaymarkCatalog"]),
-        .testTarget(name: "WaymarkDeliveryTests", dependencies: ["WaymarkDelivery"]),
+        .testTarget(name: "WaymarkCatalogTests", dependencies: ["WaymarkCatalog", "WaymarkEngine", "WaymarkRules"]),
+        .testTarget(
+            name: "WaymarkDeliveryTests",
+            dependencies: ["WaymarkDelivery", "WaymarkAPI", "WaymarkCatalog", "WaymarkEngine", "WaymarkRules"]),
         .testTarget(name: "WaymarkNarrationTests", dependencies: ["WaymarkNarration", "WaymarkCatalog"]),
         .testTarget(name: "WaymarkAnalyticsTests", dependencies: ["WaymarkAnalytics"]),
         .testTarget(
             name: "WaymarkServerTests",
             dependencies: [
-                "WaymarkServer", "WaymarkSupport", "WaymarkAPI", "WaymarkStore", .product(name: "Hummingbird", package: "hummingbird"),
+                "WaymarkServer", "WaymarkSupport", "WaymarkAPI", "WaymarkStore", "WaymarkEngine", "WaymarkRules",
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "HTTPTypes", package: "swift-http-types"),
             ]),
         .testTarget(
@@ -196,8 +205,11 @@ let package = Package(
                 "WaymarkApplication", "WaymarkServer", "WaymarkConsole", "WaymarkStore", "WaymarkSQLite", "WaymarkPostgres",
                 "WaymarkAPI", "WaymarkCatalog", "WaymarkClient", "WaymarkEngine", "WaymarkNarration", "WaymarkAnalytics", "WaymarkRules",
                 "WaymarkSupport", "WaymarkTestSupport", "waymark",
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOFoundationEssentialsCompat", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -221,3 +233,12 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// Every target: members are visible only through the modules a file imports, and existential
+// types are spelt `any`. The test command (scripts/test) also turns every warning into an error.
+let warningsAreErrors = Context.environment["WAYMARK_WARNINGS_AS_ERRORS"] == "1"
+for target in package.targets {
+    target.swiftSettings =
+        (target.swiftSettings ?? []) + [.enableUpcomingFeature("MemberImportVisibility"), .enableUpcomingFeature("ExistentialAny")]
+        + (warningsAreErrors ? [.treatAllWarnings(as: .error)] : [])
+}

@@ -1,5 +1,6 @@
 import Foundation
 import WaymarkCatalog
+import WaymarkRules
 import WaymarkStore
 
 /// What a report can be broken down by besides platform and app version: the value of one of the

@@ -2,6 +2,7 @@ import Foundation
 import WaymarkAPI
 import WaymarkEngine
 import WaymarkRules
+import WaymarkSupport
 
 /// The catalog's tour triggers as the client runs them, as the web SDK does: when a tour's trigger
 /// holds, the tour opens (the app's ``WaymarkClient/Options/onTour`` is told), unless the user

@@ -4,6 +4,7 @@ import Hummingbird
 import WaymarkAnalytics
 import WaymarkCatalog
 import WaymarkEngine
+import WaymarkRules
 import WaymarkServer
 import WaymarkStore
 import WaymarkSupport

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import WaymarkCatalog
+import WaymarkRules
 import WaymarkServer
 import WaymarkStore
 

@@ -1,5 +1,6 @@
 import Foundation
 import WaymarkAnalytics
+import WaymarkCatalog
 import WaymarkEngine
 import WaymarkStore
 import WaymarkSupport

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import WaymarkAnalytics
 import WaymarkCatalog
+import WaymarkRules
 import WaymarkServer
 import WaymarkStore
 

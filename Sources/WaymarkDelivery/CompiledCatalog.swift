@@ -1,6 +1,7 @@
 import Foundation
 import WaymarkAPI
 import WaymarkCatalog
+import WaymarkEngine
 import WaymarkRules
 
 /// What one client gets from a published catalog, as indices of prepared renditions: which tips

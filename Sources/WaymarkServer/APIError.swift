@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import NIOFoundationEssentialsCompat
 import WaymarkAPI
 
 /// An error answer: a status and `{"error": {"code", "message", "diagnostics"?}}`.

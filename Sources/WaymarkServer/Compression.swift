@@ -136,7 +136,7 @@ public struct ResponseCompressionMiddleware<Context: RequestContext>: RouterMidd
 /// the client can read what has been written so far.
 private struct GzipStreamWriter: ResponseBodyWriter {
     var parent: any ResponseBodyWriter
-    let compressor: NIOCompressor
+    let compressor: any NIOCompressor
 
     init(_ parent: any ResponseBodyWriter) {
         self.parent = parent

@@ -1,5 +1,7 @@
+import CoreMetrics
 import Foundation
 import Hummingbird
+import NIOFoundationEssentialsCompat
 import WaymarkAPI
 import WaymarkRules
 import WaymarkStore

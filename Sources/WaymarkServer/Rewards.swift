@@ -1,7 +1,9 @@
+import CoreMetrics
 import Foundation
 import Hummingbird
 import WaymarkAPI
 import WaymarkCatalog
+import WaymarkDelivery
 import WaymarkStore
 import WaymarkSupport
 

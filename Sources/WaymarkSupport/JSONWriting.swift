@@ -1,3 +1,5 @@
+import Foundation
+
 /// `text` as a JSON string literal: quotes, backslashes and control characters escaped, and the
 /// line and paragraph separators too, so the text is also safe inside a script. For JSON written
 /// by hand (replay output); event answers and stored properties append with ``appendJSONString(_:to:)``.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import NIOCore
 import WaymarkApplication
 import WaymarkServer
 import WaymarkStore

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import NIOFoundationEssentialsCompat
 import WaymarkServer
 
 extension Waymark {

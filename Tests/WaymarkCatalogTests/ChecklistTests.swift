@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WaymarkCatalog
+import WaymarkRules
 
 @Suite struct ChecklistTests {
     static let catalog = """

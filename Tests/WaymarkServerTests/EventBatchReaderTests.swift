@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WaymarkEngine
 import WaymarkRules
+import WaymarkStore
 import WaymarkSupport
 
 @testable import WaymarkServer

@@ -2,6 +2,8 @@ import Foundation
 import Testing
 import WaymarkAnalytics
 import WaymarkCatalog
+import WaymarkEngine
+import WaymarkRules
 import WaymarkSQLite
 import WaymarkStore
 import WaymarkSupport

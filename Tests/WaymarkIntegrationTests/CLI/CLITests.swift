@@ -1,7 +1,9 @@
 import Foundation
 import Testing
 import WaymarkCatalog
+import WaymarkEngine
 import WaymarkServer
+import WaymarkStore
 import WaymarkTestSupport
 
 #if canImport(FoundationNetworking)

@@ -2,10 +2,12 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import Logging
+import NIOFoundationEssentialsCompat
 import Testing
 import WaymarkAnalytics
 import WaymarkApplication
 import WaymarkCatalog
+import WaymarkEngine
 import WaymarkNarration
 import WaymarkRules
 import WaymarkServer

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import Logging
+import NIOFoundationEssentialsCompat
 import Testing
 import WaymarkAPI
 import WaymarkCatalog
@@ -16,12 +17,12 @@ import WaymarkTestSupport
     /// The shop's server, speaking with espeak-ng (or the given synthesizer).
     func withNarratingServer(
         _ kind: StoreUnderTest, synthesizer: (any Synthesizer)? = nil,
-        _ body: @Sendable (TestClientProtocol, Provisioning.NewApp, Provisioning.NewApp, any Store) async throws -> Void
+        _ body: @Sendable (any TestClientProtocol, Provisioning.NewApp, Provisioning.NewApp, any Store) async throws -> Void
     ) async throws {
         try await ServerTests().withServer(kind, synthesizer: try synthesizer ?? ESpeakSynthesizer.onPath().get(), body)
     }
 
-    static func catalog(_ client: TestClientProtocol, _ app: Provisioning.NewApp, locale: String) async throws -> DeliveredCatalog {
+    static func catalog(_ client: any TestClientProtocol, _ app: Provisioning.NewApp, locale: String) async throws -> DeliveredCatalog {
         let response = try await client.execute(uri: "/v1/catalog?locale=\(locale)", method: .get, headers: ServerTests.auth(app.clientKey))
         #expect(response.status == .ok)
         return try JSONDecoder().decode(DeliveredCatalog.self, from: Data(buffer: response.body))
@@ -29,7 +30,7 @@ import WaymarkTestSupport
 
     /// A tip's narration in a locale, once the server has it (at most 60 s).
     static func narration(
-        _ client: TestClientProtocol, _ app: Provisioning.NewApp, tip id: String = "checkout-survey", locale: String
+        _ client: any TestClientProtocol, _ app: Provisioning.NewApp, tip id: String = "checkout-survey", locale: String
     ) async throws -> DeliveredNarration {
         let narration = try await eventually(within: 60, every: .milliseconds(200)) {
             try #require(try await catalog(client, app, locale: locale).tips.first { $0.id == id }).content.narration

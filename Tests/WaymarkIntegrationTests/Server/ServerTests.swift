@@ -2,11 +2,13 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import Logging
+import NIOFoundationEssentialsCompat
 import Testing
 import WaymarkAPI
 import WaymarkApplication
 import WaymarkCatalog
 import WaymarkNarration
+import WaymarkRules
 import WaymarkServer
 import WaymarkStore
 import WaymarkSupport
@@ -22,7 +24,7 @@ import WaymarkTestSupport
     /// `synthesizer`, the server speaks narration in the background as `waymark serve` does.
     func withServer(
         _ kind: StoreUnderTest = .sqlite, synthesizer: (any Synthesizer)? = nil,
-        _ body: @Sendable (TestClientProtocol, Provisioning.NewApp, Provisioning.NewApp, any Store) async throws -> Void
+        _ body: @Sendable (any TestClientProtocol, Provisioning.NewApp, Provisioning.NewApp, any Store) async throws -> Void
     ) async throws {
         try await kind.with { store, _ in
             let shopApp = try await Provisioning.createApp(name: "Shop", in: store)
@@ -40,12 +42,12 @@ import WaymarkTestSupport
         try #require(JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [String: Any])
     }
 
-    static func publishShop(_ client: TestClientProtocol, _ app: Provisioning.NewApp) async throws {
+    static func publishShop(_ client: any TestClientProtocol, _ app: Provisioning.NewApp) async throws {
         try await publish(shop, client, app)
     }
 
     /// Saves the document as the app's draft and publishes it, through the admin API.
-    static func publish(_ document: String, _ client: TestClientProtocol, _ app: Provisioning.NewApp) async throws {
+    static func publish(_ document: String, _ client: any TestClientProtocol, _ app: Provisioning.NewApp) async throws {
         let put = try await client.execute(
             uri: "/v1/admin/catalog/draft", method: .put, headers: auth(app.secretKey), body: ByteBuffer(string: document))
         #expect(put.status == .ok, "\(String(buffer: put.body))")
@@ -180,7 +182,7 @@ import WaymarkTestSupport
 
     /// Sends what an SDK sends for a page the user opened and, `seconds` later, read to the bottom.
     static func read(
-        _ client: TestClientProtocol, _ app: Provisioning.NewApp, user: String = "u1", tour: String = "shop-tour",
+        _ client: any TestClientProtocol, _ app: Provisioning.NewApp, user: String = "u1", tour: String = "shop-tour",
         page: String = "checkout",
         seconds: Int = 30, bottom: Bool = true
     ) async throws {

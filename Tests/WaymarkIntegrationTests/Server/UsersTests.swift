@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import Logging
+import NIOFoundationEssentialsCompat
 import Testing
 import WaymarkAPI
 import WaymarkAnalytics
@@ -37,7 +38,7 @@ import WaymarkTestSupport
     let server = ServerTests()
 
     static func identify(
-        _ client: TestClientProtocol, _ app: Provisioning.NewApp, user: String = "u42", hash: String? = nil, _ attributes: String
+        _ client: any TestClientProtocol, _ app: Provisioning.NewApp, user: String = "u42", hash: String? = nil, _ attributes: String
     ) async throws -> TestResponse {
         let proof = hash ?? Secrets.userHash(user: user, identitySecret: app.identitySecret)
         return try await client.execute(
@@ -126,7 +127,7 @@ import WaymarkTestSupport
     }
 
     static func sendProgress(
-        _ client: TestClientProtocol, _ app: Provisioning.NewApp, user: String = "u42", hash: String? = nil, _ progress: String
+        _ client: any TestClientProtocol, _ app: Provisioning.NewApp, user: String = "u42", hash: String? = nil, _ progress: String
     ) async throws -> TestResponse {
         let proof = hash ?? Secrets.userHash(user: user, identitySecret: app.identitySecret)
         return try await client.execute(

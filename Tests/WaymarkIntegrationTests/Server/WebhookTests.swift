@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import Logging
+import NIOFoundationEssentialsCompat
 import ServiceLifecycle
 import Testing
 import WaymarkApplication
@@ -77,7 +78,7 @@ final class WebhookReceiver: Sendable {
     /// (doubling), endpoints on this machine allowed.
     func withServer(
         _ kind: StoreUnderTest,
-        _ body: @Sendable (TestClientProtocol, Provisioning.NewApp, any Store, StoreUnderTest.Location) async throws -> Void
+        _ body: @Sendable (any TestClientProtocol, Provisioning.NewApp, any Store, StoreUnderTest.Location) async throws -> Void
     ) async throws {
         try await kind.with { store, location in
             let app = try await Provisioning.createApp(name: "Shop", in: store)
@@ -92,7 +93,7 @@ final class WebhookReceiver: Sendable {
     }
 
     static func createEndpoint(
-        _ client: TestClientProtocol, _ app: Provisioning.NewApp, url: String, types: [String]? = nil
+        _ client: any TestClientProtocol, _ app: Provisioning.NewApp, url: String, types: [String]? = nil
     ) async throws -> (id: String, secret: String) {
         let typesField = types.map { #","types":[\#($0.map { "\"\($0)\"" }.joined(separator: ","))]"# } ?? ""
         let response = try await client.execute(

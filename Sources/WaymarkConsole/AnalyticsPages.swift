@@ -15,8 +15,8 @@ import WaymarkSupport
 extension WaymarkConsole {
     var analytics: Analytics { Analytics(store: store) }
 
-    func analyticsPage(_ request: Request, _ context: WaymarkRequestContext) async throws -> Response {
-        let (signedIn, app) = try await access(request, context, needs: .viewer)
+    func analyticsPage(_ request: Request, _ context: ConsoleRequestContext, _ access: AppAccess) async throws -> Response {
+        let (signedIn, app) = (access.signedIn, access.app)
         let choice = try PeriodChoice(request, now: now())
         let live = try await server.publishedCatalog(app: app.id)
         let catalog = live?.catalog ?? Catalog(tips: [])
@@ -111,8 +111,8 @@ extension WaymarkConsole {
     }
 
     /// One tip by platform and version, and why it did or did not show to one user.
-    func tipAnalyticsPage(_ request: Request, _ context: WaymarkRequestContext) async throws -> Response {
-        let (signedIn, app) = try await access(request, context, needs: .viewer)
+    func tipAnalyticsPage(_ request: Request, _ context: ConsoleRequestContext, _ access: AppAccess) async throws -> Response {
+        let (signedIn, app) = (access.signedIn, access.app)
         let choice = try PeriodChoice(request, now: now())
         let id = context.parameters.get("id") ?? ""
         let live = try await server.publishedCatalog(app: app.id)
@@ -176,8 +176,8 @@ extension WaymarkConsole {
     }
 
     /// The draft tip's trigger and dismissal over the last N days of recorded events.
-    func backtestPage(_ request: Request, _ context: WaymarkRequestContext) async throws -> Response {
-        let (signedIn, app) = try await access(request, context, needs: .viewer)
+    func backtestPage(_ request: Request, _ context: ConsoleRequestContext, _ access: AppAccess) async throws -> Response {
+        let (signedIn, app) = (access.signedIn, access.app)
         let id = context.parameters.get("id") ?? ""
         guard let draft = try await server.draftCatalog(app: app.id)?.catalog, let tip = draft.tips.first(where: { $0.id == id }) else {
             throw ConsoleError.notFound
@@ -232,8 +232,8 @@ extension WaymarkConsole {
     /// A table of the analytics page as CSV: `engagement`, `daily`, `tips`, `platforms?tip=`,
     /// `groups?tip=&by=`, `survey-groups?tip=&by=`, `tour-groups?tour=&by=`,
     /// `tour?tour=`, `checklist?checklist=`, `help-unanswered`, `help-articles`, `actions`, `experiments`, `surveys`, `survey?tip=`, `comments?tip=`.
-    func analyticsExport(_ request: Request, _ context: WaymarkRequestContext) async throws -> Response {
-        let (_, app) = try await access(request, context, needs: .viewer)
+    func analyticsExport(_ request: Request, _ context: ConsoleRequestContext, _ access: AppAccess) async throws -> Response {
+        let app = access.app
         let choice = try PeriodChoice(request, now: now())
         let live = try await server.publishedCatalog(app: app.id)
         let catalog = live?.catalog ?? Catalog(tips: [])

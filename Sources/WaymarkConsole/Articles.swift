@@ -9,8 +9,8 @@ import WaymarkStore
 /// Help articles in a form: the title and text, the screens it belongs to, the words it is found
 /// by, and who gets it. Translations and narration written in the catalog are kept.
 extension WaymarkConsole {
-    func articlePage(_ request: Request, _ context: WaymarkRequestContext, new: Bool) async throws -> Response {
-        let (signedIn, app) = try await access(request, context, needs: .viewer)
+    func articlePage(_ request: Request, _ context: ConsoleRequestContext, _ access: AppAccess, new: Bool) async throws -> Response {
+        let (signedIn, app) = (access.signedIn, access.app)
         let catalog = try await server.draftCatalog(app: app.id)?.catalog ?? Catalog(tips: [])
         if new { return articleForm(signedIn, app, ArticleFields(values: ["rollout": "100"]), new: true) }
         guard let id = context.parameters.get("id"), let article = catalog.articles.first(where: { $0.id == id }) else {
@@ -19,9 +19,9 @@ extension WaymarkConsole {
         return articleForm(signedIn, app, ArticleFields(article), new: false)
     }
 
-    func saveArticle(_ request: Request, _ context: WaymarkRequestContext) async throws -> Response {
-        let form = try await Form.read(request)
-        let (signedIn, app) = try await access(request, context, needs: .editor, form: form)
+    func saveArticle(_ request: Request, _ context: ConsoleRequestContext, _ access: AppAccess) async throws -> Response {
+        let form = access.form
+        let (signedIn, app) = (access.signedIn, access.app)
         let isNew = form["new"] == "1"
         var fields = ArticleFields(
             values: Dictionary(
@@ -42,8 +42,8 @@ extension WaymarkConsole {
         return articleForm(signedIn, app, fields, new: isNew, errors: errors, status: .unprocessableContent)
     }
 
-    func deleteArticle(_ request: Request, _ context: WaymarkRequestContext) async throws -> Response {
-        try await deleteObject(request, context) { catalog, id in
+    func deleteArticle(_ request: Request, _ context: ConsoleRequestContext, _ access: AppAccess) async throws -> Response {
+        try await deleteObject(request, context, access) { catalog, id in
             guard catalog.articles.contains(where: { $0.id == id }) else { throw ConsoleError.notFound }
             catalog.articles.removeAll { $0.id == id }
         }

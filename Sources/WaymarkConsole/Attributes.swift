@@ -8,8 +8,8 @@ extension WaymarkConsole {
 
     /// `GET /console/apps/:app/attributes`: every attribute the app's identified users have, with
     /// its type, how many users have it and its most common values. Any member may look.
-    func attributesPage(_ request: Request, _ context: WaymarkRequestContext) async throws -> Response {
-        let (signedIn, app) = try await access(request, context, needs: .viewer)
+    func attributesPage(_ request: Request, _ context: ConsoleRequestContext, _ access: AppAccess) async throws -> Response {
+        let (signedIn, app) = (access.signedIn, access.app)
         var values = frame("User attributes", signedIn, app: app)
         let summaries = try await store.attributeSummary(app: app.id, examples: Self.attributeExamples)
         if !summaries.isEmpty {

@@ -12,8 +12,8 @@ import WaymarkStore
 /// its credits, and its items (each with the rule that marks it done and what its "Show me"
 /// starts). Translations written in the catalog are kept.
 extension WaymarkConsole {
-    func checklistPage(_ request: Request, _ context: WaymarkRequestContext, new: Bool) async throws -> Response {
-        let (signedIn, app) = try await access(request, context, needs: .viewer)
+    func checklistPage(_ request: Request, _ context: ConsoleRequestContext, _ access: AppAccess, new: Bool) async throws -> Response {
+        let (signedIn, app) = (access.signedIn, access.app)
         let catalog = try await server.draftCatalog(app: app.id)?.catalog ?? Catalog(tips: [])
         if new { return try await checklistForm(signedIn, app, catalog, ChecklistFields.empty, new: true) }
         guard let id = context.parameters.get("id"), let checklist = catalog.checklists.first(where: { $0.id == id }) else {
@@ -22,9 +22,9 @@ extension WaymarkConsole {
         return try await checklistForm(signedIn, app, catalog, ChecklistFields(checklist), new: false)
     }
 
-    func saveChecklist(_ request: Request, _ context: WaymarkRequestContext) async throws -> Response {
-        let form = try await Form.read(request)
-        let (signedIn, app) = try await access(request, context, needs: .editor, form: form)
+    func saveChecklist(_ request: Request, _ context: ConsoleRequestContext, _ access: AppAccess) async throws -> Response {
+        let form = access.form
+        let (signedIn, app) = (access.signedIn, access.app)
         let isNew = form["new"] == "1"
         var fields = ChecklistFields(form: form)
         if !isNew { fields.values["id"] = context.parameters.get("id") ?? "" }
@@ -44,8 +44,8 @@ extension WaymarkConsole {
         return try await checklistForm(signedIn, app, catalog, fields, new: isNew, errors: errors, status: .unprocessableContent)
     }
 
-    func deleteChecklist(_ request: Request, _ context: WaymarkRequestContext) async throws -> Response {
-        try await deleteObject(request, context) { catalog, id in
+    func deleteChecklist(_ request: Request, _ context: ConsoleRequestContext, _ access: AppAccess) async throws -> Response {
+        try await deleteObject(request, context, access) { catalog, id in
             guard catalog.checklists.contains(where: { $0.id == id }) else { throw ConsoleError.notFound }
             catalog.checklists.removeAll { $0.id == id }
         }
@@ -53,8 +53,10 @@ extension WaymarkConsole {
 
     /// A draft checklist's panel, or a draft article in the help panel, as the server would deliver
     /// it to a chosen client (its locale), drawn by waymark.js's own launcher with nothing kept or sent.
-    func launcherPreviewPage(_ request: Request, _ context: WaymarkRequestContext, articles: Bool) async throws -> Response {
-        let (signedIn, app) = try await access(request, context, needs: .viewer)
+    func launcherPreviewPage(_ request: Request, _ context: ConsoleRequestContext, _ access: AppAccess, articles: Bool) async throws
+        -> Response
+    {
+        let (signedIn, app) = (access.signedIn, access.app)
         guard let id = context.parameters.get("id"), let draft = try await server.draftCatalog(app: app.id) else {
             throw ConsoleError.notFound
         }

@@ -34,115 +34,165 @@ public struct WaymarkConsole: Sendable {
         throttle = LoginThrottle(store: server.store)
     }
 
-    public func register(on router: Router<WaymarkRequestContext>) {
-        let console = router.group("/console").add(middleware: ConsoleHeadersMiddleware())
-        console.get("/") { _, _ in Response.redirect(to: "/console/apps", type: .normal) }
-        console.get("/assets/:file") { _, context in try Assets.response(context.parameters.get("file") ?? "") }
-        console.get("/login") { request, _ in try await self.loginPage(request) }
-        console.post("/login") { request, context in try await self.login(request, context) }
-        console.post("/logout") { request, context in try await self.logout(request, context) }
-        console.get("/apps") { request, context in try await self.appsPage(request, context) }
-        console.get("/account") { request, context in try await self.accountPage(request, context) }
-        console.post("/account") { request, context in try await self.changePassword(request, context) }
-        console.get("/apps/:app") { request, context in try await self.appPage(request, context) }
-        console.get("/apps/:app/new-tip") { request, context in try await self.tipPage(request, context, new: true) }
-        console.get("/apps/:app/tips/:id") { request, context in try await self.tipPage(request, context, new: false) }
-        console.post("/apps/:app/tips/:id") { request, context in try await self.saveTip(request, context) }
-        console.post("/apps/:app/tips/:id/delete") { request, context in try await self.deleteTip(request, context) }
-        console.get("/apps/:app/tips/:id/preview") { request, context in try await self.previewPage(request, context) }
-        console.get("/apps/:app/new-tour") { request, context in try await self.tourPage(request, context, new: true) }
-        console.get("/apps/:app/tours/:id") { request, context in try await self.tourPage(request, context, new: false) }
-        console.post("/apps/:app/tours/:id") { request, context in try await self.saveTour(request, context) }
-        console.post("/apps/:app/tours/:id/delete") { request, context in try await self.deleteTour(request, context) }
-        console.get("/apps/:app/tours/:id/preview") { request, context in try await self.tourPreviewPage(request, context) }
-        console.get("/apps/:app/new-checklist") { request, context in try await self.checklistPage(request, context, new: true) }
-        console.get("/apps/:app/checklists/:id") { request, context in try await self.checklistPage(request, context, new: false) }
-        console.post("/apps/:app/checklists/:id") { request, context in try await self.saveChecklist(request, context) }
-        console.post("/apps/:app/checklists/:id/delete") { request, context in try await self.deleteChecklist(request, context) }
-        console.get("/apps/:app/checklists/:id/preview") { request, context in
-            try await self.launcherPreviewPage(request, context, articles: false)
+    /// Adds the console's routes to `router`, each in the group that checks what it needs
+    /// (see ``ConsoleRoutes``), and lists them.
+    @discardableResult
+    public func register(on router: Router<WaymarkRequestContext>) -> [RouteNeed] {
+        let routes = ConsoleRoutes(router: router, sessions: sessions, store: store)
+        routes.get("/", Anyone.self) { _, _, _ in Response.redirect(to: "/console/apps", type: .normal) }
+        routes.get("/assets/:file", Anyone.self) { _, context, _ in try Assets.response(context.parameters.get("file") ?? "") }
+        routes.get("/login", Anyone.self) { request, _, _ in try await self.loginPage(request) }
+        routes.post("/login", Anyone.self) { request, context, _ in try await self.login(request, context) }
+        routes.post("/logout", Anyone.self) { request, context, _ in try await self.logout(request, context) }
+        routes.get("/apps", SignedInUser.self) { request, context, signedIn in try await self.appsPage(request, context, signedIn) }
+        routes.get("/account", SignedInUser.self) { request, context, signedIn in try await self.accountPage(request, context, signedIn) }
+        routes.post("/account", SignedInUser.self) { request, context, signedIn in try await self.changePassword(request, context, signedIn)
         }
-        console.get("/apps/:app/articles/:id/preview") { request, context in
-            try await self.launcherPreviewPage(request, context, articles: true)
+        routes.get("/apps/:app", Viewer.self) { request, context, access in try await self.appPage(request, context, access) }
+        routes.get("/apps/:app/new-tip", Viewer.self) { request, context, access in
+            try await self.tipPage(request, context, access, new: true)
         }
-        console.get("/apps/:app/new-article") { request, context in try await self.articlePage(request, context, new: true) }
-        console.get("/apps/:app/articles/:id") { request, context in try await self.articlePage(request, context, new: false) }
-        console.post("/apps/:app/articles/:id") { request, context in try await self.saveArticle(request, context) }
-        console.post("/apps/:app/articles/:id/delete") { request, context in try await self.deleteArticle(request, context) }
-        console.get("/apps/:app/new-media") { request, context in try await self.mediaPage(request, context, new: true) }
-        console.get("/apps/:app/media/:id") { request, context in try await self.mediaPage(request, context, new: false) }
-        console.post("/apps/:app/media/:id") { request, context in try await self.saveMedia(request, context) }
-        console.post("/apps/:app/media/:id/delete") { request, context in try await self.deleteMedia(request, context) }
-        console.post("/apps/:app/rewards") { request, context in try await self.saveRewards(request, context) }
-        console.get("/apps/:app/rules/check") { request, context in try await self.checkRule(request, context) }
-        console.get("/apps/:app/publish") { request, context in try await self.publishPage(request, context) }
-        console.post("/apps/:app/publish") { request, context in try await self.publish(request, context) }
-        console.get("/apps/:app/versions") { request, context in try await self.versionsPage(request, context) }
-        console.post("/apps/:app/versions/:number/rollback") { request, context in try await self.rollback(request, context) }
-        console.get("/apps/:app/members") { request, context in try await self.membersPage(request, context) }
-        console.post("/apps/:app/members") { request, context in try await self.addMember(request, context) }
-        console.post("/apps/:app/members/:user") { request, context in try await self.changeMember(request, context) }
-        console.post("/apps/:app/keys") { request, context in try await self.createKey(request, context) }
-        console.post("/apps/:app/keys/:id/revoke") { request, context in try await self.revokeKey(request, context) }
-        console.post("/apps/:app/people/data") { request, context in try await self.personData(request, context) }
-        console.post("/apps/:app/people/erase") { request, context in try await self.erasePerson(request, context) }
-        console.post("/apps/:app/retention") { request, context in try await self.setRetention(request, context) }
-        console.get("/apps/:app/webhooks") { request, context in try await self.webhooksPage(request, context) }
-        console.post("/apps/:app/webhooks") { request, context in try await self.addWebhook(request, context) }
-        console.post("/apps/:app/webhooks/:id/rotate") { request, context in try await self.rotateWebhook(request, context) }
-        console.post("/apps/:app/webhooks/:id/delete") { request, context in try await self.deleteWebhook(request, context) }
-        console.post("/apps/:app/webhooks/:id/deliveries/:event/resend") { request, context in
-            try await self.resendWebhook(request, context)
+        routes.get("/apps/:app/tips/:id", Viewer.self) { request, context, access in
+            try await self.tipPage(request, context, access, new: false)
         }
-        console.get("/apps/:app/audit") { request, context in try await self.auditPage(request, context) }
-        console.get("/apps/:app/segments") { request, context in try await self.segmentsPage(request, context) }
-        console.get("/apps/:app/new-segment") { request, context in try await self.segmentPage(request, context, new: true) }
-        console.get("/apps/:app/segments/:name") { request, context in try await self.segmentPage(request, context, new: false) }
-        console.post("/apps/:app/segments/:name") { request, context in try await self.saveSegment(request, context) }
-        console.post("/apps/:app/segments/:name/delete") { request, context in try await self.deleteSegment(request, context) }
-        console.get("/apps/:app/attributes") { request, context in try await self.attributesPage(request, context) }
-        console.get("/apps/:app/analytics") { request, context in try await self.analyticsPage(request, context) }
-        console.get("/apps/:app/analytics/tips/:id") { request, context in try await self.tipAnalyticsPage(request, context) }
-        console.get("/apps/:app/analytics/export/:table") { request, context in try await self.analyticsExport(request, context) }
-        console.get("/apps/:app/tips/:id/backtest") { request, context in try await self.backtestPage(request, context) }
-        console.get("/apps/:app/narration") { request, context in try await self.narrationPage(request, context) }
-        console.post("/apps/:app/narration/settings") { request, context in try await self.saveNarrationSettings(request, context) }
-        console.post("/apps/:app/narration/regenerate") { request, context in try await self.regenerateNarration(request, context) }
-        console.post("/apps/:app/narration/recording") { request, context in try await self.uploadRecording(request, context) }
-        console.post("/apps/:app/narration/recording/remove") { request, context in try await self.removeRecording(request, context) }
-    }
-
-    // MARK: Access
-
-    /// The signed-in user and the app of the path, if the user has at least `role` in it; see
-    /// ``signedIn(_:form:)`` for the rest.
-    func access(
-        _ request: Request, _ context: WaymarkRequestContext, needs role: Role, form: Form? = nil
-    ) async throws -> (SignedIn, AppRecord) {
-        let signedIn = try await signedIn(request, form: form)
-        // Another app's id answers as if it did not exist.
-        guard let appID = context.parameters.get("app"), let held = signedIn.role(in: appID), let app = try await store.app(id: appID)
-        else { throw ConsoleError.notFound }
-        guard held >= role else { throw ConsoleError.forbidden("this needs the \(role.rawValue) role; you are \(held.rawValue) here") }
-        return (signedIn, app)
-    }
-
-    /// The signed-in user. A GET without a session is sent to the login page; a state-changing
-    /// request must come from this site and carry the session's CSRF token (form field `csrf` or
-    /// header `X-CSRF-Token`).
-    func signedIn(_ request: Request, form: Form? = nil) async throws -> SignedIn {
-        guard let signedIn = try await sessions.signedIn(request) else {
-            if request.method == .get || request.method == .head { throw ConsoleError.signIn }
-            throw ConsoleError.forbidden("your session ended: sign in again")
+        routes.post("/apps/:app/tips/:id", Editor.self) { request, context, access in try await self.saveTip(request, context, access) }
+        routes.post("/apps/:app/tips/:id/delete", Editor.self) { request, context, access in
+            try await self.deleteTip(request, context, access)
         }
-        if request.method != .get && request.method != .head {
-            try Sessions.checkOrigin(request)
-            let presented = form?["csrf"] ?? request.headers[.csrfToken] ?? ""
-            guard Secrets.constantTimeEqual(presented, signedIn.session.csrfToken) else {
-                throw ConsoleError.forbidden("the form's security token is missing or stale: reload the page and try again")
-            }
+        routes.get("/apps/:app/tips/:id/preview", Viewer.self) { request, context, access in
+            try await self.previewPage(request, context, access)
         }
-        return signedIn
+        routes.get("/apps/:app/new-tour", Viewer.self) { request, context, access in
+            try await self.tourPage(request, context, access, new: true)
+        }
+        routes.get("/apps/:app/tours/:id", Viewer.self) { request, context, access in
+            try await self.tourPage(request, context, access, new: false)
+        }
+        routes.post("/apps/:app/tours/:id", Editor.self) { request, context, access in try await self.saveTour(request, context, access) }
+        routes.post("/apps/:app/tours/:id/delete", Editor.self) { request, context, access in
+            try await self.deleteTour(request, context, access)
+        }
+        routes.get("/apps/:app/tours/:id/preview", Viewer.self) { request, context, access in
+            try await self.tourPreviewPage(request, context, access)
+        }
+        routes.get("/apps/:app/new-checklist", Viewer.self) { request, context, access in
+            try await self.checklistPage(request, context, access, new: true)
+        }
+        routes.get("/apps/:app/checklists/:id", Viewer.self) { request, context, access in
+            try await self.checklistPage(request, context, access, new: false)
+        }
+        routes.post("/apps/:app/checklists/:id", Editor.self) { request, context, access in
+            try await self.saveChecklist(request, context, access)
+        }
+        routes.post("/apps/:app/checklists/:id/delete", Editor.self) { request, context, access in
+            try await self.deleteChecklist(request, context, access)
+        }
+        routes.get("/apps/:app/checklists/:id/preview", Viewer.self) { request, context, access in
+            try await self.launcherPreviewPage(request, context, access, articles: false)
+        }
+        routes.get("/apps/:app/articles/:id/preview", Viewer.self) { request, context, access in
+            try await self.launcherPreviewPage(request, context, access, articles: true)
+        }
+        routes.get("/apps/:app/new-article", Viewer.self) { request, context, access in
+            try await self.articlePage(request, context, access, new: true)
+        }
+        routes.get("/apps/:app/articles/:id", Viewer.self) { request, context, access in
+            try await self.articlePage(request, context, access, new: false)
+        }
+        routes.post("/apps/:app/articles/:id", Editor.self) { request, context, access in
+            try await self.saveArticle(request, context, access)
+        }
+        routes.post("/apps/:app/articles/:id/delete", Editor.self) { request, context, access in
+            try await self.deleteArticle(request, context, access)
+        }
+        routes.get("/apps/:app/new-media", Viewer.self) { request, context, access in
+            try await self.mediaPage(request, context, access, new: true)
+        }
+        routes.get("/apps/:app/media/:id", Viewer.self) { request, context, access in
+            try await self.mediaPage(request, context, access, new: false)
+        }
+        routes.post("/apps/:app/media/:id", Editor.self) { request, context, access in try await self.saveMedia(request, context, access) }
+        routes.post("/apps/:app/media/:id/delete", Editor.self) { request, context, access in
+            try await self.deleteMedia(request, context, access)
+        }
+        routes.post("/apps/:app/rewards", Editor.self) { request, context, access in try await self.saveRewards(request, context, access) }
+        routes.get("/apps/:app/rules/check", Viewer.self) { request, context, access in try await self.checkRule(request, context, access) }
+        routes.get("/apps/:app/publish", Viewer.self) { request, context, access in try await self.publishPage(request, context, access) }
+        routes.post("/apps/:app/publish", Editor.self) { request, context, access in try await self.publish(request, context, access) }
+        routes.get("/apps/:app/versions", Viewer.self) { request, context, access in try await self.versionsPage(request, context, access) }
+        routes.post("/apps/:app/versions/:number/rollback", Editor.self) { request, context, access in
+            try await self.rollback(request, context, access)
+        }
+        routes.get("/apps/:app/members", Owner.self) { request, context, access in try await self.membersPage(request, context, access) }
+        routes.post("/apps/:app/members", Owner.self) { request, context, access in try await self.addMember(request, context, access) }
+        routes.post("/apps/:app/members/:user", Owner.self) { request, context, access in
+            try await self.changeMember(request, context, access)
+        }
+        routes.post("/apps/:app/keys", Owner.self) { request, context, access in try await self.createKey(request, context, access) }
+        routes.post("/apps/:app/keys/:id/revoke", Owner.self) { request, context, access in
+            try await self.revokeKey(request, context, access)
+        }
+        routes.post("/apps/:app/people/data", Owner.self) { request, context, access in try await self.personData(request, context, access)
+        }
+        routes.post("/apps/:app/people/erase", Owner.self) { request, context, access in
+            try await self.erasePerson(request, context, access)
+        }
+        routes.post("/apps/:app/retention", Owner.self) { request, context, access in try await self.setRetention(request, context, access)
+        }
+        routes.get("/apps/:app/webhooks", Owner.self) { request, context, access in try await self.webhooksPage(request, context, access) }
+        routes.post("/apps/:app/webhooks", Owner.self) { request, context, access in try await self.addWebhook(request, context, access) }
+        routes.post("/apps/:app/webhooks/:id/rotate", Owner.self) { request, context, access in
+            try await self.rotateWebhook(request, context, access)
+        }
+        routes.post("/apps/:app/webhooks/:id/delete", Owner.self) { request, context, access in
+            try await self.deleteWebhook(request, context, access)
+        }
+        routes.post("/apps/:app/webhooks/:id/deliveries/:event/resend", Owner.self) { request, context, access in
+            try await self.resendWebhook(request, context, access)
+        }
+        routes.get("/apps/:app/audit", Viewer.self) { request, context, access in try await self.auditPage(request, context, access) }
+        routes.get("/apps/:app/segments", Viewer.self) { request, context, access in try await self.segmentsPage(request, context, access) }
+        routes.get("/apps/:app/new-segment", Viewer.self) { request, context, access in
+            try await self.segmentPage(request, context, access, new: true)
+        }
+        routes.get("/apps/:app/segments/:name", Viewer.self) { request, context, access in
+            try await self.segmentPage(request, context, access, new: false)
+        }
+        routes.post("/apps/:app/segments/:name", Editor.self) { request, context, access in
+            try await self.saveSegment(request, context, access)
+        }
+        routes.post("/apps/:app/segments/:name/delete", Editor.self) { request, context, access in
+            try await self.deleteSegment(request, context, access)
+        }
+        routes.get("/apps/:app/attributes", Viewer.self) { request, context, access in
+            try await self.attributesPage(request, context, access)
+        }
+        routes.get("/apps/:app/analytics", Viewer.self) { request, context, access in try await self.analyticsPage(request, context, access)
+        }
+        routes.get("/apps/:app/analytics/tips/:id", Viewer.self) { request, context, access in
+            try await self.tipAnalyticsPage(request, context, access)
+        }
+        routes.get("/apps/:app/analytics/export/:table", Viewer.self) { request, context, access in
+            try await self.analyticsExport(request, context, access)
+        }
+        routes.get("/apps/:app/tips/:id/backtest", Viewer.self) { request, context, access in
+            try await self.backtestPage(request, context, access)
+        }
+        routes.get("/apps/:app/narration", Viewer.self) { request, context, access in try await self.narrationPage(request, context, access)
+        }
+        routes.post("/apps/:app/narration/settings", Editor.self) { request, context, access in
+            try await self.saveNarrationSettings(request, context, access)
+        }
+        routes.post("/apps/:app/narration/regenerate", Editor.self) { request, context, access in
+            try await self.regenerateNarration(request, context, access)
+        }
+        routes.post("/apps/:app/narration/recording", Editor.self) { request, context, access in
+            try await self.uploadRecording(request, context, access)
+        }
+        routes.post("/apps/:app/narration/recording/remove", Editor.self) { request, context, access in
+            try await self.removeRecording(request, context, access)
+        }
+        return routes.registered
     }
 
     /// What every page of an app shows around its content.

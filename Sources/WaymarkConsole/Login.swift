@@ -20,7 +20,7 @@ extension WaymarkConsole {
         return response
     }
 
-    func login(_ request: Request, _ context: WaymarkRequestContext) async throws -> Response {
+    func login(_ request: Request, _ context: ConsoleRequestContext) async throws -> Response {
         let form = try await Form.read(request)
         try Sessions.checkOrigin(request)
         guard let cookie = request.cookies[Sessions.loginCookie]?.value, Secrets.constantTimeEqual(cookie, form["csrf"] ?? "") else {
@@ -29,7 +29,7 @@ extension WaymarkConsole {
         let email = Accounts.normalize(email: form["email"] ?? "")
         let password = form["password"] ?? ""
         let time = now()
-        let address = server.clientAddress(request, context)
+        let address = server.clientAddress(request, context.parent)
         if let wait = try await throttle.charge(email: email, address: address, at: time) {
             var response = try await loginPage(
                 request, message: "Too many failed attempts. Try again in \((wait + 59) / 60) minute(s).", email: email,
@@ -50,7 +50,7 @@ extension WaymarkConsole {
         return response
     }
 
-    func logout(_ request: Request, _ context: WaymarkRequestContext) async throws -> Response {
+    func logout(_ request: Request, _ context: ConsoleRequestContext) async throws -> Response {
         let form = try await Form.read(request)
         try Sessions.checkOrigin(request)
         if let signedIn = try await sessions.signedIn(request), !Secrets.constantTimeEqual(form["csrf"] ?? "", signedIn.session.csrfToken) {
@@ -61,8 +61,7 @@ extension WaymarkConsole {
         return response
     }
 
-    func appsPage(_ request: Request, _ context: WaymarkRequestContext) async throws -> Response {
-        guard let signedIn = try await sessions.signedIn(request) else { throw ConsoleError.signIn }
+    func appsPage(_ request: Request, _ context: ConsoleRequestContext, _ signedIn: SignedIn) async throws -> Response {
         var apps: [[String: Any]] = []
         for membership in signedIn.memberships {
             guard let app = try await store.app(id: membership.app) else { continue }

@@ -9,16 +9,16 @@ import WaymarkStore
 /// Secrets made here, a new member's first password or a new key, are shown once in the answer
 /// to the form that made them and never stored in clear; the answer is not cached (`no-store`).
 extension WaymarkConsole {
-    func membersPage(_ request: Request, _ context: WaymarkRequestContext) async throws -> Response {
-        let (signedIn, app) = try await access(request, context, needs: .owner)
+    func membersPage(_ request: Request, _ context: ConsoleRequestContext, _ access: AppAccess) async throws -> Response {
+        let (signedIn, app) = (access.signedIn, access.app)
         return try await membersPage(signedIn, app)
     }
 
     /// Adds a member by email: someone without an account gets one, with a generated password
     /// shown here once for the owner to hand over (they change it on their account page).
-    func addMember(_ request: Request, _ context: WaymarkRequestContext) async throws -> Response {
-        let form = try await Form.read(request)
-        let (signedIn, app) = try await access(request, context, needs: .owner, form: form)
+    func addMember(_ request: Request, _ context: ConsoleRequestContext, _ access: AppAccess) async throws -> Response {
+        let form = access.form
+        let (signedIn, app) = (access.signedIn, access.app)
         guard let role = form["role"].flatMap(Role.init(rawValue:)) else { throw ConsoleError.badRequest("Choose a role.") }
         let email = Accounts.normalize(email: form["email"] ?? "")
         let password = Accounts.generatePassword()
@@ -41,9 +41,9 @@ extension WaymarkConsole {
     }
 
     /// Changes a member's role (`role`), or removes them (`role=remove`); an app keeps one owner.
-    func changeMember(_ request: Request, _ context: WaymarkRequestContext) async throws -> Response {
-        let form = try await Form.read(request)
-        let (signedIn, app) = try await access(request, context, needs: .owner, form: form)
+    func changeMember(_ request: Request, _ context: ConsoleRequestContext, _ access: AppAccess) async throws -> Response {
+        let form = access.form
+        let (signedIn, app) = (access.signedIn, access.app)
         guard let id = context.parameters.get("user"), let member = try await store.members(app: app.id).first(where: { $0.user.id == id })
         else { throw ConsoleError.notFound }
         let choice = form["role"] ?? ""
@@ -69,9 +69,9 @@ extension WaymarkConsole {
         return try await membersPage(signedIn, app, notice: notice)
     }
 
-    func createKey(_ request: Request, _ context: WaymarkRequestContext) async throws -> Response {
-        let form = try await Form.read(request)
-        let (signedIn, app) = try await access(request, context, needs: .owner, form: form)
+    func createKey(_ request: Request, _ context: ConsoleRequestContext, _ access: AppAccess) async throws -> Response {
+        let form = access.form
+        let (signedIn, app) = (access.signedIn, access.app)
         guard let kind = form["kind"].flatMap(KeyRecord.Kind.init(rawValue:)) else {
             throw ConsoleError.badRequest("Choose client or secret.")
         }
@@ -82,9 +82,8 @@ extension WaymarkConsole {
         )
     }
 
-    func revokeKey(_ request: Request, _ context: WaymarkRequestContext) async throws -> Response {
-        let form = try await Form.read(request)
-        let (signedIn, app) = try await access(request, context, needs: .owner, form: form)
+    func revokeKey(_ request: Request, _ context: ConsoleRequestContext, _ access: AppAccess) async throws -> Response {
+        let (signedIn, app) = (access.signedIn, access.app)
         guard let id = context.parameters.get("id"), try await server.revokeKey(id: id, app: app.id, actor: signedIn.actor) else {
             throw ConsoleError.notFound
         }
@@ -93,9 +92,9 @@ extension WaymarkConsole {
 
     /// Everything the app keeps about one of its users, downloaded as one JSON file (their right
     /// of access), for an owner.
-    func personData(_ request: Request, _ context: WaymarkRequestContext) async throws -> Response {
-        let form = try await Form.read(request)
-        let (signedIn, app) = try await access(request, context, needs: .owner, form: form)
+    func personData(_ request: Request, _ context: ConsoleRequestContext, _ access: AppAccess) async throws -> Response {
+        let form = access.form
+        let (signedIn, app) = (access.signedIn, access.app)
         guard let user = Self.person(form) else {
             return try await membersPage(signedIn, app, problem: "Give the user's id, as the app names them.", status: .badRequest)
         }
@@ -118,9 +117,9 @@ extension WaymarkConsole {
 
     /// Erases everything about one of the app's users (their right to erasure), for an owner who
     /// types the id twice: it cannot be undone.
-    func erasePerson(_ request: Request, _ context: WaymarkRequestContext) async throws -> Response {
-        let form = try await Form.read(request)
-        let (signedIn, app) = try await access(request, context, needs: .owner, form: form)
+    func erasePerson(_ request: Request, _ context: ConsoleRequestContext, _ access: AppAccess) async throws -> Response {
+        let form = access.form
+        let (signedIn, app) = (access.signedIn, access.app)
         guard let user = Self.person(form) else {
             return try await membersPage(signedIn, app, problem: "Give the user's id, as the app names them.", status: .badRequest)
         }
@@ -133,9 +132,9 @@ extension WaymarkConsole {
     }
 
     /// Sets how many days the app keeps its events (blank: forever), for an owner.
-    func setRetention(_ request: Request, _ context: WaymarkRequestContext) async throws -> Response {
-        let form = try await Form.read(request)
-        let (signedIn, app) = try await access(request, context, needs: .owner, form: form)
+    func setRetention(_ request: Request, _ context: ConsoleRequestContext, _ access: AppAccess) async throws -> Response {
+        let form = access.form
+        let (signedIn, app) = (access.signedIn, access.app)
         let text = (form["days"] ?? "").trimmingCharacters(in: .whitespaces)
         let days = Int(text)
         guard text.isEmpty || days != nil, EventRetention.problem(days: days) == nil else {
@@ -181,18 +180,17 @@ extension WaymarkConsole {
 
     // MARK: Account
 
-    func accountPage(_ request: Request, _ context: WaymarkRequestContext) async throws -> Response {
-        accountPage(try await signedIn(request))
+    func accountPage(_ request: Request, _ context: ConsoleRequestContext, _ signedIn: SignedIn) async throws -> Response {
+        accountPage(signedIn)
     }
 
     /// Changes one's password, given the current one (a borrowed session alone cannot), and ends
     /// one's other sessions. Wrong current passwords count as failed logins.
-    func changePassword(_ request: Request, _ context: WaymarkRequestContext) async throws -> Response {
-        let form = try await Form.read(request)
-        let signedIn = try await signedIn(request, form: form)
+    func changePassword(_ request: Request, _ context: ConsoleRequestContext, _ signedIn: SignedIn) async throws -> Response {
+        let form = context.form
         let time = now()
         let email = signedIn.user.email
-        let address = server.clientAddress(request, context)
+        let address = server.clientAddress(request, context.parent)
         if let wait = try await throttle.charge(email: email, address: address, at: time) {
             return accountPage(
                 signedIn, problem: "Too many failed attempts. Try again in \((wait + 59) / 60) minute(s).", status: .tooManyRequests)

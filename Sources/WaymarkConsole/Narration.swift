@@ -10,8 +10,10 @@ import WaymarkStore
 /// speech, uploading a recording in its place, and the catalog's voice settings.
 extension WaymarkConsole {
     /// `GET /console/apps/:app/narration`.
-    func narrationPage(_ request: Request, _ context: WaymarkRequestContext, notice: String? = nil) async throws -> Response {
-        let (signedIn, app) = try await access(request, context, needs: .viewer)
+    func narrationPage(_ request: Request, _ context: ConsoleRequestContext, _ access: AppAccess, notice: String? = nil) async throws
+        -> Response
+    {
+        let (signedIn, app) = (access.signedIn, access.app)
         var catalog = try await server.draftCatalog(app: app.id)?.catalog
         if catalog == nil { catalog = try await server.publishedCatalog(app: app.id)?.catalog }
         let plan = NarrationPlan(catalog ?? Catalog(tips: []))
@@ -97,9 +99,9 @@ extension WaymarkConsole {
 
     /// `POST .../narration/settings`: the language of the default content and the speed; a blank
     /// language turns generated speech off.
-    func saveNarrationSettings(_ request: Request, _ context: WaymarkRequestContext) async throws -> Response {
-        let form = try await Form.read(request)
-        let (signedIn, app) = try await access(request, context, needs: .editor, form: form)
+    func saveNarrationSettings(_ request: Request, _ context: ConsoleRequestContext, _ access: AppAccess) async throws -> Response {
+        let form = access.form
+        let (signedIn, app) = (access.signedIn, access.app)
         let fields = ["language": form["language"] ?? "", "speed": form["speed"] ?? ""]
         let errors = try await saveEdit(app: app, actor: signedIn.actor) { catalog in
             guard let language = fields.text("language") else {
@@ -116,9 +118,9 @@ extension WaymarkConsole {
     }
 
     /// `POST .../narration/regenerate`: forgets the speech of `key` and makes it again.
-    func regenerateNarration(_ request: Request, _ context: WaymarkRequestContext) async throws -> Response {
-        let form = try await Form.read(request)
-        let (_, app) = try await access(request, context, needs: .editor, form: form)
+    func regenerateNarration(_ request: Request, _ context: ConsoleRequestContext, _ access: AppAccess) async throws -> Response {
+        let form = access.form
+        let app = access.app
         let catalog = try await server.draftCatalog(app: app.id)?.catalog ?? Catalog(tips: [])
         guard let key = form.text("key"), let speech = NarrationPlan(catalog).speeches.first(where: { $0.key == key }) else {
             throw ConsoleError.badRequest("The draft has no such narration: reload the page.")
@@ -134,9 +136,10 @@ extension WaymarkConsole {
 
     /// `POST .../narration/recording`: a recording replaces the narration of one content. The file
     /// is checked (size, format, length), kept under a hash of its bytes, and named by the draft.
-    func uploadRecording(_ request: Request, _ context: WaymarkRequestContext) async throws -> Response {
-        let upload = try await MultipartForm.read(request, limit: Recording.maximumSize + 64 * 1024)
-        let (signedIn, app) = try await access(request, context, needs: .editor, form: upload.form)
+    func uploadRecording(_ request: Request, _ context: ConsoleRequestContext, _ access: AppAccess) async throws -> Response {
+        // Read, up to SessionMiddleware.uploadLimit, before the session's token was checked.
+        let upload = MultipartForm(form: access.form, files: access.files)
+        let (signedIn, app) = (access.signedIn, access.app)
         guard let file = upload.files["file"], !file.bytes.isEmpty else { throw ConsoleError.badRequest("Choose a recording to upload.") }
         let recording: Recording
         do {
@@ -159,9 +162,9 @@ extension WaymarkConsole {
     }
 
     /// `POST .../narration/recording/remove`: the content goes back to generated speech (or none).
-    func removeRecording(_ request: Request, _ context: WaymarkRequestContext) async throws -> Response {
-        let form = try await Form.read(request)
-        let (signedIn, app) = try await access(request, context, needs: .editor, form: form)
+    func removeRecording(_ request: Request, _ context: ConsoleRequestContext, _ access: AppAccess) async throws -> Response {
+        let form = access.form
+        let (signedIn, app) = (access.signedIn, access.app)
         try await server.editDraft(app: app.id, actor: signedIn.actor) { catalog in
             try Self.change(&catalog, owner: form["owner"] ?? "", locale: form["locale"] ?? "") { $0.audio = nil }
         }

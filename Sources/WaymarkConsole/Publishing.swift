@@ -9,8 +9,8 @@ import WaymarkSupport
 /// Publishing with the difference in view, versions with one-step rollback, and the audit log.
 extension WaymarkConsole {
     /// The changes the draft would publish, object by object with their lines.
-    func publishPage(_ request: Request, _ context: WaymarkRequestContext) async throws -> Response {
-        let (signedIn, app) = try await access(request, context, needs: .viewer)
+    func publishPage(_ request: Request, _ context: ConsoleRequestContext, _ access: AppAccess) async throws -> Response {
+        let (signedIn, app) = (access.signedIn, access.app)
         let draft = try await server.draftCatalog(app: app.id)
         let live = try await server.publishedCatalog(app: app.id)
         let changes = CatalogChange.changes(
@@ -23,15 +23,14 @@ extension WaymarkConsole {
         return Templates.page("publish", values)
     }
 
-    func publish(_ request: Request, _ context: WaymarkRequestContext) async throws -> Response {
-        let form = try await Form.read(request)
-        let (signedIn, app) = try await access(request, context, needs: .editor, form: form)
+    func publish(_ request: Request, _ context: ConsoleRequestContext, _ access: AppAccess) async throws -> Response {
+        let (signedIn, app) = (access.signedIn, access.app)
         let version = try await server.publishDraft(app: app.id, actor: signedIn.actor)
         return .redirect(to: "/console/apps/\(app.id)/versions?published=\(version.number)", type: .normal)
     }
 
-    func versionsPage(_ request: Request, _ context: WaymarkRequestContext) async throws -> Response {
-        let (signedIn, app) = try await access(request, context, needs: .viewer)
+    func versionsPage(_ request: Request, _ context: ConsoleRequestContext, _ access: AppAccess) async throws -> Response {
+        let (signedIn, app) = (access.signedIn, access.app)
         let versions = try await store.versions(app: app.id)
         var values = frame("Versions", signedIn, app: app)
         values["versions"] = versions.enumerated().map { index, version in
@@ -44,9 +43,8 @@ extension WaymarkConsole {
         return Templates.page("versions", values)
     }
 
-    func rollback(_ request: Request, _ context: WaymarkRequestContext) async throws -> Response {
-        let form = try await Form.read(request)
-        let (signedIn, app) = try await access(request, context, needs: .editor, form: form)
+    func rollback(_ request: Request, _ context: ConsoleRequestContext, _ access: AppAccess) async throws -> Response {
+        let (signedIn, app) = (access.signedIn, access.app)
         guard let number = context.parameters.get("number", as: Int.self) else { throw ConsoleError.notFound }
         let version: CatalogVersion
         do {
@@ -57,8 +55,8 @@ extension WaymarkConsole {
         return .redirect(to: "/console/apps/\(app.id)/versions?published=\(version.number)", type: .normal)
     }
 
-    func auditPage(_ request: Request, _ context: WaymarkRequestContext) async throws -> Response {
-        let (signedIn, app) = try await access(request, context, needs: .viewer)
+    func auditPage(_ request: Request, _ context: ConsoleRequestContext, _ access: AppAccess) async throws -> Response {
+        let (signedIn, app) = (access.signedIn, access.app)
         var values = frame("Audit log", signedIn, app: app)
         values["entries"] = try await store.auditLog(app: app.id, limit: 200).map { entry in
             [

@@ -11,8 +11,8 @@ import WaymarkStore
 extension WaymarkConsole {
     /// `GET /console/apps/:app/segments`: the draft's segments, with the users each matched among
     /// those active in the period (one replay of the period's events for all of them).
-    func segmentsPage(_ request: Request, _ context: WaymarkRequestContext) async throws -> Response {
-        let (signedIn, app) = try await access(request, context, needs: .viewer)
+    func segmentsPage(_ request: Request, _ context: ConsoleRequestContext, _ access: AppAccess) async throws -> Response {
+        let (signedIn, app) = (access.signedIn, access.app)
         let choice = try PeriodChoice(request, now: now())
         let catalog = try await server.draftCatalog(app: app.id)?.catalog ?? Catalog(tips: [])
         var values = frame("Segments", signedIn, app: app)
@@ -44,8 +44,8 @@ extension WaymarkConsole {
         )
     }
 
-    func segmentPage(_ request: Request, _ context: WaymarkRequestContext, new: Bool) async throws -> Response {
-        let (signedIn, app) = try await access(request, context, needs: .viewer)
+    func segmentPage(_ request: Request, _ context: ConsoleRequestContext, _ access: AppAccess, new: Bool) async throws -> Response {
+        let (signedIn, app) = (access.signedIn, access.app)
         if new { return try await segmentForm(signedIn, app, ["name": "", "summary": "", "rule": ""], new: true) }
         let catalog = try await server.draftCatalog(app: app.id)?.catalog ?? Catalog(tips: [])
         guard let name = context.parameters.get("name"), let segment = catalog.segments.first(where: { $0.name == name }) else {
@@ -57,9 +57,9 @@ extension WaymarkConsole {
 
     /// Saves the form's segment to the draft: the rule must read as a segment's, and a new name
     /// must be free.
-    func saveSegment(_ request: Request, _ context: WaymarkRequestContext) async throws -> Response {
-        let form = try await Form.read(request)
-        let (signedIn, app) = try await access(request, context, needs: .editor, form: form)
+    func saveSegment(_ request: Request, _ context: ConsoleRequestContext, _ access: AppAccess) async throws -> Response {
+        let form = access.form
+        let (signedIn, app) = (access.signedIn, access.app)
         let isNew = form["new"] == "1"
         var values = ["name": form["name"] ?? "", "summary": form["summary"] ?? "", "rule": form["rule"] ?? ""]
         if !isNew { values["name"] = context.parameters.get("name") ?? "" }
@@ -83,9 +83,8 @@ extension WaymarkConsole {
     }
 
     /// Removes a segment from the draft, unless targeting still names it.
-    func deleteSegment(_ request: Request, _ context: WaymarkRequestContext) async throws -> Response {
-        let form = try await Form.read(request)
-        let (signedIn, app) = try await access(request, context, needs: .editor, form: form)
+    func deleteSegment(_ request: Request, _ context: ConsoleRequestContext, _ access: AppAccess) async throws -> Response {
+        let (signedIn, app) = (access.signedIn, access.app)
         let name = context.parameters.get("name") ?? ""
         let catalog = try await server.draftCatalog(app: app.id)?.catalog ?? Catalog(tips: [])
         guard let segment = catalog.segments.first(where: { $0.name == name }) else { throw ConsoleError.notFound }

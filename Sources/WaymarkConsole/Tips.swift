@@ -11,8 +11,8 @@ import WaymarkStore
 /// An app's overview and its tips, edited in a form. The form changes only the fields it shows:
 /// a tip's policy, narration and anything else it does not show are kept as they were.
 extension WaymarkConsole {
-    func appPage(_ request: Request, _ context: WaymarkRequestContext) async throws -> Response {
-        let (signedIn, app) = try await access(request, context, needs: .viewer)
+    func appPage(_ request: Request, _ context: ConsoleRequestContext, _ access: AppAccess) async throws -> Response {
+        let (signedIn, app) = (access.signedIn, access.app)
         let draft = try await server.draftCatalog(app: app.id)
         let live = try await server.publishedCatalog(app: app.id)
         let liveTips = Dictionary((live?.catalog.tips ?? []).map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
@@ -60,8 +60,8 @@ extension WaymarkConsole {
         return Templates.page("app", values)
     }
 
-    func tipPage(_ request: Request, _ context: WaymarkRequestContext, new: Bool) async throws -> Response {
-        let (signedIn, app) = try await access(request, context, needs: .viewer)
+    func tipPage(_ request: Request, _ context: ConsoleRequestContext, _ access: AppAccess, new: Bool) async throws -> Response {
+        let (signedIn, app) = (access.signedIn, access.app)
         if new { return try await tipForm(signedIn, app, TipFields.empty, new: true) }
         guard let id = context.parameters.get("id"),
             let tip = try await server.draftCatalog(app: app.id)?.catalog.tips.first(where: { $0.id == id })
@@ -69,9 +69,9 @@ extension WaymarkConsole {
         return try await tipForm(signedIn, app, TipFields(tip), new: false)
     }
 
-    func saveTip(_ request: Request, _ context: WaymarkRequestContext) async throws -> Response {
-        let form = try await Form.read(request)
-        let (signedIn, app) = try await access(request, context, needs: .editor, form: form)
+    func saveTip(_ request: Request, _ context: ConsoleRequestContext, _ access: AppAccess) async throws -> Response {
+        let form = access.form
+        let (signedIn, app) = (access.signedIn, access.app)
         let isNew = form["new"] == "1"
         var fields = TipFields(form: form)
         // A new tip takes its id from the form; an existing one keeps the id of its address.
@@ -95,8 +95,8 @@ extension WaymarkConsole {
         return try await tipForm(signedIn, app, fields, new: isNew, errors: errors, status: .unprocessableContent)
     }
 
-    func deleteTip(_ request: Request, _ context: WaymarkRequestContext) async throws -> Response {
-        try await deleteObject(request, context) { catalog, id in
+    func deleteTip(_ request: Request, _ context: ConsoleRequestContext, _ access: AppAccess) async throws -> Response {
+        try await deleteObject(request, context, access) { catalog, id in
             guard catalog.tips.contains(where: { $0.id == id }) else { throw ConsoleError.notFound }
             catalog.tips.removeAll { $0.id == id }
         }
@@ -119,10 +119,10 @@ extension WaymarkConsole {
 
     /// `POST .../:id/delete` for any kind of object: `change` removes the object `id` from the draft.
     func deleteObject(
-        _ request: Request, _ context: WaymarkRequestContext, _ change: @escaping (inout Catalog, String) throws -> Void
+        _ request: Request, _ context: ConsoleRequestContext, _ access: AppAccess,
+        _ change: @escaping (inout Catalog, String) throws -> Void
     ) async throws -> Response {
-        let form = try await Form.read(request)
-        let (signedIn, app) = try await access(request, context, needs: .editor, form: form)
+        let (signedIn, app) = (access.signedIn, access.app)
         let id = context.parameters.get("id") ?? ""
         try await server.editDraft(app: app.id, actor: signedIn.actor) { try change(&$0, id) }
         return .redirect(to: "/console/apps/\(app.id)", type: .normal)
@@ -131,8 +131,8 @@ extension WaymarkConsole {
     /// `GET rules/check?rule=...&kind=event|targeting|segment`: the parser's verdict as one types,
     /// as JSON: `{"ok": true}` or `{"ok": false, "message", "excerpt"}`. Targeting is checked
     /// against the draft's segments.
-    func checkRule(_ request: Request, _ context: WaymarkRequestContext) async throws -> Response {
-        let (_, app) = try await access(request, context, needs: .viewer)
+    func checkRule(_ request: Request, _ context: ConsoleRequestContext, _ access: AppAccess) async throws -> Response {
+        let app = access.app
         let text = request.uri.queryParameters["rule"].map(String.init) ?? ""
         let kind = request.uri.queryParameters["kind"].flatMap { RuleKind(rawValue: String($0)) } ?? .event
         var segments: Set<String>?
@@ -147,8 +147,8 @@ extension WaymarkConsole {
 
     /// The draft tip as the server would deliver it to one client (platform, model, app version,
     /// locale, user: the same resolution as `GET /v1/catalog`), drawn by waymark.js itself.
-    func previewPage(_ request: Request, _ context: WaymarkRequestContext) async throws -> Response {
-        let (signedIn, app) = try await access(request, context, needs: .viewer)
+    func previewPage(_ request: Request, _ context: ConsoleRequestContext, _ access: AppAccess) async throws -> Response {
+        let (signedIn, app) = (access.signedIn, access.app)
         guard let id = context.parameters.get("id"), let draft = try await server.draftCatalog(app: app.id),
             let authored = draft.catalog.tips.first(where: { $0.id == id })
         else { throw ConsoleError.notFound }

@@ -10,8 +10,8 @@ import WaymarkStore
 /// Tours with their pages, the media their pages play, and the reward policy, edited in forms.
 /// Like the tip form, each form changes only what it shows: a page's narration is kept.
 extension WaymarkConsole {
-    func tourPage(_ request: Request, _ context: WaymarkRequestContext, new: Bool) async throws -> Response {
-        let (signedIn, app) = try await access(request, context, needs: .viewer)
+    func tourPage(_ request: Request, _ context: ConsoleRequestContext, _ access: AppAccess, new: Bool) async throws -> Response {
+        let (signedIn, app) = (access.signedIn, access.app)
         let catalog = try await server.draftCatalog(app: app.id)?.catalog ?? Catalog(tips: [])
         if new { return tourForm(signedIn, app, catalog, TourFields.empty, new: true) }
         guard let id = context.parameters.get("id"), let tour = catalog.tours.first(where: { $0.id == id }) else {
@@ -20,9 +20,9 @@ extension WaymarkConsole {
         return tourForm(signedIn, app, catalog, TourFields(tour), new: false)
     }
 
-    func saveTour(_ request: Request, _ context: WaymarkRequestContext) async throws -> Response {
-        let form = try await Form.read(request)
-        let (signedIn, app) = try await access(request, context, needs: .editor, form: form)
+    func saveTour(_ request: Request, _ context: ConsoleRequestContext, _ access: AppAccess) async throws -> Response {
+        let form = access.form
+        let (signedIn, app) = (access.signedIn, access.app)
         let isNew = form["new"] == "1"
         var fields = TourFields(form: form)
         if !isNew { fields.values["id"] = context.parameters.get("id") ?? "" }
@@ -42,8 +42,8 @@ extension WaymarkConsole {
         return tourForm(signedIn, app, catalog, fields, new: isNew, errors: errors, status: .unprocessableContent)
     }
 
-    func deleteTour(_ request: Request, _ context: WaymarkRequestContext) async throws -> Response {
-        try await deleteObject(request, context) { catalog, id in
+    func deleteTour(_ request: Request, _ context: ConsoleRequestContext, _ access: AppAccess) async throws -> Response {
+        try await deleteObject(request, context, access) { catalog, id in
             guard catalog.tours.contains(where: { $0.id == id }) else { throw ConsoleError.notFound }
             catalog.tours.removeAll { $0.id == id }
         }
@@ -51,8 +51,8 @@ extension WaymarkConsole {
 
     /// One page of the draft tour as the server would deliver it to a chosen client (media
     /// variant, locale), drawn by waymark.js's own tour panel with events and claims switched off.
-    func tourPreviewPage(_ request: Request, _ context: WaymarkRequestContext) async throws -> Response {
-        let (signedIn, app) = try await access(request, context, needs: .viewer)
+    func tourPreviewPage(_ request: Request, _ context: ConsoleRequestContext, _ access: AppAccess) async throws -> Response {
+        let (signedIn, app) = (access.signedIn, access.app)
         guard let id = context.parameters.get("id"), let draft = try await server.draftCatalog(app: app.id),
             let tour = draft.catalog.tours.first(where: { $0.id == id })
         else { throw ConsoleError.notFound }
@@ -91,8 +91,8 @@ extension WaymarkConsole {
         return Templates.page("preview", values)
     }
 
-    func mediaPage(_ request: Request, _ context: WaymarkRequestContext, new: Bool) async throws -> Response {
-        let (signedIn, app) = try await access(request, context, needs: .viewer)
+    func mediaPage(_ request: Request, _ context: ConsoleRequestContext, _ access: AppAccess, new: Bool) async throws -> Response {
+        let (signedIn, app) = (access.signedIn, access.app)
         if new { return mediaForm(signedIn, app, MediaFields.empty, new: true) }
         guard let id = context.parameters.get("id"),
             let media = try await server.draftCatalog(app: app.id)?.catalog.media.first(where: { $0.id == id })
@@ -100,9 +100,9 @@ extension WaymarkConsole {
         return mediaForm(signedIn, app, MediaFields(media), new: false)
     }
 
-    func saveMedia(_ request: Request, _ context: WaymarkRequestContext) async throws -> Response {
-        let form = try await Form.read(request)
-        let (signedIn, app) = try await access(request, context, needs: .editor, form: form)
+    func saveMedia(_ request: Request, _ context: ConsoleRequestContext, _ access: AppAccess) async throws -> Response {
+        let form = access.form
+        let (signedIn, app) = (access.signedIn, access.app)
         let isNew = form["new"] == "1"
         var fields = MediaFields(form: form)
         if !isNew { fields.id = context.parameters.get("id") ?? "" }
@@ -118,8 +118,8 @@ extension WaymarkConsole {
         return mediaForm(signedIn, app, fields, new: isNew, errors: errors, status: .unprocessableContent)
     }
 
-    func deleteMedia(_ request: Request, _ context: WaymarkRequestContext) async throws -> Response {
-        try await deleteObject(request, context) { catalog, id in
+    func deleteMedia(_ request: Request, _ context: ConsoleRequestContext, _ access: AppAccess) async throws -> Response {
+        try await deleteObject(request, context, access) { catalog, id in
             guard catalog.media.contains(where: { $0.id == id }) else { throw ConsoleError.notFound }
             let users = catalog.tours.filter { $0.pages.contains { $0.media == id } }.map(\.id)
             guard users.isEmpty else {
@@ -133,9 +133,9 @@ extension WaymarkConsole {
     }
 
     /// `POST rewards`: the most credits one user can hold (blank: no cap).
-    func saveRewards(_ request: Request, _ context: WaymarkRequestContext) async throws -> Response {
-        let form = try await Form.read(request)
-        let (signedIn, app) = try await access(request, context, needs: .editor, form: form)
+    func saveRewards(_ request: Request, _ context: ConsoleRequestContext, _ access: AppAccess) async throws -> Response {
+        let form = access.form
+        let (signedIn, app) = (access.signedIn, access.app)
         let values = ["cap": form["maxCreditsPerUser"] ?? ""]
         let errors = try await saveEdit(app: app, actor: signedIn.actor) { catalog in
             catalog.rewards.maxCreditsPerUser = try values.text("cap").map { _ in

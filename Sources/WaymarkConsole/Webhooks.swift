@@ -8,15 +8,15 @@ import WaymarkStore
 /// latest deliveries with the answer each got, any of which can be sent again. A new or rotated
 /// secret is shown once, in the answer to the form that made it.
 extension WaymarkConsole {
-    func webhooksPage(_ request: Request, _ context: WaymarkRequestContext) async throws -> Response {
-        let (signedIn, app) = try await access(request, context, needs: .owner)
+    func webhooksPage(_ request: Request, _ context: ConsoleRequestContext, _ access: AppAccess) async throws -> Response {
+        let (signedIn, app) = (access.signedIn, access.app)
         return try await webhooksPage(signedIn, app)
     }
 
     /// Adds an endpoint for the types ticked (none ticked: every type).
-    func addWebhook(_ request: Request, _ context: WaymarkRequestContext) async throws -> Response {
-        let form = try await Form.read(request)
-        let (signedIn, app) = try await access(request, context, needs: .owner, form: form)
+    func addWebhook(_ request: Request, _ context: ConsoleRequestContext, _ access: AppAccess) async throws -> Response {
+        let form = access.form
+        let (signedIn, app) = (access.signedIn, access.app)
         let types = WebhookType.allCases.filter { form["type-\($0.rawValue)"] != nil }
         let endpoint: WebhookEndpoint
         do {
@@ -32,9 +32,9 @@ extension WaymarkConsole {
     }
 
     /// A new secret for an endpoint; the old one keeps signing for the hours given (24 unless said).
-    func rotateWebhook(_ request: Request, _ context: WaymarkRequestContext) async throws -> Response {
-        let form = try await Form.read(request)
-        let (signedIn, app) = try await access(request, context, needs: .owner, form: form)
+    func rotateWebhook(_ request: Request, _ context: ConsoleRequestContext, _ access: AppAccess) async throws -> Response {
+        let form = access.form
+        let (signedIn, app) = (access.signedIn, access.app)
         let hours = Int((form["hours"] ?? "").trimmingCharacters(in: .whitespaces)) ?? WebhookEndpoints.defaultOverlapHours
         let rotated: WebhookEndpoint?
         do {
@@ -49,9 +49,8 @@ extension WaymarkConsole {
             secret: rotated.secret)
     }
 
-    func deleteWebhook(_ request: Request, _ context: WaymarkRequestContext) async throws -> Response {
-        let form = try await Form.read(request)
-        let (signedIn, app) = try await access(request, context, needs: .owner, form: form)
+    func deleteWebhook(_ request: Request, _ context: ConsoleRequestContext, _ access: AppAccess) async throws -> Response {
+        let (signedIn, app) = (access.signedIn, access.app)
         guard
             try await WebhookEndpoints.delete(
                 app: app.id, endpoint: context.parameters.get("id") ?? "", actor: signedIn.actor, at: now(), in: store)
@@ -59,9 +58,8 @@ extension WaymarkConsole {
         return try await webhooksPage(signedIn, app, notice: "The endpoint and its deliveries are removed.")
     }
 
-    func resendWebhook(_ request: Request, _ context: WaymarkRequestContext) async throws -> Response {
-        let form = try await Form.read(request)
-        let (signedIn, app) = try await access(request, context, needs: .owner, form: form)
+    func resendWebhook(_ request: Request, _ context: ConsoleRequestContext, _ access: AppAccess) async throws -> Response {
+        let (signedIn, app) = (access.signedIn, access.app)
         let event = context.parameters.get("event") ?? ""
         guard try await store.redeliverWebhook(app: app.id, event: event, endpoint: context.parameters.get("id") ?? "", now: now())
         else { throw ConsoleError.notFound }

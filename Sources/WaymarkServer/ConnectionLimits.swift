@@ -18,7 +18,7 @@ import NIOHTTPTypes
 ///   every ``bodyMinimumRate`` bytes received (a 512 KB batch of events on a 4 kbit/s line still
 ///   gets through; a body dripped a byte at a time does not);
 /// - after an answer that closes the connection (the request asked for it, or its body was too
-///   large: 413), what the client still sends is read and thrown away until it has sent nothing
+///   large: a 413 before the body was read whole), what the client still sends is read and thrown away until it has sent nothing
 ///   for ``linger``, or ``lingerTotal`` has passed, then the connection is closed. A client that
 ///   writes its whole body before it reads (as Python's urllib does) so gets its 413 instead of
 ///   waiting for ever on a server that no longer reads.
@@ -81,6 +81,8 @@ struct ConnectionDeadlines {
     private(set) var answering = 0
     /// Whether the connection closes once the answers under way have ended.
     private(set) var closeAfterAnswer = false
+    /// The status of the answer being written.
+    private(set) var answerStatus = 0
     /// After such an answer: since when the server throws input away, and when it last read some.
     private(set) var lingering: (since: NIODeadline, lastRead: NIODeadline)?
 
@@ -116,15 +118,18 @@ struct ConnectionDeadlines {
         input = .waiting(since: time)
     }
 
-    /// An answer's head is being written: with `Connection: close`, or a 413, the connection
-    /// closes after it.
+    /// An answer's head is being written: with `Connection: close` the connection closes after it.
     mutating func answerStarted(status: Int, closing: Bool) {
-        if closing || status == 413 { closeAfterAnswer = true }
+        answerStatus = status
+        if closing { closeAfterAnswer = true }
     }
 
-    /// An answer ended; true when the connection now lingers, to be closed.
+    /// An answer ended; true when the connection now lingers, to be closed: after an answer with
+    /// `Connection: close`, or a 413 given before the body was read to its end (the rest is not
+    /// worth reading; a 413 for a body read whole, too many events, keeps the connection).
     mutating func answerEnded(at time: NIODeadline) -> Bool {
         answering = max(0, answering - 1)
+        if answerStatus == 413, case .body = input { closeAfterAnswer = true }
         if closeAfterAnswer && answering == 0 {
             if lingering == nil { lingering = (time, time) }
             return true

@@ -92,70 +92,76 @@ public struct WaymarkServer: Sendable {
         router.add(middleware: ResponseCompressionMiddleware())
         router.add(middleware: ErrorLoggingMiddleware(logger: logger))
         router.add(middleware: NULRefusingMiddleware())
-        router.get("/healthz") { _, _ in "ok\n" }
-        router.get("/metrics") { _, _ in
+        addRoutes(to: router)
+        return router
+    }
+
+    /// Adds the API's routes to `router`, each with what it needs stated as a type (see
+    /// ``APIRoutes``), and lists them.
+    @discardableResult
+    public func addRoutes(to router: Router<WaymarkRequestContext>) -> [RouteNeed] {
+        let routes = APIRoutes(router: router, server: self)
+        routes.get("/healthz", NoKey.self) { _, _ in "ok\n" }
+        routes.get("/metrics", NoKey.self) { _, _ in
             Response(
                 status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
                 body: ResponseBody(byteBuffer: ByteBuffer(bytes: self.metrics.exposition()))
             )
         }
-        router.get("/openapi.yaml") { _, _ in
+        routes.get("/openapi.yaml", NoKey.self) { _, _ in
             Response(
                 status: .ok, headers: [.contentType: "application/yaml; charset=utf-8"],
                 body: ResponseBody(byteBuffer: ByteBuffer(string: WaymarkServer.openAPIDocument))
             )
         }
-        router.get("/sdk/waymark.js") { request, _ in self.webSDK(request, version: nil) }
-        router.get("/sdk/src/:module") { request, context in
+        routes.get("/sdk/waymark.js", NoKey.self) { request, _ in self.webSDK(request, version: nil) }
+        routes.get("/sdk/src/:module", NoKey.self) { request, context in
             self.webSDKModule(request, name: context.parameters.get("module") ?? "")
         }
-        router.get("/sdk/:version/:file") { request, context in
+        routes.get("/sdk/:version/:file", NoKey.self) { request, context in
             self.webSDK(request, version: context.parameters.get("version") ?? "", file: context.parameters.get("file") ?? "")
         }
-        router.get("/v1/narration/:app/:key") { request, context in try await self.narrationAudio(request, context) }
+        routes.get("/v1/narration/:app/:key", NoKey.self) { request, context in try await self.narrationAudio(request, context) }
 
-        let client = router.group("/v1")
-            .add(middleware: Self.clientCORS)
-            .add(middleware: KeyAuthenticator(server: self, kinds: [.client, .secret]))
-        client.get("/catalog") { request, context in try await self.catalog(request, context) }
-        client.post("/events") { request, context in try await self.events(request, context) }
-        client.post("/rewards/claims") { request, context in try await self.claim(request, context) }
-        client.post("/identify") { request, context in try await self.identify(request, context) }
-        client.post("/progress") { request, context in try await self.progress(request, context) }
+        routes.get("/v1/catalog", ClientKey.self) { request, context in try await self.catalog(request, context) }
+        routes.post("/v1/events", ClientKey.self) { request, context in try await self.events(request, context) }
+        routes.post("/v1/rewards/claims", ClientKey.self) { request, context in try await self.claim(request, context) }
+        routes.post("/v1/identify", ClientKey.self) { request, context in try await self.identify(request, context) }
+        routes.post("/v1/progress", ClientKey.self) { request, context in try await self.progress(request, context) }
         // Preflights carry no key: CORSMiddleware answers them on routes of their own.
-        let preflight = router.group("/v1").add(middleware: Self.clientCORS)
         for path in ["/catalog", "/events", "/rewards/claims", "/identify", "/progress"] {
-            preflight.on(RouterPath(path), method: .options) { _, _ in Response(status: .noContent) }
+            routes.on("/v1" + path, .options, Preflight.self) { _, _ in Response(status: .noContent) }
         }
 
-        let admin = router.group("/v1/admin").add(middleware: KeyAuthenticator(server: self, kinds: [.secret]))
-        admin.get("/catalog/draft") { _, context in try await self.getDraft(context) }
-        admin.put("/catalog/draft") { request, context in try await self.putDraft(request, context) }
-        admin.get("/catalog/draft/:kind") { _, context in try await self.listObjects(context) }
-        admin.get("/catalog/draft/:kind/:id") { _, context in try await self.getObject(context) }
-        admin.put("/catalog/draft/:kind/:id") { request, context in try await self.putObject(request, context) }
-        admin.delete("/catalog/draft/:kind/:id") { _, context in try await self.deleteObject(context) }
-        admin.post("/catalog/publish") { _, context in try await self.publish(context) }
-        admin.post("/catalog/rollback") { request, context in try await self.rollback(request, context) }
-        admin.get("/catalog/versions") { _, context in try await self.versions(context) }
-        admin.get("/catalog/versions/:number") { _, context in try await self.version(context) }
-        admin.get("/keys") { _, context in try await self.listKeys(context) }
-        admin.post("/keys") { request, context in try await self.createKey(request, context) }
-        admin.delete("/keys/:id") { _, context in try await self.revokeKey(context) }
-        admin.get("/users/:user/grants") { _, context in try await self.userGrants(context) }
-        admin.get("/users/:user") { _, context in try await self.userData(context) }
-        admin.delete("/users/:user") { _, context in try await self.eraseUser(context) }
-        admin.get("/grants") { request, context in try await self.grantPage(request, context) }
-        admin.get("/events") { request, context in try await self.exportEvents(request, context) }
-        admin.get("/retention") { _, context in try await self.retention(context) }
-        admin.put("/retention") { request, context in try await self.setRetention(request, context) }
-        admin.get("/webhooks") { _, context in try await self.listWebhooks(context) }
-        admin.post("/webhooks") { request, context in try await self.createWebhook(request, context) }
-        admin.get("/webhook-deliveries") { request, context in try await self.webhookDeliveries(request, context) }
-        admin.delete("/webhooks/:id") { _, context in try await self.deleteWebhook(context) }
-        admin.post("/webhooks/:id/rotate") { request, context in try await self.rotateWebhook(request, context) }
-        admin.post("/webhooks/:id/deliveries/:event/resend") { _, context in try await self.resendWebhook(context) }
-        return router
+        routes.get("/v1/admin/catalog/draft", SecretKey.self) { _, context in try await self.getDraft(context) }
+        routes.put("/v1/admin/catalog/draft", SecretKey.self) { request, context in try await self.putDraft(request, context) }
+        routes.get("/v1/admin/catalog/draft/:kind", SecretKey.self) { _, context in try await self.listObjects(context) }
+        routes.get("/v1/admin/catalog/draft/:kind/:id", SecretKey.self) { _, context in try await self.getObject(context) }
+        routes.put("/v1/admin/catalog/draft/:kind/:id", SecretKey.self) { request, context in try await self.putObject(request, context) }
+        routes.delete("/v1/admin/catalog/draft/:kind/:id", SecretKey.self) { _, context in try await self.deleteObject(context) }
+        routes.post("/v1/admin/catalog/publish", SecretKey.self) { _, context in try await self.publish(context) }
+        routes.post("/v1/admin/catalog/rollback", SecretKey.self) { request, context in try await self.rollback(request, context) }
+        routes.get("/v1/admin/catalog/versions", SecretKey.self) { _, context in try await self.versions(context) }
+        routes.get("/v1/admin/catalog/versions/:number", SecretKey.self) { _, context in try await self.version(context) }
+        routes.get("/v1/admin/keys", SecretKey.self) { _, context in try await self.listKeys(context) }
+        routes.post("/v1/admin/keys", SecretKey.self) { request, context in try await self.createKey(request, context) }
+        routes.delete("/v1/admin/keys/:id", SecretKey.self) { _, context in try await self.revokeKey(context) }
+        routes.get("/v1/admin/users/:user/grants", SecretKey.self) { _, context in try await self.userGrants(context) }
+        routes.get("/v1/admin/users/:user", SecretKey.self) { _, context in try await self.userData(context) }
+        routes.delete("/v1/admin/users/:user", SecretKey.self) { _, context in try await self.eraseUser(context) }
+        routes.get("/v1/admin/grants", SecretKey.self) { request, context in try await self.grantPage(request, context) }
+        routes.get("/v1/admin/events", SecretKey.self) { request, context in try await self.exportEvents(request, context) }
+        routes.get("/v1/admin/retention", SecretKey.self) { _, context in try await self.retention(context) }
+        routes.put("/v1/admin/retention", SecretKey.self) { request, context in try await self.setRetention(request, context) }
+        routes.get("/v1/admin/webhooks", SecretKey.self) { _, context in try await self.listWebhooks(context) }
+        routes.post("/v1/admin/webhooks", SecretKey.self) { request, context in try await self.createWebhook(request, context) }
+        routes.get("/v1/admin/webhook-deliveries", SecretKey.self) { request, context in try await self.webhookDeliveries(request, context)
+        }
+        routes.delete("/v1/admin/webhooks/:id", SecretKey.self) { _, context in try await self.deleteWebhook(context) }
+        routes.post("/v1/admin/webhooks/:id/rotate", SecretKey.self) { request, context in try await self.rotateWebhook(request, context) }
+        routes.post("/v1/admin/webhooks/:id/deliveries/:event/resend", SecretKey.self) { _, context in try await self.resendWebhook(context)
+        }
+        return routes.registered
     }
 
     /// Cross-origin access to the client endpoints, so that waymark.js works in pages served from

@@ -75,11 +75,12 @@ import Testing
             }
             #expect(deadline(state)! == (32, .linger))
         }
+        // A 413 for a body read whole (too many events) keeps the connection, as any other answer.
         var plain = ConnectionDeadlines(limits: Self.limits, openedAt: Self.at(0))
         _ = plain.bytesArrived(at: Self.at(0))
         plain.headRead(closing: false, at: Self.at(0))
         plain.endRead(at: Self.at(0))
-        plain.answerStarted(status: 404, closing: false)
+        plain.answerStarted(status: 413, closing: false)
         let lingers = plain.answerEnded(at: Self.at(1))
         #expect(!lingers)
         let thrownAway = plain.bytesArrived(at: Self.at(2))

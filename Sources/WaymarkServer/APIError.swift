@@ -62,7 +62,8 @@ public struct APIError: HTTPResponseError, Sendable {
         public static let draftBusy = Code(.draftBusy)
         /// The draft changed since the revision the client named (412).
         public static let draftChanged = Code(.draftChanged)
-        /// A batch holds more events than one request may (413).
+        /// A batch holds more events than one request may, as `maxItems` in the OpenAPI document
+        /// says (400).
         public static let tooManyEvents = Code(.tooManyEvents)
         /// The user would have more attributes than one may (422).
         public static let tooManyAttributes = Code(.tooManyAttributes)

@@ -18,7 +18,7 @@ extension WaymarkServer {
         let buffer = try await request.body.collect(upTo: EventBatch.maxBodyBytes)
         let list = try Self.readBatch(Data(buffer: buffer))
         guard list.count <= EventBatch.maxEvents else {
-            throw APIError(.contentTooLarge, .tooManyEvents, "at most \(EventBatch.maxEvents) events per request")
+            throw APIError(.badRequest, .tooManyEvents, "at most \(EventBatch.maxEvents) events per request")
         }
         let receivedAt = now().millisecondsSince1970
         var results: [EventResult] = []

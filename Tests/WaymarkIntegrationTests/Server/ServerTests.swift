@@ -305,7 +305,9 @@ import WaymarkTestSupport
                 uri: "/v1/events", method: .post, headers: Self.auth(app.clientKey), body: ByteBuffer(string: tooBig))
             #expect(refused.status == .contentTooLarge)
             let tooMany = #"{"events":[\#((0..<501).map { _ in Self.event(UUID().uuidString) }.joined(separator: ","))]}"#
-            #expect(try await post(ByteBuffer(string: tooMany)).status == .contentTooLarge)
+            let tooManyAnswer = try await post(ByteBuffer(string: tooMany))
+            #expect(tooManyAnswer.status == .badRequest)
+            #expect(try HTTPEdgeTests.errorCode(tooManyAnswer) == "too_many_events")
             let error = try Self.json(try await post(ByteBuffer(string: "nope")))["error"] as? [String: Any]
             #expect(error?["code"] as? String == "bad_request")
             #expect(try await store.eventCount(app: app.appId) == 0)

@@ -33,6 +33,19 @@ import WaymarkTestSupport
     /// Ticks a slow client waits between two bytes: a quarter of a second each.
     static func pause() async throws { try await Task.sleep(for: .milliseconds(250)) }
 
+    /// Sends `piece(n)` every quarter of a second until the server closes the connection (true)
+    /// or ``patience`` runs out (false).
+    static func isCutOff(_ connection: RawConnection, _ piece: (Int) -> String) async throws -> Bool {
+        let start = Date()
+        var sent = 0
+        while Date().timeIntervalSince(start) < patience {
+            try await pause()
+            sent += 1
+            if await !connection.send(piece(sent)) { return true }
+        }
+        return false
+    }
+
     @Test func aConnectionThatSendsNothingIsClosed() async throws {
         try await withServer { port, _ in
             let silent = try RawConnection(port: port)
@@ -50,13 +63,7 @@ import WaymarkTestSupport
             let connection = try RawConnection(port: port)
             await connection.send("GET /healthz HTTP/1.1\r\nHost: waymark\r\n")
             // A header line every quarter of a second: bytes keep coming, the headers never end.
-            let start = Date()
-            var open = true
-            while open && Date().timeIntervalSince(start) < Self.patience {
-                try await Self.pause()
-                open = await connection.send("X-Slow: \(Int(Date().timeIntervalSince(start) * 4))\r\n")
-            }
-            #expect(!open, "the server closed the connection while the headers trickled")
+            #expect(try await Self.isCutOff(connection) { "X-Slow: \($0)\r\n" }, "closed while the headers trickled")
             let (bytes, closed) = await connection.readUntilClosed(within: Self.patience)
             #expect(closed && bytes.isEmpty, "no answer to a request that never arrived")
         }
@@ -69,13 +76,7 @@ import WaymarkTestSupport
                 + "Content-Type: application/json\r\nContent-Length: 100000\r\n\r\n"
             let dripping = try RawConnection(port: port)
             await dripping.send(head + "{")
-            let start = Date()
-            var open = true
-            while open && Date().timeIntervalSince(start) < Self.patience {
-                try await Self.pause()
-                open = await dripping.send(" ")
-            }
-            #expect(!open, "the server closed the connection while the body dripped")
+            #expect(try await Self.isCutOff(dripping) { _ in " " }, "closed while the body dripped")
 
             // 60,000 bytes in twelve parts a quarter of a second apart: 3 s in all, slower than the
             // body limit alone allows, well within what its rate adds (30 s).

@@ -1,5 +1,6 @@
 """Hotspots in a real Chromium against `waymark demo`, at desktop size and on a 360x740 phone: a
-pulsing marker on the anchor that takes no focus and nothing from the page, named by its tip's
+pulsing marker beside the anchor (never on it, nor on another control of the page) that takes no
+focus and nothing from the page, named by its tip's
 title, follows its anchor, stops pulsing for reduced motion, and opens its tip (a dialog that
 takes the focus) by mouse or keyboard, sending `hotspot_opened`.
 
@@ -28,11 +29,25 @@ class HotspotTests(BrowserTest):
         return self.wait_for(lambda d: self.visible(MARKER), "the cart's hotspot")
 
     def geometry(self):
+        """The marker's box and the cart link's, whether they touch or overlap, and what a tap on the
+        middle of the link and of the search button reaches."""
         return self.driver.execute_script("""
             const m = document.querySelector(arguments[0]).getBoundingClientRect();
             const a = document.getElementById('cart-link').getBoundingClientRect();
-            return { mx: m.left + m.width / 2, my: m.top + m.height / 2, w: m.width, h: m.height, ar: a.right, at: a.top,
-                     inner: innerWidth };""", MARKER)
+            const gap = Math.max(a.left - m.right, m.left - a.right, a.top - m.bottom, m.top - a.bottom);
+            const reaches = (e) => { const r = e.getBoundingClientRect();
+                return document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2)?.closest('a,button')?.id ?? null; };
+            return { w: m.width, h: m.height, gap, inside: m.left >= 0 && m.top >= 0 && m.right <= innerWidth,
+                     link: reaches(document.getElementById('cart-link')),
+                     search: reaches(document.getElementById('search')) };""", MARKER)
+
+    def assert_beside(self, g):
+        """The marker beside the link, touching it at most, inside the window, and the page's own
+        controls reached by their taps."""
+        self.assertEqual((g["w"], g["h"]), (44, 44))
+        self.assertTrue(0 <= g["gap"] <= 1, g)
+        self.assertTrue(g["inside"], g)
+        self.assertEqual((g["link"], g["search"]), ("cart-link", "search"), g)
 
     def test_a_marker_waits_on_its_anchor_without_interrupting_and_opens_its_tip(self):
         for name, size in SIZES:
@@ -47,11 +62,8 @@ class HotspotTests(BrowserTest):
                 self.assertEqual(marker.get_attribute("aria-label"), "Your cart")
                 self.assertEqual(marker.get_attribute("aria-expanded"), "false")
                 root_id = marker.get_attribute("aria-controls")
-                # A 44 px target whose middle is on the anchor's top right corner, inside the window.
-                g = self.geometry()
-                self.assertEqual((g["w"], g["h"]), (44, 44))
-                self.assertLessEqual(abs(g["mx"] - min(g["ar"], g["inner"] - 22)), 1, g)
-                self.assertLessEqual(abs(g["my"] - max(g["at"], 22)), 1, g)
+                # A 44 px target beside its anchor, covering neither it nor the search button.
+                self.assert_beside(self.geometry())
                 self.assertNotEqual(self.driver.execute_script(
                     "return getComputedStyle(arguments[0], '::after').animationName", marker), "none", "it pulses")
                 self.screenshot(f"hotspot-{name}")
@@ -94,10 +106,8 @@ class HotspotTests(BrowserTest):
             "return getComputedStyle(arguments[0], '::after').animationName", marker), "none")
         self.driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
                                     {"width": 700, "height": 740, "deviceScaleFactor": 2, "mobile": True})
-        def on_corner(_):
-            g = self.geometry()
-            return abs(g["mx"] - min(g["ar"], g["inner"] - 22)) <= 1 and abs(g["my"] - max(g["at"], 22)) <= 1
-        self.wait_for(on_corner, "the marker on the moved anchor's corner")
+        self.wait_for(lambda _: 0 <= self.geometry()["gap"] <= 1, "the marker beside the moved anchor")
+        self.assert_beside(self.geometry())
         # What the tip teaches, opening the cart, ends it.
         self.driver.find_element(By.ID, "cart-link").click()
         self.wait_for(lambda d: self.visible(MARKER) is None, "the marker to go once the user opens the cart")

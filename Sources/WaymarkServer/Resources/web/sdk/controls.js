@@ -23,7 +23,7 @@ const STYLE = `
 .wm-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 .wm-comment{display:block;width:100%;margin:4px 0;font:inherit;border-radius:6px;padding:4px 6px}
 .wm-survey button:disabled{opacity:.5;cursor:default}
-.wm-hotspot{position:absolute;z-index:2147483001;width:44px;height:44px;padding:0;border:0;background:none;cursor:pointer}
+.wm-hotspot{position:absolute;z-index:2147482999;width:44px;height:44px;padding:0;border:0;background:none;cursor:pointer}
 .wm-hotspot::before,.wm-hotspot::after{content:"";position:absolute;left:12px;top:12px;width:20px;height:20px;border-radius:50%;box-sizing:border-box}
 .wm-hotspot::before{background:#ffbf47;border:2px solid #1d2a44}
 .wm-hotspot::after{animation:wm-pulse 1.6s infinite}
@@ -117,11 +117,54 @@ export function surveyForm(view, tip) {
   return form;
 }
 
+/** The side of a marker, in CSS px: a touch target. */
+const MARKER = 44;
+
 /**
- * A hotspot's marker: a pulsing button on the top right corner of the tip's anchor, named by the
- * tip's title, that opens the tip (`root`, hidden until then) beside the anchor, focuses it and
- * records `hotspot_opened`. Answers { marker, open, place(box) }: `place` moves the marker to the
- * anchor's box (`again` is the tip's own placing, run once it opens).
+ * Where a hotspot's marker goes, from rectangles alone: a MARKER-px square beside the anchor's box,
+ * never on it, so that a tap meant for the anchor reaches the anchor. The first side, of right,
+ * left, below and above (centred on the anchor as far as the window allows), where the square fits in the window (`view`:
+ * {width, height}) and `blocked(square)` finds no control of the page; when every side is blocked,
+ * the first that fits; when none fits, below, kept inside the window. Answers {left, top}.
+ */
+export function markerPlace(anchor, view, blocked = () => false) {
+  // Centred on the anchor across the side it is on, as far as the window allows.
+  const middle = Math.max(0, Math.min(anchor.top + anchor.height / 2 - MARKER / 2, view.height - MARKER));
+  const centre = Math.max(0, Math.min(anchor.left + anchor.width / 2 - MARKER / 2, view.width - MARKER));
+  const sides = [
+    { left: anchor.right, top: middle },
+    { left: anchor.left - MARKER, top: middle },
+    { left: centre, top: anchor.bottom },
+    { left: centre, top: anchor.top - MARKER },
+  ];
+  const fits = sides.filter((s) => s.left >= 0 && s.top >= 0 && s.left + MARKER <= view.width && s.top + MARKER <= view.height);
+  const square = (s) => ({ left: s.left, top: s.top, right: s.left + MARKER, bottom: s.top + MARKER });
+  const chosen = fits.find((s) => !blocked(square(s))) ?? fits[0] ?? sides[2];
+  return {
+    left: Math.max(0, Math.min(chosen.left, view.width - MARKER)),
+    top: Math.max(0, Math.min(chosen.top, view.height - MARKER)),
+  };
+}
+
+/**
+ * Whether a control of the page (a link, a button, a field), other than `anchor` and Waymark's
+ * own, is under the square: a 3-by-3 grid of its points, hit-tested.
+ */
+function pageControlUnder(doc, anchor, square) {
+  for (const x of [square.left + 2, (square.left + square.right) / 2, square.right - 2]) {
+    for (const y of [square.top + 2, (square.top + square.bottom) / 2, square.bottom - 2]) {
+      const hit = doc.elementFromPoint(x, y)?.closest?.("a[href],button,input,select,textarea,label,[role=button],[tabindex]");
+      if (hit && !hit.closest("[data-waymark-ui]") && !anchor.contains(hit) && !hit.contains(anchor)) return true;
+    }
+  }
+  return false;
+}
+
+/**
+ * A hotspot's marker: a pulsing button beside the tip's anchor (see markerPlace), under the tips
+ * (an opened tip covers it rather than it the tip's controls), named by the tip's title, that opens the tip (`root`, hidden until then) beside the anchor, focuses it and
+ * records `hotspot_opened`. Answers { marker, open, place(box, anchor) }: `place` moves the marker
+ * beside the anchor's box (`again` is the tip's own placing, run once it opens).
  */
 export function hotspot(view, tip, root, again) {
   const win = view.window;
@@ -138,10 +181,12 @@ export function hotspot(view, tip, root, again) {
   const spot = {
     marker,
     open: false,
-    place(box) {
-      // Its middle on the corner, kept inside the window.
-      const left = Math.max(0, Math.min(box.right - 22, win.innerWidth - 44));
-      const top = Math.max(0, box.top - 22);
+    place(box, anchor) {
+      // Hit-tested without the marker itself in the way.
+      marker.style.visibility = "hidden";
+      const view = { width: win.innerWidth, height: win.innerHeight };
+      const { left, top } = markerPlace(box, view, (square) => pageControlUnder(win.document, anchor, square));
+      marker.style.visibility = "";
       Object.assign(marker.style, { left: `${left + win.scrollX}px`, top: `${top + win.scrollY}px` });
     },
   };

@@ -74,7 +74,7 @@ export function drawTip(view, tip) {
     root.hidden = !box || hot?.open === false;
     for (const extra of extras) extra.hidden = !box;
     if (box) placeBeside(view.window, box, root, { spot, pointer });
-    if (box) hot?.place(box);
+    if (box) hot?.place(box, anchor);
   };
   doc.body.append(...extras, root);
   const previousFocus = doc.activeElement;

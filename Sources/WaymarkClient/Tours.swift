@@ -4,36 +4,6 @@ import WaymarkEngine
 import WaymarkRules
 import WaymarkSupport
 
-/// The catalog's tour triggers as the client runs them, as the web SDK does: when a tour's trigger
-/// holds, the tour opens (the app's ``WaymarkClient/Options/onTour`` is told), unless the user
-/// finished it or another tour is open.
-struct TourTriggers: Sendable {
-    /// The tours that open by a trigger, in catalog order.
-    private(set) var tours: [DeliveredTour]
-    private var evaluator: Evaluator
-
-    init(_ tours: [DeliveredTour], restoring snapshot: EvaluatorSnapshot? = nil) {
-        self.tours = tours.filter { $0.trigger != nil }
-        evaluator = Evaluator(rules: self.tours.compactMap(\.trigger), restoring: snapshot)
-    }
-
-    /// What the triggers have seen, to keep across restarts.
-    var snapshot: EvaluatorSnapshot { evaluator.snapshot() }
-
-    mutating func record(_ name: String, target: String?, properties: [String: ContextValue], at time: Date) {
-        evaluator.record(name, target: target, properties: properties, at: time)
-    }
-
-    mutating func setContext(_ values: [String: ContextValue?], at time: Date) {
-        for (path, value) in values { evaluator.setContext(path, to: value, at: time) }
-    }
-
-    /// The first tour whose trigger holds that `closed` does not rule out.
-    func due(unless closed: (String) -> Bool) -> DeliveredTour? {
-        tours.indices.first { evaluator.value(ofRule: $0) && !closed(tours[$0].id) }.map { tours[$0] }
-    }
-}
-
 extension WaymarkClient {
     /// A tour whose trigger held, for the app to open at `page` (from 0: the furthest the user
     /// reached, here or on their other devices).
@@ -42,6 +12,11 @@ extension WaymarkClient {
         public var tour: DeliveredTour
         /// The page to open it at.
         public var page: Int
+    }
+
+    /// The catalog's tours as the tour gate reads them.
+    static func gated(_ tours: [DeliveredTour]) -> [TourGate.Tour] {
+        tours.map { TourGate.Tour(id: $0.id, trigger: $0.trigger, pages: $0.pages.count) }
     }
 
     /// The user opened a page of a tour: sends `page_viewed` (target: the page; `tour`, `page`),
@@ -59,24 +34,31 @@ extension WaymarkClient {
     }
 
     /// Tells the client the app opened a tour itself (`Waymark.startTour` on the web): no other
-    /// opens by its trigger until it is finished (``tourProgressed(_:page:finished:)``).
+    /// opens by its trigger until it ends (``tourEnded(_:page:_:)``) or is left
+    /// (``tourLeft()``).
     public func tourOpened(_ id: String) {
-        state.withLock { $0.openTour = id }
+        state.withLock { $0.tours.opened(id) }
     }
 
-    /// Opens the first tour whose trigger holds, unless one is open or the user finished it.
+    /// Tells the client the open tour went away without the user ending it (the app closed its
+    /// panel, the user left the screen): its trigger opens it again, where they were.
+    public func tourLeft() {
+        state.withLock { $0.tours.left() }
+    }
+
+    /// Opens the first tour whose trigger holds, unless one is open or the user ended it.
     func openDueTour() {
         guard options.onTour != nil else { return }
         let start = state.withLock { state -> TourStart? in
-            guard state.openTour == nil, let tour = state.triggers.due(unless: { state.tours[$0]?.finished == true }) else { return nil }
-            state.openTour = tour.id
-            return TourStart(tour: tour, page: min(state.tours[tour.id]?.page ?? 0, max(tour.pages.count - 1, 0)))
+            guard let opening = state.tours.openDue(), let tour = state.entry?.catalog.tours.first(where: { $0.id == opening.tour })
+            else { return nil }
+            return TourStart(tour: tour, page: opening.page)
         }
         if let start { options.onTour?(start) }
     }
 
     /// Keeps what the tour triggers have seen (at ``stop()``).
     func saveTriggers() {
-        triggerFile.save(state.withLock { $0.triggers.snapshot })
+        triggerFile.save(state.withLock { $0.tours.snapshot })
     }
 }

@@ -193,9 +193,9 @@ public final class WaymarkClient: Sendable {
             entry?.catalog.checklists ?? [], progress: kept.progress, offered: kept.offered, offeredAt: kept.offeredAt,
             restoring: kept.rules)
         _ = checklists.setContext(context.values.mapValues { $0 }, at: options.clock())
-        var triggers = TourTriggers(entry?.catalog.tours ?? [], restoring: triggerFile.load())
-        triggers.setContext(context.values.mapValues { $0 }, at: options.clock())
-        let state = Locked(ClientState(entry: entry, tours: tourFile.load() ?? [:], checklists: checklists, triggers: triggers))
+        var tours = TourGate(tours: Self.gated(entry?.catalog.tours ?? []), progress: tourFile.load() ?? [:], restoring: triggerFile.load())
+        tours.setContext(context.values.mapValues { $0 }, at: options.clock())
+        let state = Locked(ClientState(entry: entry, checklists: checklists, tours: tours))
         self.state = state
         let lifecycle = Lifecycle(queue: queue, state: state, user: user, properties: Self.standardProperties(context))
         self.lifecycle = lifecycle
@@ -243,7 +243,7 @@ public final class WaymarkClient: Sendable {
         let now = options.clock()
         checklistsChanged(
             state.withLock { state in
-                state.triggers.record(name, target: target, properties: properties, at: now)
+                state.tours.record(name, target: target, properties: properties, at: now)
                 return state.checklists.record(name, target: target, properties: properties, at: now)
             })
         openDueTour()
@@ -376,11 +376,14 @@ public final class WaymarkClient: Sendable {
 
     /// The user pressed one of a tour page's buttons. Sends `tour_action` (target: the tour; the
     /// `page`, `action`, `kind` and `to` as properties) and hands a button that leads out of
-    /// Waymark to ``Options/onAction``; the app's tour panel does `next` and `dismiss` itself.
-    /// Answers the button.
+    /// Waymark to ``Options/onAction``. The button moves or ends the tour as its kind says
+    /// (``TourGate/pressed(_:page:kind:to:)``): `dismiss` dismisses it, `route` and `tour` finish
+    /// it (and a `tour` button's tour counts as open), so a trigger that still holds does not open
+    /// it again; the app's panel closes itself for those and moves on for `next`. Answers the button.
     @discardableResult
     public func press(action id: String, tour: String, page: String) throws(WaymarkClientError) -> DeliveredAction {
-        guard let action = self.tour(tour)?.pages.first(where: { $0.id == page })?.actions?.first(where: { $0.id == id }) else {
+        let pages = self.tour(tour)?.pages ?? []
+        guard let index = pages.firstIndex(where: { $0.id == page }), let action = pages[index].actions?.first(where: { $0.id == id }) else {
             throw WaymarkClientError(
                 status: nil, code: "not_an_action", message: "page \"\(page)\" of tour \"\(tour)\" has no button \"\(id)\"")
         }
@@ -388,7 +391,9 @@ public final class WaymarkClient: Sendable {
         properties["tour"] = .string(tour)
         properties["page"] = .string(page)
         record(DeliveredAction.tourEvent, target: tour, properties: properties)
+        saveTours { $0.pressed(tour, page: index, kind: action.kind, to: action.to) }
         if action.leavesWaymark { options.onAction?(ActionRequest(action: action, tour: tour, page: page)) }
+        openDueTour()
         return action
     }
 
@@ -404,7 +409,7 @@ public final class WaymarkClient: Sendable {
         let now = options.clock()
         checklistsChanged(
             state.withLock { state in
-                state.triggers.setContext(values, at: now)
+                state.tours.setContext(values, at: now)
                 return state.checklists.setContext(values, at: now)
             })
         openDueTour()
@@ -553,8 +558,8 @@ public final class WaymarkClient: Sendable {
                 state.checklists = ChecklistRun(
                     catalog.checklists ?? [], progress: state.checklists.progress, offered: state.checklists.offered,
                     offeredAt: state.checklists.offeredAt, restoring: state.checklists.snapshot)
-                state.triggers = TourTriggers(catalog.tours, restoring: state.triggers.snapshot)
-                state.triggers.setContext(values, at: now)
+                state.tours = state.tours.replacingTours(Self.gated(catalog.tours))
+                state.tours.setContext(values, at: now)
                 return state.checklists.setContext(values, at: now)
             }
             checklistsChanged(changes)
@@ -667,7 +672,7 @@ public final class WaymarkClient: Sendable {
     public func syncProgress() async throws(WaymarkClientError) -> SyncedProgress? {
         guard
             let (userHash, changes, tours, checklists) = state.withLock({ state in
-                state.userHash.map { ($0, state.progressChanges, state.tours, state.checklists.progress) }
+                state.userHash.map { ($0, state.progressChanges, state.tours.progress, state.checklists.progress) }
             })
         else { return nil }
         let request = ProgressRequest(
@@ -677,10 +682,10 @@ public final class WaymarkClient: Sendable {
         let synced = try transport.decode(SyncedProgress.self, from: answer)
         let changedMeanwhile = state.withLock { $0.progressChanges != changes }
         let (merged, kept) = state.withLock { state in
-            state.tours = state.tours.merging(synced.progress.tours) { $0.merged(with: $1) }
+            state.tours.merge(synced.progress.tours)
             state.checklists.merge(synced.progress.checklists)
             return (
-                state.tours,
+                state.tours.progress,
                 state.checklists.kept
             )
         }
@@ -693,24 +698,33 @@ public final class WaymarkClient: Sendable {
     }
 
     /// The user's progress with each tour the app draws, by id: the furthest page reached (from
-    /// 0) and whether they finished it, here and, once shared, on their other devices (a tour
-    /// drawn by waymark.js in a browser counts too). Open a tour at its `page`; one `finished`
-    /// does not open by its trigger again.
-    public var tourProgress: [String: TourProgress] { state.withLock { $0.tours } }
+    /// 0) and how it ended, if it did, here and, once shared, on their other devices (a tour
+    /// drawn by waymark.js in a browser counts too). Open a tour at its `page`; one that ended
+    /// (``TourProgress/ended``) does not open by its trigger again.
+    public var tourProgress: [String: TourProgress] { state.withLock { $0.tours.progress } }
 
     /// Tells the client the user reached `page` of a tour (from 0) or finished it (read it to its
-    /// end, or closed it), for ``tourProgress`` and the user's other devices (shared with the next
-    /// ``syncProgress()``). Progress only grows: an earlier page changes nothing. A finished tour
-    /// does not open by its trigger again, and another may.
+    /// end), for ``tourProgress`` and the user's other devices (shared with the next
+    /// ``syncProgress()``). Progress only grows: an earlier page changes nothing.
     public func tourProgressed(_ tour: String, page: Int, finished: Bool = false) {
+        if finished { return tourEnded(tour, page: page, .finished) }
+        saveTours { $0.reached(tour, page: page) }
+    }
+
+    /// Tells the client the user ended a tour at `page`: finished (its last page's Done) or
+    /// dismissed (its close button, the back gesture). It does not open by its trigger again,
+    /// and another may. A page's buttons end it by themselves (``press(action:tour:page:)``).
+    public func tourEnded(_ tour: String, page: Int, _ ending: TourEnding) {
+        saveTours { $0.ended(tour, page: page, ending) }
+        openDueTour()
+    }
+
+    /// Changes the tours' progress, keeping it and counting it as progress to share when it grew.
+    func saveTours(_ change: (inout TourGate) -> Bool) {
         let changed = state.withLock { state -> [String: TourProgress]? in
-            if finished && state.openTour == tour { state.openTour = nil }
-            let before = state.tours[tour] ?? TourProgress()
-            let after = before.merged(with: TourProgress(page: max(0, page), finished: finished))
-            guard after != before else { return nil }
-            state.tours[tour] = after
+            guard change(&state.tours) else { return nil }
             state.progressChanges += 1
-            return state.tours
+            return state.tours.progress
         }
         if let changed { tourFile.save(changed) }
     }
@@ -767,13 +781,11 @@ public final class WaymarkClient: Sendable {
 /// What a client shares between its calls and its background work.
 struct ClientState {
     var entry: CatalogCache.Entry?
-    /// The user's progress with tours, by id (``WaymarkClient/tourProgress``).
-    var tours: [String: TourProgress] = [:]
     /// The catalog's checklists and the user's progress with them (``WaymarkClient/checklists``).
     var checklists = ChecklistRun([], progress: [:], offered: [])
-    /// The catalog's tour triggers, and the tour open now, if the client or the app opened one.
-    var triggers = TourTriggers([])
-    var openTour: String?
+    /// The catalog's tour triggers, the user's progress with tours (``WaymarkClient/tourProgress``)
+    /// and the tour open now, if the client or the app opened one.
+    var tours = TourGate(tours: [])
     /// The user's identity proof, once ``WaymarkClient/identify(attributes:userHash:)`` gave one.
     var userHash: String?
     /// Failed uploads in a row: the background loop backs off by it.

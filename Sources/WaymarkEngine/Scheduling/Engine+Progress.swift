@@ -62,35 +62,50 @@ public struct TipProgress: Hashable, Sendable, Codable {
     }
 }
 
-/// How far a user got in one tour: the furthest page they reached (0 is the first) and whether
-/// they finished it. Merges like ``TipProgress``: the further page, finished wins.
+/// How far a user got in one tour: the furthest page they reached (0 is the first) and how it
+/// ended, if it did. Merges like ``TipProgress``: the further page, an ending stays.
 public struct TourProgress: Hashable, Sendable, Codable {
     /// The furthest page reached, counted from 0.
     public var page: Int
-    /// Whether the user finished the tour; a finished tour does not open by its trigger again.
+    /// Whether the user finished the tour (read it to the end, or followed a button where it leads).
     public var finished: Bool
+    /// Whether the user dismissed the tour (its close button, Esc, a `dismiss` button).
+    public var dismissed: Bool
 
-    /// Progress at `page`, finished or not.
-    public init(page: Int = 0, finished: Bool = false) {
+    /// Progress at `page`, ended or not.
+    public init(page: Int = 0, finished: Bool = false, dismissed: Bool = false) {
         self.page = page
         self.finished = finished
+        self.dismissed = dismissed
     }
 
-    /// The join of both: the further page, finished if either is.
+    /// Whether the tour ended, either way: it does not open by its trigger again.
+    public var ended: Bool { finished || dismissed }
+
+    /// The join of both: the further page, each ending either has.
     public func merged(with other: TourProgress) -> TourProgress {
-        TourProgress(page: max(page, other.page), finished: finished || other.finished)
+        TourProgress(page: max(page, other.page), finished: finished || other.finished, dismissed: dismissed || other.dismissed)
     }
 
-    private enum Key: String, CodingKey { case page, finished }
+    private enum Key: String, CodingKey { case page, finished, dismissed }
 
     public init(from decoder: any Decoder) throws {
-        try decoder.rejectUnknownKeys(allowed: ["page", "finished"], in: "a tour's progress")
+        try decoder.rejectUnknownKeys(allowed: ["page", "finished", "dismissed"], in: "a tour's progress")
         let container = try decoder.container(keyedBy: Key.self)
         page = try container.decodeIfPresent(Int.self, forKey: .page) ?? 0
         finished = try container.decodeIfPresent(Bool.self, forKey: .finished) ?? false
+        dismissed = try container.decodeIfPresent(Bool.self, forKey: .dismissed) ?? false
         guard page >= 0 else {
             throw DecodingError.dataCorruptedError(forKey: .page, in: container, debugDescription: "must not be negative")
         }
+    }
+
+    /// `dismissed` only when it is true, so what older SDKs kept reads the same.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Key.self)
+        try container.encode(page, forKey: .page)
+        try container.encode(finished, forKey: .finished)
+        if dismissed { try container.encode(true, forKey: .dismissed) }
     }
 }
 

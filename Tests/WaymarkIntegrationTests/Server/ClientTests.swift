@@ -517,6 +517,29 @@ final class LiveServer: Sendable {
             client.record("tap", target: "tour-start")
             #expect(started.withLock { $0.count } == 1, "a finished tour does not open again")
             await client.stop()
+
+            // Left through its own buttons, a tour ends as they say, and its trigger, which still
+            // holds, does not open it again.
+            for (user, ending) in [("u2", TourProgress(page: 2, finished: true)), ("u3", TourProgress(page: 0, dismissed: true))] {
+                var otherOptions = Self.options(server.directory.appendingPathComponent(user))
+                otherOptions.onTour = options.onTour
+                let other = await WaymarkClient.start(
+                    key: server.shop.clientKey, server: server.url, user: user, context: Self.context, options: otherOptions)
+                other.record("tap", target: "tour-start")
+                #expect(started.withLock { $0.count } == 2)
+                if ending.finished {
+                    // "Start shopping" on the last page: a route.
+                    let pressed = try other.press(action: "shop", tour: "shop-tour", page: "checkout")
+                    #expect(pressed.kind == "route")
+                } else {
+                    other.tourEnded("shop-tour", page: 0, .dismissed)
+                }
+                #expect(other.tourProgress["shop-tour"] == ending)
+                other.record("tap", target: "tour-start")
+                #expect(started.withLock { $0.count } == 2, "\(user): an ended tour does not open again")
+                started.withLock { $0.removeLast() }
+                await other.stop()
+            }
         }
     }
 

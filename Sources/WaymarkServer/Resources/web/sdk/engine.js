@@ -448,3 +448,70 @@ const isFinished = (state) => state.phase.startsWith("finished");
 // The endings a user's devices share, by strength: of two, what the user did outranks what a
 // policy decided. (A tip taken out of a catalog is no ending the user made.)
 const ENDINGS = { expired: 1, maxDisplayDuration: 2, maxDisplayCount: 3, dismissed: 4, closed: 5 };
+
+/**
+ * Which tour opens by its trigger, as every SDK decides it (docs/rules.md#tours): one at a time;
+ * when none is open, the first in catalog order whose trigger holds and that has not ended, at
+ * the furthest page reached. A tour that ended, finished or dismissed, here or on another device,
+ * never opens by its trigger again; one left open opens again where the user was.
+ * `progress` is { id: { page, finished, dismissed } }, as the user's devices share it.
+ * tours: `[{id, trigger, pages}]`, the trigger a rule in JSON form (none: the app opens it).
+ */
+export class TourGate {
+  constructor(tours, progress = {}, snapshot = undefined) {
+    this.tours = tours;
+    this.triggered = tours.filter((t) => t.trigger);
+    this.evaluator = new Evaluator(this.triggered.map((t) => t.trigger), snapshot);
+    this.progress = progress;
+    this.open = null;
+  }
+
+  ended(id) {
+    const p = this.progress[id];
+    return Boolean(p?.finished || p?.dismissed);
+  }
+
+  /** Takes in progress (a join: the further page, each ending either has); whether it grew. An
+   *  open tour that ended elsewhere is no longer open. */
+  merge(other) {
+    let grew = false;
+    for (const [id, p] of Object.entries(other)) {
+      const a = this.progress[id] ?? { page: 0, finished: false };
+      const b = { page: Math.max(a.page, p.page ?? 0), finished: a.finished || Boolean(p.finished) };
+      if (a.dismissed || p.dismissed) b.dismissed = true;
+      grew ||= JSON.stringify(a) !== JSON.stringify(b);
+      this.progress[id] = b;
+    }
+    if (this.ended(this.open)) this.open = null;
+    return grew;
+  }
+
+  reached(id, page) {
+    return this.merge({ [id]: { page } });
+  }
+
+  /** The user ended a tour at `page`: "finished" or "dismissed". */
+  end(id, page, ending) {
+    if (this.open === id) this.open = null;
+    return this.merge({ [id]: { page, [ending]: true } });
+  }
+
+  /** A button of `kind` pressed on `page`: next moves on (on the last page it finishes), dismiss
+   *  dismisses, route and tour finish (and a tour button's tour is open), url changes nothing. */
+  pressed(id, page, kind, to) {
+    if (kind === "next") return page + 1 < this.tours.find((t) => t.id === id)?.pages ? this.reached(id, page + 1) : this.end(id, page, "finished");
+    const ending = kind === "dismiss" ? "dismissed" : (kind === "route" || kind === "tour") && "finished";
+    const grew = Boolean(ending) && this.end(id, page, ending);
+    if (kind === "tour" && to) this.open = to;
+    return grew;
+  }
+
+  /** The tour to open now, marked open: { tour, page }, or null. */
+  due() {
+    if (this.open) return null;
+    const tour = this.triggered.find((t, i) => this.evaluator.value(i) && !this.ended(t.id));
+    if (!tour) return null;
+    this.open = tour.id;
+    return { tour: tour.id, page: Math.min(this.progress[tour.id]?.page ?? 0, Math.max(tour.pages - 1, 0)) };
+  }
+}

@@ -2,6 +2,7 @@ package dev.waymark.client;
 
 import dev.waymark.engine.Engine;
 import dev.waymark.engine.Evaluator;
+import dev.waymark.engine.TourGate;
 import dev.waymark.rules.Rule;
 import dev.waymark.rules.Values;
 import java.io.File;
@@ -199,12 +200,8 @@ public final class WaymarkClient {
     /** Changes to what is shared with the user's other devices, and how many of them the server has. */
     private long progressChanges;
     private long progressShared;
-    /** The tours that open by a trigger, in catalog order, and the evaluator of their triggers. */
-    private List<DeliveredTour> triggeredTours = new ArrayList<DeliveredTour>();
-    private Evaluator triggers;
-    /** Per tour: {"page": furthest page, "finished": bool}. */
-    private JSONObject tourProgress;
-    private String openTour;
+    /** The catalog's tour triggers, the user's progress with tours and the tour open now. */
+    private TourGate tourGate;
     private final Object lock = new Object();
     private volatile String userHash;
     private JSONObject catalog;
@@ -249,9 +246,7 @@ public final class WaymarkClient {
         engine.setContext(contextValues(), now());
         tourFile = new KeptFile(file("tours.json"));
         triggerFile = new KeptFile(file("tour-triggers.json"));
-        JSONObject keptTours = tourFile.load();
-        tourProgress = keptTours != null ? keptTours : new JSONObject();
-        makeTriggers(triggerFile.load());
+        makeTriggers(tourFile.load(), triggerFile.load());
         checklistFile = new KeptFile(file("checklists.json"));
         makeChecklists(checklistFile.load());
     }
@@ -262,30 +257,24 @@ public final class WaymarkClient {
         checklists.setContext(contextValues(), now());
     }
 
-    /** The tour triggers' evaluator on the catalog's tours, going on from what it had seen. */
-    private void makeTriggers(JSONObject snapshot) {
-        List<DeliveredTour> tours = new ArrayList<DeliveredTour>();
-        List<Rule> rules = new ArrayList<Rule>();
+    /** The tour gate on the catalog's tours, going on from the progress and what the triggers had seen. */
+    private void makeTriggers(JSONObject progress, JSONObject snapshot) {
+        List<TourGate.Tour> tours = new ArrayList<TourGate.Tour>();
         JSONArray list = catalog != null ? catalog.optJSONArray("tours") : null;
         for (int i = 0; list != null && i < list.length(); i++) {
             JSONObject json = list.optJSONObject(i);
-            if (json == null || !json.has("trigger") || json.isNull("trigger")) continue;
+            if (json == null) continue;
             try {
-                rules.add(Rule.fromJSON(json.opt("trigger")));
-                tours.add(new DeliveredTour(json));
+                Rule trigger = json.has("trigger") && !json.isNull("trigger") ? Rule.fromJSON(json.opt("trigger")) : null;
+                tours.add(new TourGate.Tour(json.optString("id"), trigger, new DeliveredTour(json).pages.size()));
             } catch (IllegalArgumentException damaged) {
                 // The others open.
             }
         }
-        triggeredTours = tours;
-        Evaluator made;
-        try {
-            made = new Evaluator(rules, snapshot);
-        } catch (RuntimeException unreadable) {
-            made = new Evaluator(rules);
-        }
-        triggers = made;
-        for (Map.Entry<String, Object> entry : contextValues().entrySet()) triggers.setContext(entry.getKey(), entry.getValue(), now());
+        String open = tourGate != null ? tourGate.open() : null;
+        tourGate = new TourGate(tours, progress, snapshot);
+        if (open != null) tourGate.opened(open);
+        for (Map.Entry<String, Object> entry : contextValues().entrySet()) tourGate.evaluator().setContext(entry.getKey(), entry.getValue(), now());
     }
 
     private File file(String name) { return options.directory == null ? null : new File(options.directory, name); }
@@ -386,7 +375,7 @@ public final class WaymarkClient {
             if (background != null) background.shutdownNow();
             background = null;
             engineFile.save(engine.snapshot());
-            triggerFile.save(triggers.snapshot());
+            triggerFile.save(tourGate.evaluator().snapshot());
             checklistFile.save(checklists.kept());
         }
         queue.close();
@@ -460,7 +449,7 @@ public final class WaymarkClient {
         synchronized (lock) {
             commands = engine.record(name, target, time, properties);
             changed(commands);
-            triggers.record(name, target, time, properties);
+            tourGate.evaluator().record(name, target, time, properties);
             latched = checklists.record(name, target, properties, time);
         }
         enqueue(name, target, time, properties);
@@ -503,7 +492,7 @@ public final class WaymarkClient {
             commands = engine.setContext(values, now());
             changed(commands);
             for (Map.Entry<String, ?> entry : new TreeMap<String, Object>(values).entrySet()) {
-                triggers.setContext(entry.getKey(), entry.getValue(), now());
+                tourGate.evaluator().setContext(entry.getKey(), entry.getValue(), now());
             }
             latched = checklists.setContext(values, now());
         }
@@ -538,75 +527,82 @@ public final class WaymarkClient {
         return properties;
     }
 
-    /** The app opened a tour itself: no other opens by its trigger until this one is finished. */
+    /** The app opened a tour itself: no other opens by its trigger until this one ends or is left. */
     public void tourOpened(String id) {
         synchronized (lock) {
-            openTour = id;
+            tourGate.opened(id);
         }
+    }
+
+    /** The open tour went away without the user ending it (the app closed its panel): its trigger opens it again where they were. */
+    public void tourLeft() {
+        synchronized (lock) {
+            tourGate.left();
+        }
+        openDueTour();
     }
 
     /**
      * The user moved through a tour: the furthest page reached, and whether they finished it (read
-     * to the end, or closed it). Progress only grows. A finished tour does not open by its
-     * trigger again, and another may.
+     * it to the end). Progress only grows. A finished tour does not open by its trigger again,
+     * and another may.
      */
     public void tourProgressed(String tour, int page, boolean finished) {
+        if (finished) {
+            tourEnded(tour, page, "finished");
+            return;
+        }
+        changeTours(() -> tourGate.reached(tour, page));
+    }
+
+    /**
+     * The user ended a tour at {@code page}: {@code "finished"} (its last page's Done) or
+     * {@code "dismissed"} (its close button, Back). It does not open by its trigger again, and
+     * another may. A page's buttons end it by themselves ({@link #press(String, String, String)}).
+     */
+    public void tourEnded(String tour, int page, String ending) {
+        if (!ending.equals("finished") && !ending.equals("dismissed")) throw new IllegalArgumentException("a tour ends finished or dismissed, not " + ending);
+        changeTours(() -> tourGate.ended(tour, page, ending));
+    }
+
+    /** Changes the tours' progress under the lock, keeping and sharing it when it grew; then opens a tour that is due. */
+    private void changeTours(java.util.function.BooleanSupplier change) {
         synchronized (lock) {
-            if (finished && tour.equals(openTour)) openTour = null;
-            if (mergeTour(tour, page, finished)) {
+            if (change.getAsBoolean()) {
                 progressChanges += 1;
-                tourFile.save(tourProgress);
+                tourFile.save(tourGate.progress());
             }
         }
         openDueTour();
     }
 
-    /** Takes a tour's progress in (the furthest page and whether finished, which only grow); whether it changed. */
-    private boolean mergeTour(String tour, int page, boolean finished) {
-        JSONObject before = tourProgress.optJSONObject(tour);
-        int was = before != null ? before.optInt("page", 0) : 0;
-        boolean wasFinished = before != null && before.optBoolean("finished", false);
-        int furthest = Math.max(was, Math.max(page, 0));
-        boolean done = finished || wasFinished;
-        if (before != null && furthest == was && done == wasFinished) return false;
-        JSONObject after = new JSONObject();
-        Json.put(after, "page", furthest);
-        Json.put(after, "finished", done);
-        Json.put(tourProgress, tour, after);
-        return true;
-    }
-
     /** Whether the user finished the tour (here or, once synced, on another of their devices). */
     public boolean isTourFinished(String tour) {
         synchronized (lock) {
-            JSONObject progress = tourProgress.optJSONObject(tour);
-            return progress != null && progress.optBoolean("finished", false);
+            return tourGate.finished(tour);
         }
     }
 
-    /** Opens the first tour whose trigger holds, unless one is open or the user finished it. */
+    /** Whether the user ended the tour, finished or dismissed: it does not open by its trigger again. */
+    public boolean isTourEnded(String tour) {
+        synchronized (lock) {
+            return tourGate.ended(tour);
+        }
+    }
+
+    /** Opens the first tour whose trigger holds, unless one is open or the user ended it. */
     private void openDueTour() {
         final TourOpener opener = options.onTour;
         if (opener == null) return;
         final DeliveredTour due;
         final int page;
         synchronized (lock) {
-            if (openTour != null) return;
-            DeliveredTour found = null;
-            for (int i = 0; i < triggeredTours.size(); i++) {
-                DeliveredTour tour = triggeredTours.get(i);
-                JSONObject progress = tourProgress.optJSONObject(tour.id);
-                if (triggers.value(i) && (progress == null || !progress.optBoolean("finished", false))) {
-                    found = tour;
-                    break;
-                }
-            }
-            if (found == null) return;
-            due = found;
-            openTour = due.id;
-            JSONObject progress = tourProgress.optJSONObject(due.id);
-            page = Math.min(progress != null ? progress.optInt("page", 0) : 0, Math.max(due.pages.size() - 1, 0));
+            TourGate.Opening opening = tourGate.openDue();
+            if (opening == null) return;
+            due = tour(opening.tour);
+            page = opening.page;
         }
+        if (due == null) return;
         Runnable open = () -> opener.open(due, page);
         if (options.rendererExecutor != null) options.rendererExecutor.execute(open);
         else open.run();
@@ -803,6 +799,9 @@ public final class WaymarkClient {
         properties.put("tour", tour);
         properties.put("page", page);
         record("tour_action", tour, properties);
+        // The button ends the tour as its kind says, so a trigger that still holds does not open it again.
+        int index = delivered.pages.indexOf(onPage);
+        changeTours(() -> tourGate.pressed(tour, index, pressed.kind, pressed.to));
         perform(new ActionRequest(pressed, null, tour, page));
         return pressed;
     }
@@ -1013,7 +1012,7 @@ public final class WaymarkClient {
         synchronized (lock) {
             changes = progressChanges;
             Json.put(progress, "tips", engine.progress());
-            Json.put(progress, "tours", Json.copy(tourProgress));
+            Json.put(progress, "tours", tourGate.progress());
             Json.put(progress, "checklists", checklists.progress());
         }
         JSONObject body = new JSONObject();
@@ -1028,13 +1027,7 @@ public final class WaymarkClient {
         synchronized (lock) {
             boolean changedMeanwhile = progressChanges != changes;
             JSONObject tours = merged.optJSONObject("tours");
-            for (Iterator<String> ids = tours != null ? tours.keys() : Collections.<String>emptyIterator(); ids.hasNext();) {
-                String tour = ids.next();
-                JSONObject state = tours.optJSONObject(tour);
-                if (state != null) mergeTour(tour, state.optInt("page", 0), state.optBoolean("finished", false));
-            }
-            if (openTour != null && isTourFinished(openTour)) openTour = null;
-            tourFile.save(tourProgress);
+            if (tours != null && tourGate.merge(tours)) tourFile.save(tourGate.progress());
             checklists.merge(merged.optJSONObject("checklists"));
             checklistFile.save(checklists.kept());
             JSONObject tips = merged.optJSONObject("tips");
@@ -1132,7 +1125,7 @@ public final class WaymarkClient {
             catalogFile.save(kept);
             // The running engine takes the new tips: states kept by id, removed tips taken down.
             commands = engine.update(readTips(), frequency(), now());
-            makeTriggers(triggers.snapshot());
+            makeTriggers(tourGate.progress(), tourGate.evaluator().snapshot());
             makeChecklists(checklists.kept());
             engine.setContext(contextValues(), now());
             changed(commands);
@@ -1327,7 +1320,7 @@ public final class WaymarkClient {
             for (Map.Entry<String, Object> entry : kept.entrySet()) context.put("user." + entry.getKey(), entry.getValue());
             commands = engine.setContext(context, now());
             changed(commands);
-            for (Map.Entry<String, Object> entry : context.entrySet()) triggers.setContext(entry.getKey(), entry.getValue(), now());
+            for (Map.Entry<String, Object> entry : context.entrySet()) tourGate.evaluator().setContext(entry.getKey(), entry.getValue(), now());
             latched = checklists.setContext(context, now());
         }
         deliver(commands);

@@ -226,6 +226,13 @@ class WaymarkClientTest extends AgainstServer {
             other.tourProgressed("shop-tour", 1, false);
             other.record("tap", "tour-start", null);
             assertEquals("shop-tour at 1 of 3", opened.get(opened.size() - 1), "it opens where the user left it");
+            // "Start shopping" (a route) on the last page finishes it: the trigger, which still
+            // holds, does not open it again.
+            int before = opened.size();
+            assertEquals("route", other.press("shop", "shop-tour", "checkout").kind);
+            assertTrue(other.isTourFinished("shop-tour"));
+            other.record("tap", "tour-start", null);
+            assertEquals(before, opened.size(), "a tour left by its route button does not open again");
             other.stop();
         } finally {
             delete(otherPhone);

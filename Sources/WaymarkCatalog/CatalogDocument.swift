@@ -9,6 +9,7 @@ import Yams
 ///
 /// ```yaml
 /// frequency: immediate          # immediate, hourly, daily, weekly or monthly
+/// locales: [hi]                 # every content and button has these too; lint warns of what lacks one
 /// segments:                     # named groups of users; targeting reads segment:<name>
 ///   - name: cod-buyers
 ///     summary: Paid cash on delivery for something over ₹10,000 lately
@@ -88,9 +89,15 @@ import Yams
 public enum CatalogDocument {
     /// Parses a catalog; throws ``DiagnosticsError`` with every problem found.
     public static func parse(_ text: String, file: String) throws(DiagnosticsError) -> Catalog {
+        try check(text, file: file).catalog
+    }
+
+    /// Parses a catalog and answers it with the warnings about it (content that lacks a locale
+    /// the catalog declares); throws ``DiagnosticsError`` with every error found.
+    public static func check(_ text: String, file: String) throws(DiagnosticsError) -> (catalog: Catalog, warnings: [Diagnostic]) {
         var reader = CatalogReader(text: text, file: file)
         let catalog = reader.read()
-        if let catalog, reader.diagnostics.isEmpty { return catalog }
+        if let catalog, reader.diagnostics.isEmpty { return (catalog, reader.warnings) }
         throw DiagnosticsError(reader.diagnostics)
     }
 
@@ -148,13 +155,18 @@ public enum CatalogDocument {
 
     /// Reads and parses a catalog file.
     public static func load(path: String) throws(DiagnosticsError) -> Catalog {
+        try loadChecking(path: path).catalog
+    }
+
+    /// Reads and parses a catalog file, answering it with its warnings (see ``check(_:file:)``).
+    public static func loadChecking(path: String) throws(DiagnosticsError) -> (catalog: Catalog, warnings: [Diagnostic]) {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw DiagnosticsError([Diagnostic(file: path, line: 1, column: 1, message: "cannot read the file")])
         }
         guard let text = String(data: data, encoding: .utf8) else {
             throw DiagnosticsError([Diagnostic(file: path, line: 1, column: 1, message: "the file is not UTF-8 text")])
         }
-        return try parse(text, file: path)
+        return try check(text, file: path)
     }
 }
 
@@ -181,6 +193,10 @@ private struct CatalogReader {
     let file: String
     let lines: [Substring]
     var diagnostics: [Diagnostic] = []
+    var warnings: [Diagnostic] = []
+    /// The locales the catalog declares (`locales: [hi]`): every content and button should have
+    /// them, and a warning names each that does not.
+    var declaredLocales: [String] = []
     /// The catalog's segments, once read; nil while reading one object alone, whose targeting
     /// is checked against them when it joins a catalog.
     var knownSegments: Set<String>?
@@ -218,7 +234,18 @@ private struct CatalogReader {
             return nil
         }
         checkKeys(
-            mapping, allowed: ["frequency", "segments", "tips", "tours", "checklists", "articles", "media", "rewards", "narration"])
+            mapping,
+            allowed: ["frequency", "locales", "segments", "tips", "tours", "checklists", "articles", "media", "rewards", "narration"])
+        if let node = mapping["locales"] {
+            for element in node.sequence ?? [] {
+                guard let locale = element.string, isLocale(locale) else {
+                    fail(at: element, "\"\(element.string ?? "")\" is not a locale", expected: "such as hi, ta or pt-BR")
+                    continue
+                }
+                declaredLocales.append(locale)
+            }
+            if node.sequence == nil { fail(at: node, "locales must be a list of locales", expected: "such as [hi, ta]") }
+        }
         // Segments first: targeting anywhere in the catalog may name them.
         let segments = mapping["segments"].map { list($0, "segments") { $0.readSegment($1) } } ?? []
         knownSegments = Set(segments.map(\.name))
@@ -288,8 +315,8 @@ private struct CatalogReader {
         let rewards = mapping["rewards"].map { readRewards($0) } ?? RewardPolicy()
         let narration = mapping["narration"].flatMap { readNarration($0) }
         return Catalog(
-            frequency: frequency, segments: segments, tips: tips, tours: tours, checklists: checklists, articles: articles, media: media,
-            rewards: rewards, narration: narration)
+            frequency: frequency, locales: declaredLocales, segments: segments, tips: tips, tours: tours, checklists: checklists,
+            articles: articles, media: media, rewards: rewards, narration: narration)
     }
 
     /// Reads a list with `read` for each element, skipping the ones that fail.
@@ -342,7 +369,7 @@ private struct CatalogReader {
         if renderer == .hotspot && anchor == nil && mapping["anchor"] == nil {
             fail(at: mapping["renderer"] ?? node, "a hotspot marks an element: it needs an anchor")
         }
-        let content = requiredContent(mapping, in: node)
+        let content = requiredContent(mapping, in: node, of: "tip")
         let targeting = readTargeting(mapping)
         let variants = mapping["variants"].map { list($0, "variants") { $0.readVariant($1) } } ?? []
         uniqueIDs(variants.map(\.id), in: mapping["variants"], "variant")
@@ -400,6 +427,7 @@ private struct CatalogReader {
                 fail(at: localesNode, "locales must be a mapping from a locale such as hi to the label in it")
             }
         }
+        if let label { warnUntranslated(label.locales.keys, at: mapping["label"] ?? node, "button \"\(id ?? "")\"", "label") }
         let style = mapping["style"].flatMap { oneOf($0, "style", Action.Style.allCases) } ?? .primary
         let effects = ["do", "tour", "url", "route"].compactMap { key in mapping[key].map { (key, $0) } }
         guard effects.count == 1, let (key, effectNode) = effects.first else {
@@ -442,9 +470,24 @@ private struct CatalogReader {
     }
 
     /// The `content` of a tip, variant or page, which each must have.
-    mutating func requiredContent(_ mapping: Node.Mapping, in node: Node) -> Localized<Content>? {
+    /// `kind` (tip, variant, page, checklist, item, article) names it in a warning.
+    mutating func requiredContent(_ mapping: Node.Mapping, in node: Node, of kind: String) -> Localized<Content>? {
         guard let contentNode = mapping["content"] else { return missing("content", in: node) }
-        return readContent(contentNode)
+        let content = readContent(contentNode)
+        if let content { warnUntranslated(content.locales.keys, at: contentNode, "\(kind) \"\(mapping["id"]?.string ?? "")\"", "content") }
+        return content
+    }
+
+    /// Warns, naming `owner`, of each declared locale that `locales` lacks (`hi-IN` counts for `hi`).
+    mutating func warnUntranslated(_ locales: some Collection<String>, at node: Node, _ owner: String, _ what: String) {
+        let missing = declaredLocales.filter { declared in !locales.contains { $0 == declared || $0.hasPrefix(declared + "-") } }
+        guard !missing.isEmpty, let mark = node.mark else { return }
+        let lineText = mark.line - 1 < lines.count ? String(lines[mark.line - 1]) : nil
+        var warning = Diagnostic(
+            file: file, line: mark.line, column: mark.column,
+            message: "\(owner) has no \(missing.joined(separator: ", ")) \(what), which the catalog's locales promise", lineText: lineText)
+        warning.isWarning = true
+        warnings.append(warning)
     }
 
     mutating func readContent(_ node: Node) -> Localized<Content>? {
@@ -549,7 +592,7 @@ private struct CatalogReader {
         if let weightNode = mapping["weight"], let value = integer(weightNode, "weight") {
             if value >= 1 { weight = value } else { fail(at: weightNode, "weight must be at least 1") }
         }
-        let content = requiredContent(mapping, in: node)
+        let content = requiredContent(mapping, in: node, of: "variant")
         guard let id, let content else { return nil }
         return Variant(id: id, weight: weight, content: content)
     }
@@ -571,7 +614,7 @@ private struct CatalogReader {
     mutating func readPage(_ node: Node, mediaIDs: Set<String>) -> TourPage? {
         guard let mapping = mapping(node, "a page", keys: pageKeys) else { return nil }
         let id = requiredName(mapping, "id", in: node)
-        let content = requiredContent(mapping, in: node)
+        let content = requiredContent(mapping, in: node, of: "page")
         var media: String?
         if let mediaNode = mapping["media"], let name = string(mediaNode, "media") {
             if mediaIDs.contains(name) { media = name } else { fail(at: mediaNode, "no media with the id \"\(name)\"") }
@@ -595,7 +638,7 @@ private struct CatalogReader {
     mutating func readChecklist(_ node: Node) -> Checklist? {
         guard let mapping = mapping(node, "a checklist", keys: checklistKeys) else { return nil }
         let id = requiredName(mapping, "id", in: node)
-        let content = requiredContent(mapping, in: node)
+        let content = requiredContent(mapping, in: node, of: "checklist")
         let trigger = mapping["trigger"].flatMap { rule($0) }
         let targeting = readTargeting(mapping)
         let screens = readScreens(mapping)
@@ -619,7 +662,7 @@ private struct CatalogReader {
             return nil
         }
         let id = requiredName(mapping, "id", in: node)
-        let content = requiredContent(mapping, in: node)
+        let content = requiredContent(mapping, in: node, of: "item")
         let done: Rule? = if let doneNode = mapping["done"] { rule(doneNode) } else { missing("done", in: node) }
         var start: ChecklistItem.Start?
         if let tourNode = mapping["tour"], let tour = string(tourNode, "tour") {
@@ -638,7 +681,7 @@ private struct CatalogReader {
     mutating func readArticle(_ node: Node) -> Article? {
         guard let mapping = mapping(node, "an article", keys: articleKeys) else { return nil }
         let id = requiredName(mapping, "id", in: node)
-        let content = requiredContent(mapping, in: node)
+        let content = requiredContent(mapping, in: node, of: "article")
         let screens = readScreens(mapping)
         let keywords = mapping["keywords"].map { words($0, "keywords", names: false) } ?? []
         if keywords.count > Article.keywordLimit, let node = mapping["keywords"] {

@@ -8,6 +8,9 @@ import WaymarkRules
 /// for each client.
 public struct Catalog: Hashable, Sendable {
     public var frequency: DisplayFrequency
+    /// The locales every content and button is written in besides the default (`locales: [hi]`);
+    /// `waymark lint` warns of what lacks one.
+    public var locales: [String]
     public var tips: [CatalogTip]
     public var tours: [Tour]
     public var media: [Media]
@@ -22,11 +25,12 @@ public struct Catalog: Hashable, Sendable {
     public var articles: [Article]
 
     public init(
-        frequency: DisplayFrequency = .immediate, segments: [Segment] = [], tips: [CatalogTip], tours: [Tour] = [],
+        frequency: DisplayFrequency = .immediate, locales: [String] = [], segments: [Segment] = [], tips: [CatalogTip], tours: [Tour] = [],
         checklists: [Checklist] = [], articles: [Article] = [], media: [Media] = [], rewards: RewardPolicy = RewardPolicy(),
         narration: NarrationSettings? = nil
     ) {
         self.frequency = frequency
+        self.locales = locales
         self.segments = segments
         self.tips = tips
         self.tours = tours

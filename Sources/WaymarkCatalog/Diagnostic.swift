@@ -9,6 +9,8 @@ public struct Diagnostic: Hashable, Sendable, CustomStringConvertible {
     public var expected: String?
     /// The line of the file the problem is on, for the caret excerpt.
     public var lineText: String?
+    /// Whether it is a warning: the file is usable, but something in it is likely a mistake.
+    public var isWarning = false
 
     public init(file: String, line: Int, column: Int, message: String, expected: String? = nil, lineText: String? = nil) {
         self.file = file
@@ -19,13 +21,14 @@ public struct Diagnostic: Hashable, Sendable, CustomStringConvertible {
         self.lineText = lineText
     }
 
-    /// `file:line:column: message`, then the caret excerpt when the line is known.
+    /// `error: message` (or `warning: message`) and `--> file:line:column`, then the caret excerpt
+    /// when the line is known.
     public var description: String {
         let origin = "\(file):\(line):\(column)"
-        guard let lineText else {
-            return "error: \(message)\(expected.map { ", expected \($0)" } ?? "")\n --> \(origin)"
-        }
-        return RuleError.excerpt(message: message, expected: expected, origin: origin, lineText: lineText, column: column)
+        let text =
+            lineText.map { RuleError.excerpt(message: message, expected: expected, origin: origin, lineText: $0, column: column) }
+            ?? "error: \(message)\(expected.map { ", expected \($0)" } ?? "")\n --> \(origin)"
+        return isWarning ? "warning" + text.dropFirst("error".count) : text
     }
 }
 

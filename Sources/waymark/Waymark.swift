@@ -51,7 +51,11 @@ extension Waymark {
     struct Lint: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Check catalog files (YAML or JSON): every error with file:line:column and a caret.",
-            discussion: "Exits with 1 if any file has an error."
+            discussion: """
+                Exits with 1 if any file has an error. A catalog that declares its locales (locales: [hi])
+                gets a warning for each content and button that lacks one, naming it; warnings do not
+                change the exit code.
+                """
         )
 
         @Argument(help: "The catalog files to check.")
@@ -61,8 +65,10 @@ extension Waymark {
             var failed = false
             for path in catalogs {
                 do {
-                    let catalog = try CatalogDocument.load(path: path)
-                    print("\(path): ok, \(catalog.tips.count) tip\(catalog.tips.count == 1 ? "" : "s")")
+                    let (catalog, warnings) = try CatalogDocument.loadChecking(path: path)
+                    for warning in warnings { printError(warning.description) }
+                    let warned = warnings.isEmpty ? "" : ", \(warnings.count) warning\(warnings.count == 1 ? "" : "s")"
+                    print("\(path): ok, \(catalog.tips.count) tip\(catalog.tips.count == 1 ? "" : "s")\(warned)")
                 } catch {
                     printError(error.description)
                     failed = true

@@ -113,6 +113,14 @@ class ActionTests(BrowserTest):
         self.assertEqual(self.driver.execute_script("return [location.pathname, window.__popped]"), ["/products", 1])
         last = self.actions("route-phone")[-1]
         self.assertEqual((last[0], last[1], last[2]["page"], last[2]["action"]), ("tour_action", "shop-tour", "checkout", "shop"))
+        # Leaving through "Start shopping" finished the tour: its trigger (tap:tour-start), true
+        # from now on, does not open it again.
+        opened = self.driver.execute_script("""
+            const { Waymark } = await import('/sdk/waymark.js');
+            Waymark.track('tap', 'tour-start');
+            Waymark.track('scroll');
+            return [Boolean(Waymark.client.renderer.tourPanel), Waymark.client.tourProgress['shop-tour']];""")
+        self.assertEqual(opened, [False, {"page": 2, "finished": True}])
 
     def test_a_surveys_ending_says_thanks_to_screen_readers_and_offers_its_buttons(self):
         for name, size in SIZES:

@@ -377,9 +377,9 @@ class TipsTests(BrowserTest):
         # Shared two seconds after the changes, without being asked.
         self.wait_for(lambda d: stored().get("tips", {}).get("welcome", {}).get("finished") == "closed"
                       and stored().get("tours", {}).get("shop-tour") == {"page": 1, "finished": False}, "the server to keep them")
-        # Closing the tour finishes it (it does not open by its trigger again), everywhere.
+        # Closing the tour dismisses it (it does not open by its trigger again), everywhere.
         self.driver.execute_script("document.querySelector('.wm-tour .wm-close').click()")
-        self.wait_for(lambda d: stored()["tours"]["shop-tour"] == {"page": 1, "finished": True}, "the finished tour")
+        self.wait_for(lambda d: stored()["tours"]["shop-tour"] == {"page": 1, "finished": False, "dismissed": True}, "the dismissed tour")
 
         # Another browser (nothing kept) of the same user: the closed tip does not stay, and its
         # hiding there is no second close in the analytics.
@@ -387,11 +387,11 @@ class TipsTests(BrowserTest):
         self.addCleanup(other.quit)
         other.get(f"{server.url}/demo/?user=pia")
         phase = ("const {Waymark} = await import('/sdk/waymark.js'); const c = Waymark.client;"
-                 " return [c?.engine?.phase('welcome'), c?.finishedTours.has('shop-tour'), c?.tourPages['shop-tour']]")
+                 " return [c?.engine?.phase('welcome'), c?.gate.ended('shop-tour'), c?.tourProgress['shop-tour']?.page]")
         WebDriverWait(other, 10).until(lambda d: d.execute_script(phase) == ["finished:closed", True, 1])
         self.assertEqual(other.find_elements(By.CSS_SELECTOR, '[data-waymark-tip="welcome"]'), [])
         # A tour its trigger opens again opens at the furthest page the user reached anywhere.
-        other.execute_script("(await import('/sdk/waymark.js')).Waymark.client.finishedTours.delete('shop-tour')")
+        other.execute_script("(await import('/sdk/waymark.js')).Waymark.client.tourProgress['shop-tour'] = {page: 1, finished: false}")
         other.find_element(By.ID, "tour-start").click()
         WebDriverWait(other, 10).until(
             lambda d: "Page 2 of 3" in (d.execute_script("return document.querySelector('[data-waymark-tour]')?.innerText") or ""))

@@ -147,7 +147,9 @@ async function main() {
     sessionStorage.setItem("demo-cart", JSON.stringify(cart));
     $("cart-count").textContent = String(cart.length);
   });
-  $("tour-start").addEventListener("click", () => Waymark.track("tour-requested"));
+  // The tour's trigger (tap:tour-start) opens it where the user left it; once they ended it, the
+  // trigger holds still but no longer opens it, so the button asks for it itself.
+  $("tour-start").addEventListener("click", () => setTimeout(() => Waymark.startTour("shop-tour")));
   let panned = false;
   $("product-carousel").addEventListener("scroll", () => {
     if (!panned) Waymark.track("pan", "product-carousel");

@@ -12,7 +12,7 @@ import { installStyle } from "./style.js";
 const STYLE = `
 .wm-launcher{position:fixed;z-index:2147482990;left:8px;bottom:8px;min-height:44px;max-width:calc(100vw - 16px);padding:8px 14px;border-radius:22px;border:2px solid #fff;background:#1d2a44;color:#fff;font:600 15px/1.2 system-ui,sans-serif;box-shadow:0 4px 16px rgba(0,0,0,.3);cursor:pointer}
 .wm-launcher:focus-visible,.wm-checklist button:focus-visible{outline:3px solid #ffbf47;outline-offset:2px}
-.wm-checklist{position:fixed;z-index:2147482991;left:8px;bottom:60px;width:min(340px,calc(100vw - 16px));max-height:min(70vh,calc(100vh - 76px));overflow:auto;background:#fff;color:#1d2a44;border-radius:10px;padding:12px 14px;box-shadow:0 6px 24px rgba(0,0,0,.3);font:15px/1.4 system-ui,sans-serif;box-sizing:border-box;overflow-wrap:anywhere}
+.wm-checklist{position:fixed;z-index:2147482991;left:8px;bottom:60px;width:min(340px,calc(100vw - 16px));max-height:min(70vh,calc(100vh - 76px));overflow:auto;background:#fff;color:#1d2a44;border-radius:10px;padding:12px 14px;box-shadow:0 6px 24px rgba(0,0,0,.3);font:15px/1.4 system-ui,sans-serif;box-sizing:border-box;overflow-wrap:break-word}
 .wm-checklist h2{font-size:17px;margin:0 40px 4px 0}
 .wm-checklist .wm-close{color:#1d2a44}
 .wm-checklist progress{width:100%;height:10px;accent-color:#2e7d32}

@@ -4,7 +4,7 @@
 
 import { capture, containerShown, currentScreen } from "./capture.js";
 import { asName, utf8Prefix } from "./content.js";
-import { Engine, Evaluator } from "./engine.js";
+import { Engine, TourGate } from "./engine.js";
 import { Renderer } from "./renderer.js";
 import { ruleFromJSON } from "./rules.js";
 import { KeptState } from "./storage.js";
@@ -44,26 +44,24 @@ export class WaymarkClient {
         press: (action, where) => this.renderer.tipView.controls.press(this, action, where),
         claim: (tour, page) => this.claim(tour, page),
         isClaimed: (tour, page) => this.claimed.has(`${tour}/${page}`),
-        tourClosed: (id, finished) => {
-          if (finished) {
-            this.finishedTours.add(id);
-            this.kept.save("finishedTours", [...this.finishedTours]);
-            this.progressChanged();
-          }
+        // A tour ended ("finished", "dismissed") does not open by its trigger again; one left
+        // (another replaced it, the SDK stopped) has not ended.
+        tourClosed: (id, ending, page) => {
+          if (ending) this.toursChanged(this.gate.end(id, page, ending));
+          else if (this.gate.open === id) this.gate.open = null;
           this.kept.save("openTour", null);
           this.syncContainers();
         },
         // Where the reader of the open tour is: a reload or a return opens it there again.
         tourMoved: (tour, page, scroll) => {
           this.kept.persist("openTour", () => ({ tour, page, scroll }));
-          if (page > (this.tourPages[tour] ?? 0)) this.reached(tour, page);
+          this.toursChanged(this.gate.reached(tour, page));
         },
       },
     });
     this.claimed = new Set(this.kept.load("claimed", []));
-    this.finishedTours = new Set(this.kept.load("finishedTours", []));
-    // The furthest page the user reached in each tour, here or on their other devices.
-    this.tourPages = this.kept.load("tourPages", {});
+    // The furthest page the user reached in each tour and how it ended, here or on their other devices.
+    this.tourProgress = this.kept.load("tourProgress", {});
     // The catalog request leaves now. A catalog kept from the last visit runs at once, so its tips
     // need no network; the fresh one replaces it when (and if) the server has a newer one.
     const kept = this.transport.keptCatalog(this.catalogQuery());
@@ -134,14 +132,16 @@ export class WaymarkClient {
       }
     }
     this.tours = new Map((catalog.tours ?? []).map((tour) => [tour.id, tour]));
-    // The tour panel loads now, so a tour opens at once when its trigger holds.
+    // The tour panel loads now, so a tour opens at once when its trigger holds; narration too,
+    // beside the first words it will read.
     if (this.tours.size) this.renderer.loadTours();
+    if (tips.length || this.tours.size || catalog.articles) this.renderer.loadNarration();
     // And the controls, so a survey, a hotspot or a tip with buttons shows at once too.
     if ([...tips, ...(catalog.tours ?? []).flatMap((tour) => tour.pages)].some((t) => t.survey || t.actions || t.renderer === "hotspot")) this.renderer.loadControls();
-    const tourRules = [];
+    const gated = [];
     for (const tour of catalog.tours ?? []) {
       try {
-        if (tour.trigger) tourRules.push({ tour: tour.id, rule: ruleFromJSON(tour.trigger) });
+        gated.push({ id: tour.id, pages: tour.pages.length, trigger: tour.trigger && ruleFromJSON(tour.trigger) });
       } catch (error) {
         console.warn(`waymark: tour ${tour.id} has a bad trigger: ${error.message}`);
       }
@@ -158,7 +158,6 @@ export class WaymarkClient {
     } else {
       this.render(this.engine.update(tips, now));
     }
-    this.tourRules = tourRules;
     // Checklists and help run in a part of their own, loaded with a catalog that has either.
     this.lists?.stop();
     this.lists = null;
@@ -172,14 +171,16 @@ export class WaymarkClient {
       });
     }
     // A newer catalog keeps what the triggers have seen so far, including since the kept one ran.
-    const seen = this.tourEvaluator?.snapshot() ?? this.kept.load("tours", undefined);
-    this.tourEvaluator = new Evaluator(tourRules.map((t) => t.rule), seen);
+    const seen = this.gate?.evaluator.snapshot() ?? this.kept.load("tours", undefined);
+    const open = this.gate?.open;
+    this.gate = new TourGate(gated, this.tourProgress, seen);
+    this.gate.open = open;
     this.setContextValues({});
     // A tour the reader left open (a reload, a return) opens again where they were.
     if (!this.resumedTour) {
       this.resumedTour = true;
       const at = this.kept.load("openTour", null);
-      if (at && this.tours.has(at.tour) && !this.finishedTours.has(at.tour)) this.openTour(at.tour, at.page, at.scroll);
+      if (at && this.tours.has(at.tour) && !this.gate.ended(at.tour)) this.openTour(at.tour, at.page, at.scroll);
     }
   }
 
@@ -194,7 +195,7 @@ export class WaymarkClient {
     this.enqueue(cleanName, cleanTarget, properties, now);
     // Rules test properties as they are typed (`purchase where amount >= 500`): text, finite numbers, flags.
     const typed = Object.fromEntries(Object.entries(properties ?? {}).filter(([, v]) => scalar(v)));
-    this.tourEvaluator.record(cleanName, cleanTarget, now, typed);
+    this.gate.evaluator.record(cleanName, cleanTarget, now, typed);
     this.lists?.record(cleanName, cleanTarget, now, typed);
     const commands = this.engine.record(cleanName, cleanTarget, now, typed);
     this.render(commands);
@@ -212,7 +213,7 @@ export class WaymarkClient {
     const now = Date.now();
     this.contextValues = all;
     this.lists?.setContext(all, now);
-    for (const [path, value] of Object.entries(all)) this.tourEvaluator.setContext(path, value ?? null, now);
+    for (const [path, value] of Object.entries(all)) this.gate.evaluator.setContext(path, value ?? null, now);
     this.render(this.engine.setContext(Object.fromEntries(Object.entries(all).map(([k, v]) => [k, v ?? null])), now));
   }
 
@@ -311,29 +312,20 @@ export class WaymarkClient {
    *  and two seconds after the engine shows or finishes a tip or a tour moves on. */
   async syncProgress() {
     if (!this.userHash || !this.engine) return;
-    const tours = {};
-    for (const id of new Set([...this.finishedTours, ...Object.keys(this.tourPages)])) {
-      tours[id] = { page: this.tourPages[id] ?? 0, finished: this.finishedTours.has(id) };
-    }
-    const result = await this.transport.post("/v1/progress", { user: this.user, userHash: this.userHash, progress: { tips: this.engine.progress(), tours, checklists: this.lists?.progress() } });
+    const result = await this.transport.post("/v1/progress", { user: this.user, userHash: this.userHash, progress: { tips: this.engine.progress(), tours: this.tourProgress, checklists: this.lists?.progress() } });
     const progress = result?.answer?.progress;
     if (result?.outcome === "refused") console.warn("waymark: progress stays on this page:", result.message);
     if (!progress || this.stopped) return;
-    for (const [id, tour] of Object.entries(progress.tours ?? {})) {
-      if (tour.finished) this.finishedTours.add(id);
-      if (tour.page > (this.tourPages[id] ?? 0)) this.reached(id, tour.page, true);
-    }
-    this.kept.save("finishedTours", [...this.finishedTours]);
+    this.toursChanged(this.gate.merge(progress.tours ?? {}), true);
     this.sharedLists = progress.checklists;
     this.lists?.merge(progress.checklists);
     this.render(this.engine.merge(progress.tips ?? {}, Date.now()), true);
   }
 
-  /** The user reached `page` of a tour (`elsewhere`: on another device): a tour that opens by its
-   *  trigger again opens there. */
-  reached(tour, page, elsewhere) {
-    this.tourPages[tour] = page;
-    this.kept.save("tourPages", this.tourPages);
+  /** Keeps the tours' progress when it `grew` (and shares it, unless it came from elsewhere). */
+  toursChanged(grew, elsewhere) {
+    if (!grew) return;
+    this.kept.save("tourProgress", this.tourProgress);
     if (!elsewhere) this.progressChanged();
   }
 
@@ -375,7 +367,7 @@ export class WaymarkClient {
     const panel = this.renderer.tourPanel;
     if (panel && !panel.paused) {
       event.preventDefault();
-      return this.renderer.closeTour();
+      return this.renderer.closeTour("dismissed");
     }
     const id = this.renderer.topmostTip();
     if (id) {
@@ -386,16 +378,22 @@ export class WaymarkClient {
 
   // -- Tours --
   checkTours() {
-    for (const [index, { tour }] of this.tourRules.entries()) {
-      if (!this.finishedTours.has(tour) && !this.renderer.tourPanel && this.tourEvaluator.value(index)) this.openTour(tour, this.tourPages[tour]);
-    }
-    this.kept.persist("tours", () => this.tourEvaluator.snapshot());
+    const due = !this.renderer.tourPanel && this.gate.due();
+    if (due) this.openTour(due.tour, due.page);
+    this.kept.persist("tours", () => this.gate.evaluator.snapshot());
   }
 
-  /** Opens a tour at a page (`Waymark.startTour("welcome")`); false for a tour the catalog lacks. */
-  openTour(id, page = 0, scroll = 0) {
-    const opened = this.renderer.openTour(this.tours.get(id), page, scroll);
-    if (opened) this.syncContainers();
+  /** Opens a tour at a page (`Waymark.startTour("welcome")`), by default where the user left it
+   *  (its start if they ended it), where an open one stays; false for a tour the catalog lacks. */
+  openTour(id, page, scroll = 0) {
+    const tour = this.tours.get(id);
+    if (page === undefined && this.renderer.tourPanel?.id === id) return true;
+    page ??= this.gate.ended(id) ? 0 : Math.min(this.tourProgress[id]?.page ?? 0, tour?.pages.length - 1);
+    const opened = this.renderer.openTour(tour, page, scroll);
+    if (opened) {
+      this.gate.open = id;
+      this.syncContainers();
+    }
     return opened;
   }
 

@@ -209,7 +209,7 @@ export function hotspot(view, tip, root, again) {
  * rules see at once: `tip_action` with the tip as target, or `tour_action` with the tour (and the
  * page); its properties name the action, its kind and where it leads. Then the button's work:
  * next and dismiss move the tour or end the tip; a tip closes before it leads elsewhere, and a tour
- * too, unless it opens a web page in a new tab. Where it leads goes first to the page's
+ * too (finished, or dismissed by dismiss), unless it opens a web page in a new tab. Where it leads goes first to the page's
  * `onAction(request)`, which answers true to say it went there itself; else the SDK opens the tour,
  * the web page (a new tab), or the route, as a single-page app's router hears it: a history entry
  * and a popstate event.
@@ -227,7 +227,10 @@ export function press(client, action, { tip, tour, page }) {
     Object.assign(properties, { tour: tour.id, page: page.id });
     client.record("tour_action", tour.id, properties);
     if (action.kind === "next") return panel?.advance();
-    if (action.kind !== "url") client.renderer.closeTour(false);
+    // The button ends the tour as its kind says (docs/rules.md#tours), so a trigger that still
+    // holds does not open it again.
+    client.toursChanged(client.gate.pressed(tour.id, tour.pages.indexOf(page), action.kind, action.to));
+    if (action.kind !== "url") client.renderer.closeTour();
   }
   if (action.kind === "next" || action.kind === "dismiss") return;
   if (client.options.onAction?.({ ...action, tip: tip?.id, tour: tour?.id, page: page?.id }) === true) return;

@@ -6,12 +6,11 @@
 // what people looked for and did not find.
 
 import { buildContent, button, textDirection, word } from "./content.js";
-import { narrationControl } from "./narration.js";
 import { installStyle } from "./style.js";
 
 const STYLE = `
 .wm-help-button{position:fixed;z-index:2147482990;right:8px;bottom:8px;min-width:44px;min-height:44px;padding:8px 14px;border-radius:22px;border:2px solid #fff;background:#1d2a44;color:#fff;font:600 15px/1.2 system-ui,sans-serif;box-shadow:0 4px 16px rgba(0,0,0,.3);cursor:pointer}
-.wm-help{position:fixed;z-index:2147482991;right:8px;bottom:60px;width:min(360px,calc(100vw - 16px));max-height:min(75vh,calc(100vh - 76px));overflow:auto;background:#fff;color:#1d2a44;border-radius:10px;padding:12px 14px;box-shadow:0 6px 24px rgba(0,0,0,.3);font:15px/1.4 system-ui,sans-serif;box-sizing:border-box;overflow-wrap:anywhere}
+.wm-help{position:fixed;z-index:2147482991;right:8px;bottom:60px;width:min(360px,calc(100vw - 16px));max-height:min(75vh,calc(100vh - 76px));overflow:auto;background:#fff;color:#1d2a44;border-radius:10px;padding:12px 14px;box-shadow:0 6px 24px rgba(0,0,0,.3);font:15px/1.4 system-ui,sans-serif;box-sizing:border-box;overflow-wrap:break-word}
 .wm-help h2{font-size:17px;margin:0 40px 8px 0}.wm-help h3{font-size:14px;margin:12px 0 4px;color:#4a5568}
 .wm-help .wm-close{color:#1d2a44}
 .wm-help input{width:100%;min-height:44px;font:inherit;padding:6px 10px;border:1px solid #1d2a44;border-radius:6px;box-sizing:border-box}
@@ -20,6 +19,7 @@ const STYLE = `
 .wm-help summary,.wm-help li>button{display:block;width:100%;min-height:44px;padding:10px 0;text-align:start;background:none;border:0;color:inherit;font:inherit;cursor:pointer}
 .wm-help-button:focus-visible,.wm-help button:focus-visible,.wm-help summary:focus-visible,.wm-help input:focus-visible{outline:3px solid #ffbf47;outline-offset:2px}
 .wm-help details>div{padding:0 0 10px}
+.wm-help .wm-narrate{min-width:44px;min-height:44px;margin-top:6px;padding:6px 12px;border:1px solid #1d2a44;border-radius:6px;background:#fff;color:#1d2a44;font:inherit;cursor:pointer}
 `;
 
 /** Text as search compares it: compatibility forms composed (a nukta letter and its pieces are one),
@@ -194,7 +194,7 @@ export class Help {
       summary.textContent = entry.title;
       const body = doc.createElement("div");
       body.append(buildContent(article.content.html, doc));
-      if (article.content.narration) body.append(narrationControl(client.renderer.tipView, article.content, article.id, body));
+      if (article.content.narration) client.renderer.tipView.listen(body, article.content, article.id, body);
       details.append(summary, body);
       details.addEventListener("toggle", () => {
         if (details.open) client.enqueue("article_opened", article.id, { article: article.id }, Date.now());

@@ -103,10 +103,11 @@ const clamp = (value, low, high) => Math.max(low, Math.min(value, high));
  * Puts `root` beside `box` (the anchor's visible part) on the first side where it fits whole:
  * below, above, right, left; else on the taller of below and above, its height cut to the room
  * there (it scrolls inside), so it never covers its anchor. It is then shifted to stay inside the
- * visible area. The spotlight and pointer, if any, go over the anchor. Coordinates are the
- * document's: the tip scrolls with the page. Answers the side chosen.
+ * visible area. The spotlight and pointer, if any, go over the anchor, the arrow on the tip's edge
+ * that faces it, in line with the anchor's middle. Coordinates are the document's: the tip scrolls
+ * with the page. Answers the side chosen.
  */
-export function placeBeside(win, box, root, { spot, pointer } = {}) {
+export function placeBeside(win, box, root, { spot, pointer, arrow } = {}) {
   const area = visibleArea(win);
   root.style.maxHeight = "";
   const width = root.offsetWidth;
@@ -123,8 +124,9 @@ export function placeBeside(win, box, root, { spot, pointer } = {}) {
     ?? (room.below >= room.above ? "below" : "above");
   let left;
   let top;
+  let shown = height;
   if (side === "below" || side === "above") {
-    const shown = Math.min(height, Math.max(room[side], 0));
+    shown = Math.min(height, Math.max(room[side], 0));
     if (shown < height) root.style.maxHeight = `${shown}px`;
     left = clamp(box.left + box.width / 2 - width / 2, area.left + MARGIN, area.right - width - MARGIN);
     top = side === "below" ? box.bottom + GAP : box.top - GAP - shown;
@@ -137,6 +139,14 @@ export function placeBeside(win, box, root, { spot, pointer } = {}) {
   root.style.left = `${left + x}px`;
   root.style.top = `${top + y}px`;
   root.dataset.side = side;
+  // The arrow is a 12 px square turned 45°: half of it shows beyond the edge, at least 14 px from
+  // the tip's corners.
+  if (arrow) {
+    const across = side === "below" || side === "above";
+    const ax = across ? clamp(box.left + box.width / 2, left + 14, left + width - 14) : side === "right" ? left : left + width;
+    const ay = across ? (side === "below" ? top : top + shown) : clamp(box.top + box.height / 2, top + 14, top + height - 14);
+    Object.assign(arrow.style, { left: `${ax + x - 6}px`, top: `${ay + y - 6}px` });
+  }
   if (spot) Object.assign(spot.style, { left: `${box.left + x - 6}px`, top: `${box.top + y - 6}px`, width: `${box.width + 12}px`, height: `${box.height + 12}px` });
   // The finger starts on the middle of what shows of the anchor; a swipe travels most of the way
   // to its edges (--wm-x, --wm-y: how far from the middle; within 8 px of the edge, from 12 to 120).

@@ -17,7 +17,8 @@ export class Renderer {
    * close(id), answer(id, score, comment) and press(action, { tip } or { tour, page }) for a tip's
    * close button, survey and buttons and a tour page's buttons (without them the tip is erased);
    * claim(tour, page) and isClaimed(tour, page) for a tour page's credit (see
-   * TourPanel); tourClosed(id, finished) after a tour panel goes; tourMoved(id, page, scroll) as
+   * TourPanel); tourClosed(id, ending, page) after a tour panel goes ("finished", "dismissed", or
+   * none when it was left without ending); tourMoved(id, page, scroll) as
    * its reader moves.
    */
   constructor({ window: win, server, hooks = {} }) {
@@ -29,7 +30,8 @@ export class Renderer {
     this.waiting = new Map(); // tip id -> a tip to draw once the controls part is here
     this.parts = {};
     this.tourPanel = null;
-    this.removeStyle = installStyle(win);
+    this.unstyle = [installStyle(win)];
+    const renderer = this;
     const record = (name, target, properties) => this.hooks.record(name, target, properties);
     this.tipView = {
       window: win, document: this.document, server, record,
@@ -38,6 +40,19 @@ export class Renderer {
       press: (tip, action) => (this.hooks.press ? this.hooks.press(action, { tip }) : this.erase(tip.id, true)),
       // A survey's ending outlives the engine's end of the tip, until the user leaves it.
       keep: (id) => { const entry = this.rendered.get(id); if (entry) entry.kept = true; },
+      // A tip's buttons come with the controls part; a tip does not wait for it. Answers what
+      // stands in their place until it is here (nothing, if it cannot be loaded).
+      withControls(make) {
+        if (this.controls) return make(this.controls);
+        const slot = renderer.document.createElement("div");
+        renderer.loadControls().then((controls) => controls && slot.parentNode && slot.replaceWith(make(controls)));
+        return slot;
+      },
+      // Narration is a part of its own, loaded with the catalog beside the first tip: its control
+      // joins the words it reads (`into`) when it is here, if they still show.
+      listen(into, ...args) {
+        renderer.loadNarration().then((module) => module && into.isConnected && into.append(module.narrationControl(this, ...args)));
+      },
     };
     // The tour panel's view is the tips' view (window, server, record, the words and the
     // controls part once loaded) with hooks of its own.
@@ -45,18 +60,19 @@ export class Renderer {
       __proto__: this.tipView,
       claim: (tour, page) => this.hooks.claim(tour, page),
       isClaimed: (tour, page) => this.hooks.isClaimed(tour, page),
-      closeTour: (finished) => this.closeTour(finished),
+      closeTour: (ending) => this.closeTour(ending),
       moved: (id, page, scroll) => this.hooks.tourMoved(id, page, scroll),
       press: (action, tour, page) => this.hooks.press?.(action, { tour, page }),
     };
   }
 
-  /** Draws a tip (again, if it is drawn already). A survey, a hotspot or a tip with buttons waits for the
-   *  controls part (loaded with the catalog, so it is rarely waited for); if it cannot be loaded,
-   *  the tip shows its words without them. */
+  /** Draws a tip (again, if it is drawn already). A survey or a hotspot, which is nothing without
+   *  them, waits for the controls part (loaded with the catalog, so it is rarely waited for); a
+   *  tip's buttons join it when the part comes. If it cannot be loaded, the tip shows its words
+   *  without them. */
   draw(tip, waited) {
     this.erase(tip.id, true);
-    if ((tip.survey || tip.actions || tip.renderer === "hotspot") && !this.tipView.controls && !waited) {
+    if ((tip.survey || tip.renderer === "hotspot") && !this.tipView.controls && !waited) {
       this.waiting.set(tip.id, tip);
       return this.loadControls().then(() => this.waiting.get(tip.id) === tip && this.draw(tip, true));
     }
@@ -117,10 +133,18 @@ export class Renderer {
   /** A part of the SDK, loaded once when first asked for: pages whose catalog does not need it
    *  never download it. Answers undefined when it cannot be loaded (asking again tries again). */
   part(name, load) {
-    return (this.parts[name] ??= load().catch((error) => {
+    return (this.parts[name] ??= load().then((module) => {
+      // A part's style sheet goes in with it.
+      if (module.install) this.unstyle.push(module.install(this.window));
+      return module;
+    }, (error) => {
       delete this.parts[name];
       console.warn(`waymark: ${name} cannot be loaded: ${error.message}`);
     }));
+  }
+
+  loadNarration() {
+    return this.part("narration", () => import("./narration.js"));
   }
 
   loadTours() {
@@ -129,41 +153,38 @@ export class Renderer {
 
   /** The controls part: buttons, surveys, hotspots, and what a pressed button does. */
   loadControls() {
-    return this.part("buttons and surveys", () => import("./controls.js").then((module) => {
-      this.removeControlsStyle = module.install(this.window);
-      return (this.tipView.controls = module);
-    }));
+    return this.part("buttons and surveys", () => import("./controls.js").then((module) => (this.tipView.controls = module)));
   }
 
   /** Opens a tour at a page (and a reading position), closing (unfinished) any tour that is open.
    *  Until the tour panel's module is loaded, a stand-in holds the tour's place, so tips pause. */
   openTour(tour, page = 0, scroll = 0) {
     if (!tour || tour.pages.length === 0) return false;
-    this.closeTour(false);
+    this.closeTour();
     const opening = (this.tourPanel = { id: tour.id, remove() {}, pause() {}, resume() {} });
     Promise.all([this.loadTours(), tour.pages.some((page) => page.actions) && this.loadControls()]).then(([module]) => {
       if (this.tourPanel !== opening) return;
-      if (!module) return this.closeTour(false);
+      if (!module) return this.closeTour();
       this.tourPanel = new module.TourPanel(this.tourView, tour);
       this.tourPanel.open(page, scroll);
     });
     return true;
   }
 
-  /** Closes the open tour, if any; `finished` says whether the user is done with it. */
-  closeTour(finished = true) {
+  /** Closes the open tour, if any, as `ending` says: "finished", "dismissed", or none when the
+   *  user did not end it. */
+  closeTour(ending) {
     const panel = this.tourPanel;
     if (!panel) return;
     this.tourPanel = null;
     panel.remove();
-    this.hooks.tourClosed(panel.id, finished);
+    this.hooks.tourClosed(panel.id, ending, panel.page ?? 0);
   }
 
   /** Takes everything away, the style sheet too. */
   stop() {
     for (const id of [...this.rendered.keys()]) this.erase(id, true);
-    this.closeTour(false);
-    this.removeStyle();
-    this.removeControlsStyle?.();
+    this.closeTour();
+    for (const remove of this.unstyle) remove();
   }
 }

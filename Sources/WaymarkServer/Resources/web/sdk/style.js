@@ -1,10 +1,10 @@
-// The renderers' look: one style sheet for tips, spotlights, pointers, tours and surveys, adopted as
+// The renderers' look: one style sheet for tips, spotlights and pointers (parts bring their own), adopted as
 // a constructed style sheet where the browser has them (which a page's Content-Security-Policy
 // without 'unsafe-inline' still allows), else a <style> element.
 
 const STYLE = `
-.wm-tip,.wm-tip *,.wm-pointer,.wm-spot,.wm-tour,.wm-tour *{box-sizing:border-box}
-.wm-tip,.wm-tour{overflow-wrap:anywhere}
+.wm-tip,.wm-tip *,.wm-pointer,.wm-spot{box-sizing:border-box}
+.wm-tip{overflow-wrap:break-word}
 .wm-tip{position:absolute;z-index:2147483000;max-width:min(320px,calc(100vw - 16px));overflow:auto;background:#1d2a44;color:#fff;border-radius:10px;padding:12px 14px;box-shadow:0 6px 24px rgba(0,0,0,.3);font:15px/1.4 system-ui,sans-serif}
 .wm-tip:focus{outline:3px solid #ffbf47;outline-offset:2px}
 .wm-tip h2{font-size:16px;margin:0 36px 6px 0}.wm-tip p{margin:0 0 6px}.wm-tip a{color:#9cd3ff}
@@ -17,6 +17,8 @@ const STYLE = `
 .wm-speaking{outline:3px solid #ffbf47!important;outline-offset:3px;border-radius:4px}
 .wm-spot{position:absolute;z-index:2147482998;border-radius:8px;box-shadow:0 0 0 9999px rgba(0,0,0,.55);pointer-events:none;transition:all .2s}
 .wm-pointer{position:absolute;z-index:2147483001;width:28px;height:28px;border-radius:50%;background:rgba(255,191,71,.9);border:2px solid #fff;pointer-events:none}
+.wm-pointer::after{content:"";position:absolute;left:8px;top:11px;width:16px;height:34px;border-radius:8px 8px 5px 5px;background:#fff;border:2px solid #1d2a44;transform:rotate(-20deg);transform-origin:50% 0}
+.wm-arrow{position:absolute;z-index:2147482999;width:12px;height:12px;background:#1d2a44;transform:rotate(45deg);pointer-events:none}
 .wm-g-tap{animation:wm-tap 1.2s infinite}.wm-g-double-tap{animation:wm-dtap 1.4s infinite}.wm-g-long-press{animation:wm-long 2s infinite}
 .wm-g-swipe-left{animation:wm-left 1.6s infinite}.wm-g-swipe-right{animation:wm-right 1.6s infinite}
 .wm-g-swipe-up{animation:wm-up 1.6s infinite}.wm-g-swipe-down{animation:wm-down 1.6s infinite}
@@ -29,21 +31,8 @@ const STYLE = `
 @keyframes wm-up{0%{transform:translateY(var(--y));opacity:0}20%{opacity:1}100%{transform:translateY(var(--ny));opacity:0}}
 @keyframes wm-down{0%{transform:translateY(var(--ny));opacity:0}20%{opacity:1}100%{transform:translateY(var(--y));opacity:0}}
 .wm-actions{display:flex;gap:8px;margin-top:8px;flex-wrap:wrap}
-.wm-actions button,.wm-tour footer button{min-height:44px}
+.wm-actions button{min-height:44px}
 .wm-actions button{background:#fff;color:#1d2a44;border:0;border-radius:6px;padding:6px 10px;font:inherit;cursor:pointer}
-.wm-tour{position:fixed;z-index:2147483002;background:#fff;color:#1d2a44;display:flex;flex-direction:column;font:16px/1.5 system-ui,sans-serif;box-shadow:0 10px 40px rgba(0,0,0,.35)}
-.wm-tour.wm-large{right:24px;bottom:24px;width:420px;height:min(640px,80vh);border-radius:12px}
-.wm-tour.wm-small{inset:0;padding:env(safe-area-inset-top) env(safe-area-inset-right) env(safe-area-inset-bottom) env(safe-area-inset-left)}
-.wm-tour header{display:flex;align-items:center;gap:8px;padding:10px 14px;border-bottom:1px solid #ddd}
-.wm-tour header h2{flex:1;font-size:18px;margin:0}.wm-tour .wm-close{position:static;color:#1d2a44}
-.wm-tour-body{flex:1;overflow:auto;padding:14px}
-.wm-tour-body video{width:100%;border-radius:8px;background:#000}
-.wm-tour footer{display:flex;align-items:center;gap:8px;padding:10px 14px;border-top:1px solid #ddd}
-.wm-tour footer .wm-progress{flex:1}
-.wm-tour footer button{border:1px solid #1d2a44;background:#1d2a44;color:#fff;border-radius:6px;padding:6px 14px;font:inherit;cursor:pointer}
-.wm-tour footer button:disabled{opacity:.4;cursor:default}
-.wm-tour .wm-actions button{border:1px solid #1d2a44}
-.wm-credit{background:#e6f6e6;color:#135e13;border-radius:6px;padding:6px 10px;margin-top:10px}
 .wm-paused{visibility:hidden!important}
 @media (prefers-reduced-motion: reduce){.wm-pointer,.wm-spot{animation:none!important;transition:none!important}}
 `;

@@ -1,15 +1,15 @@
 // Drawing tips: the six renderers (tooltip, spotlight, pointer, banner, modal, hotspot), each a
-// labelled dialog with a close button and a narration control, and, from the controls part, a
+// labelled dialog with a close button and a narration control (once its part is here), and, from the controls part, a
 // survey's form, the tip's buttons or a hotspot's marker.
 
 import { asName, button, buildContent, textDirection, word } from "./content.js";
-import { narrationControl } from "./narration.js";
 import { clippedBox, findAnchor, isShown, isTyping, parseAnchor, placeBeside, revealAnchor } from "./placement.js";
 
 /**
  * Draws one tip, as delivered by the server, into the page and focuses it (unless the user is
  * typing). `view` is { window, document, server, record, close(id), answer(id, score, comment),
- * press(tip, action), keep(id), controls }: what the tip's controls do, and the controls part
+ * press(tip, action), keep(id), listen(into, content, target, highlight), controls }: what the
+ * tip's controls do, where its narration control goes, and the controls part
  * (controls.js) once loaded. Answers { root, extras, place, previousFocus }: `place()` moves it
  * to its anchor again (which may now be another element: a recycled row, the next visible card),
  * hiding it while the anchor is gone.
@@ -38,17 +38,21 @@ export function drawTip(view, tip) {
   const close = button(doc, { text: "×", className: "wm-close", label: word(view, "close", "Close"), onClick: () => view.close(tip.id) });
   const actions = doc.createElement("div");
   actions.className = "wm-actions";
-  actions.appendChild(narrationControl(view, tip.content, tip.id, (tip.anchor && findAnchor(doc, tip.anchor)) || root));
+  view.listen(actions, tip.content, tip.id, (tip.anchor && findAnchor(doc, tip.anchor)) || root);
   root.append(close, title, body);
   const controls = view.controls;
   if (tip.survey && controls) root.append(controls.surveyForm(view, tip));
-  else if (tip.actions && controls) root.append(controls.buttons(doc, tip.actions, tip.content.title, (action) => view.press(tip, action)));
+  else if (tip.actions) root.append(view.withControls((c) => c.buttons(doc, tip.actions, tip.content.title, (action) => view.press(tip, action))));
   root.append(actions);
   const extras = [];
   if (kind === "modal") extras.push(overlay(doc, "wm-backdrop", "backdrop"));
   const spot = kind === "spotlight" ? overlay(doc, "wm-spot", "spotlight") : null;
   const pointer = kind === "pointer" ? overlay(doc, `wm-pointer wm-g-${asName(tip.gesture) ?? "tap"}`, "pointer") : null;
   if (spot) extras.push(spot);
+  const anchored = kind !== "banner" && kind !== "modal" && tip.anchor;
+  // An arrow from the tip's edge to its anchor (the pointer's finger is on the anchor itself).
+  const arrow = anchored && kind !== "pointer" ? overlay(doc, "wm-arrow", "arrow") : null;
+  if (arrow) extras.push(arrow);
   if (pointer) {
     pointer.dataset.gesture = tip.gesture ?? "tap";
     pointer.setAttribute("aria-hidden", "true");
@@ -57,7 +61,6 @@ export function drawTip(view, tip) {
   // A hotspot's tip waits, hidden, for its marker to be tapped.
   const hot = kind === "hotspot" && controls ? controls.hotspot(view, tip, root, () => place()) : null;
   if (hot) extras.push(hot.marker);
-  const anchored = kind !== "banner" && kind !== "modal" && tip.anchor;
   const keyed = Boolean(anchored && parseAnchor(tip.anchor)?.key);
   let revealed = false;
   let anchor = null;
@@ -73,7 +76,8 @@ export function drawTip(view, tip) {
     const box = shown ? clippedBox(anchor) : null;
     root.hidden = !box || hot?.open === false;
     for (const extra of extras) extra.hidden = !box;
-    if (box) placeBeside(view.window, box, root, { spot, pointer });
+    if (arrow) arrow.hidden = root.hidden;
+    if (box) placeBeside(view.window, box, root, { spot, pointer, arrow });
     if (box) hot?.place(box, anchor);
   };
   doc.body.append(...extras, root);

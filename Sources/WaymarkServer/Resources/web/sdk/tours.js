@@ -4,11 +4,35 @@
 
 import { asName, button, buildContent, safeURL, textDirection, word } from "./content.js";
 import { holdModal } from "./modal.js";
-import { narrationControl } from "./narration.js";
+import { installStyle } from "./style.js";
+
+// The tour panel's look, installed with the part. Words wrap between words, never inside one
+// (a Devanagari word split between its syllables reads as two words).
+const STYLE = `
+.wm-tour,.wm-tour *{box-sizing:border-box}
+.wm-tour{position:fixed;z-index:2147483002;background:#fff;color:#1d2a44;display:flex;flex-direction:column;font:16px/1.5 system-ui,sans-serif;box-shadow:0 10px 40px rgba(0,0,0,.35);overflow-wrap:break-word}
+.wm-tour.wm-large{right:24px;bottom:24px;width:420px;height:min(640px,80vh);border-radius:12px}
+.wm-tour.wm-small{inset:0;padding:env(safe-area-inset-top) env(safe-area-inset-right) env(safe-area-inset-bottom) env(safe-area-inset-left)}
+.wm-tour header{display:flex;align-items:center;gap:8px;padding:10px 14px;border-bottom:1px solid #ddd}
+.wm-tour header h2{flex:1;font-size:18px;margin:0}.wm-tour .wm-close{position:static;color:#1d2a44}
+.wm-tour-body{flex:1;overflow:auto;padding:14px}
+.wm-tour-body video{width:100%;border-radius:8px;background:#000}
+.wm-tour footer{display:flex;flex-wrap:wrap;align-items:center;gap:8px;padding:10px 14px;border-top:1px solid #ddd}
+.wm-tour footer .wm-progress{flex:1;white-space:nowrap}
+.wm-tour footer button{min-height:44px;border:1px solid #1d2a44;background:#1d2a44;color:#fff;border-radius:6px;padding:6px 14px;font:inherit;cursor:pointer}
+.wm-tour footer button:disabled{opacity:.4;cursor:default}
+.wm-tour .wm-actions button{border:1px solid #1d2a44}
+.wm-credit{background:#e6f6e6;color:#135e13;border-radius:6px;padding:6px 10px;margin-top:10px}
+`;
+
+/** Adds the tour panel's style sheet to the page; answers what takes it away. */
+export function install(win) {
+  return installStyle(win, STYLE);
+}
 
 /**
  * One open tour. `view` is { window, document, server, record, claim(tour, page), isClaimed(tour,
- * page), closeTour(finished), moved(tour, page, scroll), press(action, tour, page), controls }: `claim` answers a promise of { outcome: "granted", answer },
+ * page), closeTour(ending), moved(tour, page, scroll), press(action, tour, page), controls }: `claim` answers a promise of { outcome: "granted", answer },
  * { outcome: "refused", message }, { outcome: "unidentified" } or nothing (the server could not be
  * reached); `closeTour` is what the close and Done buttons do; `moved` hears where the reader
  * is, to come back to after a reload. The panel is in the page once made, and shows a page after
@@ -31,7 +55,7 @@ export class TourPanel {
     this.title = doc.createElement("h2");
     this.title.id = `wm-tour-title-${asName(tour.id)}`;
     root.setAttribute("aria-labelledby", this.title.id);
-    header.append(this.title, button(doc, { text: "×", className: "wm-close", label: word(view, "closeTour", "Close the tour"), onClick: () => view.closeTour(true) }));
+    header.append(this.title, button(doc, { text: "×", className: "wm-close", label: word(view, "closeTour", "Close the tour"), onClick: () => view.closeTour("dismissed") }));
     this.body = doc.createElement("div");
     this.body.className = "wm-tour-body";
     this.body.tabIndex = 0;
@@ -104,7 +128,7 @@ export class TourPanel {
     }
     const actions = doc.createElement("div");
     actions.className = "wm-actions";
-    actions.appendChild(narrationControl(this.view, page.content, page.id, this.body, details));
+    this.view.listen(actions, page.content, page.id, this.body, details);
     this.body.appendChild(actions);
     this.credit = null;
     if (page.reward) {
@@ -131,7 +155,7 @@ export class TourPanel {
   /** The next page; after the last, the tour is finished. */
   advance() {
     if (this.page + 1 < this.tour.pages.length) this.show(this.page + 1);
-    else this.view.closeTour(true);
+    else this.view.closeTour("finished");
   }
 
   /** At the bottom (or when the page fits): page_read_to_bottom, and the page's credit, claimed once. */

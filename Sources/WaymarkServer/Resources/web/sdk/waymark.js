@@ -61,7 +61,9 @@ export const Waymark = {
     if (client && String(user) !== client.user) return this.start({ ...client.options, user, userHash, attributes });
     return client?.identify(attributes);
   },
-  startTour(id, page = 0) { return this.client?.openTour(id, page) ?? false; },
+  /** Opens a tour at `page`; without one, where the user left it (from its start if they ended
+   *  it), leaving it as it is if it is open. */
+  startTour(id, page) { return this.client?.openTour(id, page) ?? false; },
   close(tip) { this.client?.close(tip); },
   /** Answers a survey tip for the user, as its own form does: `Waymark.answer("nps", 9, "Fast")`. */
   answer(tip, score, comment) { return this.client?.answer(tip, score, comment) ?? false; },

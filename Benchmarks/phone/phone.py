@@ -47,8 +47,8 @@ const started = performance.now();
   // The catalog's answer too (a repeat visit draws its tips before it), for its bytes.
   const catalog = performance.getEntriesByType('resource').some((r) => r.name.includes('/v1/catalog'));
   if ((loaded && window.__firstTip !== undefined && catalog) || performance.now() - started > 60000) {
-    // And the parts of the SDK the page asked for (the tour panel, when the catalog has a tour).
-    import('/sdk/waymark.js').then((sdk) => sdk.Waymark.client?.renderer?.tours).then(() => done({
+    // And the parts of the SDK the page asked for (the tour panel, when the catalog has a tour...).
+    import('/sdk/waymark.js').then((sdk) => Promise.all(Object.values(sdk.Waymark.client?.renderer?.parts ?? {}))).then(() => done({
       load: navigation ? navigation.loadEventStart : null,
       tip: window.__firstTip ?? null,
       resources: [navigation, ...performance.getEntriesByType('resource')].filter(Boolean).map((r) => ({

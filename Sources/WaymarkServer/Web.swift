@@ -9,7 +9,7 @@ import NIOCore
 ///
 /// `Resources/web/sdk/` holds the modules; `Resources/web/NAME.min.js` is the minified copy of the
 /// joined file `NAME.js` (`waymark.min.js`, `tours.min.js`), made by `scripts/build-web-sdk`
-/// (rjsmin), whose first line names the SHA-256 of the joined source it was made from. The server
+/// (terser), whose first line names the SHA-256 of the joined source it was made from. The server
 /// serves that copy (without that line) while it matches the modules, and the readable join
 /// otherwise, so a module edited without running the script still runs as written. Gzip answers
 /// send `NAME.min.js.gz`, the copy packed by zopfli (smaller than zlib's best), while it unpacks to

@@ -233,6 +233,9 @@ class TipsTests(BrowserTest):
         self.driver.execute_script("window.scrollTo(0, 0)")
         time.sleep(0.3)  # the tip follows its anchor on scroll
         self.screenshot("search-tip")
+        # Counted once it has been on the screen for a moment (test_counted.py).
+        self.wait_for(lambda d: not d.execute_script(
+            "return (await import('/sdk/waymark.js')).Waymark.client.unseen.has('search-tip')"), "the search tip seen")
         self.driver.find_element(By.ID, "search").click()
         self.wait_tip("search-tip", shown=False)
         self.wait_tip("welcome", shown=False)
@@ -326,8 +329,17 @@ class TipsTests(BrowserTest):
             "return (await import('/sdk/waymark.js')).Waymark.identify('priya', {plan: 'plus', cityTier: 2, codUser: true,"
             " firstOrderAt: new Date('2025-06-01T10:30:00+05:30'), appBuild: {version: '5.10'}, trial: null})")
         self.assertEqual(outcome["outcome"], "granted", outcome)
-        # The device's rules read the attribute at once; the server's targeting after the catalog comes again.
+        # The device's rules read the attribute at once; the server's targeting after the catalog
+        # comes again. Three banners want the bottom of the screen: one shows at a time, in the
+        # order they came (the welcome first), the others waiting their turn.
+        drawn = lambda tip: self.driver.execute_script(f"return Boolean(document.querySelector('[data-waymark-tip=\"{tip}\"]'))")
+        self.wait_for(lambda d: drawn("cod-note") and drawn("plus-offer"), "both banners drawn")
+        self.assertIsNotNone(self.tip("welcome"))
+        self.assertIsNone(self.tip("cod-note"), "waiting for the welcome banner")
+        self.driver.execute_script("(await import('/sdk/waymark.js')).Waymark.close('welcome')")
         self.wait_tip("cod-note")
+        self.assertIsNone(self.tip("plus-offer"), "waiting for the cash-on-delivery note")
+        self.driver.execute_script("(await import('/sdk/waymark.js')).Waymark.close('cod-note')")
         self.wait_tip("plus-offer")
         with sqlite3.connect(os.path.join(demo.directory, "data", "waymark.sqlite")) as database:
             stored = dict((name, (kind, value)) for name, kind, value in database.execute(
@@ -780,8 +792,16 @@ class TourTests(BrowserTest):
     def test_keyboard_only_use_of_a_tooltip_and_a_tour(self):
         self.open_shop("hana")
         banner = self.wait_tip("welcome")
-        # The tip takes the focus when it appears; Esc closes it and gives the focus back.
-        self.wait_for(lambda d: d.switch_to.active_element == banner, "the tip to take the focus")
+        # The tip does not take the focus: a screen reader hears it (a polite status), F6 moves the
+        # focus into it and back; Esc closes it and gives the focus back.
+        self.assertNotEqual(self.driver.switch_to.active_element, banner)
+        self.wait_for(lambda d: "Welcome to the shop" in d.execute_script(
+            "return document.querySelector('[data-waymark-ui=live]').textContent"), "the banner announced")
+        self.driver.switch_to.active_element.send_keys(Keys.F6)
+        self.wait_for(lambda d: d.switch_to.active_element == banner, "F6 to move the focus into the tip")
+        self.driver.switch_to.active_element.send_keys(Keys.F6)
+        self.wait_for(lambda d: d.switch_to.active_element != banner, "F6 again to move it back")
+        self.driver.switch_to.active_element.send_keys(Keys.F6)
         self.driver.switch_to.active_element.send_keys(Keys.ESCAPE)
         self.wait_tip("welcome", shown=False)
         for _ in range(30):

@@ -84,6 +84,7 @@ export function capture(win, on) {
   listen(doc, "keydown", (event) => {
     const field = event.target;
     if (event.key === "Escape") return on.escape(event);
+    if (event.key === "F6") return on.reach(event);
     if (!field || !/^(INPUT|TEXTAREA)$/.test(field.tagName ?? "") && !field.isContentEditable) return;
     if (field.closest?.("[data-waymark-ui]")) return;
     const target = field.getAttribute("data-waymark") ?? field.id ?? undefined;

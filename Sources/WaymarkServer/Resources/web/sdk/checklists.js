@@ -10,9 +10,9 @@ import { ruleFromJSON } from "./rules.js";
 import { installStyle } from "./style.js";
 
 const STYLE = `
-.wm-launcher{position:fixed;z-index:2147482990;left:8px;bottom:8px;min-height:44px;max-width:calc(100vw - 16px);padding:8px 14px;border-radius:22px;border:2px solid #fff;background:#1d2a44;color:#fff;font:600 15px/1.2 system-ui,sans-serif;box-shadow:0 4px 16px rgba(0,0,0,.3);cursor:pointer}
+.wm-launcher{min-height:44px;max-width:100%;padding:8px 14px;border-radius:22px;border:2px solid #fff;background:#1d2a44;color:#fff;font:600 15px/1.2 system-ui,sans-serif;box-shadow:0 4px 16px rgba(0,0,0,.3);cursor:pointer}
 .wm-launcher:focus-visible,.wm-checklist button:focus-visible{outline:3px solid #ffbf47;outline-offset:2px}
-.wm-checklist{position:fixed;z-index:2147482991;left:8px;bottom:60px;width:min(340px,calc(100vw - 16px));max-height:min(70vh,calc(100vh - 76px));overflow:auto;background:#fff;color:#1d2a44;border-radius:10px;padding:12px 14px;box-shadow:0 6px 24px rgba(0,0,0,.3);font:15px/1.4 system-ui,sans-serif;box-sizing:border-box;overflow-wrap:break-word}
+.wm-checklist{position:fixed;z-index:2147482991;left:8px;bottom:calc(var(--wm-dock,52px) + 8px);width:min(340px,calc(100vw - 16px));max-height:min(70vh,calc(100vh - var(--wm-dock,52px) - 24px));overflow:auto;background:#fff;color:#1d2a44;border-radius:10px;padding:12px 14px;box-shadow:0 6px 24px rgba(0,0,0,.3);font:15px/1.4 system-ui,sans-serif;box-sizing:border-box;overflow-wrap:break-word}
 .wm-checklist h2{font-size:17px;margin:0 40px 4px 0}
 .wm-checklist .wm-close{color:#1d2a44}
 .wm-checklist progress{width:100%;height:10px;accent-color:#2e7d32}
@@ -31,11 +31,13 @@ const STYLE = `
  * The catalog's checklists for one client (`client`, the page's WaymarkClient). Each checklist's
  * trigger and its items' rules run in one evaluator; an item whose rule held is done for good.
  * Call record() and setContext() with what the client sees, merge() with progress from the user's
- * other devices (`shared`: what the last sync brought); progress() is what is shared.
+ * other devices (`shared`: what the last sync brought); progress() is what is shared. The
+ * launcher button goes first in `dock` (the guide's dock), else at the end of the page.
  */
 export class Checklists {
-  constructor(client, checklists, shared) {
+  constructor(client, checklists, shared, dock = client.document.body) {
     this.client = client;
+    this.dock = dock;
     this.lists = [];
     const rules = [];
     for (const list of checklists) {
@@ -175,7 +177,7 @@ export class Checklists {
     if (!this.launcher) {
       this.launcher = button(doc, { className: "wm-launcher", text: "", onClick: () => this.toggle() });
       this.launcher.dataset.waymarkUi = "checklist-launcher";
-      doc.body.append(this.launcher);
+      this.dock.prepend(this.launcher);
     }
     this.launcher.dataset.waymarkChecklist = list.id;
     this.launcher.textContent = `${list.content.title} ${done}/${list.items.length}`;

@@ -32,6 +32,8 @@ export class WaymarkClient {
     this.transport = new Transport({ window: win, server: this.server, key, kept: this.kept, userHash, flushEvery: options.flushEvery });
     this.options = options;
     this.stopped = false;
+    // The tips shown and not yet seen, with the properties their tip_shown will carry.
+    this.unseen = new Map();
   }
 
   async start() {
@@ -39,6 +41,12 @@ export class WaymarkClient {
       window: this.window, server: this.server,
       hooks: {
         record: (name, target, properties) => this.record(name, target, properties),
+        // tip_shown says the user saw the tip: sent when it was on the screen for a moment.
+        seen: (id) => {
+          const shown = this.unseen.get(id);
+          this.unseen.delete(id);
+          if (shown) this.enqueue("tip_shown", id, shown, Date.now());
+        },
         close: (id) => this.close(id),
         answer: (id, score, comment) => this.answer(id, score, comment),
         press: (action, where) => this.renderer.tipView.controls.press(this, action, where),
@@ -72,6 +80,19 @@ export class WaymarkClient {
     this.stopCapture = capture(this.window, {
       record: (name, target) => this.record(name, target),
       escape: (event) => this.closeTopmost(event),
+      // F6 moves the focus into the tip that shows (tips do not take it by themselves), and back.
+      reach: (event) => {
+        const tip = this.renderer.rendered.get(this.renderer.topmostTip());
+        if (!tip) return;
+        event.preventDefault();
+        if (tip.root.contains(this.document.activeElement)) {
+          tip.previousFocus?.focus();
+          if (tip.root.contains(this.document.activeElement)) this.document.activeElement.blur();
+        } else {
+          tip.previousFocus = this.document.activeElement;
+          tip.root.focus();
+        }
+      },
       hide: () => {
         this.kept.writePending();
         this.transport.flush({ keepalive: true });
@@ -288,12 +309,13 @@ export class WaymarkClient {
       const properties = { tip: command.tip, container: command.container };
       if (tip?.variant) properties.variant = tip.variant;
       if (command.action === "show") {
-        this.enqueue("tip_shown", command.tip, properties, command.time);
+        this.unseen.set(command.tip, properties);
         this.progressChanged();
         if (tip) this.renderer.draw(tip);
       } else if (command.action === "resume" || command.action === "pause") {
         this.renderer.setPaused(command.tip, command.action === "pause");
       } else {
+        this.unseen.delete(command.tip);
         if (!elsewhere) {
           if (command.reason === "closed") this.enqueue("tip_closed", command.tip, properties, command.time);
           if (command.reason === "dismissed") this.enqueue("tip_dismissed", command.tip, properties, command.time);

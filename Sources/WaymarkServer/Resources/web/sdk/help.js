@@ -9,8 +9,8 @@ import { buildContent, button, textDirection, word } from "./content.js";
 import { installStyle } from "./style.js";
 
 const STYLE = `
-.wm-help-button{position:fixed;z-index:2147482990;right:8px;bottom:8px;min-width:44px;min-height:44px;padding:8px 14px;border-radius:22px;border:2px solid #fff;background:#1d2a44;color:#fff;font:600 15px/1.2 system-ui,sans-serif;box-shadow:0 4px 16px rgba(0,0,0,.3);cursor:pointer}
-.wm-help{position:fixed;z-index:2147482991;right:8px;bottom:60px;width:min(360px,calc(100vw - 16px));max-height:min(75vh,calc(100vh - 76px));overflow:auto;background:#fff;color:#1d2a44;border-radius:10px;padding:12px 14px;box-shadow:0 6px 24px rgba(0,0,0,.3);font:15px/1.4 system-ui,sans-serif;box-sizing:border-box;overflow-wrap:break-word}
+.wm-help-button{margin-inline-start:auto;min-width:44px;min-height:44px;padding:8px 14px;border-radius:22px;border:2px solid #fff;background:#1d2a44;color:#fff;font:600 15px/1.2 system-ui,sans-serif;box-shadow:0 4px 16px rgba(0,0,0,.3);cursor:pointer}
+.wm-help{position:fixed;z-index:2147482991;right:8px;bottom:calc(var(--wm-dock,52px) + 8px);width:min(360px,calc(100vw - 16px));max-height:min(75vh,calc(100vh - var(--wm-dock,52px) - 24px));overflow:auto;background:#fff;color:#1d2a44;border-radius:10px;padding:12px 14px;box-shadow:0 6px 24px rgba(0,0,0,.3);font:15px/1.4 system-ui,sans-serif;box-sizing:border-box;overflow-wrap:break-word}
 .wm-help h2{font-size:17px;margin:0 40px 8px 0}.wm-help h3{font-size:14px;margin:12px 0 4px;color:#4a5568}
 .wm-help .wm-close{color:#1d2a44}
 .wm-help input{width:100%;min-height:44px;font:inherit;padding:6px 10px;border:1px solid #1d2a44;border-radius:6px;box-sizing:border-box}
@@ -63,7 +63,7 @@ export class Help {
       this.button = button(doc, { text: `? ${this.word("help", "Help")}`, className: "wm-help-button", onClick: () => this.toggle() });
       this.button.dataset.waymarkUi = "help-button";
       this.button.setAttribute("aria-expanded", "false");
-      doc.body.append(this.button);
+      guide.dock.element.append(this.button);
     }
   }
 

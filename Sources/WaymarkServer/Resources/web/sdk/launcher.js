@@ -1,13 +1,77 @@
 // The launcher part: a catalog's checklists and its help, loaded with a catalog that has either
-// (/sdk/VERSION/launcher.js). The client hands the guide what it hears and the progress it syncs.
+// (/sdk/VERSION/launcher.js), and the dock their buttons share. The client hands the guide what it
+// hears and the progress it syncs.
 
 import { Checklists } from "./checklists.js";
 import { Help } from "./help.js";
+import { installStyle } from "./style.js";
 
-/** What a page runs of a catalog's checklists (`lists`) and help (`help`). */
+// One bar for the launcher and Help buttons, side by side, wrapping onto a second row rather than
+// overlapping (at 200% text they no longer fit one). The bar lets taps through between its buttons.
+const STYLE = `
+.wm-dock{position:fixed;z-index:2147482990;left:0;right:0;bottom:0;display:flex;flex-wrap:wrap;align-items:flex-end;gap:8px;padding:8px max(8px,env(safe-area-inset-right)) max(8px,env(safe-area-inset-bottom)) max(8px,env(safe-area-inset-left));pointer-events:none;transition:transform .2s}
+.wm-dock:empty{display:none}.wm-dock>*{pointer-events:auto}
+.wm-dock.wm-slotted{position:static;padding:0}
+.wm-dock.wm-away{transform:translateY(calc(100% + 8px))}
+@media (prefers-reduced-motion: reduce){.wm-dock{transition:none}}
+`;
+
+/**
+ * Where the launcher and Help buttons go: inside the element the page marks `data-waymark-dock`
+ * (a place in its own layout), else a bar fixed at the bottom of the screen, inside the safe
+ * area. A fixed bar reserves its height at the end of the page, so the page scrolls past it and
+ * nothing of the page stays under it, and slides away while the user scrolls (a finger or a
+ * wheel), coming back when they stop. Its height is `--wm-dock` on the root element, for the panels to open above it.
+ */
+export class Dock {
+  constructor(win) {
+    const doc = win.document;
+    this.element = doc.createElement("div");
+    this.element.className = "wm-dock";
+    this.element.dataset.waymarkUi = "dock";
+    this.removeStyle = installStyle(win, STYLE);
+    const slot = doc.querySelector("[data-waymark-dock]");
+    if (slot) {
+      this.element.classList.add("wm-slotted");
+      slot.append(this.element);
+      return;
+    }
+    const room = (this.room = doc.createElement("div"));
+    room.setAttribute("aria-hidden", "true");
+    room.dataset.waymarkUi = "dock-room";
+    doc.body.append(room, this.element);
+    this.observer = new win.ResizeObserver(() => {
+      const height = this.element.offsetHeight;
+      room.style.height = `${height}px`;
+      doc.documentElement.style.setProperty("--wm-dock", `${height}px`);
+    });
+    this.observer.observe(this.element);
+    // The user's own scrolling (a finger, a wheel), not the page's or the SDK's.
+    let timer;
+    this.onScroll = () => {
+      this.element.classList.add("wm-away");
+      clearTimeout(timer);
+      timer = setTimeout(() => this.element.classList.remove("wm-away"), 700);
+    };
+    for (const type of ["touchmove", "wheel"]) win.addEventListener(type, this.onScroll, { passive: true });
+    this.window = win;
+  }
+
+  stop() {
+    this.observer?.disconnect();
+    for (const type of ["touchmove", "wheel"]) this.window?.removeEventListener(type, this.onScroll);
+    this.window?.document.documentElement.style.removeProperty("--wm-dock");
+    this.room?.remove();
+    this.element.remove();
+    this.removeStyle();
+  }
+}
+
+/** What a page runs of a catalog's checklists (`lists`) and help (`help`), their buttons in one dock. */
 export class Guide {
   constructor(client, catalog, shared) {
-    this.lists = catalog.checklists ? new Checklists(client, catalog.checklists, shared) : null;
+    this.dock = new Dock(client.window);
+    this.lists = catalog.checklists ? new Checklists(client, catalog.checklists, shared, this.dock.element) : null;
     this.help = catalog.articles ? new Help(client, catalog, this) : null;
   }
 
@@ -32,5 +96,6 @@ export class Guide {
   stop() {
     this.lists?.stop();
     this.help?.stop();
+    this.dock.stop();
   }
 }

@@ -31,10 +31,9 @@ export function findAnchor(doc, anchor, previous) {
   if (!pick) return doc.querySelector(marked) ?? doc.getElementById(name);
   const all = doc.querySelectorAll(marked);
   if (pick !== "visible") return all[pick - 1] ?? null;
-  const area = visibleArea(doc.defaultView);
   const seen = (e) => {
     const box = isShown(e) && clippedBox(e);
-    return box && box.bottom > area.top && box.top < area.bottom && box.right > area.left && box.left < area.right && box;
+    return box && inView(doc.defaultView, box) && box;
   };
   if (previous?.matches(marked) && seen(previous)) return previous;
   // The highest on the screen, whatever the elements' order (a recycled list's is any).
@@ -60,6 +59,12 @@ export function visibleArea(win) {
   return v
     ? { left: v.offsetLeft, top: v.offsetTop, right: v.offsetLeft + v.width, bottom: v.offsetTop + v.height }
     : { left: 0, top: 0, right: win.innerWidth, bottom: win.innerHeight };
+}
+
+/** Whether any of `box` is in what the user sees. */
+export function inView(win, box) {
+  const area = visibleArea(win);
+  return box.bottom > area.top && box.top < area.bottom && box.right > area.left && box.left < area.right;
 }
 
 /** The part of `element` its scrolled or clipping ancestors let through, or null when they hide

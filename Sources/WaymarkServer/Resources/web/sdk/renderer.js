@@ -3,17 +3,19 @@
 // to the engine and the server, and the console's preview to nothing at all.
 
 import { holdModal } from "./modal.js";
+import { arrange } from "./stage.js";
 import { installStyle } from "./style.js";
 import { drawTip } from "./tips.js";
 
 // What a hook the renderer is not given does: nothing (a tip's close button, survey and buttons
 // then only take the tip away).
-const NO_HOOKS = Object.freeze({ record() {}, async claim() {}, isClaimed: () => false, tourClosed() {}, tourMoved() {} });
+const NO_HOOKS = Object.freeze({ record() {}, seen() {}, async claim() {}, isClaimed: () => false, tourClosed() {}, tourMoved() {} });
 
 /** Draws tips and tours into one window's page, and takes them away. */
 export class Renderer {
   /**
-   * `hooks`: record(name, target, properties) for what the user does with the drawings;
+   * `hooks`: record(name, target, properties) for what the user does with the drawings; seen(id)
+   * once a drawn tip was on the screen for a moment (see `watch`);
    * close(id), answer(id, score, comment) and press(action, { tip } or { tour, page }) for a tip's
    * close button, survey and buttons and a tour page's buttons (without them the tip is erased);
    * claim(tour, page) and isClaimed(tour, page) for a tour page's credit (see
@@ -26,11 +28,17 @@ export class Renderer {
     this.document = win.document;
     this.server = server;
     this.hooks = { ...NO_HOOKS, ...hooks };
-    this.rendered = new Map(); // tip id -> { root, extras, place, previousFocus, kept }
+    this.rendered = new Map(); // tip id -> { root, extras, place, previousFocus, kept, order, waiting }
+    this.drawn = 0; // tips drawn so far: the stage's order among equals
     this.waiting = new Map(); // tip id -> a tip to draw once the controls part is here
     this.parts = {};
     this.tourPanel = null;
     this.unstyle = [installStyle(win)];
+    this.live = this.document.createElement("div");
+    this.live.className = "wm-live";
+    this.live.dataset.waymarkUi = "live";
+    this.live.setAttribute("role", "status");
+    this.document.body.append(this.live);
     const renderer = this;
     const record = (name, target, properties) => this.hooks.record(name, target, properties);
     this.tipView = {
@@ -40,6 +48,8 @@ export class Renderer {
       press: (tip, action) => (this.hooks.press ? this.hooks.press(action, { tip }) : this.erase(tip.id, true)),
       // A survey's ending outlives the engine's end of the tip, until the user leaves it.
       keep: (id) => { const entry = this.rendered.get(id); if (entry) entry.kept = true; },
+      // What a tip that does not take the focus says to screen readers, politely.
+      announce: (text) => { this.live.textContent = text; },
       // A tip's buttons come with the controls part; a tip does not wait for it. Answers what
       // stands in their place until it is here (nothing, if it cannot be loaded).
       withControls(make) {
@@ -77,8 +87,100 @@ export class Renderer {
       return this.loadControls().then(() => this.waiting.get(tip.id) === tip && this.draw(tip, true));
     }
     const entry = drawTip(this.tipView, tip);
-    if (entry.root.getAttribute("aria-modal")) entry.release = holdModal(this.document, entry.root);
+    entry.order = this.drawn++;
+    entry.priority = tip.priority ?? 0;
     this.rendered.set(tip.id, entry);
+    this.hold(entry);
+    this.watch(tip.id, entry);
+    this.arrange();
+  }
+
+  /** A modal tip that shows (not paused, not waiting) holds the page (inert behind it); one that
+   *  does not lets it go. A tip that does not show keeps no focus. */
+  hold(entry) {
+    const shows = !entry.paused && !entry.waiting;
+    if (entry.root.getAttribute("aria-modal") && shows !== Boolean(entry.release)) {
+      if (shows) entry.release = holdModal(this.document, entry.root);
+      else entry.release = entry.release();
+    }
+    if (!shows && entry.root.contains(this.document.activeElement) && entry.previousFocus?.isConnected) {
+      entry.previousFocus.focus({ preventScroll: true });
+    }
+  }
+
+  /**
+   * Asks the stage (stage.js) which of what is drawn shows, from where each is now, and keeps the
+   * others waiting, in their place but unseen and untouchable, until the screen is free: the
+   * launcher's panels and the open tour (shown, as the user opened them), modal tips and
+   * spotlights, the other tips, hotspot markers, and the dock of launcher buttons.
+   */
+  arrange() {
+    const doc = this.document;
+    const measure = (element) => {
+      if (!element?.isConnected || element.hidden) return null;
+      const box = element.getBoundingClientRect();
+      return box.width > 0 || box.height > 0 ? box : null;
+    };
+    const surfaces = [];
+    for (const element of doc.querySelectorAll('[data-waymark-ui="checklist"], [data-waymark-ui="help"], [data-waymark-ui="tour"]')) {
+      surfaces.push({ id: element, kind: "panel", order: 0, box: measure(element) });
+    }
+    for (const [tip, entry] of this.rendered) {
+      if (entry.paused) continue;
+      const marker = entry.root.hidden && entry.extras.find((e) => e.dataset.waymarkUi === "hotspot");
+      const modal = entry.root.getAttribute("aria-modal") || entry.root.classList.contains("wm-kind-spotlight");
+      surfaces.push({ id: entry, tip, kind: marker ? "marker" : modal ? "modal" : "tip", priority: entry.priority, order: entry.order, box: measure(marker || entry.root) });
+    }
+    const dock = doc.querySelector('[data-waymark-ui="dock"]');
+    if (dock) surfaces.push({ id: dock, kind: "dock", order: 0, box: measure(dock) });
+    const shown = arrange(surfaces);
+    for (const { id, tip, box } of surfaces) {
+      const waiting = Boolean(box) && !shown.has(id);
+      if (tip) {
+        if (waiting === Boolean(id.waiting)) continue;
+        id.waiting = waiting;
+        for (const element of [id.root, ...id.extras]) element.classList.toggle("wm-waiting", waiting);
+        this.hold(id);
+        if (!waiting) this.watch(tip, id);
+      } else {
+        id.classList.toggle("wm-waiting", waiting);
+      }
+    }
+  }
+
+  /** Tells hooks.seen(id) once the tip (a hotspot: its marker) has been on the screen, at least half
+   *  of it, not hidden or paused, for half a second: what the user saw, not what was drawn under
+   *  a tour, behind the anchor's absence or off the screen (a pointer carried away by the swipe
+   *  that called it waits for the user to come back to it). Watching again starts over. */
+  watch(id, entry) {
+    entry.unwatch?.();
+    if (entry.seen) return;
+    const target = entry.extras.find((e) => e.dataset.waymarkUi === "hotspot") ?? entry.root;
+    let timer;
+    const seen = () => {
+      entry.seen = true;
+      entry.unwatch();
+      this.hooks.seen(id);
+    };
+    const observer = new this.window.IntersectionObserver(([change]) => {
+      clearTimeout(timer);
+      if (change.isIntersecting) timer = setTimeout(() => entry.paused || entry.waiting || target.hidden || seen(), 500);
+    }, { threshold: 0.5 });
+    observer.observe(target);
+    // What the user touches or reaches with the keyboard they saw, however quickly.
+    for (const element of [entry.root, target]) {
+      element.addEventListener("pointerdown", seen);
+      element.addEventListener("focusin", seen);
+    }
+    entry.unwatch = () => {
+      entry.unwatch = () => {};
+      clearTimeout(timer);
+      observer.disconnect();
+      for (const element of [entry.root, target]) {
+        element.removeEventListener("pointerdown", seen);
+        element.removeEventListener("focusin", seen);
+      }
+    };
   }
 
   /** Takes a tip away, giving the focus back to where it was if the tip had it; a survey's ending
@@ -88,7 +190,9 @@ export class Renderer {
     const entry = this.rendered.get(id);
     if (!entry || (entry.kept && !ended)) return;
     this.rendered.delete(id);
+    entry.unwatch();
     entry.release?.();
+    queueMicrotask(() => this.arrange());
     const hadFocus = entry.root.contains(this.document.activeElement);
     this.window.speechSynthesis?.cancel?.();
     entry.root.remove();
@@ -103,15 +207,12 @@ export class Renderer {
     if (!entry) return;
     for (const element of [entry.root, ...entry.extras]) element.classList.toggle("wm-paused", paused);
     // A paused modal lets the page go; it holds it again when it comes back.
-    if (entry.release && paused !== Boolean(entry.paused)) {
-      if (paused) entry.release();
-      else entry.release = holdModal(this.document, entry.root);
-    }
     entry.paused = paused;
-    if (paused && entry.root.contains(this.document.activeElement) && entry.previousFocus?.isConnected) {
-      entry.previousFocus.focus({ preventScroll: true });
-    }
+    this.hold(entry);
+    // Watched again: the observer only speaks when what is on the screen changes.
+    if (!paused) this.watch(id, entry);
     if (!paused) entry.place?.();
+    this.arrange();
   }
 
   isDrawn(id) {
@@ -121,13 +222,14 @@ export class Renderer {
   /** Moves every drawn tip to where its anchor is now. */
   placeAll() {
     for (const entry of this.rendered.values()) entry.place?.();
+    this.arrange();
   }
 
   /** The tip the user would mean by Esc: the focused one, else the last drawn that shows. */
   topmostTip() {
     const focused = this.document.activeElement?.closest?.("[data-waymark-tip]");
     // Not one the user cannot see: a hotspot not opened, a tip whose anchor is away.
-    return focused?.dataset.waymarkTip ?? [...this.rendered].filter(([, entry]) => !entry.root.hidden).pop()?.[0];
+    return focused?.dataset.waymarkTip ?? [...this.rendered].filter(([, entry]) => !entry.root.hidden && !entry.waiting).pop()?.[0];
   }
 
   /** A part of the SDK, loaded once when first asked for: pages whose catalog does not need it
@@ -186,5 +288,6 @@ export class Renderer {
     for (const id of [...this.rendered.keys()]) this.erase(id, true);
     this.closeTour();
     for (const remove of this.unstyle) remove();
+    this.live.remove();
   }
 }

@@ -33,7 +33,8 @@ const STYLE = `
 .wm-actions{display:flex;gap:8px;margin-top:8px;flex-wrap:wrap}
 .wm-actions button{min-height:44px}
 .wm-actions button{background:#fff;color:#1d2a44;border:0;border-radius:6px;padding:6px 10px;font:inherit;cursor:pointer}
-.wm-paused{visibility:hidden!important}
+.wm-live{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%);white-space:nowrap}
+.wm-paused,.wm-waiting{visibility:hidden!important}.wm-waiting{pointer-events:none!important}
 @media (prefers-reduced-motion: reduce){.wm-pointer,.wm-spot{animation:none!important;transition:none!important}}
 `;
 

@@ -3,11 +3,11 @@
 // survey's form, the tip's buttons or a hotspot's marker.
 
 import { asName, button, buildContent, textDirection, word } from "./content.js";
-import { clippedBox, findAnchor, isShown, isTyping, parseAnchor, placeBeside, revealAnchor } from "./placement.js";
+import { clippedBox, findAnchor, inView, isShown, isTyping, parseAnchor, placeBeside, revealAnchor } from "./placement.js";
 
 /**
- * Draws one tip, as delivered by the server, into the page and focuses it (unless the user is
- * typing). `view` is { window, document, server, record, close(id), answer(id, score, comment),
+ * Draws one tip, as delivered by the server, into the page; a modal one takes the focus (unless
+ * the user is typing), the others are announced through `view.announce`. `view` is { window, document, server, record, close(id), answer(id, score, comment),
  * press(tip, action), keep(id), listen(into, content, target, highlight), controls }: what the
  * tip's controls do, where its narration control goes, and the controls part
  * (controls.js) once loaded. Answers { root, extras, place, previousFocus }: `place()` moves it
@@ -73,9 +73,12 @@ export function drawTip(view, tip) {
     const shown = anchor && isShown(anchor);
     if (shown && !revealed) revealAnchor(view.window, anchor);
     revealed ||= shown || keyed;
-    const box = shown ? clippedBox(anchor) : null;
-    root.hidden = !box || hot?.open === false;
-    for (const extra of extras) extra.hidden = !box;
+    // A tip whose anchor is off the screen (on its way in, or scrolled away by the user) is
+    // parked, not pinned over whatever is on the screen, until the anchor is there.
+    const box = shown && clippedBox(anchor);
+    const parked = box && !inView(view.window, box);
+    root.hidden = !box || parked || hot?.open === false;
+    for (const extra of extras) extra.hidden = !box || parked;
     if (arrow) arrow.hidden = root.hidden;
     if (box) placeBeside(view.window, box, root, { spot, pointer, arrow });
     if (box) hot?.place(box, anchor);
@@ -83,7 +86,10 @@ export function drawTip(view, tip) {
   doc.body.append(...extras, root);
   const previousFocus = doc.activeElement;
   place();
-  if (!root.hidden && !isTyping(previousFocus)) root.focus({ preventScroll: true });
+  // Only a modal takes the focus (never from someone typing); the others are announced, and F6
+  // reaches them.
+  if (kind === "modal" && !isTyping(previousFocus)) root.focus({ preventScroll: true });
+  else if (!root.hidden) view.announce(`${tip.content.title}. ${body.textContent}`);
   return { root, extras, place, previousFocus };
 }
 

@@ -43,7 +43,7 @@ class WaymarkClientTest extends AgainstServer {
         List<Engine.Command> shown = offline.record("screen", "products", null);
         assertEquals(1, shown.size());
         assertEquals("product-list-tip", shown.get(0).tip);
-        assertTrue(drawn.contains("show product-list-tip: Tap a product"), drawn.toString());
+        assertTrue(drawn.contains("show product-list-tip: किसी उत्पाद पर टैप करें"), drawn.toString());
         // Three scrolls dismiss it; a hidden container pauses and resumes.
         offline.setContainer("products", false);
         offline.setContainer("products", true);

@@ -83,6 +83,28 @@ class PlacementTests(PhoneTest):
                    and min(tip["bottom"], anchor["bottom"]) - max(tip["top"], anchor["top"]) > 0.5)
         self.assertFalse(overlap, f"{what}: the tip covers its anchor {placed}")
 
+    def test_a_tip_follows_its_anchor_through_a_size_change_that_fires_no_event(self):
+        # Above the anchor, a box grows by a CSS transition: after its start, nothing the page does
+        # fires an event; the tip follows the anchor down by observing sizes, not by polling.
+        self.phone(360, 740)
+        self.driver.execute_script("""
+            const grow = document.createElement('div');
+            grow.id = 'grow';
+            grow.style.cssText = 'height:10px;transition:height 1s linear';
+            const b = document.createElement('button');
+            b.textContent = 'Row'; b.dataset.waymarkAnchor = 'row';
+            document.querySelector('main').append(grow, b);""")
+        self.draw("row", lines=1)
+        self.wait_for(lambda d: self.placed_well(), "the tip beside its anchor")
+        start = self.driver.execute_script("return document.querySelector('[data-waymark-tip=\"t\"]').getBoundingClientRect().top")
+        anchor = "return document.querySelector('[data-waymark-anchor=\"row\"]').getBoundingClientRect().top"
+        was = self.driver.execute_script(anchor)
+        self.driver.execute_script("document.getElementById('grow').style.height = '210px'")
+        self.wait_for(lambda d: d.execute_script(anchor) >= was + 199, "the anchor to move down")
+        self.wait_for(lambda d: self.placed_well(), "the tip to follow it", timeout=5)
+        end = self.driver.execute_script("return document.querySelector('[data-waymark-tip=\"t\"]').getBoundingClientRect().top")
+        self.assertGreater(end - start, 150)
+
     def test_anchors_near_every_edge_get_a_tip_beside_them_inside_the_screen(self):
         spots = {name: "width:60px;height:44px;" + css for name, css in {
             "top-left": "top:8px;left:8px", "top-middle": "top:8px;left:calc(50% - 30px)", "top-right": "top:8px;right:8px",

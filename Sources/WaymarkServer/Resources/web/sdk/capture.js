@@ -11,14 +11,15 @@ import { isShown, ownScroll } from "./placement.js";
  *                         one a second; not the SDK's own, bringing an anchor into view) or a
  *                         keystroke in a field (one a second per field);
  *   escape(event)         Esc was pressed;
+ *   reach(event)          F6 was pressed;
  *   hide() / show()       the page was hidden (or left) / became visible again;
  *   screenChanged()       a single-page app changed its path, after its own handlers ran;
  *   fullscreenChanged()   an element entered or left full screen;
  *   online()              the network came back;
  *   mutated()             the page's elements changed (at most once a frame);
  *   moved()               layout may have moved anchors (resize, rotation, scroll, the visual
- *                         viewport's changes for the keyboard and zoom, and four times a second
- *                         while drawing() is true, for changes that fire no event).
+ *                         viewport's changes for the keyboard and zoom, fonts that arrived; the
+ *                         renderer observes the sizes of what it follows itself).
  * Clicks and keys inside the SDK's own drawings ([data-waymark-ui]) are not the app being used.
  */
 export function capture(win, on) {
@@ -131,8 +132,8 @@ export function capture(win, on) {
     listen(win.visualViewport, "resize", () => on.moved());
     listen(win.visualViewport, "scroll", () => on.moved());
   }
-  const follow = setInterval(() => { if (on.drawing()) on.moved(); }, 250);
-  removers.push(() => clearInterval(follow));
+  // A web font that arrives reflows the text around anchors without any other event.
+  if (doc.fonts) listen(doc.fonts, "loadingdone", () => on.moved());
   return () => { for (const remove of removers) remove(); };
 }
 

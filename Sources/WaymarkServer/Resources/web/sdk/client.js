@@ -110,7 +110,6 @@ export class WaymarkClient {
         this.renderer.placeAll();
       },
       moved: () => this.renderer.placeAll(),
-      drawing: () => this.renderer.rendered.size > 0,
     });
     this.scheduleEngine();
     if (this.options.attributes) this.identify(this.options.attributes);

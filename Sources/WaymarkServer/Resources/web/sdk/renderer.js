@@ -34,6 +34,19 @@ export class Renderer {
     this.parts = {};
     this.tourPanel = null;
     this.unstyle = [installStyle(win)];
+    // What moves a drawing without an event: its anchor or the page around it changing size (an
+    // image arriving, a panel opening, a transition). Observed, not polled: the page's root, each
+    // tip and each anchor a tip follows; at most one placing a frame.
+    this.followed = new Set();
+    this.resizes = new win.ResizeObserver(() => {
+      if (this.placing) return;
+      this.placing = true;
+      win.requestAnimationFrame(() => {
+        this.placing = false;
+        this.placeAll();
+      });
+    });
+    this.resizes.observe(this.document.documentElement);
     this.live = this.document.createElement("div");
     this.live.className = "wm-live";
     this.live.dataset.waymarkUi = "live";
@@ -48,6 +61,13 @@ export class Renderer {
       press: (tip, action) => (this.hooks.press ? this.hooks.press(action, { tip }) : this.erase(tip.id, true)),
       // A survey's ending outlives the engine's end of the tip, until the user leaves it.
       keep: (id) => { const entry = this.rendered.get(id); if (entry) entry.kept = true; },
+      // An element whose size a drawing follows (its anchor, itself).
+      follow: (element) => {
+        if (!this.followed.has(element)) {
+          this.followed.add(element);
+          this.resizes.observe(element);
+        }
+      },
       // What a tip that does not take the focus says to screen readers, politely.
       announce: (text) => { this.live.textContent = text; },
       // A tip's buttons come with the controls part; a tip does not wait for it. Answers what
@@ -193,6 +213,11 @@ export class Renderer {
     entry.unwatch();
     entry.release?.();
     queueMicrotask(() => this.arrange());
+    // Nothing drawn: nothing to follow (anchors of lists come and go).
+    if (this.rendered.size === 0) {
+      for (const element of this.followed) this.resizes.unobserve(element);
+      this.followed.clear();
+    }
     const hadFocus = entry.root.contains(this.document.activeElement);
     this.window.speechSynthesis?.cancel?.();
     entry.root.remove();
@@ -289,5 +314,6 @@ export class Renderer {
     this.closeTour();
     for (const remove of this.unstyle) remove();
     this.live.remove();
+    this.resizes.disconnect();
   }
 }

@@ -67,6 +67,7 @@ export function drawTip(view, tip) {
   const place = () => {
     if (!anchored) return;
     anchor = findAnchor(doc, tip.anchor, anchor);
+    if (anchor) view.follow(anchor);
     // Waits for an anchor that is not in the page yet, and hides while it is gone or scrolled out
     // of its list. The first time it is there, it is brought into view; but an item of a list
     // (NAME[KEY]) that was not drawn when the tip showed comes by the user's own scrolling.
@@ -84,6 +85,7 @@ export function drawTip(view, tip) {
     if (box) hot?.place(box, anchor);
   };
   doc.body.append(...extras, root);
+  view.follow(root);
   const previousFocus = doc.activeElement;
   place();
   // Only a modal takes the focus (never from someone typing); the others are announced, and F6

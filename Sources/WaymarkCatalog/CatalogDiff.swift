@@ -51,7 +51,9 @@ public struct CatalogChange: Hashable, Sendable {
         compare(.segment, old.segments, new.segments, id: \.name, yaml: CatalogDocument.yaml)
         let settings = { (catalog: Catalog) in
             CatalogDocument.yaml(
-                Catalog(frequency: catalog.frequency, locales: catalog.locales, tips: [], rewards: catalog.rewards, narration: catalog.narration)
+                Catalog(
+                    frequency: catalog.frequency, locales: catalog.locales, tips: [], rewards: catalog.rewards, narration: catalog.narration
+                )
             )
         }
         if old.frequency != new.frequency || old.locales != new.locales || old.rewards != new.rewards || old.narration != new.narration {

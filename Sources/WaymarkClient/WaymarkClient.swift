@@ -383,7 +383,8 @@ public final class WaymarkClient: Sendable {
     @discardableResult
     public func press(action id: String, tour: String, page: String) throws(WaymarkClientError) -> DeliveredAction {
         let pages = self.tour(tour)?.pages ?? []
-        guard let index = pages.firstIndex(where: { $0.id == page }), let action = pages[index].actions?.first(where: { $0.id == id }) else {
+        guard let index = pages.firstIndex(where: { $0.id == page }), let action = pages[index].actions?.first(where: { $0.id == id })
+        else {
             throw WaymarkClientError(
                 status: nil, code: "not_an_action", message: "page \"\(page)\" of tour \"\(tour)\" has no button \"\(id)\"")
         }

@@ -27,7 +27,8 @@ import WaymarkSupport
         #expect(sdk.main.gzipped.readableBytes <= 20 * 1024, "the SDK weighs \(sdk.main.gzipped.readableBytes) bytes gzipped")
         #expect(sdk.versionedPath == "/sdk/\(sdk.version)/waymark.js" && sdk.version.count == 16)
         #expect(
-            sdk.files.map(\.path) == ["waymark.js", "controls.js", "launcher.js", "narration.js", "tours.js"].map { "\(sdk.version)/\($0)" })
+            sdk.files.map(\.path)
+                == ["waymark.js", "controls.js", "launcher.js", "narration.js", "tours.js"].map { "\(sdk.version)/\($0)" })
     }
 
     @Test func aMinifiedCopyOfOtherModulesIsNotServed() {

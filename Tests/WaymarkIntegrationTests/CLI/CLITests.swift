@@ -77,10 +77,12 @@ struct CLITests {
         #expect(run.status == 0, "\(run.errors)")
         let written = run.output.split(separator: "\n").map { String($0.dropFirst(folder.path.count + 1)) }
         let version = try #require(written.dropFirst().first?.split(separator: "/").first.map(String.init))
-        #expect(written == ["waymark.js"] + ["waymark.js", "controls.js", "launcher.js", "narration.js", "tours.js"].map { "\(version)/\($0)" })
+        #expect(
+            written == ["waymark.js"] + ["waymark.js", "controls.js", "launcher.js", "narration.js", "tours.js"].map { "\(version)/\($0)" })
         let main = try String(contentsOf: folder.appendingPathComponent("waymark.js"), encoding: .utf8)
         #expect(main == printed.output && main.contains("\"\(version)/\""), "the SDK names its version's folder")
-        #expect(try String(contentsOf: folder.appendingPathComponent("\(version)/tours.js"), encoding: .utf8).contains("page_read_to_bottom"))
+        #expect(
+            try String(contentsOf: folder.appendingPathComponent("\(version)/tours.js"), encoding: .utf8).contains("page_read_to_bottom"))
         #expect(try String(contentsOf: folder.appendingPathComponent("\(version)/controls.js"), encoding: .utf8).contains("wm-scale"))
         let unwritable = try waymark("sdk", "--out", "/proc/waymark-sdk")
         #expect(unwritable.status == 1 && unwritable.errors.contains("cannot write the SDK into /proc/waymark-sdk"), "\(unwritable.errors)")

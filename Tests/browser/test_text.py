@@ -28,9 +28,10 @@ for (const root of roots) {
       if (tops.size > 1) broken.push(match[0]);
     }
   }
-  for (const control of root.querySelectorAll('button, summary, input, [role=radio]')) {
+  for (const control of root.querySelectorAll('button, summary, input, [role=radio], .wm-scale span')) {
     const box = control.getBoundingClientRect();
-    if (box.width > 0 && (box.width < 43.5 || box.height < 43.5)) small.push(`${control.textContent.trim() || control.getAttribute('aria-label')} ${Math.round(box.width)}x${Math.round(box.height)}`);
+    // (A visually hidden input, 1 px, is pressed through its label, which is measured instead.)
+    if (box.width > 1 && (box.width < 43.5 || box.height < 43.5)) small.push(`${control.textContent.trim() || control.getAttribute('aria-label')} ${Math.round(box.width)}x${Math.round(box.height)}`);
   }
 }
 return { broken, small };

@@ -187,6 +187,8 @@ export class Checklists {
     else this.launcher.removeAttribute("aria-controls");
     this.launcher.lang = list.content.locale === "default" ? "" : list.content.locale;
     if (this.open !== list.id) return this.panel?.remove();
+    // One panel at a time: the help goes when the checklist opens.
+    if (!this.panel) client.lists?.help?.close();
     const had = this.panel?.contains(doc.activeElement) ? doc.activeElement.dataset.waymarkItem ?? "panel" : null;
     this.panel?.remove();
     const panel = (this.panel = doc.createElement("section"));

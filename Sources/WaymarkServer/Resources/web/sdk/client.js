@@ -411,6 +411,8 @@ export class WaymarkClient {
     if (page === undefined && this.renderer.tourPanel?.id === id) return true;
     page ??= this.gate.ended(id) ? 0 : Math.min(this.tourProgress[id]?.page ?? 0, tour?.pages.length - 1);
     const opened = this.renderer.openTour(tour, page, scroll);
+    // The tour takes the screen: the launcher's panels close.
+    if (opened) this.lists?.closePanels();
     if (opened) {
       this.gate.open = id;
       this.syncContainers();

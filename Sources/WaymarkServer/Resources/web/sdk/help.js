@@ -75,6 +75,8 @@ export class Help {
   /** Opens the panel (help_opened, with the screen) or closes it, giving the focus back. */
   toggle() {
     if (this.panel) return this.close();
+    // One panel at a time: the checklist's goes when the help opens.
+    this.guide.closePanels();
     const client = this.client;
     const doc = client.document;
     this.returnFocus = doc.activeElement;

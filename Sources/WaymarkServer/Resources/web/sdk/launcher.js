@@ -79,6 +79,12 @@ export class Guide {
     this.lists?.record(name, target, time, props);
   }
 
+  /** Closes the checklist's and the help's panels (a tour opens, or the other panel). */
+  closePanels() {
+    if (this.lists?.open) this.lists.toggle(true);
+    this.help?.close();
+  }
+
   setContext(values, time) {
     this.lists?.setContext(values, time);
   }

@@ -537,7 +537,7 @@ final class LiveServer: Sendable {
                 #expect(other.tourProgress["shop-tour"] == ending)
                 other.record("tap", target: "tour-start")
                 #expect(started.withLock { $0.count } == 2, "\(user): an ended tour does not open again")
-                started.withLock { $0.removeLast() }
+                _ = started.withLock { $0.removeLast() }
                 await other.stop()
             }
         }

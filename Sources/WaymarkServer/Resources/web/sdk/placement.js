@@ -105,18 +105,15 @@ export function revealAnchor(win, anchor) {
 const clamp = (value, low, high) => Math.max(low, Math.min(value, high));
 
 /**
- * Puts `root` beside `box` (the anchor's visible part) on the first side where it fits whole:
- * below, above, right, left; else on the taller of below and above, its height cut to the room
- * there (it scrolls inside), so it never covers its anchor. It is then shifted to stay inside the
- * visible area. The spotlight and pointer, if any, go over the anchor, the arrow on the tip's edge
- * that faces it, in line with the anchor's middle. Coordinates are the document's: the tip scrolls
- * with the page. Answers the side chosen.
+ * Where a tip goes beside its anchor, from rectangles alone (as Floating UI's computePosition):
+ * `box` the anchor's visible part, `size` the tip's { width, height }, `area` what the user sees.
+ * On the first side where it fits whole: below, above, right, left; else on the taller of below
+ * and above, its height cut to the room there (`maxHeight`; it scrolls inside), so it never covers
+ * its anchor. It is then shifted to stay inside the area. `arrow` is where the middle of the arrow
+ * on the edge facing the anchor goes: in line with the anchor's middle, at least 14 px from the
+ * tip's corners. Answers { side, left, top, maxHeight, arrow: { x, y } } in the coordinates given.
  */
-export function placeBeside(win, box, root, { spot, pointer, arrow } = {}) {
-  const area = visibleArea(win);
-  root.style.maxHeight = "";
-  const width = root.offsetWidth;
-  const height = root.offsetHeight;
+export function tipPlace(box, { width, height }, area) {
   const room = {
     below: area.bottom - box.bottom - GAP - MARGIN,
     above: box.top - area.top - GAP - MARGIN,
@@ -127,31 +124,36 @@ export function placeBeside(win, box, root, { spot, pointer, arrow } = {}) {
   const side = ["below", "above"].find((s) => room[s] >= height)
     ?? ["right", "left"].find((s) => room[s] >= width && fitsBeside)
     ?? (room.below >= room.above ? "below" : "above");
-  let left;
-  let top;
-  let shown = height;
-  if (side === "below" || side === "above") {
-    shown = Math.min(height, Math.max(room[side], 0));
-    if (shown < height) root.style.maxHeight = `${shown}px`;
-    left = clamp(box.left + box.width / 2 - width / 2, area.left + MARGIN, area.right - width - MARGIN);
-    top = side === "below" ? box.bottom + GAP : box.top - GAP - shown;
-  } else {
-    left = side === "right" ? box.right + GAP : box.left - GAP - width;
-    top = clamp(box.top + box.height / 2 - height / 2, area.top + MARGIN, area.bottom - height - MARGIN);
-  }
+  const across = side === "below" || side === "above";
+  const shown = across ? Math.min(height, Math.max(room[side], 0)) : height;
+  const left = across
+    ? clamp(box.left + box.width / 2 - width / 2, area.left + MARGIN, area.right - width - MARGIN)
+    : side === "right" ? box.right + GAP : box.left - GAP - width;
+  const top = across
+    ? side === "below" ? box.bottom + GAP : box.top - GAP - shown
+    : clamp(box.top + box.height / 2 - height / 2, area.top + MARGIN, area.bottom - height - MARGIN);
+  const arrow = across
+    ? { x: clamp(box.left + box.width / 2, left + 14, left + width - 14), y: side === "below" ? top : top + shown }
+    : { x: side === "right" ? left : left + width, y: clamp(box.top + box.height / 2, top + 14, top + height - 14) };
+  return { side, left, top, maxHeight: shown < height ? shown : null, arrow };
+}
+
+/**
+ * Puts `root` beside `box` (the anchor's visible part) where `tipPlace` says, and the spotlight and
+ * pointer, if any, over the anchor, the arrow (a 12 px square turned 45°) on the tip's edge. The
+ * DOM's edge of placement: it measures the tip and writes styles. Coordinates are the document's:
+ * the tip scrolls with the page. Answers the side chosen.
+ */
+export function placeBeside(win, box, root, { spot, pointer, arrow } = {}) {
+  root.style.maxHeight = "";
+  const place = tipPlace(box, { width: root.offsetWidth, height: root.offsetHeight }, visibleArea(win));
+  if (place.maxHeight !== null) root.style.maxHeight = `${place.maxHeight}px`;
   const x = win.scrollX;
   const y = win.scrollY;
-  root.style.left = `${left + x}px`;
-  root.style.top = `${top + y}px`;
-  root.dataset.side = side;
-  // The arrow is a 12 px square turned 45°: half of it shows beyond the edge, at least 14 px from
-  // the tip's corners.
-  if (arrow) {
-    const across = side === "below" || side === "above";
-    const ax = across ? clamp(box.left + box.width / 2, left + 14, left + width - 14) : side === "right" ? left : left + width;
-    const ay = across ? (side === "below" ? top : top + shown) : clamp(box.top + box.height / 2, top + 14, top + height - 14);
-    Object.assign(arrow.style, { left: `${ax + x - 6}px`, top: `${ay + y - 6}px` });
-  }
+  root.style.left = `${place.left + x}px`;
+  root.style.top = `${place.top + y}px`;
+  root.dataset.side = place.side;
+  if (arrow) Object.assign(arrow.style, { left: `${place.arrow.x + x - 6}px`, top: `${place.arrow.y + y - 6}px` });
   if (spot) Object.assign(spot.style, { left: `${box.left + x - 6}px`, top: `${box.top + y - 6}px`, width: `${box.width + 12}px`, height: `${box.height + 12}px` });
   // The finger starts on the middle of what shows of the anchor; a swipe travels most of the way
   // to its edges (--wm-x, --wm-y: how far from the middle; within 8 px of the edge, from 12 to 120).
@@ -160,5 +162,5 @@ export function placeBeside(win, box, root, { spot, pointer, arrow } = {}) {
     pointer.style.setProperty("--wm-x", `${clamp(box.width / 2 - 22, 12, 120)}px`);
     pointer.style.setProperty("--wm-y", `${clamp(box.height / 2 - 22, 12, 120)}px`);
   }
-  return side;
+  return place.side;
 }

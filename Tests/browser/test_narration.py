@@ -101,6 +101,47 @@ class NarrationTests(BrowserTest):
         self.driver.execute_script("document.querySelector('[data-waymark-tip=search-tip] audio').pause()")
         self.wait_for(lambda d: d.execute_script(highlighted) == [], "the highlight to go")
 
+    def test_a_listener_hears_every_tip_as_it_appears_once_they_asked_and_on_their_next_visit(self):
+        user = "hears"
+        deadline = time.time() + 60
+        while (self.catalog_narration(f"hi&user={user}", "welcome") is None or self.catalog_narration(f"hi&user={user}", "search-tip") is None) \
+                and time.time() < deadline:
+            time.sleep(0.3)
+        self.open_shop(user, "&locale=hi-IN")
+        banner = self.wait_tip("welcome")
+        # The dock's toggle (under the banner, which covers the dock while it shows).
+        listen = self.wait_for(lambda d: d.find_elements(By.CSS_SELECTOR, '[data-waymark-ui="listen"]'), "the dock's Listen to tips")[0]
+        self.assertEqual(listen.get_attribute("textContent"), "🔊 टिप्स सुनें")
+        self.assertEqual(listen.get_attribute("aria-pressed"), "false", "nothing speaks before the user asks")
+        playing = "return [...document.querySelectorAll('audio.wm-narration')].filter((a) => !a.paused).map((a) => a.closest('[data-waymark-tip]')?.dataset.waymarkTip)"
+        # Pressing Listen on one tip plays it, and is asking to hear tips: the mode turns on.
+        banner.find_element(By.CSS_SELECTOR, "button.wm-narrate").click()
+        self.wait_for(lambda d: d.execute_script(playing) == ["welcome"], "the welcome to speak")
+        self.wait_for(lambda d: listen.get_attribute("aria-pressed") == "true", "the mode on")
+        self.driver.execute_script("document.querySelector('[data-waymark-tip=welcome] audio').pause()")
+        # The next tip speaks by itself as it appears, one at a time.
+        self.driver.execute_script("window.scrollBy(0, 400)")
+        self.wait_tip("search-tip")
+        self.wait_for(lambda d: d.execute_script(playing) == ["search-tip"], "the search tip to speak by itself")
+        self.driver.execute_script("return (await import('/sdk/waymark.js')).Waymark.flush()")
+        self.wait_for(lambda d: [e[1] for e in self.events(user, ["narration_played"])] == ["welcome", "search-tip"],
+                      "both narrations played on the server")
+        # The next visit keeps the mode: its first tip speaks as it appears.
+        self.driver.refresh()
+        self.wait_tip("welcome")
+        self.wait_for(lambda d: d.execute_script(playing) == ["welcome"], "the welcome to speak on the next visit")
+        # Turned off in the dock (free once the banner goes), it stops, and the next tip waits for a tap again.
+        self.driver.execute_script("(await import('/sdk/waymark.js')).Waymark.close('welcome')")
+        self.wait_for(lambda d: self.visible('[data-waymark-ui="listen"]'), "the toggle").click()
+        self.wait_for(lambda d: d.execute_script(playing) == [], "silence")
+        self.assertEqual(self.visible('[data-waymark-ui="listen"]').get_attribute("aria-pressed"), "false")
+        self.driver.execute_script("""
+            const { Waymark } = await import('/sdk/waymark.js');
+            Waymark.client.renderer.draw(Waymark.client.catalog.tips.find((t) => t.id === 'welcome'));""")
+        self.wait_tip("welcome")
+        time.sleep(1.5)  # seen after half a second: it would speak by now
+        self.assertEqual(self.driver.execute_script(playing), [])
+
 
 if __name__ == "__main__":
     unittest.main()

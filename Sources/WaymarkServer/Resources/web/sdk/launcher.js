@@ -3,6 +3,7 @@
 // hears and the progress it syncs.
 
 import { Checklists } from "./checklists.js";
+import { button, word } from "./content.js";
 import { Help } from "./help.js";
 import { installStyle } from "./style.js";
 
@@ -11,6 +12,9 @@ import { installStyle } from "./style.js";
 const STYLE = `
 .wm-dock{position:fixed;z-index:2147482990;left:0;right:0;bottom:0;display:flex;flex-wrap:wrap;align-items:flex-end;gap:8px;padding:8px max(8px,env(safe-area-inset-right)) max(8px,env(safe-area-inset-bottom)) max(8px,env(safe-area-inset-left));pointer-events:none;transition:transform .2s}
 .wm-dock:empty{display:none}.wm-dock>*{pointer-events:auto}
+.wm-listen{min-width:44px;min-height:44px;padding:8px 14px;border-radius:22px;border:2px solid #fff;background:#1d2a44;color:#fff;font:600 15px/1.2 system-ui,sans-serif;box-shadow:0 4px 16px rgba(0,0,0,.3);cursor:pointer}
+.wm-listen[aria-pressed=true]{background:#ffbf47;color:#1d2a44}
+.wm-listen:focus-visible{outline:3px solid #ffbf47;outline-offset:2px}
 .wm-dock.wm-slotted{position:static;padding:0}
 .wm-dock.wm-away{transform:translateY(calc(100% + 8px))}
 @media (prefers-reduced-motion: reduce){.wm-dock{transition:none}}
@@ -67,10 +71,28 @@ export class Dock {
   }
 }
 
-/** What a page runs of a catalog's checklists (`lists`) and help (`help`), their buttons in one dock. */
+/** What a page runs of a catalog's checklists (`lists`) and help (`help`), their buttons in one dock
+ *  with the listener's toggle: "Listen to tips" (narration.js), pressed while every tip speaks. */
 export class Guide {
   constructor(client, catalog, shared) {
     this.dock = new Dock(client.window);
+    this.window = client.window;
+    const renderer = client.renderer;
+    renderer.loadNarration().then((narration) => {
+      if (!narration || this.stopped) return;
+      const toggle = button(client.document, { text: `🔊 ${word(renderer.tipView, "listenToTips", "Listen to tips")}`, className: "wm-listen", onClick: () => {
+        const on = !narration.listening(client.window);
+        narration.setListening(client.window, on);
+        // Turned on: what shows now speaks.
+        if (on) for (const entry of renderer.rendered.values()) renderer.speak(entry.root);
+      } });
+      toggle.dataset.waymarkUi = "listen";
+      // Pressed while the mode is on, however it was turned on (a tip's Listen too).
+      const show = () => toggle.setAttribute("aria-pressed", String(narration.listening(client.window)));
+      show();
+      client.window.addEventListener("waymark:listen", (this.onListen = () => queueMicrotask(show)));
+      this.dock.element.append(toggle);
+    });
     this.lists = catalog.checklists ? new Checklists(client, catalog.checklists, shared, this.dock.element) : null;
     this.help = catalog.articles ? new Help(client, catalog, this) : null;
   }
@@ -100,6 +122,8 @@ export class Guide {
   }
 
   stop() {
+    this.stopped = true;
+    if (this.onListen) this.window.removeEventListener("waymark:listen", this.onListen);
     this.lists?.stop();
     this.help?.stop();
     this.dock.stop();

@@ -1,24 +1,98 @@
 // Narration: the play/pause control beside a tip's or tour page's words. A recording, or speech the
 // server made, plays in an <audio> element; without one the browser's own voice reads the words
-// aloud. Nothing starts by itself: only a tap plays.
+// aloud. Nothing starts by itself until the user asks for it: pressing a Listen control (or the
+// dock's "Listen to tips") turns on the listener's mode, kept in this browser, in which every tip,
+// tour page and survey speaks as it appears, one at a time. A part of its own (narration.js).
 
 import { formatDuration, safeURL, word } from "./content.js";
+
+const KEY = "waymark:listen";
+const waiting = []; // the controls offered to speak, in the order they appeared
+let current = null; // the control speaking for the listener's mode
+
+/** Whether the user chose to hear tips (in this browser, across visits). */
+export function listening(win) {
+  try {
+    return win.localStorage.getItem(KEY) === "1";
+  } catch {
+    return false;
+  }
+}
+
+/** Turns the listener's mode on or off (telling the page: a `waymark:listen` event whose detail
+ *  is the mode); off stops what it was saying. */
+export function setListening(win, on) {
+  if (on !== listening(win)) win.dispatchEvent(new win.CustomEvent("waymark:listen", { detail: on }));
+  try {
+    if (on) win.localStorage.setItem(KEY, "1");
+    else win.localStorage.removeItem(KEY);
+  } catch {
+    // A browser without storage keeps the mode for this page only.
+  }
+  if (on) return;
+  waiting.length = 0;
+  current?.stop();
+  current = null;
+}
+
+/**
+ * In the listener's mode, speaks `button`'s narration (a control narrationControl made) after
+ * what speaks now; once each. Where the browser wants a gesture before it plays sound (a new
+ * visit), it plays at the user's next tap or key.
+ */
+export function offer(win, button) {
+  if (!button?.speak || button.spoken || !listening(win) || waiting.includes(button)) return;
+  waiting.push(button);
+  next(win);
+}
+
+function next(win) {
+  if (current?.busy()) return;
+  current = null;
+  for (let button; (button = waiting.shift()); ) {
+    if (!button.isConnected || button.spoken) continue;
+    current = button;
+    button.spoken = true;
+    button.speak().catch(() => {
+      const again = () => button.speak().catch(() => {});
+      for (const type of ["pointerdown", "keydown"]) win.document.addEventListener(type, again, { once: true, capture: true });
+    });
+    return;
+  }
+}
 
 /**
  * The narration control for `content`. While it speaks, `highlight` (the tip's anchor, or the tour
  * page) carries the class wm-speaking. Starting from the beginning records narration_played, hearing
  * it to the end narration_completed, through `view.record`, with the target, `properties` (a tour's
  * page), the narration's source and the locale of the words it speaks (`contentLocale`; `locale` is
- * the user's, on every event). `view` is { window, document, server, record }.
+ * the user's, on every event). `view` is { window, document, server, record }. The button carries
+ * speak() (a promise, refused where the browser wants a gesture first), busy() and stop() for the
+ * listener's mode.
  */
 export function narrationControl(view, content, target, highlight, properties = {}) {
   const doc = view.document;
+  const win = view.window;
   const button = doc.createElement("button");
   button.type = "button";
   button.className = "wm-narrate";
   const narration = content.narration;
   const details = { ...properties, contentLocale: content.locale ?? "default" };
   const speaking = (on) => { if (highlight) highlight.classList.toggle("wm-speaking", on); };
+  // Pressing it to play is asking to hear tips: the listener's mode turns on.
+  const pressed = (play) => () => {
+    if (!button.busy()) {
+      setListening(win, true);
+      if (current !== button) current?.stop();
+      current = button;
+      button.spoken = true;
+    }
+    play();
+  };
+  const ended = () => {
+    speaking(false);
+    if (current === button) next(win);
+  };
   const audioURL = narration?.url ? safeURL(narration.url, view.server) : null;
   if (audioURL) {
     const audio = doc.createElement("audio");
@@ -32,14 +106,14 @@ export function narrationControl(view, content, target, highlight, properties = 
     const idle = () => {
       button.textContent = `▶ ${word(view, "listen", "Listen")}${length}`;
       button.setAttribute("aria-pressed", "false");
-      speaking(false);
+      ended();
     };
     idle();
-    button.addEventListener("click", () => {
-      // Played from a click, which every browser allows; a refusal leaves the control as it was.
-      if (audio.paused) audio.play().catch(idle);
-      else audio.pause();
-    });
+    button.speak = () => audio.play();
+    button.busy = () => !audio.paused;
+    button.stop = () => audio.pause();
+    // Played from a click, which every browser allows; a refusal leaves the control as it was.
+    button.addEventListener("click", pressed(() => (audio.paused ? audio.play().catch(idle) : audio.pause())));
     audio.addEventListener("play", () => {
       button.textContent = `❚❚ ${word(view, "pause", "Pause")}`;
       button.setAttribute("aria-pressed", "true");
@@ -56,23 +130,33 @@ export function narrationControl(view, content, target, highlight, properties = 
     control.append(button, audio);
     return control;
   }
-  const synth = view.window.speechSynthesis;
+  const synth = win.speechSynthesis;
   if (!synth) return doc.createDocumentFragment();
   button.textContent = word(view, "readAloud", "Read aloud");
-  button.addEventListener("click", () => {
-    if (synth.speaking) return synth.cancel();
+  let voice = null;
+  button.busy = () => voice !== null;
+  button.stop = () => synth.cancel();
+  button.speak = () => new Promise((started, refused) => {
     const text = highlight?.querySelector?.(".wm-body")?.textContent ?? "";
-    const utterance = new view.window.SpeechSynthesisUtterance(`${content.title}. ${text}`);
+    const utterance = (voice = new win.SpeechSynthesisUtterance(`${content.title}. ${text}`));
     if (content.locale && content.locale !== "default") utterance.lang = content.locale;
     utterance.addEventListener?.("start", () => {
       speaking(true);
+      started();
       view.record("narration_played", target, { ...details, source: "browser" });
     });
-    utterance.addEventListener?.("end", () => {
-      speaking(false);
-      view.record("narration_completed", target, { ...details, source: "browser" });
+    const done = (completed) => {
+      voice = null;
+      ended();
+      if (completed) view.record("narration_completed", target, { ...details, source: "browser" });
+    };
+    utterance.addEventListener?.("end", () => done(true));
+    utterance.addEventListener?.("error", (event) => {
+      done(false);
+      if (event.error === "not-allowed") refused();
     });
     synth.speak(utterance);
   });
+  button.addEventListener("click", pressed(() => (synth.speaking ? synth.cancel() : button.speak().catch(() => {}))));
   return button;
 }

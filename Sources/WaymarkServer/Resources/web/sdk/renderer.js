@@ -81,7 +81,11 @@ export class Renderer {
       // Narration is a part of its own, loaded with the catalog beside the first tip: its control
       // joins the words it reads (`into`) when it is here, if they still show.
       listen(into, ...args) {
-        renderer.loadNarration().then((module) => module && into.isConnected && into.append(module.narrationControl(this, ...args)));
+        renderer.loadNarration().then((module) => {
+          if (!module || !into.isConnected) return;
+          into.append(module.narrationControl(this, ...args));
+          renderer.speak(into);
+        });
       },
     };
     // The tour panel's view is the tips' view (window, server, record, the words and the
@@ -181,6 +185,7 @@ export class Renderer {
       entry.seen = true;
       entry.unwatch();
       this.hooks.seen(id);
+      this.speak(entry.root);
     };
     const observer = new this.window.IntersectionObserver(([change]) => {
       clearTimeout(timer);
@@ -238,6 +243,14 @@ export class Renderer {
     if (!paused) this.watch(id, entry);
     if (!paused) entry.place?.();
     this.arrange();
+  }
+
+  /** In the listener's mode (narration.js), what the user sees speaks, one at a time: a tip once
+   *  seen, a tour page as it opens, an article as it is opened. */
+  speak(element) {
+    const tip = element.closest("[data-waymark-tip]");
+    if (tip && !this.rendered.get(tip.dataset.waymarkTip)?.seen) return;
+    this.parts.narration?.then((module) => module?.offer(this.window, element.querySelector(".wm-narrate")));
   }
 
   isDrawn(id) {

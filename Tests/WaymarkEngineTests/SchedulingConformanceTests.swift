@@ -50,16 +50,8 @@ struct SchedulingConformanceTests {
         var testDescription: String { name }
     }
 
-    static func load(_ name: String) -> [Case] {
-        let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("conformance/engine/\(name)")
-        struct File: Decodable { var cases: [Case] }
-        guard let data = FileManager.default.contents(atPath: file.path) else { return [] }
-        return (try? JSONDecoder().decode(File.self, from: data).cases) ?? []
-    }
-
-    static let cases = load("cases.json")
-    static let progressCases = load("progress.json")
+    static let cases: [Case] = conformanceCases("engine/cases.json")
+    static let progressCases: [Case] = conformanceCases("engine/progress.json")
 
     @Test func thereAreAtLeast200Scenarios() {
         #expect(Self.cases.count >= 200)
@@ -107,4 +99,18 @@ struct SchedulingConformanceTests {
         #expect(output == item.expect)
         if let progress = item.progress { #expect(engine.progress == progress) }
     }
+}
+
+/// The cases of a file of the shared `conformance/` folder (`engine/tours.json`), which every SDK
+/// plays; none when it does not read (the tests that count them fail then).
+func conformanceCases<Case: Decodable>(_ path: String) -> [Case] {
+    let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("conformance/\(path)")
+    guard let data = FileManager.default.contents(atPath: file.path) else { return [] }
+    return (try? JSONDecoder().decode(ConformanceFile<Case>.self, from: data).cases) ?? []
+}
+
+/// A file of conformance cases: `{"group": ..., "cases": [...]}`.
+struct ConformanceFile<Case: Decodable>: Decodable {
+    var cases: [Case]
 }

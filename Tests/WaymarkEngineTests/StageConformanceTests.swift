@@ -12,13 +12,7 @@ struct StageConformanceTests {
         var testDescription: String { name }
     }
 
-    static let cases: [Case] = {
-        let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("conformance/stage/cases.json")
-        struct File: Decodable { var cases: [Case] }
-        guard let data = FileManager.default.contents(atPath: file.path) else { return [] }
-        return (try? JSONDecoder().decode(File.self, from: data).cases) ?? []
-    }()
+    static let cases: [Case] = conformanceCases("stage/cases.json")
 
     @Test func thereAreStageCases() {
         #expect(Self.cases.count >= 15)

@@ -48,13 +48,7 @@ struct TourConformanceTests {
         var page: Int
     }
 
-    static let cases: [Case] = {
-        let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("conformance/engine/tours.json")
-        struct File: Decodable { var cases: [Case] }
-        guard let data = FileManager.default.contents(atPath: file.path) else { return [] }
-        return (try? JSONDecoder().decode(File.self, from: data).cases) ?? []
-    }()
+    static let cases: [Case] = conformanceCases("engine/tours.json")
 
     @Test func thereAreCasesForEveryWayATourEnds() {
         #expect(Self.cases.count >= 20)

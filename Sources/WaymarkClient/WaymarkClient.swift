@@ -377,7 +377,7 @@ public final class WaymarkClient: Sendable {
     /// The user pressed one of a tour page's buttons. Sends `tour_action` (target: the tour; the
     /// `page`, `action`, `kind` and `to` as properties) and hands a button that leads out of
     /// Waymark to ``Options/onAction``. The button moves or ends the tour as its kind says
-    /// (``TourGate/pressed(_:page:kind:to:)``): `dismiss` dismisses it, `route` and `tour` finish
+    /// (`TourGate.pressed(_:page:kind:to:)`): `dismiss` dismisses it, `route` and `tour` finish
     /// it (and a `tour` button's tour counts as open), so a trigger that still holds does not open
     /// it again; the app's panel closes itself for those and moves on for `next`. Answers the button.
     @discardableResult
@@ -701,7 +701,7 @@ public final class WaymarkClient: Sendable {
     /// The user's progress with each tour the app draws, by id: the furthest page reached (from
     /// 0) and how it ended, if it did, here and, once shared, on their other devices (a tour
     /// drawn by waymark.js in a browser counts too). Open a tour at its `page`; one that ended
-    /// (``TourProgress/ended``) does not open by its trigger again.
+    /// (`TourProgress.ended`) does not open by its trigger again.
     public var tourProgress: [String: TourProgress] { state.withLock { $0.tours.progress } }
 
     /// Tells the client the user reached `page` of a tour (from 0) or finished it (read it to its

@@ -12,7 +12,17 @@
 public enum Stage {
     /// What a surface is, in the order the stage serves them.
     public enum Kind: String, Sendable, Codable, Comparable {
-        case panel, modal, tip, marker, dock
+        /// What the user opened: a checklist's or the help's panel, an open tour. Always shows.
+        case panel
+        /// What takes the whole screen: a modal tip (a survey), a spotlight, a tour the stage
+        /// arranges. One at a time, and nothing beside it.
+        case modal
+        /// A tip beside its anchor, or a banner.
+        case tip
+        /// A hotspot's marker, before its tip is opened.
+        case marker
+        /// The bar of launcher buttons.
+        case dock
 
         var rank: Int {
             switch self {
@@ -29,11 +39,16 @@ public enum Stage {
 
     /// A rectangle on the screen, in points or CSS pixels.
     public struct Box: Sendable, Codable, Hashable {
+        /// The left edge.
         public var left: Double
+        /// The top edge.
         public var top: Double
+        /// The right edge.
         public var right: Double
+        /// The bottom edge.
         public var bottom: Double
 
+        /// The rectangle between these edges.
         public init(left: Double, top: Double, right: Double, bottom: Double) {
             self.left = left
             self.top = top
@@ -49,7 +64,9 @@ public enum Stage {
 
     /// Something that wants the screen.
     public struct Surface: Sendable, Codable, Hashable {
+        /// What names it in the answer (a tip's id, "help", "tour").
         public var id: String
+        /// What it is.
         public var kind: Kind
         /// Higher goes first within a kind (a tip's priority).
         public var priority: Int
@@ -58,6 +75,7 @@ public enum Stage {
         /// Where it is; nil while it is away.
         public var box: Box?
 
+        /// A surface of `kind` at `box`, with a priority and an order among equals.
         public init(id: String, kind: Kind, priority: Int = 0, order: Int = 0, box: Box?) {
             self.id = id
             self.kind = kind

@@ -34,10 +34,14 @@ public struct TourGate: Sendable {
     /// A tour as the gate needs it: its id, its trigger (nil: only the app opens it) and how many
     /// pages it has.
     public struct Tour: Sendable, Hashable {
+        /// The tour's id in the catalog.
         public var id: String
+        /// When it opens by itself; nil: only when the app opens it.
         public var trigger: Rule?
+        /// How many pages it has.
         public var pages: Int
 
+        /// A tour with this trigger and number of pages.
         public init(id: String, trigger: Rule?, pages: Int) {
             self.id = id
             self.trigger = trigger
@@ -47,7 +51,9 @@ public struct TourGate: Sendable {
 
     /// A tour to open, at a page (from 0).
     public struct Opening: Sendable, Hashable {
+        /// The tour's id.
         public var tour: String
+        /// The page to open it at, from 0: the furthest the user reached, within its pages.
         public var page: Int
     }
 
@@ -80,10 +86,12 @@ public struct TourGate: Sendable {
     /// What the triggers have seen, to keep across restarts.
     public var snapshot: EvaluatorSnapshot { evaluator.snapshot() }
 
+    /// An event the user did, for the triggers.
     public mutating func record(_ name: String, target: String?, properties: [String: ContextValue], at time: Date) {
         evaluator.record(name, target: target, properties: properties, at: time)
     }
 
+    /// Context values the triggers compare (nil removes one).
     public mutating func setContext(_ values: [String: ContextValue?], at time: Date) {
         for (path, value) in values { evaluator.setContext(path, to: value, at: time) }
     }

@@ -17,6 +17,7 @@ WAYMARK_WALK_STEPS (default 200) replay one. Run by scripts/test.
 import os
 import random
 
+from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.keys import Keys
 
 from test_demo_shop import BrowserTest, own_demo
@@ -133,7 +134,9 @@ class WalkTests(BrowserTest):
             return "back", False
         if kind == "key":
             key = rng.choice([Keys.TAB, Keys.ESCAPE, Keys.F6])
-            d.switch_to.active_element.send_keys(key)
+            # To whatever has the focus, as a keyboard does (not through an element WebDriver may
+            # find not interactable, such as the page's body).
+            ActionChains(d).send_keys(key).perform()
             return f"key {key!r}", key in (Keys.TAB, Keys.F6)
         if kind == "rotate":
             w, h, scale = self.metrics

@@ -109,6 +109,7 @@ extension Analytics {
                     separator: " ")
         case .container(let container, let visible): "\(container) \(visible ? "shown" : "hidden")"
         case .close(let tip): "close \(tip)"
+        case .tip(let tip, let visible): "\(tip) \(visible ? "in sight" : "out of sight")"
         }
     }
 

@@ -14,6 +14,8 @@ import WaymarkSupport
 ///                                                                or {"version": …})
 /// {"t":"2026-01-01T10:00:07Z","container":"home","visible":false} a container hidden or shown
 /// {"t":"2026-01-01T10:00:08Z","close":"search-tip"}              the user closed a tip
+/// {"t":"2026-01-01T10:00:09Z","tip":"search-tip","visible":false} a showing tip out of sight or
+///                                                                back in it
 /// ```
 /// Blank lines are skipped. Times are RFC 3339.
 ///
@@ -32,6 +34,8 @@ public enum EventScript {
         case container(String, visible: Bool)
         /// The user closed a tip.
         case close(tip: String)
+        /// A showing tip went out of the user's sight or came back into it.
+        case tip(String, visible: Bool)
     }
 
     /// One line of a script.
@@ -207,9 +211,9 @@ public enum EventScript {
 
     /// The keys a line may have; a line's keys are kept as their bits.
     private enum Key: String, CaseIterable {
-        case t, event, target, properties, context, container, visible, close
+        case t, event, target, properties, context, container, visible, close, tip
 
-        var bit: UInt8 {
+        var bit: UInt16 {
             switch self {
             case .t: 1
             case .event: 2
@@ -219,10 +223,11 @@ public enum EventScript {
             case .container: 32
             case .visible: 64
             case .close: 128
+            case .tip: 256
             }
         }
 
-        static func names(_ keys: UInt8) -> [String] { allCases.filter { keys & $0.bit != 0 }.map(\.rawValue) }
+        static func names(_ keys: UInt16) -> [String] { allCases.filter { keys & $0.bit != 0 }.map(\.rawValue) }
     }
 
     /// A line's time, as read: milliseconds, or the text that is no RFC 3339 time.
@@ -234,13 +239,14 @@ public enum EventScript {
     /// One line of a script, from its bytes.
     static func parse(_ bytes: UnsafeRawBufferPointer, number: Int) -> Result<Line, LineError> {
         var scanner = JSONScanner(bytes)
-        var keys: UInt8 = 0
+        var keys: UInt16 = 0
         var unknown: [String] = []
         var time: TimeText?
         var name: String?
         var target: String?
         var container: String?
         var close: String?
+        var tip: String?
         var visible: Bool?
         var properties: [String: ContextValue]?
         var context: [String: ContextValue?]?
@@ -268,6 +274,7 @@ public enum EventScript {
                 case .target: target = try scanner.readText(depth: 1)
                 case .container: container = try scanner.readText(depth: 1)
                 case .close: close = try scanner.readText(depth: 1)
+                case .tip: tip = try scanner.readText(depth: 1)
                 case .visible:
                     if case .bool(let flag)? = try scanner.readScalar(depth: 1) { visible = flag } else { visible = nil }
                 case .properties:
@@ -319,9 +326,13 @@ public enum EventScript {
                 input = .container(try text(container, "container").get(), visible: visible)
             case (true, Key.close.bit):
                 input = .close(tip: try text(close, "close").get())
+            case (true, Key.tip.bit | Key.visible.bit):
+                guard let visible else { throw LineError(message: "\"visible\" must be true or false") }
+                input = .tip(try text(tip, "tip").get(), visible: visible)
             default:
                 let names = (Key.names(shape) + unknown).sorted().joined(separator: ", ")
-                throw LineError(message: "unexpected keys \(names); a line is an event, a tick, context, a container or a close")
+                throw LineError(
+                    message: "unexpected keys \(names); a line is an event, a tick, context, a container, a close or a tip")
             }
         } catch {
             return .failure(error)

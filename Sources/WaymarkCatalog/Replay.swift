@@ -59,11 +59,12 @@ public enum Replay {
         case .context(let values): engine.setContext(values, at: line.time)
         case .container(let container, let visible): engine.setContainer(container, visible: visible, at: line.time)
         case .close(let tip): engine.close(tip: tip, at: line.time)
+        case .tip(let tip, let visible): engine.setTip(tip, visible: visible, at: line.time)
         }
     }
 
     /// Plays the script file at `path` through one rule, writing one line per input to `output`:
-    /// `{"t":"...","value":true}`. Container and close lines are not inputs of a rule and are errors here.
+    /// `{"t":"...","value":true}`. Container, close and tip lines are not inputs of a rule and are errors here.
     public static func evaluate(_ rule: Rule, events path: String, output: Output) throws(DiagnosticsError) {
         var evaluator = Evaluator(rules: [rule])
         var output = output
@@ -76,7 +77,7 @@ public enum Replay {
                 for (path, value) in values.sorted(by: { $0.key < $1.key }) {
                     evaluator.setContext(path, to: value, at: line.time)
                 }
-            case .container, .close:
+            case .container, .close, .tip:
                 throw EventScript.LineRefused("eval takes events, ticks and context lines only")
             }
             output.bytes.append(contentsOf: #"{"t":""#.utf8)

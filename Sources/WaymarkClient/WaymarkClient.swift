@@ -57,13 +57,19 @@ public final class WaymarkClient: Sendable {
         /// triggers with the events it records, as the web SDK does, and opens one at a time, never
         /// one the user finished. Without it, tours open only when the app opens them.
         public var onTour: (@Sendable (TourStart) -> Void)?
+        /// Whether the app's renderer says when a tip it draws comes into the user's sight and
+        /// leaves it (``WaymarkClient/setTip(_:visible:)``), as the web SDK does: then `tip_shown`
+        /// is sent when the tip is first seen, not when the engine shows it, and display time
+        /// (`maxDisplayDuration`) counts only while it is in sight. `false` by default: a tip
+        /// counts as seen from when it shows.
+        public var countsTipsWhenSeen: Bool
 
         /// Options with the defaults: uploads of 100 events every 15 s, the catalog checked every 5 minutes, 10,000 events kept offline.
         public init(
             directory: URL? = nil, batchSize: Int = 100, flushInterval: TimeInterval = 15, refreshInterval: TimeInterval = 300,
             retry: RetryPolicy = RetryPolicy(), claimAttempts: Int = 4, queueLimit: Int = 10_000, session: URLSession? = nil,
             clock: @escaping @Sendable () -> Date = { Date() }, onAction: (@Sendable (ActionRequest) -> Void)? = nil,
-            onTour: (@Sendable (TourStart) -> Void)? = nil
+            onTour: (@Sendable (TourStart) -> Void)? = nil, countsTipsWhenSeen: Bool = false
         ) {
             self.directory = directory
             self.batchSize = min(max(batchSize, 1), EventBatch.maxEvents)
@@ -76,6 +82,7 @@ public final class WaymarkClient: Sendable {
             self.clock = clock
             self.onAction = onAction
             self.onTour = onTour
+            self.countsTipsWhenSeen = countsTipsWhenSeen
         }
     }
 
@@ -197,23 +204,26 @@ public final class WaymarkClient: Sendable {
         tours.setContext(context.values.mapValues { $0 }, at: options.clock())
         let state = Locked(ClientState(entry: entry, checklists: checklists, tours: tours))
         self.state = state
-        let lifecycle = Lifecycle(queue: queue, state: state, user: user, properties: Self.standardProperties(context))
+        let lifecycle = Lifecycle(
+            queue: queue, state: state, user: user, properties: Self.standardProperties(context),
+            countsWhenSeen: options.countsTipsWhenSeen)
         self.lifecycle = lifecycle
         engine = Self.makeEngine(
             tips: entry?.catalog.tips.map(Tip.init) ?? [],
             frequency: entry.flatMap { DisplayFrequency(rawValue: $0.catalog.frequency) } ?? .immediate,
-            file: file("engine.json"), clock: options.clock, observe: lifecycle.record
+            sightReported: options.countsTipsWhenSeen, file: file("engine.json"), clock: options.clock,
+            observe: lifecycle.record
         )
         engine.setContext(context.values.mapValues { $0 })
     }
 
     /// The engine, on its saved state if that reads; a state that does not read is started over.
     private static func makeEngine(
-        tips: [Tip], frequency: DisplayFrequency, file: URL?, clock: @escaping @Sendable () -> Date,
+        tips: [Tip], frequency: DisplayFrequency, sightReported: Bool, file: URL?, clock: @escaping @Sendable () -> Date,
         observe: @escaping @Sendable ([RenderCommand]) -> Void
     ) -> LiveEngine {
         let store = file.map(FileEngineStore.init)
-        let configuration = Engine.Configuration(frequency: frequency)
+        let configuration = Engine.Configuration(frequency: frequency, sightReported: sightReported)
         if let engine = try? LiveEngine(tips: tips, configuration: configuration, store: store, clock: clock, observe: observe) {
             return engine
         }
@@ -461,6 +471,17 @@ public final class WaymarkClient: Sendable {
     @discardableResult
     public func setContainer(_ container: String, visible: Bool) -> [RenderCommand] {
         engine.setContainer(container, visible: visible)
+    }
+
+    /// With ``Options/countsTipsWhenSeen``, the app's renderer says that a tip it draws came into
+    /// the user's sight (at least half of it on the screen, uncovered, for half a second, or touched)
+    /// or left it (scrolled away, covered, the app in the background). The first time a shown tip
+    /// is seen, `tip_shown` is sent; display time counts only while the tip is in sight.
+    @discardableResult
+    public func setTip(_ id: String, visible: Bool) -> [RenderCommand] {
+        let commands = engine.setTip(id, visible: visible)
+        if visible { lifecycle.seen(id, at: options.clock()) }
+        return commands
     }
 
     func enqueue(_ name: String, target: String?, properties: [String: ContextValue]) {
@@ -791,6 +812,9 @@ struct ClientState {
     var userHash: String?
     /// Failed uploads in a row: the background loop backs off by it.
     var failures = 0
+    /// With ``WaymarkClient/Options/countsTipsWhenSeen``, the `tip_shown` events of tips shown
+    /// and not yet seen, by tip: sent when the renderer says the tip came into sight.
+    var unseen: [String: [String: ContextValue]] = [:]
     /// How many times the engine showed, paused or finished tips, and how many of those the
     /// server has heard of (``WaymarkClient/syncProgress()``): while they differ there is
     /// progress to share.
@@ -807,10 +831,13 @@ struct Lifecycle: Sendable {
     let state: Locked<ClientState>
     let user: String
     let properties: [String: ContextValue]
+    /// Whether `tip_shown` waits until the renderer says the tip was seen (``seen(_:at:)``).
+    let countsWhenSeen: Bool
 
     func record(_ commands: [RenderCommand]) {
         if !commands.isEmpty { state.withLock { $0.progressChanges += 1 } }
         for command in commands {
+            if countsWhenSeen, command.action == .hide { _ = state.withLock { $0.unseen.removeValue(forKey: command.tip) } }
             let name: String
             switch (command.action, command.reason) {
             case (.show, _): name = "tip_shown"
@@ -821,10 +848,20 @@ struct Lifecycle: Sendable {
             var properties = self.properties
             properties["tip"] = .string(command.tip)
             properties["container"] = .string(command.container)
-            properties["variant"] = state.withLock { $0.entry?.catalog.tips.first { $0.id == command.tip }?.variant }.map(
-                ContextValue.string)
-            enqueue(name, target: command.tip, properties: properties, at: command.time)
+            let shown = state.withLock { state in
+                properties["variant"] = state.entry?.catalog.tips.first { $0.id == command.tip }?.variant.map(ContextValue.string)
+                guard countsWhenSeen, command.action == .show else { return true }
+                state.unseen[command.tip] = properties
+                return false
+            }
+            if shown { enqueue(name, target: command.tip, properties: properties, at: command.time) }
         }
+    }
+
+    /// The renderer saw the tip: its `tip_shown`, if it waited for that, is sent now.
+    func seen(_ tip: String, at time: Date) {
+        guard let properties = state.withLock({ $0.unseen.removeValue(forKey: tip) }) else { return }
+        enqueue("tip_shown", target: tip, properties: properties, at: time)
     }
 
     func enqueue(_ name: String, target: String?, properties: [String: ContextValue], at time: Date) {

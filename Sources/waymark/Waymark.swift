@@ -84,7 +84,8 @@ extension Waymark {
             discussion: """
                 Each line of the events file is a JSON object with a time "t" (RFC 3339) and one of:
                 "event" (and "target", and "properties" such as {"amount":799}), "context", "container"
-                with "visible", "close", or nothing (a clock tick). Output lines look like
+                with "visible", "close", "tip" with "visible" (a showing tip out of or back in sight),
+                or nothing (a clock tick). Output lines look like
                 {"t":"...","show":"search-tip","container":"home"}; hide lines carry a "reason".
                 Containers are visible until said otherwise. The file is streamed: output comes as
                 lines are read, in the same memory for any length of file. At a bad line the replay

@@ -24,6 +24,7 @@ import WaymarkRules
             {"t":"2026-01-01T10:00:06Z","context":{"app.version":"1.3.0","cart.items":2,"user.new":false,"user.plan":null}}
             {"t":"2026-01-01T10:00:07Z","container":"home","visible":false}
             {"t":"2026-01-01T10:00:08Z","close":"search-tip"}
+            {"t":"2026-01-01T10:00:09Z","tip":"search-tip","visible":false}
             {"t":"2026-01-01T10:00:09Z","event":"tap\u0021","properties":{}}
             {"t":"2026-01-01T10:00:10Z","context":{"user.firstOrderAt":{"time":"2025-06-01T10:30:00+05:30"},"user.appBuild":{"version":"5.2.1"}}}
             """#)
@@ -35,6 +36,7 @@ import WaymarkRules
                 .context(["app.version": "1.3.0", "cart.items": 2, "user.new": false, "user.plan": ContextValue?.none]),
                 .container("home", visible: false),
                 .close(tip: "search-tip"),
+                .tip("search-tip", visible: false),
                 .event(name: "tap!", target: nil, properties: [:]),
                 .context([
                     "user.firstOrderAt": .time(milliseconds: RuleTime.parse("2025-06-01T05:00:00Z")!),
@@ -89,9 +91,14 @@ import WaymarkRules
         ),
         (#"{"t":"2026-01-01T10:00:00Z","container":"home","visible":"no"}"#, #""visible" must be true or false"#),
         (#"{"t":"2026-01-01T10:00:00Z","close":""}"#, #""close" must be a non-empty string"#),
+        (#"{"t":"2026-01-01T10:00:00Z","tip":"a","visible":1}"#, #""visible" must be true or false"#),
+        (
+            #"{"t":"2026-01-01T10:00:00Z","tip":"a"}"#,
+            "unexpected keys tip; a line is an event, a tick, context, a container, a close or a tip"
+        ),
         (
             #"{"t":"2026-01-01T10:00:00Z","event":"tap","close":"x","colour":1}"#,
-            "unexpected keys close, colour, event; a line is an event, a tick, context, a container or a close"
+            "unexpected keys close, colour, event; a line is an event, a tick, context, a container, a close or a tip"
         ),
     ])
     func namesWhatIsWrongWithALine(_ line: String, _ message: String) {

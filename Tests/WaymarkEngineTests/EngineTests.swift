@@ -107,6 +107,23 @@ struct EngineTests {
         #expect(commands.first?.time == at(106))
     }
 
+    @Test func withSightReportedDisplayTimeStartsWhenTheTipIsSeen() throws {
+        var engine = Engine(
+            tips: [try tip("t", trigger: "go", policy: DisplayPolicy(maxDisplayDuration: 10))],
+            configuration: .init(sightReported: true))
+        #expect(brief(engine.record("go", at: at(0))) == ["show t"])
+        #expect(engine.advance(to: at(500)).isEmpty, "never seen: no display time")
+        _ = engine.setTip("t", visible: true, at: at(500))
+        _ = engine.setContainer("home", visible: false, at: at(504))
+        _ = engine.setContainer("home", visible: true, at: at(600))
+        #expect(engine.advance(to: at(700)).isEmpty, "resumed out of sight until seen again")
+        _ = engine.setTip("t", visible: true, at: at(700))
+        #expect(engine.progress["t"]?.displayedMillis == 4000)
+        let commands = engine.advance(to: at(800))
+        #expect(brief(commands) == ["hide t maxDisplayDuration"])
+        #expect(commands.first?.time == at(706))
+    }
+
     @Test func maxDisplayCountFinishesInsteadOfPausing() throws {
         var engine = Engine(tips: [try tip("t", trigger: "go", policy: DisplayPolicy(maxDisplayCount: 2))])
         _ = engine.record("go", at: at(0))

@@ -36,6 +36,7 @@ struct SchedulingConformanceTests {
             var container: String?
             var visible: Bool?
             var close: String?
+            var tip: String?
             var merge: [String: TipProgress]?
         }
 
@@ -84,6 +85,8 @@ struct SchedulingConformanceTests {
                 commands = engine.setContainer(container, visible: step.visible ?? true, at: time)
             } else if let tip = step.close {
                 commands = engine.close(tip: tip, at: time)
+            } else if let tip = step.tip {
+                commands = engine.setTip(tip, visible: step.visible ?? true, at: time)
             } else if let progress = step.merge {
                 commands = engine.merge(progress, at: time)
             } else {

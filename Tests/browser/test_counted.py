@@ -1,7 +1,7 @@
 """What is counted is what was seen: waymark.js sends tip_shown once a tip has been on the screen
-for a moment, not when the engine decides to show it. A tip anchored to an item of a virtualised
-list that is not drawn waits, hidden, and is counted only once the user scrolls to the item. Run
-by scripts/test.
+for a moment, not when the engine decides to show it, and the engine counts display time only while
+the tip is in sight. A tip anchored to an item of a virtualised list that is not drawn waits,
+hidden, and is counted only once the user scrolls to the item. Run by scripts/test.
 """
 from test_demo_shop import BrowserTest, own_demo
 
@@ -16,6 +16,13 @@ class CountedTests(BrowserTest):
         return self.driver.execute_script(
             "return (await import('/sdk/waymark.js')).Waymark.client.engine.phase(arguments[0])", tip)
 
+    def sight(self, tip):
+        """The engine's display time so far for the tip, and whether it runs now."""
+        return self.driver.execute_script("""
+            const engine = (await import('/sdk/waymark.js')).Waymark.client.engine;
+            const state = engine.states[engine.tips.findIndex((t) => t.id === arguments[0])];
+            return [state.displayedMillis, state.activeSince !== null];""", tip)
+
     def test_a_tip_whose_anchor_is_not_drawn_is_counted_when_the_user_reaches_it(self):
         self.at((360, 740))
         user = "counted-list"
@@ -29,6 +36,7 @@ class CountedTests(BrowserTest):
         self.assertEqual(self.driver.execute_script(
             "return document.querySelector('[data-waymark-tip=\"deal-tip\"]')?.hidden"), True, "waiting for its product")
         self.assertNotIn("deal-tip", self.shown(user), "not seen, not counted")
+        self.assertEqual(self.sight("deal-tip"), [0, False], "no display time while out of sight")
         # The user scrolls to it: it shows, and is counted.
         self.driver.execute_script("""
             const list = document.getElementById('product-list');
@@ -36,6 +44,11 @@ class CountedTests(BrowserTest):
         self.wait_tip("deal-tip")
         self.wait_for(lambda d: "deal-tip" in self.shown(user), "the deal counted once seen")
         self.assertEqual(self.shown(user).count("deal-tip"), 1)
+        self.assertEqual(self.sight("deal-tip")[1], True, "display time runs while it is seen")
+        # Scrolled away again: its display time stands still until the user comes back.
+        self.driver.execute_script("document.getElementById('product-list').scrollTop = 0")
+        self.wait_for(lambda d: self.sight("deal-tip")[1] is False, "display time stopped out of sight")
+        self.assertGreater(self.sight("deal-tip")[0], 0)
 
 
 if __name__ == "__main__":

@@ -30,6 +30,7 @@ function play(engine, step) {
   if (step.context) return engine.setContext(step.context, time);
   if (step.container) return engine.setContainer(step.container, step.visible, time);
   if (step.close) return engine.close(step.close, time);
+  if (step.tip) return engine.setTip(step.tip, step.visible, time);
   if (step.merge) return engine.merge(step.merge, time);
   return engine.advance(time);
 }
@@ -76,6 +77,22 @@ test("progress merged in any order comes to the same progress, and merged again 
     assert.deepEqual(results[1], results[0], JSON.stringify(pieces));
     assert.deepEqual(results[2], results[0], JSON.stringify(pieces));
   }
+});
+
+test("with sight reported, display time starts when the tip is seen (as the Swift engine's test)", () => {
+  const engine = new Engine([engineTip({ id: "t", container: "home", trigger: "go", policy: { maxDisplayDuration: 10 } })],
+    { sightReported: true });
+  const s = (seconds) => seconds * 1000;
+  assert.deepEqual(engine.record("go", undefined, s(0)).map((c) => c.action), ["show"]);
+  assert.deepEqual(engine.advance(s(500)), [], "never seen: no display time");
+  engine.setTip("t", true, s(500));
+  engine.setContainer("home", false, s(504));
+  engine.setContainer("home", true, s(600));
+  assert.deepEqual(engine.advance(s(700)), [], "resumed out of sight until seen again");
+  engine.setTip("t", true, s(700));
+  assert.equal(engine.progress().t.displayedMillis, 4000);
+  const commands = engine.advance(s(800));
+  assert.deepEqual(commands.map((c) => [c.action, c.reason, c.time]), [["hide", "maxDisplayDuration", s(706)]]);
 });
 
 test("an engine restored from its snapshot goes on exactly as the original", () => {

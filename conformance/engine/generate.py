@@ -3,7 +3,7 @@
 must play to the same render commands.
 
 Each case has tips (rules as text, policy durations in seconds), steps in the format of
-`waymark simulate` (event, context, container/visible, close, or a clock tick) and the expected
+`waymark simulate` (event, context, container/visible, close, tip/visible, or a clock tick) and the expected
 commands. The expectations are what the Swift engine, whose own tests specify its behaviour, prints
 for each scenario: run `python3 conformance/engine/generate.py .build/debug/waymark` after changing
 either engine, and read the diff.
@@ -25,6 +25,10 @@ def V(at, container, visible):
 
 def X(at, tip):
     return {"t": stamp(at), "close": tip}
+
+
+def S(at, tip, visible):
+    return {"t": stamp(at), "tip": tip, "visible": visible}
 
 
 CASES = []
@@ -50,6 +54,17 @@ scenario("a hidden container pauses its tip, which resumes as it was",
 scenario("the last allowed appearance finishes instead of pausing",
          [{"id": "tip", "container": "home", "trigger": "tap", "policy": {"maxDisplayCount": 2}}],
          [E("tap", 0), V(1, "home", False), V(2, "home", True), V(3, "home", False), V(4, "home", True)])
+scenario("display time counts only while a showing tip is in sight",
+         [{"id": "tip", "container": "home", "trigger": "tap", "policy": {"maxDisplayDuration": 30}}],
+         [E("tap", 0), S(10, "tip", False), T(100), S(200, "tip", True), T(219), T(220)])
+scenario("a tip out of sight from the start counts nothing until it is seen",
+         [{"id": "tip", "container": "home", "trigger": "tap", "policy": {"maxDisplayDuration": 30}}],
+         [E("tap", 0), S(0, "tip", False), T(500), S(600, "tip", True), S(600, "tip", True), T(629), T(630)])
+scenario("a resumed tip is in sight again; sight of a waiting or unknown tip changes nothing",
+         [{"id": "tip", "container": "home", "trigger": "tap", "policy": {"maxDisplayDuration": 30}},
+          {"id": "later", "container": "cart", "trigger": "scroll", "policy": {"maxDisplayDuration": 5}}],
+         [S(0, "later", True), S(0, "nothing", False), E("tap", 1), S(6, "tip", False), V(10, "home", False),
+          V(20, "home", True), T(44), T(45), S(46, "later", False), E("scroll", 50), T(55)])
 scenario("a closed tip never comes back",
          [{"id": "tip", "container": "home", "trigger": "tap"}, {"id": "next", "container": "home", "trigger": "tap"}],
          [E("tap", 0), X(1, "tip"), E("tap", 2)])
@@ -99,7 +114,7 @@ def random_rule(rng, depth=0):
     return rng.choice(RULES)
 
 
-def random_scenario(rng, number):
+def random_scenario(rng, number, sight=False):
     tips = []
     for index in range(rng.randint(2, 6)):
         tip = {"id": f"t{index}", "container": rng.choice(["home", "cart", "banner"]), "trigger": random_rule(rng)}
@@ -133,6 +148,8 @@ def random_scenario(rng, number):
             steps.append(V(at, rng.choice(["home", "cart", "banner"]), rng.random() < 0.5))
         elif roll < 0.8:
             steps.append(X(at, rng.choice(tips)["id"]))
+        elif sight and roll < 0.85:
+            steps.append(S(at, rng.choice(tips)["id"], rng.random() < 0.5))
         elif roll < 0.9:
             path = rng.choice(["user.plan", "app.version"])
             value = rng.choice(["pro", "free", None]) if path == "user.plan" else rng.choice(["1.2", "1.3.0", "2.0", None])
@@ -140,12 +157,15 @@ def random_scenario(rng, number):
         else:
             steps.append(T(at))
     frequency = rng.choice(["immediate"] * 4 + ["hourly"])
-    scenario(f"random {number}", tips, steps, frequency)
+    scenario(f"random {'in and out of sight ' if sight else ''}{number}", tips, steps, frequency)
 
 
 rng = random.Random(20261122)
 for number in range(1, 201):
     random_scenario(rng, number)
+rng = random.Random(20261127)
+for number in range(1, 41):
+    random_scenario(rng, number, sight=True)
 
 
 def expectations(waymark, case):

@@ -81,6 +81,12 @@ public final class LiveEngine: Sendable {
         apply { $0.setContainer(container, visible: visible, at: $1) }
     }
 
+    /// Says whether a showing tip is where the user can see it; display time counts only while it is.
+    @discardableResult
+    public func setTip(_ id: String, visible: Bool) -> [RenderCommand] {
+        apply { $0.setTip(id, visible: visible, at: $1) }
+    }
+
     /// The user closed a tip: it finishes for good (`closed`).
     @discardableResult
     public func close(tip id: String) -> [RenderCommand] {

@@ -232,7 +232,7 @@ extension Engine {
     public var progress: [String: TipProgress] {
         var result: [String: TipProgress] = [:]
         for (id, var state) in tipStates {
-            if state.phase == .active { state.displayedMillis += evaluator.now - state.activeSince }
+            state.displayedMillis = state.visibleMillis(at: evaluator.now)
             if let progress = TipProgress(state) { result[id] = progress }
         }
         return result
@@ -261,10 +261,7 @@ extension Engine {
 
     private mutating func merge(_ remote: TipProgress, into tip: Int) {
         let phase = states[tip].phase
-        if phase == .active {
-            states[tip].displayedMillis += evaluator.now - states[tip].activeSince
-            states[tip].activeSince = evaluator.now
-        }
+        states[tip].settle(at: evaluator.now)
         // A finished tip only takes the counts and a stronger ending, as a retired one does.
         guard !phase.isFinished else { return states[tip].merge(remote) }
         states[tip].mergeCounts(remote)

@@ -24,10 +24,15 @@ public struct Engine: Sendable {
     public struct Configuration: Hashable, Sendable {
         /// The least time between two tips appearing.
         public var frequency: DisplayFrequency
+        /// Whether the renderer says when a showing tip comes into sight (``Engine/setTip(_:visible:at:)``):
+        /// then a tip shows (and resumes) out of sight and its display time starts when it is seen.
+        /// When `false`, a tip is in sight from when it shows until said otherwise.
+        public var sightReported: Bool
 
         /// A configuration in which tips may appear `frequency` apart at the least.
-        public init(frequency: DisplayFrequency = .immediate) {
+        public init(frequency: DisplayFrequency = .immediate, sightReported: Bool = false) {
             self.frequency = frequency
+            self.sightReported = sightReported
         }
     }
 
@@ -170,6 +175,25 @@ public struct Engine: Sendable {
     @discardableResult
     public mutating func setContainer(_ container: String, visible: Bool, at time: Date) -> [RenderCommand] {
         perform(at: time) { $0.changeVisibility(container, visible: visible) }
+    }
+
+    /// Says whether a tip that shows is where the user can see it: a renderer that measures
+    /// visibility says `false` when the tip is drawn off the screen, parked or waiting for room,
+    /// and `true` once it is seen. Display time (``DisplayPolicy/maxDisplayDuration``) counts only
+    /// while a showing tip is visible; a tip shows visible until said otherwise.
+    @discardableResult
+    public mutating func setTip(_ id: String, visible: Bool, at time: Date) -> [RenderCommand] {
+        perform(at: time) { engine in
+            guard let tip = engine.tipIndex[id], engine.states[tip].phase == .active else { return }
+            let counting = engine.states[tip].activeSince != noTime
+            if visible, !counting {
+                engine.states[tip].activeSince = engine.evaluator.now
+                engine.scheduleDisplayEnd(tip)
+            } else if !visible, counting {
+                engine.states[tip].settle(at: engine.evaluator.now)
+                engine.states[tip].activeSince = noTime
+            }
+        }
     }
 
     /// The user closed a tip: it finishes and never comes back.
@@ -350,7 +374,7 @@ public struct Engine: Sendable {
         let now = evaluator.now
         states[tip].phase = .active
         states[tip].displayCount += 1
-        states[tip].activeSince = now
+        states[tip].activeSince = configuration.sightReported ? noTime : now
         occupant[containerOfTip[tip]] = tip
         lastShow = now
         emit(.show, tip)
@@ -358,7 +382,7 @@ public struct Engine: Sendable {
     }
 
     private mutating func pause(_ tip: Int) {
-        states[tip].displayedMillis += evaluator.now - states[tip].activeSince
+        states[tip].settle(at: evaluator.now)
         states[tip].phase = .paused
         emit(.pause, tip)
     }
@@ -366,7 +390,7 @@ public struct Engine: Sendable {
     private mutating func resume(_ tip: Int) {
         states[tip].phase = .active
         states[tip].displayCount += 1
-        states[tip].activeSince = evaluator.now
+        states[tip].activeSince = configuration.sightReported ? noTime : evaluator.now
         emit(.resume, tip)
         scheduleDisplayEnd(tip)
     }
@@ -374,7 +398,7 @@ public struct Engine: Sendable {
     mutating func finish(_ tip: Int, _ reason: FinishReason) {
         let phase = states[tip].phase
         guard !phase.isFinished else { return }
-        if phase == .active { states[tip].displayedMillis += evaluator.now - states[tip].activeSince }
+        states[tip].settle(at: evaluator.now)
         if phase == .active || phase == .paused {
             emit(.hide, tip, reason: reason)
             occupant[containerOfTip[tip]] = -1
@@ -408,15 +432,15 @@ public struct Engine: Sendable {
         guard !state.phase.isFinished else { return }
         if let expiry = tips[tip].policy.expiresAt, now >= expiry.millis {
             finish(tip, .expired)
-        } else if state.phase == .active, let limit = tips[tip].policy.maxDisplayDuration,
-            state.displayedMillis + now - state.activeSince >= Millis(limit * 1000)
+        } else if let limit = tips[tip].policy.maxDisplayDuration, state.isCounting,
+            state.visibleMillis(at: now) >= Millis(limit * 1000)
         {
             finish(tip, .maxDisplayDuration)
         }
     }
 
     mutating func scheduleDisplayEnd(_ tip: Int) {
-        guard states[tip].phase == .active, let limit = tips[tip].policy.maxDisplayDuration else { return }
+        guard states[tip].isCounting, let limit = tips[tip].policy.maxDisplayDuration else { return }
         let remaining = max(0, Millis(limit * 1000) - states[tip].displayedMillis)
         deadlines.push(states[tip].activeSince + remaining, owner: Int32(tip))
     }
@@ -439,11 +463,27 @@ public struct TipState: Hashable, Sendable {
     public var displayCount = 0
     /// How long it was visible before the current stretch, in milliseconds.
     public var displayedMillis: Int64 = 0
-    /// When the current visible stretch began, in milliseconds since 1970.
+    /// When the current visible stretch began, in milliseconds since 1970; none while the tip
+    /// waits, is paused or finished, or shows where the user cannot see it.
     public var activeSince: Int64 = noTime
 
     /// The state of a tip that never showed.
     public init() {}
+
+    /// Whether display time runs now: the tip shows and is visible.
+    var isCounting: Bool { phase == .active && activeSince != noTime }
+
+    /// How long the tip has been visible by `now`, the current stretch included.
+    func visibleMillis(at now: Int64) -> Int64 {
+        isCounting ? displayedMillis + now - activeSince : displayedMillis
+    }
+
+    /// Adds the current stretch to ``displayedMillis`` and starts a new one at `now`.
+    mutating func settle(at now: Int64) {
+        guard isCounting else { return }
+        displayedMillis += now - activeSince
+        activeSince = now
+    }
 }
 
 extension TipPhase {

@@ -149,6 +149,32 @@ final class LiveServer: Sendable {
         }
     }
 
+    /// With `countsTipsWhenSeen` the app's renderer says when a tip came into sight, and only then is
+    /// it counted: once, however often it comes back into sight; a tip dismissed unseen is never counted.
+    @Test(arguments: StoreUnderTest.available)
+    func aTipIsCountedWhenTheRendererSaysItWasSeen(_ kind: StoreUnderTest) async throws {
+        try await LiveServer.with(kind) { server in
+            var options = Self.options(server.directory.appendingPathComponent("phone"))
+            options.countsTipsWhenSeen = true
+            let client = await WaymarkClient.start(
+                key: server.shop.clientKey, server: server.url, user: "seen", context: Self.context, options: options)
+            #expect(client.record("activation").map(\.action) == [.show])
+            #expect(client.queuedEvents == 1, "activation; the welcome tip is not seen yet")
+            client.setTip("welcome", visible: true)
+            client.setTip("welcome", visible: false)
+            client.setTip("welcome", visible: true)
+            #expect(client.queuedEvents == 2, "tip_shown, once")
+            _ = client.record("tap", target: "welcome-close")
+            let report = try await client.flush()
+            #expect(report.accepted == 4)
+            let names = try await server.store.events(
+                app: server.shop.appId, period: Period(from: 0, to: Int64.max), user: "seen", after: nil, limit: 10
+            ).map(\.name)
+            #expect(names.filter { $0 == "tip_shown" }.count == 1)
+            await client.stop()
+        }
+    }
+
     /// An app's own properties keep their types from `record` to the engine and to the database:
     /// a rule tests the amount as a number, and the server stores `799`, not `"799"`.
     @Test(arguments: StoreUnderTest.available)

@@ -47,6 +47,7 @@ export class WaymarkClient {
           this.unseen.delete(id);
           if (shown) this.enqueue("tip_shown", id, shown, Date.now());
         },
+        sight: (id, visible) => this.sight(id, visible),
         close: (id) => this.close(id),
         answer: (id, score, comment) => this.answer(id, score, comment),
         press: (action, where) => this.renderer.tipView.controls.press(this, action, where),
@@ -94,10 +95,13 @@ export class WaymarkClient {
         }
       },
       hide: () => {
+        // Out of sight while the page is away: its tips' display time stands still.
+        this.renderer.lookAgain();
         this.kept.writePending();
         this.transport.flush({ keepalive: true });
       },
       show: () => {
+        this.renderer.lookAgain();
         this.record("activation");
         // A page left open for long picks up a newly published catalog when it comes back.
         if (Date.now() - this.refreshedAt > 60000) this.refresh();
@@ -168,7 +172,7 @@ export class WaymarkClient {
     }
     const now = Date.now();
     if (!this.engine) {
-      this.engine = new Engine(tips, { frequency: catalog.frequency, snapshot: this.kept.load("engine", undefined) });
+      this.engine = new Engine(tips, { frequency: catalog.frequency, snapshot: this.kept.load("engine", undefined), sightReported: true });
       this.render(this.engine.advance(now));
       // Tips that were showing before the reload are drawn again, not shown (and counted) again.
       for (const command of this.engine.activeTips()) {
@@ -378,6 +382,16 @@ export class WaymarkClient {
   }
 
   /** The user closed a tip (or left a survey's ending): it never comes back. */
+  /** A showing tip came into the user's sight or left it (the renderer's `watch`): the engine
+   *  counts display time only while it is in sight. What the time then ends is drawn after the
+   *  caller, which may be in the middle of drawing. */
+  sight(id, visible) {
+    if (!this.engine || this.stopped) return;
+    const commands = this.engine.setTip(id, visible, Date.now());
+    this.kept.persist("engine", () => this.engine.snapshot());
+    if (commands.length) queueMicrotask(() => this.render(commands));
+  }
+
   close(id) {
     this.render(this.engine.close(id, Date.now()));
     this.renderer.erase(id, true);

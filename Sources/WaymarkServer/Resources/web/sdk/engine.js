@@ -163,7 +163,10 @@ const FREQUENCY_MS = { immediate: 0, hourly: 3600000, daily: 86400000, weekly: 6
  *          policy: {maxDisplayCount, maxDisplayDuration (seconds), expiresAt (ms)}}]`, rules in JSON form.
  */
 export class Engine {
-  constructor(tips, { frequency = "immediate", snapshot } = {}) {
+  constructor(tips, { frequency = "immediate", snapshot, sightReported = false } = {}) {
+    // With sightReported the renderer says when a showing tip comes into sight (setTip): a tip
+    // shows and resumes out of sight, and its display time starts when it is seen.
+    this.sightReported = sightReported;
     this.tips = tips.map((tip) => ({ priority: 0, order: 0, policy: {}, ...tip }));
     this.gap = FREQUENCY_MS[frequency] ?? 0;
     this.frequency = frequency;
@@ -207,6 +210,20 @@ export class Engine {
     });
   }
   setContainer(container, visible, time) { return this.perform(time, () => this.changeVisibility(container, visible)); }
+  /** Says whether a showing tip is where the user can see it (the Swift engine's `setTip`):
+   *  display time counts only while it is; a tip shows visible until said otherwise. */
+  setTip(id, visible, time) {
+    return this.perform(time, () => {
+      const i = this.tips.findIndex((t) => t.id === id);
+      const state = this.states[i];
+      if (state?.phase !== "active" || visible === counting(state)) return;
+      if (visible) state.activeSince = this.now;
+      else {
+        settleTime(state, this.now);
+        state.activeSince = null;
+      }
+    });
+  }
   close(id, time) {
     return this.perform(time, () => {
       const tip = this.tips.findIndex((t) => t.id === id);
@@ -281,7 +298,7 @@ export class Engine {
     const out = {};
     for (const [id, state] of Object.entries(this.tipStates())) {
       const finished = ENDINGS[state.phase.slice(9)] ? state.phase.slice(9) : undefined;
-      const displayedMillis = state.displayedMillis + (state.phase === "active" ? this.now - state.activeSince : 0);
+      const displayedMillis = state.displayedMillis + (counting(state) ? this.now - state.activeSince : 0);
       if (state.displayCount || displayedMillis || finished) {
         out[id] = { shown: state.displayCount, displayedMillis, ...(finished && { finished }) };
       }
@@ -301,10 +318,7 @@ export class Engine {
         const state = i >= 0 ? this.states[i] : (this.retired[id] ??= { phase: "waiting", displayCount: 0, displayedMillis: 0, activeSince: null });
         // A showing tip's time so far is part of its total before the larger is taken, so what
         // arrives at one moment comes to the same state in any order.
-        if (state.phase === "active") {
-          state.displayedMillis += this.now - state.activeSince;
-          state.activeSince = this.now;
-        }
+        settleTime(state, this.now);
         state.displayCount = Math.max(state.displayCount, remote.shown ?? 0);
         state.displayedMillis = Math.max(state.displayedMillis, remote.displayedMillis ?? 0);
         let reason = ENDINGS[remote.finished] ? remote.finished : null;
@@ -373,7 +387,7 @@ export class Engine {
   }
 
   show(i) {
-    Object.assign(this.states[i], { phase: "active", activeSince: this.now });
+    Object.assign(this.states[i], { phase: "active", activeSince: this.sightReported ? null : this.now });
     this.states[i].displayCount += 1;
     this.occupant.set(this.tips[i].container, i);
     this.lastShow = this.now;
@@ -383,7 +397,7 @@ export class Engine {
   finish(i, reason) {
     const state = this.states[i];
     if (isFinished(state)) return;
-    if (state.phase === "active") state.displayedMillis += this.now - state.activeSince;
+    settleTime(state, this.now);
     if (state.phase === "active" || state.phase === "paused") {
       this.emit("hide", i, reason);
       this.occupant.delete(this.tips[i].container);
@@ -396,7 +410,7 @@ export class Engine {
       if (!this.hidden.delete(container)) return;
       const i = this.occupant.get(container);
       if (i !== undefined && this.states[i].phase === "paused") {
-        Object.assign(this.states[i], { phase: "active", activeSince: this.now });
+        Object.assign(this.states[i], { phase: "active", activeSince: this.sightReported ? null : this.now });
         this.states[i].displayCount += 1;
         this.emit("resume", i);
       }
@@ -408,7 +422,7 @@ export class Engine {
       const limit = this.tips[i].policy.maxDisplayCount;
       if (limit != null && this.states[i].displayCount >= limit) this.finish(i, "maxDisplayCount");
       else {
-        this.states[i].displayedMillis += this.now - this.states[i].activeSince;
+        settleTime(this.states[i], this.now);
         this.states[i].phase = "paused";
         this.emit("pause", i);
       }
@@ -426,7 +440,7 @@ export class Engine {
   displayEnd(i) {
     const state = this.states[i];
     const limit = this.tips[i].policy.maxDisplayDuration;
-    if (state.phase !== "active" || limit == null) return null;
+    if (!counting(state) || limit == null) return null;
     return state.activeSince + Math.max(0, Math.trunc(limit * 1000) - state.displayedMillis);
   }
 
@@ -444,6 +458,14 @@ export class Engine {
 }
 
 const isFinished = (state) => state.phase.startsWith("finished");
+/** Whether a tip's display time runs: it shows and is visible. */
+const counting = (state) => state.phase === "active" && state.activeSince !== null;
+/** Adds a visible stretch to the tip's display time and starts the next one now. */
+function settleTime(state, now) {
+  if (!counting(state)) return;
+  state.displayedMillis += now - state.activeSince;
+  state.activeSince = now;
+}
 
 // The endings a user's devices share, by strength: of two, what the user did outranks what a
 // policy decided. (A tip taken out of a catalog is no ending the user made.)

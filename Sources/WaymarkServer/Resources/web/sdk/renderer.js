@@ -9,13 +9,14 @@ import { drawTip } from "./tips.js";
 
 // What a hook the renderer is not given does: nothing (a tip's close button, survey and buttons
 // then only take the tip away).
-const NO_HOOKS = Object.freeze({ record() {}, seen() {}, async claim() {}, isClaimed: () => false, tourClosed() {}, tourMoved() {} });
+const NO_HOOKS = Object.freeze({ record() {}, seen() {}, sight() {}, async claim() {}, isClaimed: () => false, tourClosed() {}, tourMoved() {} });
 
 /** Draws tips and tours into one window's page, and takes them away. */
 export class Renderer {
   /**
    * `hooks`: record(name, target, properties) for what the user does with the drawings; seen(id)
-   * once a drawn tip was on the screen for a moment (see `watch`);
+   * once a drawn tip was on the screen for a moment, and sight(id, visible) each time it comes
+   * into the user's sight or leaves it (see `watch`);
    * close(id), answer(id, score, comment) and press(action, { tip } or { tour, page }) for a tip's
    * close button, survey and buttons and a tour page's buttons (without them the tip is erased);
    * claim(tour, page) and isClaimed(tour, page) for a tour page's credit (see
@@ -165,31 +166,52 @@ export class Renderer {
         id.waiting = waiting;
         for (const element of [id.root, ...id.extras]) element.classList.toggle("wm-waiting", waiting);
         this.hold(id);
-        if (!waiting) this.watch(tip, id);
+        this.watch(tip, id);
       } else {
         id.classList.toggle("wm-waiting", waiting);
       }
     }
   }
 
-  /** Tells hooks.seen(id) once the tip (a hotspot: its marker) has been on the screen, at least half
-   *  of it, not hidden or paused, for half a second: what the user saw, not what was drawn under
-   *  a tour, behind the anchor's absence or off the screen (a pointer carried away by the swipe
-   *  that called it waits for the user to come back to it). Watching again starts over. */
+  /** Follows whether the tip (a hotspot: its marker) is in the user's sight: on the screen, at
+   *  least half of it, not hidden, paused or waiting, for half a second. Tells hooks.sight(id,
+   *  true) as it comes into sight and hooks.sight(id, false) as it leaves (the engine counts display
+   *  time only between), and hooks.seen(id) the first time: what the user saw, not what was drawn
+   *  under a tour, behind the anchor's absence or off the screen (a pointer carried away by the
+   *  swipe that called it waits for the user to come back to it). Called again, it looks again. */
   watch(id, entry) {
-    entry.unwatch?.();
-    if (entry.seen) return;
+    if (entry.look) return entry.look();
     const target = entry.extras.find((e) => e.dataset.waymarkUi === "hotspot") ?? entry.root;
-    let timer;
+    let timer = null;
+    let intersecting = false;
+    let inSight = false;
+    const report = (visible) => {
+      if (visible === inSight) return;
+      inSight = visible;
+      this.hooks.sight(id, visible);
+    };
     const seen = () => {
+      clearTimeout(timer);
+      timer = null;
+      report(true);
+      if (entry.seen) return;
       entry.seen = true;
-      entry.unwatch();
       this.hooks.seen(id);
       this.speak(entry.root);
     };
-    const observer = new this.window.IntersectionObserver(([change]) => {
-      clearTimeout(timer);
-      if (change.isIntersecting) timer = setTimeout(() => entry.paused || entry.waiting || target.hidden || seen(), 500);
+    entry.look = () => {
+      const visible = intersecting && !entry.paused && !entry.waiting && !target.hidden && this.document.visibilityState !== "hidden";
+      if (!visible) {
+        clearTimeout(timer);
+        timer = null;
+        report(false);
+      } else if (!inSight && timer === null) {
+        timer = setTimeout(seen, 500);
+      }
+    };
+    const observer = new this.window.IntersectionObserver((changes) => {
+      intersecting = changes[changes.length - 1].isIntersecting;
+      entry.look();
     }, { threshold: 0.5 });
     observer.observe(target);
     // What the user touches or reaches with the keyboard they saw, however quickly.
@@ -199,13 +221,20 @@ export class Renderer {
     }
     entry.unwatch = () => {
       entry.unwatch = () => {};
+      entry.look = () => {};
       clearTimeout(timer);
       observer.disconnect();
+      report(false);
       for (const element of [entry.root, target]) {
         element.removeEventListener("pointerdown", seen);
         element.removeEventListener("focusin", seen);
       }
     };
+  }
+
+  /** Looks again at whether each drawn tip is in sight: the page was hidden or shown. */
+  lookAgain() {
+    for (const entry of this.rendered.values()) entry.look?.();
   }
 
   /** Takes a tip away, giving the focus back to where it was if the tip had it; a survey's ending
@@ -239,8 +268,7 @@ export class Renderer {
     // A paused modal lets the page go; it holds it again when it comes back.
     entry.paused = paused;
     this.hold(entry);
-    // Watched again: the observer only speaks when what is on the screen changes.
-    if (!paused) this.watch(id, entry);
+    this.watch(id, entry);
     if (!paused) entry.place?.();
     this.arrange();
   }

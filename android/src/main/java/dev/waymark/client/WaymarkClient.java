@@ -147,6 +147,14 @@ public final class WaymarkClient {
          * the app to follow; called where the renderer is. Null: such buttons only send their event.
          */
         public ActionHandler onAction;
+        /**
+         * Whether the app's renderer says when a tip it draws comes into the user's sight and
+         * leaves it ({@link WaymarkClient#setTip}), as the web SDK does: then {@code tip_shown} is
+         * sent when the tip is first seen, not when the engine shows it, and display time
+         * ({@code maxDisplayDuration}) counts only while it is in sight. False by default: a tip
+         * counts as seen from when it shows.
+         */
+        public boolean countsTipsWhenSeen;
     }
 
     /** Follows a button that leads out of Waymark: opens the app's route, the web page or the tour. */
@@ -188,6 +196,8 @@ public final class WaymarkClient {
     public final Options options;
     private final Renderer renderer;
     private final Transport transport;
+    /** With {@link Options#countsTipsWhenSeen}, the tip_shown events of tips shown and not yet seen, by tip. Guarded by lock. */
+    private final Map<String, Map<String, Object>> unseen = new HashMap<String, Map<String, Object>>();
     private final EventQueue queue;
     private final KeptFile catalogFile;
     private final KeptFile engineFile;
@@ -285,9 +295,9 @@ public final class WaymarkClient {
     private Engine makeEngine(JSONObject snapshot) {
         List<Engine.Tip> engineTips = readTips();
         try {
-            return new Engine(engineTips, frequency(), snapshot);
+            return new Engine(engineTips, frequency(), snapshot, options.countsTipsWhenSeen);
         } catch (RuntimeException unreadable) {
-            return new Engine(engineTips, frequency(), null);
+            return new Engine(engineTips, frequency(), null, options.countsTipsWhenSeen);
         }
     }
 
@@ -484,6 +494,26 @@ public final class WaymarkClient {
         return commands;
     }
 
+    /**
+     * With {@link Options#countsTipsWhenSeen}, the renderer says that a tip it draws came into the
+     * user's sight (at least half of it on the screen, uncovered, for half a second, or touched) or
+     * left it (scrolled away, covered, the app in the background). The first time a shown tip is
+     * seen, {@code tip_shown} is sent; display time counts only while the tip is in sight.
+     */
+    public List<Engine.Command> setTip(String tip, boolean visible) {
+        List<Engine.Command> commands;
+        Map<String, Object> shown = null;
+        long time = now();
+        synchronized (lock) {
+            commands = engine.setTip(tip, visible, time);
+            changed(commands);
+            if (visible) shown = unseen.remove(tip);
+        }
+        if (shown != null) enqueue("tip_shown", tip, time, shown);
+        deliver(commands);
+        return commands;
+    }
+
     /** Context values rules read ({@code cart.items}, {@code user.plan}); null removes one. */
     public List<Engine.Command> setContext(Map<String, ?> values) {
         List<Engine.Command> commands;
@@ -638,8 +668,12 @@ public final class WaymarkClient {
      * {@code tip_closed} and {@code tip_dismissed}, with the tip, its container and its variant.
      */
     private void deliver(List<Engine.Command> commands) {
-        draw(commands);
         for (Engine.Command command : commands) {
+            if (command.action.equals("hide") && options.countsTipsWhenSeen) {
+                synchronized (lock) {
+                    unseen.remove(command.tip);
+                }
+            }
             String name;
             if (command.action.equals("show")) name = "tip_shown";
             else if (command.action.equals("hide") && "closed".equals(command.reason)) name = "tip_closed";
@@ -649,8 +683,17 @@ public final class WaymarkClient {
             Map<String, Object> properties = tip != null ? tipProperties(tip) : new HashMap<String, Object>();
             properties.put("tip", command.tip);
             properties.put("container", command.container);
+            if (options.countsTipsWhenSeen && name.equals("tip_shown")) {
+                // Sent when the renderer says the tip was seen (setTip).
+                synchronized (lock) {
+                    unseen.put(command.tip, properties);
+                }
+                continue;
+            }
             enqueue(name, command.tip, command.time, properties);
         }
+        // Drawn last: a renderer that says at once that a tip is seen finds its tip_shown waiting.
+        draw(commands);
     }
 
     private void draw(final List<Engine.Command> commands) {

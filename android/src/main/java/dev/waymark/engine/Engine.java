@@ -121,6 +121,16 @@ public final class Engine {
 
         boolean isFinished() { return phase.startsWith("finished"); }
 
+        /** Whether display time runs: the tip shows and is visible. */
+        boolean isCounting() { return phase.equals("active") && activeSince != NONE; }
+
+        /** Adds the visible stretch to the display time and starts the next one at {@code now}. */
+        void settle(long now) {
+            if (!isCounting()) return;
+            displayedMillis += now - activeSince;
+            activeSince = now;
+        }
+
         JSONObject toJSON() {
             JSONObject json = new JSONObject();
             Evaluator.put(json, "phase", phase);
@@ -161,6 +171,7 @@ public final class Engine {
 
     private List<Tip> tips;
     private String frequency;
+    private final boolean sightReported;
     private long gap;
     private Evaluator evaluator;
     private List<String> containers;
@@ -203,6 +214,16 @@ public final class Engine {
 
     /** An engine that goes on from a {@link #snapshot()}: tips keep their states by id, rules their terms by text. */
     public Engine(List<Tip> tips, String frequency, JSONObject snapshot) {
+        this(tips, frequency, snapshot, false);
+    }
+
+    /**
+     * An engine whose renderer, when {@code sightReported}, says when a showing tip comes into sight
+     * ({@link #setTip}): a tip then shows and resumes out of sight, and its display time starts when
+     * it is seen. Otherwise a tip is in sight from when it shows until said otherwise.
+     */
+    public Engine(List<Tip> tips, String frequency, JSONObject snapshot, boolean sightReported) {
+        this.sightReported = sightReported;
         configure(tips, frequency, snapshot);
     }
 
@@ -381,6 +402,28 @@ public final class Engine {
         return takeOutput();
     }
 
+    /**
+     * Says whether a showing tip is where the user can see it: a renderer that measures visibility
+     * says {@code false} while the tip is off the screen, parked or waiting for room. Display time
+     * counts only while it is visible; a tip shows visible until said otherwise.
+     */
+    public List<Command> setTip(String id, boolean visible, long time) {
+        catchUp(time);
+        int i = indexOf(id);
+        State state = i >= 0 ? states[i] : null;
+        if (state != null && state.phase.equals("active") && visible != state.isCounting()) {
+            if (visible) {
+                state.activeSince = clock();
+                scheduleTip(i);
+            } else {
+                state.settle(clock());
+                state.activeSince = NONE;
+            }
+        }
+        settle();
+        return takeOutput();
+    }
+
     /** The user closed a tip. */
     public List<Command> close(String id, long time) {
         catchUp(time);
@@ -484,7 +527,7 @@ public final class Engine {
             State state = entry.getValue();
             String ending = state.phase.length() > 9 ? state.phase.substring(9) : "";
             boolean finished = ENDINGS.containsKey(ending);
-            long displayed = state.displayedMillis + (state.phase.equals("active") ? clock() - state.activeSince : 0);
+            long displayed = state.displayedMillis + (state.isCounting() ? clock() - state.activeSince : 0);
             if (state.displayCount == 0 && displayed == 0 && !finished) continue;
             JSONObject tip = new JSONObject();
             Evaluator.put(tip, "shown", state.displayCount);
@@ -519,10 +562,7 @@ public final class Engine {
                 }
                 // A showing tip's time so far is part of its total before the larger is taken, so
                 // what arrives at one moment comes to the same state in any order.
-                if (state.phase.equals("active")) {
-                    state.displayedMillis += clock() - state.activeSince;
-                    state.activeSince = clock();
-                }
+                state.settle(clock());
                 state.displayCount = Math.max(state.displayCount, remote.optInt("shown", 0));
                 state.displayedMillis = Math.max(state.displayedMillis, remote.optLong("displayedMillis", 0));
                 String finished = remote.optString("finished", null);
@@ -685,7 +725,7 @@ public final class Engine {
 
     private void show(int i) {
         states[i].phase = "active";
-        states[i].activeSince = clock();
+        states[i].activeSince = sightReported ? NONE : clock();
         states[i].displayCount += 1;
         occupant[containerOf[i]] = i;
         lastShow = clock();
@@ -696,7 +736,7 @@ public final class Engine {
     private void finish(int i, String reason) {
         State state = states[i];
         if (state.isFinished()) return;
-        if (state.phase.equals("active")) state.displayedMillis += clock() - state.activeSince;
+        state.settle(clock());
         if (state.phase.equals("active") || state.phase.equals("paused")) {
             emit("hide", i, reason);
             occupant[containerOf[i]] = -1;
@@ -716,7 +756,7 @@ public final class Engine {
             int i = occupant[index];
             if (i >= 0 && states[i].phase.equals("paused")) {
                 states[i].phase = "active";
-                states[i].activeSince = clock();
+                states[i].activeSince = sightReported ? NONE : clock();
                 states[i].displayCount += 1;
                 scheduleTip(i);
                 emit("resume", i, null);
@@ -731,7 +771,7 @@ public final class Engine {
             if (limit != null && states[i].displayCount >= limit) {
                 finish(i, "maxDisplayCount");
             } else {
-                states[i].displayedMillis += clock() - states[i].activeSince;
+                states[i].settle(clock());
                 states[i].phase = "paused";
                 emit("pause", i, null);
             }
@@ -749,7 +789,7 @@ public final class Engine {
     private long displayEnd(int i) {
         State state = states[i];
         Double limit = tips.get(i).policy.maxDisplayDuration;
-        if (!state.phase.equals("active") || limit == null) return NONE;
+        if (!state.isCounting() || limit == null) return NONE;
         return state.activeSince + Math.max(0, (long) (limit * 1000) - state.displayedMillis);
     }
 

@@ -55,7 +55,12 @@ abstract class AgainstServer {
     }
 
     WaymarkClient client(File directory, String user, String locale) throws Exception {
+        return client(directory, user, locale, false);
+    }
+
+    WaymarkClient client(File directory, String user, String locale, boolean countsTipsWhenSeen) throws Exception {
         WaymarkClient.Options options = new WaymarkClient.Options();
+        options.countsTipsWhenSeen = countsTipsWhenSeen;
         options.onTour = (tour, page) -> opened.add(tour.id + " at " + page + " of " + tour.pages.size());
         options.onAction = request -> followed.add(request.action.kind + " " + request.action.to + " from "
             + (request.tip != null ? request.tip : request.tour + "/" + request.page));

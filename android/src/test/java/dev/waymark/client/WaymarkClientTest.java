@@ -73,6 +73,29 @@ class WaymarkClientTest extends AgainstServer {
         again.stop();
     }
 
+    /**
+     * With countsTipsWhenSeen the renderer says when a tip came into sight, and only then is it
+     * counted: once, however often it comes back; a tip dismissed unseen is never counted.
+     */
+    @Test
+    void aTipIsCountedWhenTheRendererSaysItWasSeen() throws Exception {
+        server.start();
+        server.publishShop(app.getString("secretKey"));
+        WaymarkClient seen = client(phone, "seen", "hi-IN", true);
+        seen.start();
+        seen.refresh();
+        assertEquals("product-list-tip", seen.record("screen", "products", null).get(0).tip);
+        assertEquals(1, seen.queuedEvents(), "the screen; the tip is not seen yet");
+        seen.setTip("product-list-tip", true);
+        seen.setTip("product-list-tip", false);
+        seen.setTip("product-list-tip", true);
+        assertEquals(2, seen.queuedEvents(), "tip_shown, once");
+        for (int i = 0; i < 3; i++) seen.record("scroll", null, null);
+        assertEquals("finished:dismissed", seen.phase("product-list-tip"));
+        assertEquals(1, named(stored(seen, "seen"), "tip_shown").size());
+        seen.stop();
+    }
+
     @Test
     void eventsRecordedOfflineAreDeliveredOnceWhenTheServerIsBack() throws Exception {
         WaymarkClient phoneClient = client(phone, "u2");

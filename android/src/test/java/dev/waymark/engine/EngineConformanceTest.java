@@ -67,6 +67,7 @@ class EngineConformanceTest {
         }
         if (step.has("container")) return engine.setContainer(step.getString("container"), step.getBoolean("visible"), time);
         if (step.has("close")) return engine.close(step.getString("close"), time);
+        if (step.has("tip")) return engine.setTip(step.getString("tip"), step.getBoolean("visible"), time);
         if (step.has("merge")) return engine.merge(step.getJSONObject("merge"), time);
         return engine.advance(time);
     }

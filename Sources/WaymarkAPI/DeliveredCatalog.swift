@@ -9,6 +9,9 @@ public struct DeliveredCatalog: Codable, Hashable, Sendable {
     public var version: Int
     /// The minimum gap between two tips appearing: immediate, hourly, daily, weekly or monthly.
     public var frequency: String
+    /// The locales (`hi`, and so `hi-IN`) whose users are in the listener's mode until they turn
+    /// it off: every tip, tour page and article speaks as it appears; nil when none.
+    public var listen: [String]?
     /// The tips this client may see, in the catalog's order.
     public var tips: [DeliveredTip]
     /// The tours this client may take.
@@ -26,10 +29,11 @@ public struct DeliveredCatalog: Codable, Hashable, Sendable {
     /// A catalog of `version` with these tips, tours, checklists and articles.
     public init(
         version: Int, frequency: String, tips: [DeliveredTip], tours: [DeliveredTour], checklists: [DeliveredChecklist]? = nil,
-        articles: [DeliveredArticle]? = nil, ui: [String: String]? = nil
+        articles: [DeliveredArticle]? = nil, ui: [String: String]? = nil, listen: [String]? = nil
     ) {
         self.version = version
         self.frequency = frequency
+        self.listen = listen
         self.tips = tips
         self.tours = tours
         self.checklists = checklists

@@ -3,7 +3,7 @@
 public struct CatalogChange: Hashable, Sendable {
     public enum Kind: String, Hashable, Sendable {
         case tip, tour, checklist, article, media, segment
-        /// Frequency, rewards and narration: the settings of the whole catalog.
+        /// Frequency, locales, rewards, narration and listening: the settings of the whole catalog.
         case settings
     }
 
@@ -52,11 +52,14 @@ public struct CatalogChange: Hashable, Sendable {
         let settings = { (catalog: Catalog) in
             CatalogDocument.yaml(
                 Catalog(
-                    frequency: catalog.frequency, locales: catalog.locales, tips: [], rewards: catalog.rewards, narration: catalog.narration
-                )
+                    frequency: catalog.frequency, locales: catalog.locales, tips: [], rewards: catalog.rewards,
+                    narration: catalog.narration,
+                    listen: catalog.listen)
             )
         }
-        if old.frequency != new.frequency || old.locales != new.locales || old.rewards != new.rewards || old.narration != new.narration {
+        if old.frequency != new.frequency || old.locales != new.locales || old.rewards != new.rewards || old.narration != new.narration
+            || old.listen != new.listen
+        {
             changes.append(CatalogChange(kind: .settings, id: "catalog", before: settings(old), after: settings(new)))
         }
         return changes

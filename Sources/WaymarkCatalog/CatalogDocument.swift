@@ -10,6 +10,7 @@ import Yams
 /// ```yaml
 /// frequency: immediate          # immediate, hourly, daily, weekly or monthly
 /// locales: [hi]                 # every content and button has these too; lint warns of what lacks one
+/// listen: [hi]                  # users in these locales hear every tip until they turn it off
 /// segments:                     # named groups of users; targeting reads segment:<name>
 ///   - name: cod-buyers
 ///     summary: Paid cash on delivery for something over ₹10,000 lately
@@ -235,17 +236,11 @@ private struct CatalogReader {
         }
         checkKeys(
             mapping,
-            allowed: ["frequency", "locales", "segments", "tips", "tours", "checklists", "articles", "media", "rewards", "narration"])
-        if let node = mapping["locales"] {
-            for element in node.sequence ?? [] {
-                guard let locale = element.string, isLocale(locale) else {
-                    fail(at: element, "\"\(element.string ?? "")\" is not a locale", expected: "such as hi, ta or pt-BR")
-                    continue
-                }
-                declaredLocales.append(locale)
-            }
-            if node.sequence == nil { fail(at: node, "locales must be a list of locales", expected: "such as [hi, ta]") }
-        }
+            allowed: [
+                "frequency", "locales", "listen", "segments", "tips", "tours", "checklists", "articles", "media", "rewards", "narration",
+            ])
+        declaredLocales = mapping["locales"].map { readLocales($0, "locales") } ?? []
+        let listen = mapping["listen"].map { readLocales($0, "listen") } ?? []
         // Segments first: targeting anywhere in the catalog may name them.
         let segments = mapping["segments"].map { list($0, "segments") { $0.readSegment($1) } } ?? []
         knownSegments = Set(segments.map(\.name))
@@ -316,7 +311,24 @@ private struct CatalogReader {
         let narration = mapping["narration"].flatMap { readNarration($0) }
         return Catalog(
             frequency: frequency, locales: declaredLocales, segments: segments, tips: tips, tours: tours, checklists: checklists,
-            articles: articles, media: media, rewards: rewards, narration: narration)
+            articles: articles, media: media, rewards: rewards, narration: narration, listen: listen)
+    }
+
+    /// A list of locales (`[hi, ta]`), each checked.
+    mutating func readLocales(_ node: Node, _ key: String) -> [String] {
+        guard let elements = node.sequence else {
+            fail(at: node, "\(key) must be a list of locales", expected: "such as [hi, ta]")
+            return []
+        }
+        var locales: [String] = []
+        for element in elements {
+            guard let locale = element.string, isLocale(locale) else {
+                fail(at: element, "\"\(element.string ?? "")\" is not a locale", expected: "such as hi, ta or pt-BR")
+                continue
+            }
+            locales.append(locale)
+        }
+        return locales
     }
 
     /// Reads a list with `read` for each element, skipping the ones that fail.

@@ -17,6 +17,9 @@ public struct Catalog: Hashable, Sendable {
     public var rewards: RewardPolicy
     /// Spoken narration made by the server for content without a recording; nil: none.
     public var narration: NarrationSettings?
+    /// The locales (`hi`, and so `hi-IN`) whose users are in the listener's mode until they turn
+    /// it off: every tip, tour page and article speaks as it appears (`listen: [hi]`).
+    public var listen: [String]
     /// Named groups of users that targeting reads as `segment:<name>`.
     public var segments: [Segment]
     /// Onboarding checklists: tasks each done when a rule over the user's history holds.
@@ -27,10 +30,11 @@ public struct Catalog: Hashable, Sendable {
     public init(
         frequency: DisplayFrequency = .immediate, locales: [String] = [], segments: [Segment] = [], tips: [CatalogTip], tours: [Tour] = [],
         checklists: [Checklist] = [], articles: [Article] = [], media: [Media] = [], rewards: RewardPolicy = RewardPolicy(),
-        narration: NarrationSettings? = nil
+        narration: NarrationSettings? = nil, listen: [String] = []
     ) {
         self.frequency = frequency
         self.locales = locales
+        self.listen = listen
         self.segments = segments
         self.tips = tips
         self.tours = tours

@@ -29,6 +29,7 @@ extension CatalogDocument {
         var pairs = Pairs()
         pairs["frequency"] = text(catalog.frequency.rawValue)
         if !catalog.locales.isEmpty { pairs["locales"] = Node(catalog.locales.map(text)) }
+        if !catalog.listen.isEmpty { pairs["listen"] = Node(catalog.listen.map(text)) }
         if !catalog.segments.isEmpty { pairs["segments"] = Node(catalog.segments.map(node)) }
         pairs["tips"] = Node(catalog.tips.map(node))
         if !catalog.tours.isEmpty { pairs["tours"] = Node(catalog.tours.map(node)) }

@@ -142,6 +142,7 @@ public final class WaymarkClient: Sendable {
     private let cache: CatalogCache
     private let tourFile: KeptFile<[String: TourProgress]>
     private let checklistFile: KeptFile<KeptChecklists>
+    private let listeningFile: KeptFile<ListeningChoice>
     let triggerFile: KeptFile<EvaluatorSnapshot>
     let state: Locked<ClientState>
     private let lifecycle: Lifecycle
@@ -194,6 +195,7 @@ public final class WaymarkClient: Sendable {
         tourFile = KeptFile(url: file("tours.json"))
         checklistFile = KeptFile(url: file("checklists.json"))
         triggerFile = KeptFile(url: file("tour-triggers.json"))
+        listeningFile = KeptFile(url: file("listening.json"))
         let entry = cache.load()
         let kept = checklistFile.load() ?? KeptChecklists()
         var checklists = ChecklistRun(
@@ -202,7 +204,7 @@ public final class WaymarkClient: Sendable {
         _ = checklists.setContext(context.values.mapValues { $0 }, at: options.clock())
         var tours = TourGate(tours: Self.gated(entry?.catalog.tours ?? []), progress: tourFile.load() ?? [:], restoring: triggerFile.load())
         tours.setContext(context.values.mapValues { $0 }, at: options.clock())
-        let state = Locked(ClientState(entry: entry, checklists: checklists, tours: tours))
+        let state = Locked(ClientState(entry: entry, checklists: checklists, tours: tours, listening: listeningFile.load()))
         self.state = state
         let lifecycle = Lifecycle(
             queue: queue, state: state, user: user, properties: Self.standardProperties(context),
@@ -697,8 +699,10 @@ public final class WaymarkClient: Sendable {
                 state.userHash.map { ($0, state.progressChanges, state.tours.progress, state.checklists.progress) }
             })
         else { return nil }
+        let listening = state.withLock { $0.listening }
         let request = ProgressRequest(
-            user: user, userHash: userHash, progress: UserProgress(tips: engine.progress, tours: tours, checklists: checklists))
+            user: user, userHash: userHash,
+            progress: UserProgress(tips: engine.progress, tours: tours, checklists: checklists, listening: listening))
         let body = (try? JSONEncoder().encode(request)) ?? Data()
         let answer = try await post("v1/progress", body, accepting: [200])
         let synced = try transport.decode(SyncedProgress.self, from: answer)
@@ -713,10 +717,51 @@ public final class WaymarkClient: Sendable {
         }
         tourFile.save(merged)
         checklistFile.save(kept)
+        // The latest choice of the listener's mode among the user's devices.
+        if let remote = synced.progress.listening {
+            let latest = state.withLock { state -> ListeningChoice? in
+                let latest = max(state.listening ?? remote, remote)
+                guard latest != state.listening else { return nil }
+                state.listening = latest
+                return latest
+            }
+            if let latest { listeningFile.save(latest) }
+        }
         engine.merge(synced.progress.tips)
         // What the merge changed the server already has; what the engine did meanwhile it has not.
         state.withLock { $0.progressShared = changedMeanwhile ? changes : $0.progressChanges }
         return synced
+    }
+
+    /// Whether the user hears every tip as it appears (the listener's mode): their own choice, made
+    /// here or on another device (shared by ``syncProgress()``, the latest holding), else the
+    /// catalog's default for their locale (`DeliveredCatalog.listen`: `hi` covers `hi-IN`). An app
+    /// that draws tips speaks each one (its narration, else the platform's voice) once it is seen
+    /// while this is true, as the web SDK does.
+    public var listensToTips: Bool {
+        state.withLock { state in
+            state.listening?.on ?? Self.listens(byDefault: state.entry?.catalog.listen ?? [], locale: context.locale)
+        }
+    }
+
+    /// The user turned the listener's mode on or off: kept on the device and shared with their
+    /// other devices by the next ``syncProgress()``; their choice always wins over the catalog's default.
+    public func setListening(_ on: Bool) {
+        let choice = ListeningChoice(on: on, at: Int64((options.clock().timeIntervalSince1970 * 1000).rounded()))
+        state.withLock { state in
+            state.listening = choice
+            state.progressChanges += 1
+        }
+        listeningFile.save(choice)
+    }
+
+    /// Whether a locale (`hi-IN`) is one of the catalog's listening locales (`hi`).
+    static func listens(byDefault locales: [String], locale: String?) -> Bool {
+        guard let locale = locale?.lowercased().replacingOccurrences(of: "_", with: "-") else { return false }
+        return locales.contains { listed in
+            let listed = listed.lowercased()
+            return locale == listed || locale.hasPrefix(listed + "-")
+        }
     }
 
     /// The user's progress with each tour the app draws, by id: the furthest page reached (from
@@ -808,6 +853,8 @@ struct ClientState {
     /// The catalog's tour triggers, the user's progress with tours (``WaymarkClient/tourProgress``)
     /// and the tour open now, if the client or the app opened one.
     var tours = TourGate(tours: [])
+    /// The user's own choice of the listener's mode (``WaymarkClient/listensToTips``), if they made one.
+    var listening: ListeningChoice?
     /// The user's identity proof, once ``WaymarkClient/identify(attributes:userHash:)`` gave one.
     var userHash: String?
     /// Failed uploads in a row: the background loop backs off by it.

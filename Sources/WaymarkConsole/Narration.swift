@@ -26,6 +26,7 @@ extension WaymarkConsole {
         values["makesSpeech"] = server.makesNarration
         values["language"] = catalog?.narration?.language ?? ""
         values["speed"] = catalog?.narration?.speed ?? 150
+        values["listen"] = (catalog?.listen ?? []).joined(separator: ", ")
         values["voices"] = NarrationPlan.voices.sorted().joined(separator: ", ")
         values["maximumMB"] = Recording.maximumSize >> 20
         values["rows"] = plan.lines.map { line in Self.row(line, states: states, app: app.id, makesSpeech: server.makesNarration) }
@@ -97,13 +98,16 @@ extension WaymarkConsole {
         }
     }
 
-    /// `POST .../narration/settings`: the language of the default content and the speed; a blank
-    /// language turns generated speech off.
+    /// `POST .../narration/settings`: the language of the default content and the speed (a blank
+    /// language turns generated speech off), and the locales whose users hear every tip until they
+    /// turn it off (`listen`, separated by commas or spaces).
     func saveNarrationSettings(_ request: Request, _ context: ConsoleRequestContext, _ access: AppAccess) async throws -> Response {
         let form = access.form
         let (signedIn, app) = (access.signedIn, access.app)
         let fields = ["language": form["language"] ?? "", "speed": form["speed"] ?? ""]
+        let listen = form["listen"].map { $0.split(whereSeparator: { $0 == "," || $0 == " " }).map(String.init) }
         let errors = try await saveEdit(app: app, actor: signedIn.actor) { catalog in
+            if let listen { catalog.listen = listen }
             guard let language = fields.text("language") else {
                 catalog.narration = nil
                 return

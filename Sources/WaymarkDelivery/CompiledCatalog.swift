@@ -84,6 +84,8 @@ final class CompiledCatalog: Sendable {
 
     let version: Int
     let frequency: String
+    /// The locales whose users are in the listener's mode by default; nil when none.
+    let listen: [String]?
     let rules: [Rule]
     /// Whether any targeting rule reads a user attribute (`user.<name>`).
     let readsAttributes: Bool
@@ -124,6 +126,7 @@ final class CompiledCatalog: Sendable {
         }
         self.version = version
         frequency = catalog.frequency.rawValue
+        listen = catalog.listen.isEmpty ? nil : catalog.listen
 
         var localeIDs: [String: Int32] = [:]
         func localeID(_ locale: String) -> Int32 {
@@ -275,7 +278,8 @@ final class CompiledCatalog: Sendable {
         self.articleRenditions = articleRenditions
 
         var pieces = JSONPieces(
-            head: Array(#"{"frequency":"#.utf8) + json(frequency) + Array(#","tips":["#.utf8),
+            head: Array(#"{"frequency":"#.utf8) + json(frequency)
+                + (catalog.listen.isEmpty ? [] : Array(#","listen":"#.utf8) + json(catalog.listen)) + Array(#","tips":["#.utf8),
             tail: Array(#"],"version":\#(version)}"#.utf8)
         )
         firstTip = pieces.count
@@ -420,7 +424,7 @@ final class CompiledCatalog: Sendable {
             version: version, frequency: frequency, tips: resolution.tips.map { tipRenditions[Int($0)] }, tours: tours,
             checklists: resolution.checklists.isEmpty ? nil : resolution.checklists.map { checklistRenditions[Int($0)] },
             articles: resolution.articles.isEmpty ? nil : resolution.articles.map { articleRenditions[Int($0)] },
-            ui: resolution.language.flatMap { InterfaceText.tables[$0] }
+            ui: resolution.language.flatMap { InterfaceText.tables[$0] }, listen: listen
         )
     }
 

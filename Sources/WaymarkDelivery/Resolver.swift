@@ -97,7 +97,7 @@ public struct Resolver: Sendable {
         return DeliveredCatalog(
             version: version, frequency: catalog.frequency.rawValue, tips: tips, tours: tours,
             checklists: checklists.isEmpty ? nil : checklists, articles: articles.isEmpty ? nil : articles,
-            ui: InterfaceText.strings(forLocale: client.locale))
+            ui: InterfaceText.strings(forLocale: client.locale), listen: catalog.listen.isEmpty ? nil : catalog.listen)
     }
 
     /// Screens as delivered: none (every screen) is left out.

@@ -49,6 +49,15 @@ import WaymarkEngine
             ])
     }
 
+    /// The locales whose users hear every tip by default read back, and a wrong one is named.
+    @Test func listeningLocalesReadBackAndAreChecked() throws {
+        let catalog = try CatalogDocument.parse("listen: [hi, ta-IN]\ntips: []", file: "test")
+        #expect(catalog.listen == ["hi", "ta-IN"])
+        #expect(try CatalogDocument.parse(CatalogDocument.yaml(catalog), file: "written") == catalog)
+        #expect(ActionTests.problems("listen: [hi, नहीं]\ntips: []\n") == ["1:14 \"नहीं\" is not a locale"])
+        #expect(ActionTests.problems("listen: hi\ntips: []\n") == ["1:9 listen must be a list of locales"])
+    }
+
     @Test(arguments: [
         "100", "yes", "null", "~", "- a", "# not a comment", "key: value", "'single'", "\"double\"", " leading",
         "trailing ", "two\nlines", "ends with newline\n", "{flow}", "[list]", "*star", "&anchor", "!tag", "@at",

@@ -383,5 +383,13 @@ import WaymarkRules
         #expect(
             Resolver(catalog: Self.shop, version: 1).decide(for: client).etag
                 == Resolver(catalog: Self.shop, version: 1).decide(for: client).etag)
+        // The listener's mode by default for Hindi is part of what a client has.
+        var silent = Self.shop
+        silent.listen = []
+        #expect(Self.shop.listen == ["hi"])
+        #expect(
+            Resolver(catalog: Self.shop, version: 1).decide(for: client).etag
+                != Resolver(catalog: silent, version: 1).decide(for: client).etag)
+        #expect(Resolver(catalog: silent, version: 1).resolve(for: client).listen == nil)
     }
 }

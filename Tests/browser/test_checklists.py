@@ -87,11 +87,16 @@ class ChecklistTests(BrowserTest):
                                           ("checklist_item_done", "cart"), ("checklist_item_done", "checkout"),
                                           ("checklist_completed", None)])
                 self.assertEqual(grants, [("checklist:first-steps", 10)])
-                # Closed once complete (after the checkout's survey, which holds the page), it is put away.
-                self.driver.execute_script("(await import('/sdk/waymark.js')).Waymark.close('checkout-survey')")
-                self.wait_tip("checkout-survey", shown=False)
+                # Closed once complete, it is put away; the checkout's survey, which waited while the
+                # panel was open, then shows and takes the focus, as a modal does.
                 self.visible(PANEL).find_element(By.CSS_SELECTOR, ".wm-close").click()
                 self.wait_for(lambda d: self.visible(LAUNCHER) is None, "the completed checklist put away")
+                self.wait_tip("checkout-survey")
+                self.wait_for(lambda d: d.execute_script(
+                    "return document.activeElement?.closest('[data-waymark-tip]')?.dataset.waymarkTip") == "checkout-survey",
+                    "the focus in the survey that waited")
+                self.driver.execute_script("(await import('/sdk/waymark.js')).Waymark.close('checkout-survey')")
+                self.wait_tip("checkout-survey", shown=False)
                 self.driver.refresh()
                 self.wait_for(lambda d: d.execute_script("return document.documentElement.dataset.waymarkReady === 'true'"), "the shop")
                 self.assertIsNone(self.visible(LAUNCHER))

@@ -502,7 +502,10 @@ class PresentationTests(BrowserTest):
         self.assertEqual(audio()["time"], paused_at, "paused means paused")
 
     def test_without_a_recording_the_browsers_voice_reads_the_tip_only_when_asked(self):
+        # A Hindi reader who turned the listener's mode (the demo's default for Hindi) off.
         self.open_shop("reader", "&locale=hi-IN")
+        self.driver.execute_script("localStorage.setItem('waymark:listen', JSON.stringify({ on: false, at: Date.now() }))")
+        self.driver.refresh()
         banner = self.wait_tip("welcome")
         # Record what the SDK asks the browser's voice to say (headless Chromium has no voices).
         self.driver.execute_script("""

@@ -1,6 +1,8 @@
 """Narration the server speaks, played by waymark.js in a real Chromium: a visible control, no
-autoplay (even where the browser would allow it), the anchored element highlighted while it speaks,
-and narration_played / narration_completed stored on the server.
+autoplay (even where the browser would allow it) until the user asks for the listener's mode or
+the catalog makes it the default for their locale (the demo's `listen: [hi]`), the mode kept and
+shared with the user's other devices, the anchored element highlighted while it speaks, and
+narration_played / narration_completed stored on the server.
 
 Run by scripts/test; see test_demo_shop.py for what it needs.
 """
@@ -53,7 +55,10 @@ class NarrationTests(BrowserTest):
         self.assertEqual(narration["source"], "generated")
         self.assertGreater(narration["duration"], 1)
 
+        # A Hindi reader who turned the listener's mode (the demo's default for Hindi) off.
         self.open_shop("listener", "&locale=hi-IN")
+        self.driver.execute_script("localStorage.setItem('waymark:listen', JSON.stringify({ on: false, at: Date.now() }))")
+        self.driver.refresh()
         banner = self.wait_tip("welcome")
         button = banner.find_element(By.CSS_SELECTOR, "button.wm-narrate")
         minutes, seconds = divmod(round(narration["duration"]), 60)
@@ -104,14 +109,14 @@ class NarrationTests(BrowserTest):
     def test_a_listener_hears_every_tip_as_it_appears_once_they_asked_and_on_their_next_visit(self):
         user = "hears"
         deadline = time.time() + 60
-        while (self.catalog_narration(f"hi&user={user}", "welcome") is None or self.catalog_narration(f"hi&user={user}", "search-tip") is None) \
+        while (self.catalog_narration(f"en&user={user}", "welcome") is None or self.catalog_narration(f"en&user={user}", "search-tip") is None) \
                 and time.time() < deadline:
             time.sleep(0.3)
-        self.open_shop(user, "&locale=hi-IN")
+        self.open_shop(user, "&locale=en")
         banner = self.wait_tip("welcome")
         # The dock's toggle (under the banner, which covers the dock while it shows).
         listen = self.wait_for(lambda d: d.find_elements(By.CSS_SELECTOR, '[data-waymark-ui="listen"]'), "the dock's Listen to tips")[0]
-        self.assertEqual(listen.get_attribute("textContent"), "🔊 टिप्स सुनें")
+        self.assertEqual(listen.get_attribute("textContent"), "🔊 Listen to tips")
         self.assertEqual(listen.get_attribute("aria-pressed"), "false", "nothing speaks before the user asks")
         playing = "return [...document.querySelectorAll('audio.wm-narration')].filter((a) => !a.paused).map((a) => a.closest('[data-waymark-tip]')?.dataset.waymarkTip)"
         # Pressing Listen on one tip plays it, and is asking to hear tips: the mode turns on.
@@ -141,6 +146,37 @@ class NarrationTests(BrowserTest):
         self.wait_tip("welcome")
         time.sleep(1.5)  # seen after half a second: it would speak by now
         self.assertEqual(self.driver.execute_script(playing), [])
+
+    def test_hindi_readers_start_in_the_listeners_mode_and_their_choice_follows_them(self):
+        user = "hindi-listener"
+        deadline = time.time() + 60
+        while self.catalog_narration(f"hi&user={user}", "welcome") is None and time.time() < deadline:
+            time.sleep(0.3)
+        playing = "return [...document.querySelectorAll('audio.wm-narration')].filter((a) => !a.paused).map((a) => a.closest('[data-waymark-tip]')?.dataset.waymarkTip)"
+        pressed = "return document.querySelector('[data-waymark-ui=\"listen\"]')?.getAttribute('aria-pressed')"
+        # The demo's catalog makes the mode the default for Hindi: the welcome speaks as it appears.
+        self.open_shop(user, "&locale=hi-IN")
+        self.wait_tip("welcome")
+        self.wait_for(lambda d: d.execute_script(pressed) == "true", "the toggle pressed by default")
+        self.wait_for(lambda d: d.execute_script(playing) == ["welcome"], "the welcome to speak by itself")
+        # The reader turns it off (in the dock, free once the banner goes): it stays off, by their choice.
+        self.driver.execute_script("(await import('/sdk/waymark.js')).Waymark.close('welcome')")
+        self.wait_for(lambda d: self.visible('[data-waymark-ui="listen"]'), "the toggle").click()
+        self.wait_for(lambda d: d.execute_script(pressed) == "false", "the mode off")
+        self.assertEqual(self.driver.execute_script(playing), [])
+        # Their choice goes with their progress: a new device (nothing kept in its browser) starts
+        # with the catalog's default, then takes the later choice the server holds.
+        self.driver.execute_script("return (await import('/sdk/waymark.js')).Waymark.client.syncProgress()")
+        self.driver.execute_script("(await import('/sdk/waymark.js')).Waymark.stop(); localStorage.clear()")
+        self.driver.refresh()
+        self.wait_for(lambda d: d.execute_script(
+            "return (await import('/sdk/waymark.js')).Waymark.client?.catalog !== undefined"), "the SDK on the new device")
+        self.wait_for(lambda d: d.execute_script(pressed) == "false", "the reader's own choice from their other device")
+        self.assertEqual(json.loads(self.driver.execute_script("return localStorage.getItem('waymark:listen')"))["on"], False)
+        # Someone reading in English starts with it off.
+        self.open_shop("english-reader", "&locale=en")
+        self.wait_tip("welcome")
+        self.wait_for(lambda d: d.execute_script(pressed) == "false", "off for English by default")
 
 
 if __name__ == "__main__":

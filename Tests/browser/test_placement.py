@@ -96,14 +96,13 @@ class PlacementTests(PhoneTest):
             document.querySelector('main').append(grow, b);""")
         self.draw("row", lines=1)
         self.wait_for(lambda d: self.placed_well(), "the tip beside its anchor")
-        start = self.driver.execute_script("return document.querySelector('[data-waymark-tip=\"t\"]').getBoundingClientRect().top")
         anchor = "return document.querySelector('[data-waymark-anchor=\"row\"]').getBoundingClientRect().top"
         was = self.driver.execute_script(anchor)
         self.driver.execute_script("document.getElementById('grow').style.height = '210px'")
         self.wait_for(lambda d: d.execute_script(anchor) >= was + 199, "the anchor to move down")
+        # 12 px beside the anchor 200 px further down: it followed (above it now, if below it
+        # would cover the page's controls).
         self.wait_for(lambda d: self.placed_well(), "the tip to follow it", timeout=5)
-        end = self.driver.execute_script("return document.querySelector('[data-waymark-tip=\"t\"]').getBoundingClientRect().top")
-        self.assertGreater(end - start, 150)
 
     def test_anchors_near_every_edge_get_a_tip_beside_them_inside_the_screen(self):
         spots = {name: "width:60px;height:44px;" + css for name, css in {

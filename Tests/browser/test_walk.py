@@ -5,7 +5,11 @@ rotation, Tab, Esc and F6) at 320x568, 360x740 and 412x915, in Hindi and in Engl
 
 - at most one modal shows (a tour, a modal tip), and nothing else of the SDK's beside it;
 - no two things the SDK shows overlap (tips, markers, panels, the tour, the dock's buttons);
-- a hotspot's marker never covers the hit point of a page control;
+- nothing the SDK draws covers the hit point of a page control other than its own anchor: a
+  hotspot's marker never; a tip only where no place beside its anchor would leave every control
+  clear (checked here by trying them all); the dock and a banner only while they reserve their
+  height at the end of the page, so it scrolls past them; the panels, the tour and modal tips,
+  which the user opened or which hold the page, may;
 - every tip_shown sent was for a tip inside the screen when it was sent;
 - the focus went into a tip only when it is modal, or the user moved it there (F6, Tab, a tap);
 - no control the SDK draws is under 44x44 CSS px;
@@ -70,12 +74,46 @@ for (let i = 0; i < surfaces.length; i++) for (let j = i + 1; j < surfaces.lengt
   if ([surfaces[i].dataset.waymarkHotspot, surfaces[j].dataset.waymarkHotspot].includes(surfaces[i].dataset.waymarkTip ?? surfaces[j].dataset.waymarkTip)) continue;
   if (Math.min(a.right, b.right) - Math.max(a.left, b.left) > 1 && Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top) > 1) problems.push(`${name(surfaces[i])} overlaps ${name(surfaces[j])}`);
 }
-for (const control of document.querySelectorAll('main a, main button, main input, header a, header button, footer a')) {
-  const r = shows(control); if (!r) continue;
+const controls = [...document.querySelectorAll('main a, main button, main input, header a, header button, footer a')].filter(shows);
+const label = (control) => control.id || control.textContent.trim().slice(0, 24);
+const room = (ui, bar) => (document.querySelector(`[data-waymark-ui="${ui}"]`)?.offsetHeight ?? 0) >= bar.offsetHeight - 1;
+// Whether some place beside the anchor (a side where the tip fits whole, its arrow in reach of the
+// anchor's middle, inside the screen) leaves the middle of every other control clear.
+const freePlace = (tip, anchor) => {
+  const a = anchor.getBoundingClientRect(), w = tip.offsetWidth, h = Math.max(tip.offsetHeight, tip.scrollHeight);
+  const others = controls.filter((c) => !c.contains(anchor) && !anchor.contains(c)).map((c) => c.getBoundingClientRect())
+    .map((c) => [(c.left + c.right) / 2, (c.top + c.bottom) / 2]);
+  const clear = (left, top) => !others.some(([x, y]) => x > left && x < left + w && y > top && y < top + h);
+  const cx = (a.left + a.right) / 2, cy = (a.top + a.bottom) / 2;
+  for (const top of [a.bottom + 12, a.top - 12 - h]) {
+    if (top < 8 || top + h > innerHeight - 8) continue;
+    for (let left = 8; left + w <= innerWidth - 8; left += 2) if (cx >= left + 14 && cx <= left + w - 14 && clear(left, top)) return true;
+  }
+  for (const left of [a.right + 12, a.left - 12 - w]) {
+    if (left < 8 || left + w > innerWidth - 8) continue;
+    for (let top = 8; top + h <= innerHeight - 8; top += 2) if (cy >= top + 14 && cy <= top + h - 14 && clear(left, top)) return true;
+  }
+  return false;
+};
+const { Waymark } = await import('/sdk/waymark.js');
+for (const control of controls) {
+  const r = control.getBoundingClientRect();
   const x = (r.left + r.right) / 2, y = (r.top + r.bottom) / 2;
   if (x < 0 || y < 0 || x >= innerWidth || y >= innerHeight) continue;
   const hit = document.elementFromPoint(x, y);
-  if (hit?.closest?.('.wm-hotspot')) problems.push(`a marker covers ${control.id || control.textContent.trim()}`);
+  const sdk = hit?.closest?.('.wm-tip, .wm-hotspot, .wm-dock, [data-waymark-ui]');
+  if (!sdk || control.contains(hit)) continue;
+  const ui = sdk.dataset.waymarkUi ?? '';
+  // What the user opened, or what holds the page (the rest is inert behind it); an empty room
+  // at the end of the page is under a control only where the page's own box clips it.
+  if (/^(help|checklist|tour|backdrop|dock-room|banner-room)$/.test(ui) || sdk.getAttribute('aria-modal') === 'true' || sdk.classList.contains('wm-kind-spotlight')) continue;
+  if (sdk.classList.contains('wm-hotspot')) { problems.push(`a marker covers ${label(control)}`); continue; }
+  if (sdk.closest('.wm-dock')) { if (!room('dock-room', sdk.closest('.wm-dock'))) problems.push(`the dock covers ${label(control)} with no room for it`); continue; }
+  if (sdk.classList.contains('wm-kind-banner')) { if (!room('banner-room', sdk)) problems.push(`a banner covers ${label(control)} with no room for it`); continue; }
+  const tip = sdk.closest('.wm-tip');
+  const anchor = tip && Waymark.client?.renderer.rendered.get(tip.dataset.waymarkTip)?.anchor;
+  if (anchor && (anchor.contains(control) || control.contains(anchor))) continue;
+  if (!tip || !anchor || freePlace(tip, anchor)) problems.push(`${tip ? name(tip) : ui || sdk.className} covers ${label(control)}`);
 }
 for (const [tip, inside] of window.__shows ?? []) if (!inside) problems.push(`tip_shown for ${tip} off the screen`);
 window.__shows = [];

@@ -10,7 +10,7 @@ const tip = { width: 300, height: 120 };
 
 test("below its anchor, centred on it, 12 px away, when there is room", () => {
   const place = tipPlace(box(130, 100, 100, 40), tip, area);
-  assert.deepEqual(place, { side: "below", left: 30, top: 152, maxHeight: null, arrow: { x: 180, y: 152 } });
+  assert.deepEqual(place, { side: "below", left: 30, top: 152, maxHeight: null, arrow: { x: 180, y: 152 }, covers: 0 });
 });
 
 test("above, when below has no room", () => {
@@ -60,5 +60,63 @@ test("never on its anchor and inside the screen across, for anchors everywhere a
         }
       }
     }
+  }
+});
+
+// The page's other controls: a tip keeps clear of the middle of each, where a finger lands.
+const middleCovered = (p, size, control) => {
+  const x = control.left + control.width / 2, y = control.top + control.height / 2;
+  return x > p.left && x < p.left + size.width && y > p.top && y < p.top + (p.maxHeight ?? size.height);
+};
+
+test("above instead of below when below would cover a control of the page", () => {
+  const button = box(150, 380, 60, 44);
+  const place = tipPlace(box(130, 300, 100, 40), tip, area, [button]);
+  assert.equal(place.side, "above");
+  assert.equal(place.covers, 0);
+  const free = tipPlace(box(130, 300, 100, 40), tip, area, [box(150, 500, 60, 44)]);
+  assert.equal(free.side, "below", "a control elsewhere changes nothing");
+});
+
+test("slid along its side, the arrow still on the anchor, when centred it would cover a control", () => {
+  // The anchor at the top of a 360 px screen: only below has room; a button under its middle-right.
+  const anchor = box(150, 20, 60, 40);
+  const narrow = { width: 200, height: 100 };
+  const place = tipPlace(anchor, narrow, area, [box(270, 100, 44, 44)]);
+  assert.equal(place.side, "below");
+  assert.equal(place.covers, 0);
+  assert.ok(place.left + narrow.width < 292, "clear of the button's middle");
+  assert.ok(place.arrow.x >= anchor.left && place.arrow.x <= anchor.right, "the arrow on the anchor");
+});
+
+test("where every place covers some control, the one that covers fewest", () => {
+  const anchor = box(150, 20, 60, 40);
+  // Centred it would cover all four; slid left, two; slid right, three.
+  const crowded = [box(20, 100, 40, 40), box(160, 120, 40, 40), box(300, 100, 40, 40), box(310, 130, 40, 40)];
+  const place = tipPlace(anchor, tip, area, crowded);
+  assert.equal(place.covers, 2);
+  assert.equal(place.left, 8);
+  assert.equal(crowded.filter((c) => middleCovered(place, tip, c)).length, 2);
+});
+
+test("with controls anywhere, it covers none whenever some place beside the anchor would", () => {
+  let seed = 45;
+  const random = (n) => (seed = (seed * 1103515245 + 12345) % 2147483648) % n;
+  for (let round = 0; round < 3000; round++) {
+    const anchor = box(random(320), random(700), 20 + random(60), 20 + random(40));
+    const size = [{ width: 200, height: 100 }, { width: 300, height: 160 }][random(2)];
+    const controls = Array.from({ length: random(8) }, () => box(random(340), random(720), 44, 44));
+    const place = tipPlace(anchor, size, area, controls);
+    assert.equal(place.covers, controls.filter((c) => middleCovered(place, size, c)).length, "covers counts what it covers");
+    // Every place a tip of this size could take on a side with room, anchor in reach of its arrow.
+    let free = false;
+    for (let left = 8; left + size.width <= 352 && !free; left += 1) {
+      for (const top of [anchor.bottom + 12, anchor.top - 12 - size.height]) {
+        const fits = top >= 8 && top + size.height <= 732;
+        const reaches = anchor.left + anchor.width / 2 >= left + 14 && anchor.left + anchor.width / 2 <= left + size.width - 14;
+        if (fits && reaches && !controls.some((c) => middleCovered({ left, top }, size, c))) free = true;
+      }
+    }
+    if (free) assert.equal(place.covers, 0, `round ${round}: ${JSON.stringify({ anchor, size, controls, place })}`);
   }
 });

@@ -161,12 +161,18 @@ public struct UserProgress: Hashable, Sendable, Codable {
     public var tours: [String: TourProgress]
     /// By checklist id.
     public var checklists: [String: ChecklistProgress]
+    /// The user's latest choice of the listener's mode (every tip speaks as it appears), if they made one.
+    public var listening: ListeningChoice?
 
-    /// Progress of these tips, tours and checklists.
-    public init(tips: [String: TipProgress] = [:], tours: [String: TourProgress] = [:], checklists: [String: ChecklistProgress] = [:]) {
+    /// Progress of these tips, tours and checklists, and the listener's mode.
+    public init(
+        tips: [String: TipProgress] = [:], tours: [String: TourProgress] = [:], checklists: [String: ChecklistProgress] = [:],
+        listening: ListeningChoice? = nil
+    ) {
         self.tips = tips
         self.tours = tours
         self.checklists = checklists
+        self.listening = listening
     }
 
     /// How many tips, tours and checklists it names.
@@ -175,31 +181,66 @@ public struct UserProgress: Hashable, Sendable, Codable {
     /// Every id it names: tips', tours' and checklists'.
     public var ids: [String] { Array(tips.keys) + Array(tours.keys) + Array(checklists.keys) }
 
-    /// The join of both, item by item.
+    /// The join of both, item by item; of two choices of the listener's mode, the later.
     public func merged(with other: UserProgress) -> UserProgress {
         UserProgress(
             tips: tips.merging(other.tips) { $0.merged(with: $1) },
             tours: tours.merging(other.tours) { $0.merged(with: $1) },
-            checklists: checklists.merging(other.checklists) { $0.merged(with: $1) }
+            checklists: checklists.merging(other.checklists) { $0.merged(with: $1) },
+            listening: [listening, other.listening].compactMap { $0 }.max()
         )
     }
 
-    private enum Key: String, CodingKey { case tips, tours, checklists }
+    private enum Key: String, CodingKey { case tips, tours, checklists, listening }
 
     public init(from decoder: any Decoder) throws {
-        try decoder.rejectUnknownKeys(allowed: ["tips", "tours", "checklists"], in: "progress")
+        try decoder.rejectUnknownKeys(allowed: ["tips", "tours", "checklists", "listening"], in: "progress")
         let container = try decoder.container(keyedBy: Key.self)
         tips = try container.decodeIfPresent([String: TipProgress].self, forKey: .tips) ?? [:]
         tours = try container.decodeIfPresent([String: TourProgress].self, forKey: .tours) ?? [:]
         checklists = try container.decodeIfPresent([String: ChecklistProgress].self, forKey: .checklists) ?? [:]
+        listening = try container.decodeIfPresent(ListeningChoice.self, forKey: .listening)
     }
 
-    /// Tips and tours always; checklists when there are any.
+    /// Tips and tours always; checklists when there are any, the listener's mode when chosen.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: Key.self)
         try container.encode(tips, forKey: .tips)
         try container.encode(tours, forKey: .tours)
         if !checklists.isEmpty { try container.encode(checklists, forKey: .checklists) }
+        try container.encodeIfPresent(listening, forKey: .listening)
+    }
+}
+
+/// A user's choice of the listener's mode, and when they made it: the latest of their devices'
+/// choices holds everywhere (at the same moment, on before off, so that merging is a join).
+public struct ListeningChoice: Hashable, Sendable, Codable, Comparable {
+    /// Whether every tip speaks as it appears.
+    public var on: Bool
+    /// When the user chose, in milliseconds since 1970.
+    public var at: Int64
+
+    /// The choice `on`, made at `at` (milliseconds since 1970).
+    public init(on: Bool, at: Int64) {
+        self.on = on
+        self.at = at
+    }
+
+    /// The earlier choice first; at the same moment, off before on.
+    public static func < (lhs: ListeningChoice, rhs: ListeningChoice) -> Bool {
+        (lhs.at, lhs.on ? 1 : 0) < (rhs.at, rhs.on ? 1 : 0)
+    }
+
+    private enum Key: String, CodingKey { case on, at }
+
+    public init(from decoder: any Decoder) throws {
+        try decoder.rejectUnknownKeys(allowed: ["on", "at"], in: "the listener's mode")
+        let container = try decoder.container(keyedBy: Key.self)
+        on = try container.decode(Bool.self, forKey: .on)
+        at = try container.decode(Int64.self, forKey: .at)
+        guard at >= 0 else {
+            throw DecodingError.dataCorruptedError(forKey: .at, in: container, debugDescription: "must not be negative")
+        }
     }
 }
 

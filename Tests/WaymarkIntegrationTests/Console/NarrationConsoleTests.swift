@@ -118,6 +118,15 @@ import WaymarkTestSupport
             #expect(bad.status == .unprocessableContent)
             #expect(try await owner.post(path + "/settings", [("language", "hi"), ("speed", "120")]).status == .seeOther)
             #expect(try await setup.store.draft(app: setup.shop.appId)?.document.contains("speed: 120") == true)
+            // The locales whose users hear every tip by default: checked, kept, and cleared.
+            let badListen = try await owner.post(
+                path + "/settings", [("language", "hi"), ("speed", "120"), ("listen", "hi, not-a-locale!")])
+            #expect(badListen.status == .unprocessableContent)
+            #expect(
+                try await owner.post(path + "/settings", [("language", "hi"), ("speed", "120"), ("listen", "hi, ta")]).status == .seeOther)
+            let listening = try await setup.store.draft(app: setup.shop.appId)?.document ?? ""
+            #expect(try CatalogDocument.parse(listening, file: "draft").listen == ["hi", "ta"])
+            #expect(String(buffer: try await owner.get(path).body).contains(#"value="hi, ta""#))
 
             // The draft's new speech is made once its page is looked at, before anything is published.
             let draftSpoken = try await eventually(within: 60, every: .milliseconds(200)) {

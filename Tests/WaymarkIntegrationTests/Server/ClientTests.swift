@@ -263,6 +263,43 @@ final class LiveServer: Sendable {
         }
     }
 
+    /// The shop makes the listener's mode the default for Hindi; the user's own choice wins over
+    /// it, is kept, and follows them to their other devices (the latest holding).
+    @Test(arguments: StoreUnderTest.available)
+    func theListenersModeIsTheCatalogsDefaultUntilTheUserChooses(_ kind: StoreUnderTest) async throws {
+        try await LiveServer.with(kind) { server in
+            let proof = Secrets.userHash(user: "u1", identitySecret: server.shop.identitySecret)
+            func device(_ name: String, locale: String = "hi-IN", userHash: String? = proof) async -> WaymarkClient {
+                var context = Self.context
+                context.locale = locale
+                return await WaymarkClient.start(
+                    key: server.shop.clientKey, server: server.url, user: "u1", userHash: userHash, context: context,
+                    options: Self.options(server.directory.appendingPathComponent(name)))
+            }
+            let phone = await device("phone")
+            #expect(phone.catalog?.listen == ["hi"])
+            #expect(phone.listensToTips, "the default for hi-IN")
+            phone.setListening(false)
+            #expect(!phone.listensToTips)
+            await phone.stop()
+            // Kept on the phone; shared with the tablet, whose Hindi default it overrides.
+            let again = await device("phone", userHash: nil)
+            #expect(!again.listensToTips)
+            await again.stop()
+            let tablet = await device("tablet")
+            #expect(!tablet.listensToTips)
+            tablet.setListening(true)
+            _ = try await tablet.syncProgress()
+            await tablet.stop()
+            let laptop = await device("laptop", locale: "en")
+            #expect(laptop.listensToTips, "the latest choice, made on the tablet")
+            await laptop.stop()
+            let stranger = await device("kiosk", locale: "en", userHash: nil)
+            #expect(!stranger.listensToTips, "no default for English")
+            await stranger.stop()
+        }
+    }
+
     /// A tip the user closed on one phone stays closed on their tablet and after a reinstall; a
     /// device that cannot prove the user keeps its own.
     @Test(arguments: StoreUnderTest.available)

@@ -59,6 +59,7 @@ export class Checklists {
     this.removeStyle = installStyle(client.window, STYLE);
     this.setContext(client.contextValues ?? {}, Date.now());
     if (shared) this.merge(shared);
+    this.draw();
   }
 
   record(name, target, time, props) {
@@ -99,15 +100,18 @@ export class Checklists {
     if (changed) this.changed();
   }
 
-  /** Progress from the user's other devices: the union of the items done. */
+  /** Progress from the user's other devices: the union of the items done. Drawn again only
+   *  when it brought something new (a panel redrawn under the user's finger loses the tap). */
   merge(progress = {}) {
+    let grew = false;
     for (const [id, shared] of Object.entries(progress)) {
       const state = (this.state[id] ??= { done: [], completed: false });
-      for (const item of shared.done ?? []) if (!state.done.includes(item)) state.done.push(item);
+      for (const item of shared.done ?? []) if (!state.done.includes(item)) grew = state.done.push(item);
       // Completed elsewhere: the event and the claim were that device's.
+      grew ||= Boolean(shared.completed) && !state.completed;
       state.completed ||= Boolean(shared.completed);
     }
-    this.changed(true);
+    if (grew) this.changed(true);
   }
 
   /** What the user's other devices merge: per checklist, the items done and whether it is completed. */

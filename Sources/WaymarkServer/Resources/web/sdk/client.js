@@ -7,7 +7,7 @@ import { asName, utf8Prefix } from "./content.js";
 import { Engine, TourGate } from "./engine.js";
 import { Renderer } from "./renderer.js";
 import { ruleFromJSON } from "./rules.js";
-import { KeptState } from "./storage.js";
+import { KeptState, keepListening, listenChoice, listening } from "./storage.js";
 import { Transport, eventID } from "./transport.js";
 import { formatTime, parseTime } from "./values.js";
 
@@ -68,6 +68,9 @@ export class WaymarkClient {
         },
       },
     });
+    // The listener's mode turned on or off, here or by the catalog's default: what shows speaks,
+    // or stops; a choice the user made goes to their other devices.
+    this.window.addEventListener("waymark:listen", (this.onListen = () => this.listeningChanged()));
     this.claimed = new Set(this.kept.load("claimed", []));
     // The furthest page the user reached in each tour and how it ended, here or on their other devices.
     this.tourProgress = this.kept.load("tourProgress", {});
@@ -140,6 +143,10 @@ export class WaymarkClient {
    *  tours' triggers to their own evaluator. A tip or trigger that does not read is skipped. */
   apply(catalog) {
     this.catalog = catalog;
+    // The catalog may make the listener's mode the default for the user's locale (hi, hi-IN).
+    const locale = String(this.context.locale ?? "").toLowerCase();
+    const byDefault = (catalog.listen ?? []).some((l) => locale === l.toLowerCase() || locale.startsWith(`${l.toLowerCase()}-`));
+    keepListening(this.window, { on: byDefault }, true);
     // The words drawn around the content, in the catalog's language when the server has them.
     this.renderer.tipView.words = catalog.ui;
     const tips = [];
@@ -337,7 +344,11 @@ export class WaymarkClient {
    *  and two seconds after the engine shows or finishes a tip or a tour moves on. */
   async syncProgress() {
     if (!this.userHash || !this.engine) return;
-    const result = await this.transport.post("/v1/progress", { user: this.user, userHash: this.userHash, progress: { tips: this.engine.progress(), tours: this.tourProgress, checklists: this.lists?.progress() } });
+    const listen = listenChoice(this.window);
+    const result = await this.transport.post("/v1/progress", {
+      user: this.user, userHash: this.userHash,
+      progress: { tips: this.engine.progress(), tours: this.tourProgress, checklists: this.lists?.progress(), ...(listen && { listening: listen }) },
+    });
     const progress = result?.answer?.progress;
     if (result?.outcome === "refused") console.warn("waymark: progress stays on this page:", result.message);
     if (!progress || this.stopped) return;
@@ -345,6 +356,25 @@ export class WaymarkClient {
     this.sharedLists = progress.checklists;
     this.lists?.merge(progress.checklists);
     this.render(this.engine.merge(progress.tips ?? {}, Date.now()), true);
+    // The latest choice of the listener's mode among the user's devices.
+    const remote = progress.listening;
+    if (remote && remote.at > (listenChoice(this.window)?.at ?? -1)) {
+      this.sharedListening = true;
+      keepListening(this.window, remote);
+      this.sharedListening = false;
+    }
+  }
+
+  /** The listener's mode changed: what shows speaks (once seen), or speaking stops; the user's
+   *  own choice is shared with their other devices, unless it came from them. */
+  listeningChanged() {
+    if (this.stopped) return;
+    this.renderer.loadNarration().then((narration) => {
+      if (!narration || this.stopped) return;
+      if (!listening(this.window)) narration.stopSpeaking();
+      else for (const entry of this.renderer.rendered.values()) this.renderer.speak(entry.root);
+    });
+    if (listenChoice(this.window) && !this.sharedListening) this.progressChanged();
   }
 
   /** Keeps the tours' progress when it `grew` (and shares it, unless it came from elsewhere). */
@@ -479,6 +509,7 @@ export class WaymarkClient {
   /** Stops listening, sending and drawing; what must be kept is written first. */
   stop() {
     this.stopped = true;
+    this.window.removeEventListener("waymark:listen", this.onListen);
     clearTimeout(this.engineTimer);
     this.transport.stop();
     this.stopCapture?.();

@@ -81,10 +81,8 @@ export class Guide {
     renderer.loadNarration().then((narration) => {
       if (!narration || this.stopped) return;
       const toggle = button(client.document, { text: `🔊 ${word(renderer.tipView, "listenToTips", "Listen to tips")}`, className: "wm-listen", onClick: () => {
-        const on = !narration.listening(client.window);
-        narration.setListening(client.window, on);
-        // Turned on: what shows now speaks.
-        if (on) for (const entry of renderer.rendered.values()) renderer.speak(entry.root);
+        // Turned on, what shows now speaks (the client hears the change).
+        narration.setListening(client.window, !narration.listening(client.window));
       } });
       toggle.dataset.waymarkUi = "listen";
       // Pressed while the mode is on, however it was turned on (a tip's Listen too).

@@ -1,35 +1,29 @@
 // Narration: the play/pause control beside a tip's or tour page's words. A recording, or speech the
 // server made, plays in an <audio> element; without one the browser's own voice reads the words
-// aloud. Nothing starts by itself until the user asks for it: pressing a Listen control (or the
-// dock's "Listen to tips") turns on the listener's mode, kept in this browser, in which every tip,
-// tour page and survey speaks as it appears, one at a time. A part of its own (narration.js).
+// aloud. Nothing starts by itself until the user asks for it, or the catalog makes it the default
+// for their locale (`listen: [hi]`): pressing a Listen control (or the dock's "Listen to tips")
+// turns on the listener's mode, kept in this browser (storage.js) and shared with the user's other
+// devices, in which every tip, tour page and survey speaks as it appears, one at a time. A part of
+// its own (narration.js).
 
 import { formatDuration, safeURL, word } from "./content.js";
+import { keepListening, listening } from "./storage.js";
 
-const KEY = "waymark:listen";
+export { listening };
+
 const waiting = []; // the controls offered to speak, in the order they appeared
 let current = null; // the control speaking for the listener's mode
 
-/** Whether the user chose to hear tips (in this browser, across visits). */
-export function listening(win) {
-  try {
-    return win.localStorage.getItem(KEY) === "1";
-  } catch {
-    return false;
-  }
+/** The user turns the listener's mode on or off (the page hears a `waymark:listen` event whose
+ *  detail is the mode); off stops what it was saying. */
+export function setListening(win, on) {
+  keepListening(win, { on, at: Date.now() });
+  if (on) return;
+  stopSpeaking();
 }
 
-/** Turns the listener's mode on or off (telling the page: a `waymark:listen` event whose detail
- *  is the mode); off stops what it was saying. */
-export function setListening(win, on) {
-  if (on !== listening(win)) win.dispatchEvent(new win.CustomEvent("waymark:listen", { detail: on }));
-  try {
-    if (on) win.localStorage.setItem(KEY, "1");
-    else win.localStorage.removeItem(KEY);
-  } catch {
-    // A browser without storage keeps the mode for this page only.
-  }
-  if (on) return;
+/** Stops what speaks for the listener's mode and forgets what waited to. */
+export function stopSpeaking() {
   waiting.length = 0;
   current?.stop();
   current = null;

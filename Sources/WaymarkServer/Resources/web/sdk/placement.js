@@ -61,6 +61,16 @@ export function visibleArea(win) {
     : { left: 0, top: 0, right: win.innerWidth, bottom: win.innerHeight };
 }
 
+/** Whether at least half of `element` is inside what the user sees (as an IntersectionObserver
+ *  with threshold 0.5 says, measured now). */
+export function mostlyInView(win, element) {
+  const box = element.getBoundingClientRect();
+  const area = visibleArea(win);
+  const width = Math.min(box.right, area.right) - Math.max(box.left, area.left);
+  const height = Math.min(box.bottom, area.bottom) - Math.max(box.top, area.top);
+  return width > 0 && height > 0 && width * height >= 0.5 * box.width * box.height;
+}
+
 /** Whether any of `box` is in what the user sees. */
 export function inView(win, box) {
   const area = visibleArea(win);
@@ -106,14 +116,18 @@ const clamp = (value, low, high) => Math.max(low, Math.min(value, high));
 
 /**
  * Where a tip goes beside its anchor, from rectangles alone (as Floating UI's computePosition):
- * `box` the anchor's visible part, `size` the tip's { width, height }, `area` what the user sees.
- * On the first side where it fits whole: below, above, right, left; else on the taller of below
- * and above, its height cut to the room there (`maxHeight`; it scrolls inside), so it never covers
- * its anchor. It is then shifted to stay inside the area. `arrow` is where the middle of the arrow
+ * `box` the anchor's visible part, `size` the tip's { width, height }, `area` what the user sees,
+ * `avoid` the page's other controls (their boxes). On the first side where it fits whole and
+ * covers the middle of no control: below, above, right, left, each centred on the anchor, else
+ * slid along that side as far as its arrow still reaches the anchor; where every such place
+ * covers some, the one that covers fewest, in that order. Where it fits whole on no side, on the
+ * taller of below and above, its height cut to the room there (`maxHeight`; it scrolls inside), so
+ * it never covers its anchor. It stays inside the area. `arrow` is where the middle of the arrow
  * on the edge facing the anchor goes: in line with the anchor's middle, at least 14 px from the
- * tip's corners. Answers { side, left, top, maxHeight, arrow: { x, y } } in the coordinates given.
+ * tip's corners. Answers { side, left, top, maxHeight, arrow: { x, y }, covers } in the
+ * coordinates given, `covers` the number of controls it covers.
  */
-export function tipPlace(box, { width, height }, area) {
+export function tipPlace(box, { width, height }, area, avoid = []) {
   const room = {
     below: area.bottom - box.bottom - GAP - MARGIN,
     above: box.top - area.top - GAP - MARGIN,
@@ -121,32 +135,72 @@ export function tipPlace(box, { width, height }, area) {
     left: box.left - area.left - GAP - MARGIN,
   };
   const fitsBeside = height <= area.bottom - area.top - 2 * MARGIN;
-  const side = ["below", "above"].find((s) => room[s] >= height)
-    ?? ["right", "left"].find((s) => room[s] >= width && fitsBeside)
-    ?? (room.below >= room.above ? "below" : "above");
+  const whole = [...["below", "above"].filter((s) => room[s] >= height), ...["right", "left"].filter((s) => room[s] >= width && fitsBeside)];
+  const sides = whole.length ? whole : [room.below >= room.above ? "below" : "above"];
+  let best = null;
+  for (const side of sides) {
+    for (const place of along(box, { width, height }, area, side, room, avoid)) {
+      place.covers = avoid.filter((control) => covers(place, control)).length;
+      if (!best || place.covers < best.covers) best = place;
+      if (best.covers === 0) return finish(best, box);
+    }
+  }
+  return finish(best, box);
+}
+
+/** The places on one side of the anchor: centred on it, then slid each way as far as the arrow
+ *  still reaches it (14 px from the tip's corners), then just clear of each control's middle on
+ *  either hand, inside the area: wherever a place covers the fewest controls, one of these does. */
+function along(box, { width, height }, area, side, room, avoid) {
   const across = side === "below" || side === "above";
   const shown = across ? Math.min(height, Math.max(room[side], 0)) : height;
-  const left = across
-    ? clamp(box.left + box.width / 2 - width / 2, area.left + MARGIN, area.right - width - MARGIN)
-    : side === "right" ? box.right + GAP : box.left - GAP - width;
-  const top = across
-    ? side === "below" ? box.bottom + GAP : box.top - GAP - shown
-    : clamp(box.top + box.height / 2 - height / 2, area.top + MARGIN, area.bottom - height - MARGIN);
+  const [middle, length, low, high] = across
+    ? [box.left + box.width / 2, width, area.left + MARGIN, area.right - width - MARGIN]
+    : [box.top + box.height / 2, height, area.top + MARGIN, area.bottom - height - MARGIN];
+  const starts = [clamp(middle - length / 2, low, high)];
+  const [from, to] = [Math.max(low, middle + 14 - length), Math.min(high, middle - 14)];
+  if (from <= to) {
+    starts.push(from, to);
+    for (const control of avoid) {
+      const at = across ? control.left + control.width / 2 : control.top + control.height / 2;
+      for (const start of [at, at - length]) if (start > from && start < to) starts.push(start);
+    }
+  }
+  return starts.map((start) => ({
+    side,
+    left: across ? start : side === "right" ? box.right + GAP : box.left - GAP - width,
+    top: across ? (side === "below" ? box.bottom + GAP : box.top - GAP - shown) : start,
+    width,
+    height: shown,
+    maxHeight: shown < height ? shown : null,
+  }));
+}
+
+/** Whether a place covers the middle of a control, where a finger or a click lands. */
+function covers(place, control) {
+  const x = control.left + control.width / 2;
+  const y = control.top + control.height / 2;
+  return x > place.left && x < place.left + place.width && y > place.top && y < place.top + place.height;
+}
+
+function finish({ side, left, top, width, height, maxHeight, covers: count }, box) {
+  const across = side === "below" || side === "above";
   const arrow = across
-    ? { x: clamp(box.left + box.width / 2, left + 14, left + width - 14), y: side === "below" ? top : top + shown }
+    ? { x: clamp(box.left + box.width / 2, left + 14, left + width - 14), y: side === "below" ? top : top + height }
     : { x: side === "right" ? left : left + width, y: clamp(box.top + box.height / 2, top + 14, top + height - 14) };
-  return { side, left, top, maxHeight: shown < height ? shown : null, arrow };
+  return { side, left, top, maxHeight, arrow, covers: count };
 }
 
 /**
  * Puts `root` beside `box` (the anchor's visible part) where `tipPlace` says, and the spotlight and
  * pointer, if any, over the anchor, the arrow (a 12 px square turned 45°) on the tip's edge. The
  * DOM's edge of placement: it measures the tip and writes styles. Coordinates are the document's:
- * the tip scrolls with the page. Answers the side chosen.
+ * the tip scrolls with the page. `avoid`: the page's controls to keep clear of (`pageControls`).
+ * Answers the side chosen.
  */
-export function placeBeside(win, box, root, { spot, pointer, arrow } = {}) {
+export function placeBeside(win, box, root, { spot, pointer, arrow, avoid } = {}) {
   root.style.maxHeight = "";
-  const place = tipPlace(box, { width: root.offsetWidth, height: root.offsetHeight }, visibleArea(win));
+  const place = tipPlace(box, { width: root.offsetWidth, height: root.offsetHeight }, visibleArea(win), avoid);
   if (place.maxHeight !== null) root.style.maxHeight = `${place.maxHeight}px`;
   const x = win.scrollX;
   const y = win.scrollY;
@@ -163,4 +217,20 @@ export function placeBeside(win, box, root, { spot, pointer, arrow } = {}) {
     pointer.style.setProperty("--wm-y", `${clamp(box.height / 2 - 22, 12, 120)}px`);
   }
   return place.side;
+}
+
+// What a user taps or tabs to on a page.
+const CONTROLS = 'a[href], button, input:not([type="hidden"]), select, textarea, summary, [role="button"], [role="link"], [tabindex]:not([tabindex="-1"])';
+
+/** The boxes of the page's controls on the screen, other than the anchor and what holds or is in
+ *  it, and other than the SDK's own: what a tip beside `anchor` keeps clear of. */
+export function pageControls(win, anchor) {
+  const area = visibleArea(win);
+  const boxes = [];
+  for (const element of win.document.querySelectorAll(CONTROLS)) {
+    if (anchor.contains(element) || element.contains(anchor) || element.closest("[data-waymark-ui]")) continue;
+    const box = element.getBoundingClientRect();
+    if (box.width > 0 && box.height > 0 && box.bottom > area.top && box.top < area.bottom && box.right > area.left && box.left < area.right) boxes.push(box);
+  }
+  return boxes;
 }

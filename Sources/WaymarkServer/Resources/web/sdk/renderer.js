@@ -3,6 +3,7 @@
 // to the engine and the server, and the console's preview to nothing at all.
 
 import { holdModal } from "./modal.js";
+import { isTyping, mostlyInView } from "./placement.js";
 import { arrange } from "./stage.js";
 import { installStyle } from "./style.js";
 import { drawTip } from "./tips.js";
@@ -120,13 +121,20 @@ export class Renderer {
     this.arrange();
   }
 
-  /** A modal tip that shows (not paused, not waiting) holds the page (inert behind it); one that
-   *  does not lets it go. A tip that does not show keeps no focus. */
+  /** A modal tip that shows (not paused, not waiting) holds the page (inert behind it) and takes
+   *  the focus (never from someone typing), also when it comes back after waiting; one that does
+   *  not lets the page go. A tip that does not show keeps no focus. */
   hold(entry) {
     const shows = !entry.paused && !entry.waiting;
     if (entry.root.getAttribute("aria-modal") && shows !== Boolean(entry.release)) {
-      if (shows) entry.release = holdModal(this.document, entry.root);
-      else entry.release = entry.release();
+      if (shows) {
+        entry.release = holdModal(this.document, entry.root);
+        const active = this.document.activeElement;
+        if (!entry.root.contains(active) && !isTyping(active)) {
+          entry.previousFocus = active;
+          entry.root.focus({ preventScroll: true });
+        }
+      } else entry.release = entry.release();
     }
     if (!shows && entry.root.contains(this.document.activeElement) && entry.previousFocus?.isConnected) {
       entry.previousFocus.focus({ preventScroll: true });
@@ -206,7 +214,11 @@ export class Renderer {
         timer = null;
         report(false);
       } else if (!inSight && timer === null) {
-        timer = setTimeout(seen, 500);
+        // Looked at again when it fires: a scroll in that half second may not be observed yet.
+        timer = setTimeout(() => {
+          timer = null;
+          if (mostlyInView(this.window, target)) seen();
+        }, 500);
       }
     };
     const observer = new this.window.IntersectionObserver((changes) => {

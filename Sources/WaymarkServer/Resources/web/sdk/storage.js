@@ -45,3 +45,55 @@ export class KeptState {
     this.pending.clear();
   }
 }
+
+// The listener's mode (narration.js), per browser, not per user: the person's own choice,
+// {"on", "at"} (when, in ms, so that the latest of their devices' choices wins when progress is
+// shared), else what the catalog makes the default for their locale. "1" is a choice kept before
+// choices had a time.
+const LISTEN = "waymark:listen";
+const LISTEN_DEFAULT = "waymark:listen-default";
+
+function read(win, key) {
+  try {
+    return win.localStorage.getItem(key);
+  } catch {
+    return null;
+  }
+}
+
+function write(win, key, value) {
+  try {
+    if (value === null) win.localStorage.removeItem(key);
+    else win.localStorage.setItem(key, value);
+  } catch {
+    /* storage disabled: the mode lasts for this page */
+  }
+}
+
+/** The person's own choice, { on, at }, or null when they made none. */
+export function listenChoice(win) {
+  const text = read(win, LISTEN);
+  if (text === "1") return { on: true, at: 0 };
+  try {
+    const choice = JSON.parse(text);
+    return typeof choice?.on === "boolean" && Number.isFinite(choice.at) ? { on: choice.on, at: choice.at } : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Whether tips speak as they appear: the person's choice, else the catalog's default. */
+export function listening(win) {
+  return listenChoice(win)?.on ?? read(win, LISTEN_DEFAULT) === "1";
+}
+
+/** Keeps a choice (or the default, with `byDefault`) and tells the page when the mode changes:
+ *  a `waymark:listen` event whose detail is the mode. Answers whether it changed. */
+export function keepListening(win, choice, byDefault = false) {
+  const was = listening(win);
+  if (byDefault) write(win, LISTEN_DEFAULT, choice.on ? "1" : null);
+  else write(win, LISTEN, JSON.stringify({ on: choice.on, at: choice.at }));
+  const now = listening(win);
+  if (now !== was) win.dispatchEvent(new win.CustomEvent("waymark:listen", { detail: now }));
+  return now !== was;
+}

@@ -3,14 +3,14 @@
 // survey's form, the tip's buttons or a hotspot's marker.
 
 import { asName, button, buildContent, textDirection, word } from "./content.js";
-import { clippedBox, findAnchor, inView, isShown, isTyping, parseAnchor, placeBeside, revealAnchor } from "./placement.js";
+import { clippedBox, findAnchor, inView, isShown, isTyping, pageControls, parseAnchor, placeBeside, revealAnchor } from "./placement.js";
 
 /**
  * Draws one tip, as delivered by the server, into the page; a modal one takes the focus (unless
  * the user is typing), the others are announced through `view.announce`. `view` is { window, document, server, record, close(id), answer(id, score, comment),
  * press(tip, action), keep(id), listen(into, content, target, highlight), controls }: what the
  * tip's controls do, where its narration control goes, and the controls part
- * (controls.js) once loaded. Answers { root, extras, place, previousFocus }: `place()` moves it
+ * (controls.js) once loaded. Answers { root, extras, place, previousFocus, anchor }: `place()` moves it
  * to its anchor again (which may now be another element: a recycled row, the next visible card),
  * hiding it while the anchor is gone.
  */
@@ -62,9 +62,17 @@ export function drawTip(view, tip) {
   const hot = kind === "hotspot" && controls ? controls.hotspot(view, tip, root, () => place()) : null;
   if (hot) extras.push(hot.marker);
   const keyed = Boolean(anchored && parseAnchor(tip.anchor)?.key);
+  // A banner, fixed at the bottom of the screen, reserves its height at the end of the page (as
+  // the dock does), so the page scrolls past it and nothing of the page stays under it.
+  const room = kind === "banner" ? overlay(doc, "wm-room", "banner-room") : null;
+  if (room) {
+    room.setAttribute("aria-hidden", "true");
+    extras.push(room);
+  }
   let revealed = false;
   let anchor = null;
   const place = () => {
+    if (room) room.style.height = `${root.offsetHeight}px`;
     if (!anchored) return;
     anchor = findAnchor(doc, tip.anchor, anchor);
     if (anchor) view.follow(anchor);
@@ -81,7 +89,9 @@ export function drawTip(view, tip) {
     root.hidden = !box || parked || hot?.open === false;
     for (const extra of extras) extra.hidden = !box || parked;
     if (arrow) arrow.hidden = root.hidden;
-    if (box) placeBeside(view.window, box, root, { spot, pointer, arrow });
+    // Beside its anchor, clear of the page's other controls where it can be.
+    const avoid = box && !root.hidden ? pageControls(view.window, anchor) : [];
+    if (box) placeBeside(view.window, box, root, { spot, pointer, arrow, avoid });
     if (box) hot?.place(box, anchor);
   };
   doc.body.append(...extras, root);
@@ -92,7 +102,7 @@ export function drawTip(view, tip) {
   // reaches them.
   if (kind === "modal" && !isTyping(previousFocus)) root.focus({ preventScroll: true });
   else if (!root.hidden) view.announce(`${tip.content.title}. ${body.textContent}`);
-  return { root, extras, place, previousFocus };
+  return { root, extras, place, previousFocus, get anchor() { return anchored ? anchor : null; } };
 }
 
 function overlay(doc, className, name) {

@@ -205,6 +205,9 @@ public final class WaymarkClient {
     private final KeptFile tourFile;
     private final KeptFile triggerFile;
     private final KeptFile checklistFile;
+    private final KeptFile listeningFile;
+    /** The user's own choice of the listener's mode, {"on", "at"}, or null. Guarded by lock. */
+    private JSONObject listening;
     /** The catalog's checklists, their rules and the user's progress with them. */
     private Checklists checklists;
     /** Changes to what is shared with the user's other devices, and how many of them the server has. */
@@ -259,6 +262,8 @@ public final class WaymarkClient {
         makeTriggers(tourFile.load(), triggerFile.load());
         checklistFile = new KeptFile(file("checklists.json"));
         makeChecklists(checklistFile.load());
+        listeningFile = new KeptFile(file("listening.json"));
+        listening = listeningFile.load();
     }
 
     /** The checklists' run on the catalog's checklists, going on from what was kept. */
@@ -1057,6 +1062,7 @@ public final class WaymarkClient {
             Json.put(progress, "tips", engine.progress());
             Json.put(progress, "tours", tourGate.progress());
             Json.put(progress, "checklists", checklists.progress());
+            if (listening != null) Json.put(progress, "listening", listening);
         }
         JSONObject body = new JSONObject();
         Json.put(body, "user", user);
@@ -1073,6 +1079,12 @@ public final class WaymarkClient {
             if (tours != null && tourGate.merge(tours)) tourFile.save(tourGate.progress());
             checklists.merge(merged.optJSONObject("checklists"));
             checklistFile.save(checklists.kept());
+            // The latest choice of the listener's mode among the user's devices.
+            JSONObject remote = merged.optJSONObject("listening");
+            if (remote != null && isLater(remote, listening)) {
+                listening = remote;
+                listeningFile.save(remote);
+            }
             JSONObject tips = merged.optJSONObject("tips");
             commands = tips != null ? engine.merge(tips, now()) : Collections.<Engine.Command>emptyList();
             changed(commands);
@@ -1081,6 +1093,50 @@ public final class WaymarkClient {
         }
         deliver(commands);
         return merged;
+    }
+
+    /**
+     * Whether the user hears every tip as it appears (the listener's mode): their own choice, made
+     * here or on another device (shared by {@link #syncProgress()}, the latest holding), else the
+     * catalog's default for their locale (its {@code listen}: {@code hi} covers {@code hi-IN}). A
+     * renderer speaks each tip (its narration, else the platform's voice) once it is seen while
+     * this is true, as the web SDK does.
+     */
+    public boolean listensToTips() {
+        synchronized (lock) {
+            if (listening != null) return listening.optBoolean("on");
+            JSONArray locales = catalog != null ? catalog.optJSONArray("listen") : null;
+            String locale = context.locale != null ? context.locale.toLowerCase(Locale.ROOT).replace('_', '-') : null;
+            for (int i = 0; locale != null && locales != null && i < locales.length(); i++) {
+                String listed = locales.optString(i).toLowerCase(Locale.ROOT);
+                if (locale.equals(listed) || locale.startsWith(listed + "-")) return true;
+            }
+            return false;
+        }
+    }
+
+    /**
+     * The user turned the listener's mode on or off: kept on the device and shared with their
+     * other devices by the next {@link #syncProgress()}; their choice always wins over the
+     * catalog's default.
+     */
+    public void setListening(boolean on) {
+        JSONObject choice = new JSONObject();
+        Json.put(choice, "on", on);
+        Json.put(choice, "at", now());
+        synchronized (lock) {
+            listening = choice;
+            progressChanges += 1;
+        }
+        listeningFile.save(choice);
+    }
+
+    /** Whether a choice of the listener's mode came after another (at the same moment, on after off). */
+    private static boolean isLater(JSONObject choice, JSONObject other) {
+        if (other == null) return true;
+        long at = choice.optLong("at");
+        long otherAt = other.optLong("at");
+        return at != otherAt ? at > otherAt : choice.optBoolean("on") && !other.optBoolean("on");
     }
 
     /** {@link #syncProgress()} where being offline is no failure: the next sync catches up. */

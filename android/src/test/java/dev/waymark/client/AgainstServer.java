@@ -74,6 +74,14 @@ abstract class AgainstServer {
             new WaymarkClient.Context("android", "Pixel 4a", "1.4.0", locale), options, renderer);
     }
 
+    /** A client started with the catalog the server has now. */
+    WaymarkClient online(File directory, String user, String locale) throws Exception {
+        WaymarkClient started = client(directory, user, locale);
+        started.start();
+        started.refresh();
+        return started;
+    }
+
     /** The user's events as the server stored them, oldest first, after the client uploaded its queue. */
     List<JSONObject> stored(WaymarkClient client, String user) throws Exception {
         client.flush();

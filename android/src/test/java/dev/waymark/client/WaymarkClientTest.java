@@ -96,6 +96,26 @@ class WaymarkClientTest extends AgainstServer {
         seen.stop();
     }
 
+    /** The shop makes the listener's mode the default for Hindi; the user's choice wins, is kept and follows them. */
+    @Test
+    void theListenersModeIsTheCatalogsDefaultUntilTheUserChooses() throws Exception {
+        server.start();
+        server.publishShop(app.getString("secretKey"));
+        WaymarkClient phoneClient = online(phone, "listener", "hi-IN");
+        assertTrue(phoneClient.listensToTips(), "the default for hi-IN");
+        phoneClient.setListening(false);
+        assertFalse(phoneClient.listensToTips());
+        phoneClient.syncProgress();
+        phoneClient.stop();
+        WaymarkClient tablet = online(new File(phone.getParentFile(), "tablet-listener"), "listener", "hi-IN");
+        tablet.syncProgress();
+        assertFalse(tablet.listensToTips(), "the choice made on the phone");
+        tablet.stop();
+        WaymarkClient english = online(new File(phone.getParentFile(), "english"), "someone-else", "en");
+        assertFalse(english.listensToTips(), "no default for English");
+        english.stop();
+    }
+
     @Test
     void eventsRecordedOfflineAreDeliveredOnceWhenTheServerIsBack() throws Exception {
         WaymarkClient phoneClient = client(phone, "u2");

@@ -12,6 +12,10 @@ public struct DeliveredCatalog: Codable, Hashable, Sendable {
     /// The locales (`hi`, and so `hi-IN`) whose users are in the listener's mode until they turn
     /// it off: every tip, tour page and article speaks as it appears; nil when none.
     public var listen: [String]?
+    /// The languages the catalog is written in, the default content's first (when the catalog
+    /// names it, as its narration's language) and then its declared locales: what a language
+    /// picker offers the user; nil when fewer than two.
+    public var locales: [String]?
     /// The tips this client may see, in the catalog's order.
     public var tips: [DeliveredTip]
     /// The tours this client may take.
@@ -29,11 +33,12 @@ public struct DeliveredCatalog: Codable, Hashable, Sendable {
     /// A catalog of `version` with these tips, tours, checklists and articles.
     public init(
         version: Int, frequency: String, tips: [DeliveredTip], tours: [DeliveredTour], checklists: [DeliveredChecklist]? = nil,
-        articles: [DeliveredArticle]? = nil, ui: [String: String]? = nil, listen: [String]? = nil
+        articles: [DeliveredArticle]? = nil, ui: [String: String]? = nil, listen: [String]? = nil, locales: [String]? = nil
     ) {
         self.version = version
         self.frequency = frequency
         self.listen = listen
+        self.locales = locales
         self.tips = tips
         self.tours = tours
         self.checklists = checklists

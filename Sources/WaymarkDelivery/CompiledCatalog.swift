@@ -86,6 +86,8 @@ final class CompiledCatalog: Sendable {
     let frequency: String
     /// The locales whose users are in the listener's mode by default; nil when none.
     let listen: [String]?
+    /// The languages a picker offers (``Resolver/pickable(_:)``); nil when fewer than two.
+    let locales: [String]?
     let rules: [Rule]
     /// Whether any targeting rule reads a user attribute (`user.<name>`).
     let readsAttributes: Bool
@@ -127,6 +129,7 @@ final class CompiledCatalog: Sendable {
         self.version = version
         frequency = catalog.frequency.rawValue
         listen = catalog.listen.isEmpty ? nil : catalog.listen
+        self.locales = Resolver.pickable(catalog)
 
         var localeIDs: [String: Int32] = [:]
         func localeID(_ locale: String) -> Int32 {
@@ -279,7 +282,8 @@ final class CompiledCatalog: Sendable {
 
         var pieces = JSONPieces(
             head: Array(#"{"frequency":"#.utf8) + json(frequency)
-                + (catalog.listen.isEmpty ? [] : Array(#","listen":"#.utf8) + json(catalog.listen)) + Array(#","tips":["#.utf8),
+                + (catalog.listen.isEmpty ? [] : Array(#","listen":"#.utf8) + json(catalog.listen))
+                + (Resolver.pickable(catalog).map { Array(#","locales":"#.utf8) + json($0) } ?? []) + Array(#","tips":["#.utf8),
             tail: Array(#"],"version":\#(version)}"#.utf8)
         )
         firstTip = pieces.count
@@ -424,7 +428,7 @@ final class CompiledCatalog: Sendable {
             version: version, frequency: frequency, tips: resolution.tips.map { tipRenditions[Int($0)] }, tours: tours,
             checklists: resolution.checklists.isEmpty ? nil : resolution.checklists.map { checklistRenditions[Int($0)] },
             articles: resolution.articles.isEmpty ? nil : resolution.articles.map { articleRenditions[Int($0)] },
-            ui: resolution.language.flatMap { InterfaceText.tables[$0] }, listen: listen
+            ui: resolution.language.flatMap { InterfaceText.tables[$0] }, listen: listen, locales: locales
         )
     }
 

@@ -97,7 +97,19 @@ public struct Resolver: Sendable {
         return DeliveredCatalog(
             version: version, frequency: catalog.frequency.rawValue, tips: tips, tours: tours,
             checklists: checklists.isEmpty ? nil : checklists, articles: articles.isEmpty ? nil : articles,
-            ui: InterfaceText.strings(forLocale: client.locale), listen: catalog.listen.isEmpty ? nil : catalog.listen)
+            ui: InterfaceText.strings(forLocale: client.locale), listen: catalog.listen.isEmpty ? nil : catalog.listen,
+            locales: Self.pickable(catalog))
+    }
+
+    /// The languages a picker offers: the default content's (its narration's language), then the
+    /// declared locales, each once; nil when fewer than two.
+    static func pickable(_ catalog: Catalog) -> [String]? {
+        var locales: [String] = []
+        for locale in [catalog.narration?.language].compactMap({ $0 }) + catalog.locales
+        where !locales.contains(where: { $0.lowercased() == locale.lowercased() }) {
+            locales.append(locale)
+        }
+        return locales.count < 2 ? nil : locales
     }
 
     /// Screens as delivered: none (every screen) is left out.

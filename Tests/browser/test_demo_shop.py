@@ -21,7 +21,7 @@ from selenium.common.exceptions import StaleElementReferenceException, TimeoutEx
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
-from selenium.webdriver.support.ui import WebDriverWait
+from selenium.webdriver.support.ui import Select, WebDriverWait
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 BINARY = os.environ.get("WAYMARK_BINARY", os.path.join(ROOT, ".build", "debug", "waymark"))
@@ -522,6 +522,32 @@ class PresentationTests(BrowserTest):
         self.assertEqual(spoken[0]["lang"], "hi")
         self.assertTrue(spoken[0]["text"].startswith("दुकान में आपका स्वागत है."), spoken)
         self.assertIn("एक छोटा टूर", spoken[0]["text"], "the body is read after the title")
+
+    def test_the_reader_picks_the_language_of_the_guidance_in_the_dock(self):
+        self.at((360, 740))
+        self.open_shop("picker", "&locale=hi-IN")
+        self.wait_tip("welcome")
+        self.driver.execute_script("(await import('/sdk/waymark.js')).Waymark.close('welcome')")
+        # The catalog's languages, each in its own words, the reader's chosen; labelled in it.
+        picker = self.wait_for(lambda d: self.visible('[data-waymark-ui="language"] select'), "the dock's language picker")
+        options = [(o.get_attribute("value"), o.get_attribute("textContent")) for o in picker.find_elements(By.TAG_NAME, "option")]
+        self.assertEqual(options, [("en", "English"), ("hi", "हिन्दी")])
+        self.assertEqual((picker.get_attribute("value"), picker.get_attribute("aria-label")), ("hi", "भाषा"))
+        self.screenshot("language-picker-hi")
+        Select(picker).select_by_value("en")
+        # The guidance comes in English: the dock's words, and a tip drawn now.
+        self.wait_for(lambda d: (self.visible('[data-waymark-ui="help-button"]').text or "").endswith("Help"), "the dock in English")
+        self.driver.execute_script("""
+            const { Waymark } = await import('/sdk/waymark.js');
+            Waymark.client.renderer.draw(Waymark.client.catalog.tips.find((t) => t.id === 'welcome'));""")
+        self.assertIn("Welcome to the shop", self.wait_tip("welcome").text)
+        self.screenshot("language-picker-en")
+        # Kept for the next visit, whatever the page asks for (hi-IN here).
+        self.driver.refresh()
+        picker = self.wait_for(lambda d: self.visible('[data-waymark-ui="language"] select'), "the picker again")
+        self.assertEqual((picker.get_attribute("value"), picker.get_attribute("aria-label")), ("en", "Language"))
+        self.assertEqual(self.driver.execute_script(
+            "return (await import('/sdk/waymark.js')).Waymark.client.context.locale"), "en")
 
     def test_a_right_to_left_locale_lays_the_tip_out_from_the_right(self):
         self.open_shop("urdu", "&locale=ur-PK")

@@ -7,7 +7,7 @@ import { asName, utf8Prefix } from "./content.js";
 import { Engine, TourGate } from "./engine.js";
 import { Renderer } from "./renderer.js";
 import { ruleFromJSON } from "./rules.js";
-import { KeptState, keepListening, listenChoice, listening } from "./storage.js";
+import { KeptState, keepListening, keepLocale, listenChoice, listening, pickedLocale } from "./storage.js";
 import { Transport, eventID } from "./transport.js";
 import { formatTime, parseTime } from "./values.js";
 
@@ -25,7 +25,8 @@ export class WaymarkClient {
       platform: context.platform ?? "web",
       model: context.model ?? (win.navigator.userAgentData?.mobile || /Mobi/.test(win.navigator.userAgent) ? "mobile-browser" : "desktop-browser"),
       appVersion: context.appVersion,
-      locale: context.locale ?? win.navigator.language,
+      // The language the user picked in the dock wins over the app's and the browser's.
+      locale: pickedLocale(win) ?? context.locale ?? win.navigator.language,
     };
     this.extraContext = { ...(context.values ?? {}) };
     this.kept = new KeptState(win.localStorage, `waymark:${key.slice(-12)}:${this.user}:`);
@@ -132,6 +133,19 @@ export class WaymarkClient {
     const { catalog, changed } = await this.transport.catalog(this.catalogQuery());
     if (this.stopped || (!changed && this.engine)) return;
     this.apply(catalog ?? { version: 0, frequency: "immediate", tips: [], tours: [] });
+  }
+
+  /** The user picked the guidance's language (the dock's picker): kept in this browser, rules
+   *  and events see it, and the catalog comes in it, with what shows drawn again in it. */
+  async setLocale(locale) {
+    keepLocale(this.window, locale);
+    this.context.locale = locale;
+    this.setContextValues({});
+    await this.refresh();
+    for (const id of [...this.renderer.rendered.keys()]) {
+      const tip = this.catalog.tips?.find((t) => t.id === id);
+      if (tip) this.renderer.draw(tip);
+    }
   }
 
   /** What the catalog is asked for: the device, app version, locale and user. */

@@ -14,7 +14,9 @@ const STYLE = `
 .wm-dock:empty{display:none}.wm-dock>*{pointer-events:auto}
 .wm-listen{min-width:44px;min-height:44px;padding:8px 14px;border-radius:22px;border:2px solid #fff;background:#1d2a44;color:#fff;font:600 15px/1.2 system-ui,sans-serif;box-shadow:0 4px 16px rgba(0,0,0,.3);cursor:pointer}
 .wm-listen[aria-pressed=true]{background:#ffbf47;color:#1d2a44}
-.wm-listen:focus-visible{outline:3px solid #ffbf47;outline-offset:2px}
+.wm-listen:focus-visible,.wm-language select:focus-visible{outline:3px solid #ffbf47;outline-offset:2px}
+.wm-language{display:flex;align-items:center;min-height:44px;padding:0 6px;border-radius:22px;border:2px solid #fff;background:#1d2a44;color:#fff;font:600 15px/1.2 system-ui,sans-serif;box-shadow:0 4px 16px rgba(0,0,0,.3)}
+.wm-language select{min-height:44px;border:0;background:#1d2a44;color:#fff;font:inherit;cursor:pointer}
 .wm-dock.wm-slotted{position:static;padding:0}
 .wm-dock.wm-away{transform:translateY(calc(100% + 8px))}
 @media (prefers-reduced-motion: reduce){.wm-dock{transition:none}}
@@ -93,6 +95,7 @@ export class Guide {
     });
     this.lists = catalog.checklists ? new Checklists(client, catalog.checklists, shared, this.dock.element) : null;
     this.help = catalog.articles ? new Help(client, catalog, this) : null;
+    if (catalog.locales?.length > 1) this.dock.element.append(languagePicker(client, catalog.locales));
   }
 
   record(name, target, time, props) {
@@ -126,4 +129,31 @@ export class Guide {
     this.help?.stop();
     this.dock.stop();
   }
+}
+
+/** The dock's language picker: the catalog's languages, each in its own words (English, हिन्दी),
+ *  the user's current one chosen; picking one asks the client for the guidance in it. */
+function languagePicker(client, locales) {
+  const doc = client.document;
+  const current = String(client.context.locale ?? "").toLowerCase();
+  const label = doc.createElement("label");
+  label.className = "wm-language";
+  label.dataset.waymarkUi = "language";
+  const select = doc.createElement("select");
+  select.setAttribute("aria-label", word(client.renderer.tipView, "language", "Language"));
+  for (const locale of locales) {
+    const option = doc.createElement("option");
+    option.value = locale;
+    option.lang = locale;
+    try {
+      option.textContent = new Intl.DisplayNames([locale], { type: "language" }).of(locale);
+    } catch {
+      option.textContent = locale;
+    }
+    option.selected = current === locale.toLowerCase() || current.startsWith(`${locale.toLowerCase()}-`);
+    select.append(option);
+  }
+  select.addEventListener("change", () => client.setLocale(select.value));
+  label.append(select);
+  return label;
 }

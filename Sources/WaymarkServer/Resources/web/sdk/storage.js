@@ -97,3 +97,12 @@ export function keepListening(win, choice, byDefault = false) {
   if (now !== was) win.dispatchEvent(new win.CustomEvent("waymark:listen", { detail: now }));
   return now !== was;
 }
+
+// The language the user picked for the guidance (the dock's picker), per browser.
+const LOCALE = "waymark:locale";
+
+/** The language the user picked, or null. */
+export const pickedLocale = (win) => read(win, LOCALE);
+
+/** Keeps the language the user picked. */
+export const keepLocale = (win, locale) => write(win, LOCALE, locale);

@@ -13,7 +13,9 @@ import WaymarkStore
 /// This is both the console's backtest of a draft tip and the "eligible" count of a live one. It
 /// reads the events once, in time order, a page at a time, with one small ``Evaluator`` per user,
 /// so memory grows with users, not events. Each user's rules start empty at the period's start:
-/// history from before it is not replayed. The scheduler's own limits (one tip per container, the
+/// history from before it is not replayed. Rules that compare what the device reports
+/// (`app.version >= v1.3`, `device.platform == "android"`, `device.model`, `user.locale`) read it
+/// from each event's recorded context, as the device's engine read it then. The scheduler's own limits (one tip per container, the
 /// display frequency) are not applied: this counts who could have seen a tip, not who was shown it.
 public struct Backtest: Sendable {
     public struct Outcome: Hashable, Sendable {
@@ -41,11 +43,35 @@ public struct Backtest: Sendable {
     /// The tips' rules compiled once: each user's evaluator is a copy, sharing the compiled graph
     /// and copying only the state it changes.
     let compiled: Evaluator
+    /// The reported context the rules compare (`app.version`...), by path and property; empty
+    /// when they compare none, and the replay reads no context.
+    let reported: [(path: String, key: String)]
+    /// Per tip, the moment from which a user may count as having seen it (ms since 1970).
+    let from: [Int64]
 
-    public init(tips: [CatalogTip], segments: [Segment] = []) {
+    /// A replay of these tips (the catalog's `segments` for their targeting). `countingFrom`, per
+    /// tip, is when it was first published: a user counts as able to see a live tip only from
+    /// then, at their first event after it if its trigger still holds, as their device would have
+    /// shown it once it had the catalog; nil (or none given) replays the whole period, as the
+    /// backtest of a draft does.
+    public init(tips: [CatalogTip], segments: [Segment] = [], countingFrom: [Int64?] = []) {
         self.tips = tips
         self.segments = segments
-        compiled = Evaluator(rules: tips.flatMap { [$0.tip.trigger, $0.tip.dismissal ?? .constant(false)] })
+        from = tips.indices.map { $0 < countingFrom.count ? countingFrom[$0] ?? .min : .min }
+        let rules = tips.flatMap { [$0.tip.trigger, $0.tip.dismissal ?? .constant(false)] }
+        compiled = Evaluator(rules: rules)
+        let compared = rules.reduce(into: Set<String>()) { $0.formUnion(Self.comparedPaths($1)) }
+        reported = ReportedContext.paths.filter { compared.contains($0.0) }.map { (path: $0.0, key: $0.1) }
+    }
+
+    /// The context paths a rule compares.
+    static func comparedPaths(_ rule: Rule) -> Set<String> {
+        switch rule {
+        case .constant, .sequence, .count: []
+        case .not(let operand): comparedPaths(operand)
+        case .and(let operands), .or(let operands): operands.reduce(into: []) { $0.formUnion(comparedPaths($1)) }
+        case .compare(let path, _, _), .oneOf(let path, _): [path.description]
+        }
     }
 
     private struct UserState {
@@ -60,6 +86,8 @@ public struct Backtest: Sendable {
         var seen: [(at: Int64, platformVersion: PlatformVersion)?]
         var done: [Bool]
         var actedAt: [Int64?]
+        /// The reported context the evaluator has, in the order of ``Backtest/reported``.
+        var context: [String?] = []
     }
 
     public func run(store: any AnalyticsStore & UserStore, app: String, period: Period) async throws -> [Outcome] {
@@ -126,11 +154,24 @@ public struct Backtest: Sendable {
         }
         state.properties = event.properties
         state.platformVersion = PlatformVersion(platform: event.platform, appVersion: event.appVersion)
+        if !reported.isEmpty { setContext(event, &state, &contexts) }
         // Properties are parsed only for catalogs whose rules test them.
         let properties = compiled.testsProperties ? contexts.context(event.properties).typed : [:]
         state.evaluator.record(
             event.name, target: event.target, properties: properties, at: Date(millisecondsSince1970: event.timestamp))
         check(&state, at: event.timestamp, &contexts, targeted)
+    }
+
+    /// Gives the evaluator the context the event reports where it changed (a device updated, a
+    /// user who changed the phone's language), at the event's moment, before the event.
+    private func setContext(_ event: StoredEvent, _ state: inout UserState, _ contexts: inout ContextCache) {
+        let properties = contexts.context(event.properties).properties
+        if state.context.isEmpty { state.context = Array(repeating: nil, count: reported.count) }
+        for (index, (path, key)) in reported.enumerated() where properties[key] != state.context[index] {
+            state.context[index] = properties[key]
+            state.evaluator.setContext(
+                path, to: properties[key].map(ContextValue.string), at: Date(millisecondsSince1970: event.timestamp))
+        }
     }
 
     private func check(_ state: inout UserState, at time: Int64, _ contexts: inout ContextCache, _ targeted: TargetedUsers) {
@@ -139,7 +180,7 @@ public struct Backtest: Sendable {
             if state.seen[tip] == nil {
                 if dismissed {
                     state.done[tip] = true
-                } else if state.evaluator.value(ofRule: tip * 2), admits(tips[tip], state, &contexts, targeted) {
+                } else if time >= from[tip], state.evaluator.value(ofRule: tip * 2), admits(tips[tip], state, &contexts, targeted) {
                     state.seen[tip] = (time, state.platformVersion)
                 }
             } else if dismissed {

@@ -12,6 +12,9 @@ public struct ChecklistReport: Hashable, Sendable {
     }
 
     public var checklist: String
+    /// Users who had it: opened its panel, did one of its items (often in the app, without
+    /// opening the panel) or completed it; the funnel's denominator.
+    public var users: Int
     /// Users who opened its panel.
     public var opened: Int
     /// The items in catalog order, then items since removed that users did.
@@ -39,6 +42,11 @@ extension Analytics {
         async let durations = store.tally(
             app: app, TallyQuery(period: period, names: ["checklist_completed"], by: [.target, .property("seconds")]))
         async let grants = store.grantTotals(app: app, period: period)
+        async let had = store.tally(app: app, TallyQuery(period: period, names: Self.checklistEvents, byName: false, by: [.target]))
+        var users: [String: Int] = [:]
+        for row in try await had {
+            if let checklist = row.keys[0] { users[checklist] = row.users }
+        }
         var opened: [String: Int] = [:]
         var completed: [String: Int] = [:]
         var done: [String: [String: Int]] = [:]
@@ -66,7 +74,8 @@ extension Analytics {
                 ChecklistReport.Item(item: $0.key, users: $0.value)
             }
             return ChecklistReport(
-                checklist: checklist.id, opened: opened[checklist.id] ?? 0, items: items, completed: completed[checklist.id] ?? 0,
+                checklist: checklist.id, users: users[checklist.id] ?? 0, opened: opened[checklist.id] ?? 0, items: items,
+                completed: completed[checklist.id] ?? 0,
                 medianSeconds: Self.median(seconds[checklist.id] ?? []), credits: credits[checklist.id] ?? 0)
         }
     }

@@ -167,7 +167,8 @@ extension WaymarkConsole {
             values["survey"] = surveyValues
         }
         if let user = request.uri.queryParameters["user"].map(String.init)?.trimmingCharacters(in: .whitespaces), !user.isEmpty {
-            values["user"] = user
+            // The explained user has a name of their own: `user` is the signed-in person in the header.
+            values["explained"] = user
             if let trace = try await analytics.explain(app: app.id, catalog: catalog, user: user, tip: id, period: choice.period) {
                 values["trace"] = Self.traceValues(trace)
             }
@@ -343,8 +344,23 @@ extension WaymarkConsole {
         let key = EligibleCache.Key(app: app, version: live?.version.number ?? 0, period: period, tip: tip)
         let store = self.store
         return try await eligibleCache.counts(key, now: now(), patience: patience) {
-            try await Backtest(tips: tips, segments: segments).run(store: store, app: app, period: period)
+            let published = try await Self.firstPublished(app: app, store: store)
+            return try await Backtest(tips: tips, segments: segments, countingFrom: tips.map { published[$0.id] })
+                .run(store: store, app: app, period: period)
         }
+    }
+
+    /// When each tip of the app's published versions was first published, in ms since 1970: a
+    /// live tip is eligible only from then, not over the days before it existed.
+    static func firstPublished(app: String, store: any Store) async throws -> [String: Int64] {
+        var first: [String: Int64] = [:]
+        for summary in try await store.versions(app: app).reversed() {
+            guard let version = try await store.version(app: app, number: summary.number),
+                let catalog = try? CatalogDocument.parse(version.document, file: "version \(version.number)")
+            else { continue }
+            for tip in catalog.tips where first[tip.id] == nil { first[tip.id] = version.publishedAt.millisecondsSince1970 }
+        }
+        return first
     }
 
     /// One tip's report (only its rules are replayed for the eligible count), and whether its

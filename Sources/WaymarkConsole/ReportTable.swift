@@ -192,14 +192,16 @@ extension ReportTable {
             report.articles.map { [Cell(text: $0.article), number($0.users), number($0.opens)] })
     }
 
-    /// A checklist's completion funnel: users who opened it, who did each item (and the share of
-    /// those who opened it), who completed it, the median time it took, and the credits granted.
+    /// A checklist's completion funnel: users who had it (opened it, did an item or completed it:
+    /// items are often done in the app without opening the panel), who opened it, who did each
+    /// item and who completed it, each with its share of those who had it (never over 100%), the
+    /// median time it took, and the credits granted.
     static func checklist(_ report: ChecklistReport) -> ReportTable {
-        let opened = report.opened
-        func share(_ users: Int) -> Cell { percent(opened > 0 ? Double(users) / Double(opened) : nil) }
+        let had = report.users
+        func share(_ users: Int) -> Cell { percent(had > 0 ? Double(users) / Double(had) : nil) }
         return ReportTable(
-            "Checklist \(report.checklist)", ["Step", "Users", "Share of those who opened it"],
-            [[Cell(text: "opened"), number(opened), share(opened)]]
+            "Checklist \(report.checklist)", ["Step", "Users", "Share of those who had it"],
+            [[Cell(text: "had it"), number(had), share(had)], [Cell(text: "opened"), number(report.opened), share(report.opened)]]
                 + report.items.map { [Cell(text: "item \($0.item)"), number($0.users), share($0.users)] }
                 + [
                     [Cell(text: "completed"), number(report.completed), share(report.completed)],

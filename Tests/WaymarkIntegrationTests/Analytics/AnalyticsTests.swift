@@ -184,6 +184,48 @@ import WaymarkSupport
         }
     }
 
+    /// Rules that compare what the device reports read it from each event's recorded context, as
+    /// the device did: the app's version then, its platform, its locale.
+    @Test func backtestReadsTheContextEachEventReported() async throws {
+        try await withStore { store, _, period in
+            var h = History(firstNumber: 4_000_000)
+            // u4 updated the app between opening it and tapping the cart.
+            h.add("u4", 20, "activation", platform: "android", version: "1.0", ["locale": "hi-IN"])
+            h.add("u4", 21, "tap", "cart", platform: "android", version: "1.5", ["locale": "hi-IN"])
+            _ = try await store.insertEvents(h.events)
+            let tips = try CatalogDocument.parse(
+                """
+                tips:
+                  - { id: recent, container: c, trigger: "tap:cart AND app.version >= v1.2", content: { title: a } }
+                  - { id: android, container: c, trigger: 'tap:cart AND device.platform == "android"', content: { title: a } }
+                  - { id: future, container: c, trigger: "tap:cart AND app.version >= v2.0", content: { title: a } }
+                  - { id: updated, container: c, trigger: "activation THEN tap:cart AND app.version >= v1.5", content: { title: a } }
+                  - { id: hindi, container: c, trigger: 'tap:cart AND user.locale in ["hi-IN"]', content: { title: a } }
+                """, file: "context.yaml"
+            ).tips
+            let outcomes = try await Backtest(tips: tips).run(store: store, app: "shop", period: period)
+            // u1 on iOS 1.2, u2 on Android 1.10 and u4 on Android 1.5 tapped the cart; u4 had 1.0
+            // when the app opened and 1.5 by the tap, when the rule was true.
+            #expect(outcomes.map(\.users) == [3, 2, 0, 2, 1])
+        }
+    }
+
+    /// A live tip counts users only from when it was first published: u1 and u2 tapped the cart
+    /// before it existed, and only u2 came back (day 1), when their device would have shown it.
+    @Test func eligibilityCountsFromWhenATipWasPublished() async throws {
+        try await withStore { store, _, period in
+            let tip = try CatalogDocument.parse(
+                "tips: [{ id: cart-tip, container: c, trigger: tap:cart, content: { title: a } }]", file: "cart.yaml"
+            ).tips
+            let always = try await Backtest(tips: tip).run(store: store, app: "shop", period: period)[0]
+            #expect(always.users == 2, "a draft's backtest replays the whole period")
+            let published = Self.day0 + 60 * 60_000
+            let live = try await Backtest(tips: tip, countingFrom: [published]).run(store: store, app: "shop", period: period)[0]
+            #expect(live.users == 1)
+            #expect(live.byDay == [Self.day0 + Period.day: 1])
+        }
+    }
+
     /// The backtest gives the engine each stored event's properties as they were sent: a number
     /// compares as a number, and the text "799" is no number.
     @Test func backtestTestsEventsPropertiesByType() async throws {
@@ -381,6 +423,7 @@ import WaymarkSupport
             _ = try await store.insertEvents(h.events)
             let report = try #require(try await Analytics(store: store).checklists(app: "shop", catalog: catalog, period: period).first)
             #expect(report.opened == 2 && report.completed == 2)
+            #expect(report.users == 4, "u3 and u4 did items without opening the panel")
             #expect(report.items.map(\.item) == ["a", "b", "gone"] && report.items.map(\.users) == [3, 2, 1])
             #expect(report.medianSeconds == 210)
             #expect(report.completion == Proportion(2, of: 3))

@@ -10,6 +10,7 @@ import WaymarkCatalog
 import WaymarkEngine
 import WaymarkNarration
 import WaymarkRules
+import WaymarkSQLite
 import WaymarkServer
 import WaymarkStore
 import WaymarkSupport
@@ -1293,14 +1294,18 @@ import WaymarkTestSupport
                 event("a", "checklist_opened", [:]), event("b", "checklist_opened", [:]),
                 event("a", "checklist_item_done", ["item": "browse"]), event("b", "checklist_item_done", ["item": "browse"]),
                 event("a", "checklist_item_done", ["item": "pay"]), event("a", "checklist_completed", ["seconds": "600"]),
+                // c browsed in the app without ever opening the panel: the shares are of those who had it.
+                event("c", "checklist_item_done", ["item": "browse"]),
             ])
             let analytics = String(buffer: try await browser.get("/console/apps/\(app)/analytics?days=2").body)
-            #expect(analytics.contains("<td>item browse</td><td>2</td><td>100.0%</td>"))
-            #expect(analytics.contains("<td>completed</td><td>1</td><td>50.0%</td>"))
+            #expect(analytics.contains("<td>had it</td><td>3</td><td>100.0%</td>"))
+            #expect(analytics.contains("<td>opened</td><td>2</td><td>66.7%</td>"))
+            #expect(analytics.contains("<td>item browse</td><td>3</td><td>100.0%</td>"))
+            #expect(analytics.contains("<td>completed</td><td>1</td><td>33.3%</td>"))
             #expect(analytics.contains("<td>median time to complete</td><td>10 min</td>"))
             let csv = String(
                 buffer: try await browser.get("/console/apps/\(app)/analytics/export/checklist.csv?days=2&checklist=first-steps").body)
-            #expect(csv.contains("item pay,1,50.0%\r\n"))
+            #expect(csv.contains("item pay,1,33.3%\r\n"))
         }
     }
 
@@ -1350,6 +1355,23 @@ import WaymarkTestSupport
             let csv = String(buffer: try await browser.get("/console/apps/\(app)/analytics/export/help-unanswered.csv?days=2").body)
             #expect(csv.contains("gift wrap,2,2\r\n") && csv.contains("'=cmd"))
         }
+    }
+
+    /// A live tip is eligible from when it was first published: the versions are read oldest
+    /// first, and a tip keeps the time of the first that had it.
+    @Test func aTipIsEligibleFromWhenItWasFirstPublished() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("waymark-published-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = try SQLiteStore(path: directory.appendingPathComponent("waymark.sqlite").path)
+        try await store.createApp(AppRecord(id: "a", name: "a", identitySecret: "secret-a", createdAt: Date(millisecondsSince1970: 0)))
+        let tip = { (id: String) in "{ id: \(id), container: c, trigger: tap, content: { title: \(id) } }" }
+        for (tips, at) in [([tip("a")], Int64(1_000)), ([tip("a"), tip("b")], 2_000), ([tip("b")], 3_000)] {
+            _ = try await store.publish(
+                app: "a", document: "tips: [\(tips.joined(separator: ", "))]", at: Date(millisecondsSince1970: at), note: "v",
+                audit: AuditEntry.publication(by: .cli), notice: { WebhookNotices.published($0) })
+        }
+        #expect(try await WaymarkConsole.firstPublished(app: "a", store: store) == ["a": 1_000, "b": 2_000])
     }
 
     /// The backtest runs the draft tip's rules over the recorded events; the debugger explains one user.
@@ -1419,6 +1441,9 @@ import WaymarkTestSupport
             _ = try await browser.post("/console/apps/\(app)/publish", [])
             let trace = String(buffer: try await browser.get("/console/apps/\(app)/analytics/tips/t1?days=1&user=u1").body)
             #expect(trace.contains("tip t1: finished:dismissed"))
+            // The header still names the signed-in person; the form, the explained user.
+            #expect(!trace.contains(#"href="/console/account">u1</a>"#) && trace.contains(#"class="who" href="/console/account">"#))
+            #expect(trace.contains(#"name="user" value="u1""#))
             #expect(trace.contains("<code>tap:search-done</code></td><td>hide in home (dismissed)</td>"))
         }
     }

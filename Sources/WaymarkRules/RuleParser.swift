@@ -169,12 +169,38 @@ private struct ParserState {
     }
 
     mutating func parseSequence() throws(RuleError) -> Rule {
+        let start = position
         var events = [try parseEvent()]
         while consumeKeyword("then") {
             skipSpace()
             events.append(try parseEvent())
         }
-        return .sequence(events, within: try parseOptionalWindow())
+        let end = position
+        let rule = Rule.sequence(events, within: try parseOptionalWindow())
+        if events.count == 1 { try refuseComparedEvent(from: start, to: end) }
+        return rule
+    }
+
+    /// An event compared as if it were a number (`screen:product >= 3`, what an author means by
+    /// "viewed 3 products") is refused with the rule they meant: `count(screen:product) >= 3`.
+    mutating func refuseComparedEvent(from start: Int, to end: Int) throws(RuleError) {
+        skipSpace()
+        let at = position
+        var comparator = ""
+        while let scalar = current, "<>=!".unicodeScalars.contains(scalar), comparator.count < 2 {
+            comparator.unicodeScalars.append(scalar)
+            position += 1
+        }
+        guard !comparator.isEmpty else { return }
+        skipSpace()
+        let threshold = readInteger().map(String.init) ?? "3"
+        position = at
+        var last = end
+        while last > start, scalars[last - 1].properties.isWhitespace { last -= 1 }
+        let event = String(String.UnicodeScalarView(scalars[start..<last]))
+        let written = Comparator(rawValue: comparator).map(\.rawValue) ?? ">="
+        throw error(
+            .syntax, "an event is not a number: to count it, write count(\(event)) \(written) \(threshold)", at: at)
     }
 
     mutating func parseCount() throws(RuleError) -> Rule {

@@ -45,6 +45,25 @@ struct RuleParserTests {
         }
     }
 
+    /// What an author writes for "viewed 3 products" is refused with the rule they meant, at the
+    /// same place (the conformance cases' column) as any other unexpected comparator.
+    @Test(arguments: [
+        ("screen:product >= 3", "count(screen:product) >= 3", 16),
+        ("tap:search > 2 within 7d", "count(tap:search) > 2", 12),
+        ("purchase where amount >= 500 > 2", "count(purchase where amount >= 500) > 2", 30),
+        ("tap <", "count(tap) < 3", 5),
+    ])
+    func anEventComparedAsANumberIsShownAsACount(text: String, meant: String, column: Int) {
+        do {
+            _ = try Rule(parsing: text)
+            Issue.record("should not parse")
+        } catch {
+            #expect(error.code == .syntax && error.line == 1 && error.column == column)
+            #expect(error.message == "an event is not a number: to count it, write \(meant)")
+        }
+        #expect(throws: Never.self) { try Rule(parsing: meant) }
+    }
+
     @Test(arguments: [
         "NOT (a AND b) OR c", "a AND (b OR c)", "(a AND b) AND c", "(a OR b) OR c", "NOT NOT a",
         #"user.s == "q\"uo\\te""#, "user.n == 0.000001", "user.n == 123456789012345678", "user.n == -2.5",

@@ -436,6 +436,9 @@ import WaymarkTestSupport
             #expect((verdict["excerpt"] as? String)?.contains("^") == true)
             let good = try await browser.get("/console/apps/\(app)/rules/check?rule=tap%3Asearch&kind=event")
             #expect(String(buffer: good.body) == #"{"ok":true}"#)
+            // "Viewed 3 products" as authors write it: the check answers with the rule they meant.
+            let counted = try await browser.get("/console/apps/\(app)/rules/check?rule=screen%3Aproduct%20%3E%3D%203&kind=event")
+            #expect(String(buffer: counted.body).contains("to count it, write count(screen:product) >= 3"))
             let targeting = try await browser.get("/console/apps/\(app)/rules/check?rule=tap%3Asearch&kind=targeting")
             #expect(String(buffer: targeting.body).contains("targeting reads the client context"))
         }

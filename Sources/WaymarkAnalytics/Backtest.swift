@@ -15,8 +15,9 @@ import WaymarkStore
 /// so memory grows with users, not events. Each user's rules start empty at the period's start:
 /// history from before it is not replayed. Rules that compare what the device reports
 /// (`app.version >= v1.3`, `device.platform == "android"`, `device.model`, `user.locale`) read it
-/// from each event's recorded context, as the device's engine read it then. The scheduler's own limits (one tip per container, the
-/// display frequency) are not applied: this counts who could have seen a tip, not who was shown it.
+/// from each event's recorded context, as the device's engine read it then. The scheduler's own
+/// limits (one tip per container, the display frequency) are not applied: this counts who could
+/// have seen a tip, not who was shown it.
 public struct Backtest: Sendable {
     public struct Outcome: Hashable, Sendable {
         /// Users with at least one event in the period.

@@ -1,7 +1,7 @@
 // The SDK's text helpers that run without a browser.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { formatDuration, utf8Prefix } from "../../Sources/WaymarkServer/Resources/web/sdk/content.js";
+import { formatDuration, inLocale, utf8Prefix } from "../../Sources/WaymarkServer/Resources/web/sdk/content.js";
 
 test("utf8Prefix keeps text that fits and cuts longer text at a code point", () => {
   assert.equal(utf8Prefix("short", 512), "short");
@@ -21,4 +21,9 @@ test("formatDuration shows a narration's length as m:ss", () => {
   assert.equal(formatDuration(61), "1:01");
   assert.equal(formatDuration(600), "10:00");
   assert.equal(formatDuration(-3), "0:00");
+});
+
+test("a listed language covers its regions, whatever the case, and no other language", () => {
+  assert.ok(inLocale("hi-IN", "hi") && inLocale("HI", "hi") && inLocale("pt-BR", "PT-br"));
+  assert.ok(!inLocale("hil", "hi") && !inLocale("en-IN", "hi") && !inLocale(undefined, "hi") && !inLocale("hi", "hi-IN"));
 });

@@ -3,7 +3,7 @@
 // user's events to the transport; it keeps what must outlive the page in KeptState.
 
 import { capture, containerShown, currentScreen } from "./capture.js";
-import { asName, utf8Prefix } from "./content.js";
+import { asName, inLocale, utf8Prefix } from "./content.js";
 import { Engine, TourGate } from "./engine.js";
 import { Renderer } from "./renderer.js";
 import { ruleFromJSON } from "./rules.js";
@@ -158,9 +158,7 @@ export class WaymarkClient {
   apply(catalog) {
     this.catalog = catalog;
     // The catalog may make the listener's mode the default for the user's locale (hi, hi-IN).
-    const locale = String(this.context.locale ?? "").toLowerCase();
-    const byDefault = (catalog.listen ?? []).some((l) => locale === l.toLowerCase() || locale.startsWith(`${l.toLowerCase()}-`));
-    keepListening(this.window, { on: byDefault }, true);
+    keepListening(this.window, { on: (catalog.listen ?? []).some((l) => inLocale(this.context.locale, l)) }, true);
     // The words drawn around the content, in the catalog's language when the server has them.
     this.renderer.tipView.words = catalog.ui;
     const tips = [];
@@ -425,7 +423,6 @@ export class WaymarkClient {
     return true;
   }
 
-  /** The user closed a tip (or left a survey's ending): it never comes back. */
   /** A showing tip came into the user's sight or left it (the renderer's `watch`): the engine
    *  counts display time only while it is in sight. What the time then ends is drawn after the
    *  caller, which may be in the middle of drawing. */
@@ -436,6 +433,7 @@ export class WaymarkClient {
     if (commands.length) queueMicrotask(() => this.render(commands));
   }
 
+  /** The user closed a tip (or left a survey's ending): it never comes back. */
   close(id) {
     this.render(this.engine.close(id, Date.now()));
     this.renderer.erase(id, true);

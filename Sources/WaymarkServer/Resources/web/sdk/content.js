@@ -16,6 +16,12 @@ const RTL_LANGUAGES = new Set(["ar", "he", "fa", "ur", "ps", "sd", "ug", "yi", "
  *  `values`. */
 export const word = (view, key, text, values) => (view.words?.[key] ?? text).replace(/{(\w+)}/g, (_, name) => values[name]);
 
+/** Whether `locale` (hi-IN) is in `listed` (hi covers hi-IN and hi), ignoring case. */
+export const inLocale = (locale, listed) => {
+  const [a, b] = [String(locale ?? "").toLowerCase(), listed.toLowerCase()];
+  return a === b || a.startsWith(`${b}-`);
+};
+
 export function textDirection(locale) {
   return RTL_LANGUAGES.has(String(locale ?? "").split("-")[0]) ? "rtl" : "ltr";
 }

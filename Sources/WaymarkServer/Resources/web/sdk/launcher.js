@@ -3,7 +3,7 @@
 // hears and the progress it syncs.
 
 import { Checklists } from "./checklists.js";
-import { button, word } from "./content.js";
+import { button, inLocale, word } from "./content.js";
 import { Help } from "./help.js";
 import { installStyle } from "./style.js";
 
@@ -16,7 +16,8 @@ const STYLE = `
 .wm-listen[aria-pressed=true]{background:#ffbf47;color:#1d2a44}
 .wm-listen:focus-visible,.wm-language select:focus-visible{outline:3px solid #ffbf47;outline-offset:2px}
 .wm-language{display:flex;align-items:center;min-height:44px;padding:0 6px;border-radius:22px;border:2px solid #fff;background:#1d2a44;color:#fff;font:600 15px/1.2 system-ui,sans-serif;box-shadow:0 4px 16px rgba(0,0,0,.3)}
-.wm-language select{min-height:44px;border:0;background:#1d2a44;color:#fff;font:inherit;cursor:pointer}
+.wm-language{overflow:hidden}.wm-language select{min-height:44px;border:0;background:transparent;color:#fff;font:inherit;cursor:pointer}
+.wm-language option{background:#fff;color:#1d2a44}
 .wm-dock.wm-slotted{position:static;padding:0}
 .wm-dock.wm-away{transform:translateY(calc(100% + 8px))}
 @media (prefers-reduced-motion: reduce){.wm-dock{transition:none}}
@@ -135,7 +136,6 @@ export class Guide {
  *  the user's current one chosen; picking one asks the client for the guidance in it. */
 function languagePicker(client, locales) {
   const doc = client.document;
-  const current = String(client.context.locale ?? "").toLowerCase();
   const label = doc.createElement("label");
   label.className = "wm-language";
   label.dataset.waymarkUi = "language";
@@ -150,7 +150,7 @@ function languagePicker(client, locales) {
     } catch {
       option.textContent = locale;
     }
-    option.selected = current === locale.toLowerCase() || current.startsWith(`${locale.toLowerCase()}-`);
+    option.selected = inLocale(client.context.locale, locale);
     select.append(option);
   }
   select.addEventListener("change", () => client.setLocale(select.value));

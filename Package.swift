@@ -196,7 +196,9 @@ let package = Package(
             ]),
         .testTarget(
             name: "WaymarkConsoleTests",
-            dependencies: ["WaymarkConsole", "WaymarkStore", .product(name: "Hummingbird", package: "hummingbird")]),
+            dependencies: [
+                "WaymarkConsole", "WaymarkStore", "WaymarkEngine", "WaymarkRules", .product(name: "Hummingbird", package: "hummingbird"),
+            ]),
         // Integration tests: real servers over sockets, SQLite and PostgreSQL databases, the waymark
         // binary, espeak-ng and ffmpeg. Every suite has a time limit.
         .testTarget(

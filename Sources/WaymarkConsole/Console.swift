@@ -117,6 +117,9 @@ public struct WaymarkConsole: Sendable {
         }
         routes.post("/apps/:app/rewards", Editor.self) { request, context, access in try await self.saveRewards(request, context, access) }
         routes.get("/apps/:app/rules/check", Viewer.self) { request, context, access in try await self.checkRule(request, context, access) }
+        routes.get("/apps/:app/rules/recipe", Viewer.self) { request, context, access in
+            try await self.writeRecipe(request, context, access)
+        }
         routes.get("/apps/:app/publish", Viewer.self) { request, context, access in try await self.publishPage(request, context, access) }
         routes.post("/apps/:app/publish", Editor.self) { request, context, access in try await self.publish(request, context, access) }
         routes.get("/apps/:app/versions", Viewer.self) { request, context, access in try await self.versionsPage(request, context, access) }

@@ -77,6 +77,12 @@ extension WaymarkConsole {
         // A new tip takes its id from the form; an existing one keeps the id of its address.
         if !isNew { fields.values["id"] = context.parameters.get("id") ?? "" }
         let id = fields.values["id"] ?? ""
+        // "Write the rule" in a recipe: the rule goes into its field, and nothing is saved yet.
+        if let field = form["write"] {
+            var recipes = RecipeFields(form: form)
+            let errors = recipes.write(into: &fields.values, field: field)
+            return try await tipForm(signedIn, app, fields, new: isNew, errors: errors, recipes: recipes)
+        }
         var errors = fields.ruleErrors()
         if errors.isEmpty {
             errors = try await saveEdit(app: app, actor: signedIn.actor) { catalog in
@@ -92,7 +98,8 @@ extension WaymarkConsole {
             }
             if errors.isEmpty { return .redirect(to: "/console/apps/\(app.id)?saved=\(id)", type: .normal) }
         }
-        return try await tipForm(signedIn, app, fields, new: isNew, errors: errors, status: .unprocessableContent)
+        return try await tipForm(
+            signedIn, app, fields, new: isNew, errors: errors, recipes: RecipeFields(form: form), status: .unprocessableContent)
     }
 
     func deleteTip(_ request: Request, _ context: ConsoleRequestContext, _ access: AppAccess) async throws -> Response {
@@ -145,6 +152,22 @@ extension WaymarkConsole {
         return Response(status: .ok, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
     }
 
+    /// `GET rules/recipe?kind=...&subject=...&number=...`: the rule a recipe writes, as JSON:
+    /// `{"ok": true, "rule"}` or `{"ok": false, "message"}`. The form's script fills the field
+    /// with it; without the script, the form's own "Write the rule" does the same on the server.
+    func writeRecipe(_ request: Request, _ context: ConsoleRequestContext, _ access: AppAccess) async throws -> Response {
+        let query = { (name: String) in request.uri.queryParameters[Substring(name)].map(String.init) ?? "" }
+        var body: [String: Any]
+        do {
+            let rule = try RuleRecipe(kind: query("kind"), subject: query("subject"), number: query("number")).rule()
+            body = ["ok": true, "rule": rule.description]
+        } catch {
+            body = ["ok": false, "message": error.message]
+        }
+        let data = try JSONSerialization.data(withJSONObject: body, options: [.sortedKeys])
+        return Response(status: .ok, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
     /// The draft tip as the server would deliver it to one client (platform, model, app version,
     /// locale, user: the same resolution as `GET /v1/catalog`), drawn by waymark.js itself.
     func previewPage(_ request: Request, _ context: ConsoleRequestContext, _ access: AppAccess) async throws -> Response {
@@ -179,7 +202,7 @@ extension WaymarkConsole {
 
     private func tipForm(
         _ signedIn: SignedIn, _ app: AppRecord, _ fields: TipFields, new: Bool, errors: [String: [String: String]] = [:],
-        status: HTTPResponse.Status = .ok
+        recipes: RecipeFields = RecipeFields(), status: HTTPResponse.Status = .ok
     ) async throws -> Response {
         var values = frame(new ? "New tip" : "Tip \(fields.values["id"] ?? "")", signedIn, app: app)
         for (name, value) in fields.values { values["f_" + name] = value }
@@ -203,7 +226,10 @@ extension WaymarkConsole {
                 as [String: Any]
         }
         values["actions"] = ActionRow.values(fields.actions, prefix: "action")
-        values.merge(try await ruleVocabulary(app: app.id)) { _, vocabulary in vocabulary }
+        let vocabulary = try await ruleVocabulary(app: app.id)
+        values.merge(vocabulary) { _, vocabulary in vocabulary }
+        values.merge(recipes.values(fields: ["trigger", "dismissal"], errors: errors)) { $1 }
+        values["recipeNames"] = RecipeFields.names(vocabulary["eventNames"] as? [String] ?? [])
         values["segments"] = (try await server.draftCatalog(app: app.id)?.catalog.segments ?? []).map {
             ["name": $0.name, "summary": $0.summary]
         }

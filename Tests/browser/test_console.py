@@ -119,6 +119,33 @@ class ConsoleTests(unittest.TestCase):
         trigger.send_keys(")")
         self.wait_for(lambda: "The rule reads." in check(), "the check to pass")
 
+    def test_a_recipe_in_words_writes_the_rule_into_the_field_on_a_phone(self):
+        self.driver.quit()
+        self.driver = chrome(360, 740)
+        self.sign_in()
+        self.driver.get(self.app_url("/new-tip"))
+        recipe = self.driver.find_element(By.CSS_SELECTOR, "#trigger ~ details.recipe")
+        recipe.find_element(By.TAG_NAME, "summary").click()
+        Select(recipe.find_element(By.NAME, "recipe.trigger.kind")).select_by_visible_text("after the Nth visit to a screen")
+        recipe.find_element(By.NAME, "recipe.trigger.subject").send_keys("product")
+        recipe.find_element(By.NAME, "recipe.trigger.number").send_keys("3")
+        button = recipe.find_element(By.CSS_SELECTOR, "button[data-recipe]")
+        self.driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", button)
+        button.click()
+        trigger = self.driver.find_element(By.ID, "trigger")
+        self.wait_for(lambda: trigger.get_attribute("value") == "count(screen:product) >= 3", "the written rule")
+        self.wait_for(lambda: "The rule reads." in self.driver.find_element(By.ID, "trigger-check").text, "the check of the rule")
+        self.assertTrue(self.driver.current_url.endswith("/new-tip"), "written by the script, without leaving the page")
+        self.driver.execute_script("document.getElementById('trigger').scrollIntoView({block: 'start'})")
+        self.screenshot("console-recipe-phone")
+        # A name a rule cannot hold is refused in words, and the field keeps its rule.
+        subject = recipe.find_element(By.NAME, "recipe.trigger.subject")
+        subject.clear()
+        subject.send_keys("product page")
+        button.click()
+        self.wait_for(lambda: "not the screen's name" in recipe.text, "the refusal")
+        self.assertEqual(trigger.get_attribute("value"), "count(screen:product) >= 3")
+
     def test_a_tip_written_in_the_console_shows_in_the_shop_until_it_is_rolled_back(self):
         self.sign_in()
         self.fill_tip("console-tip", "activation")

@@ -444,6 +444,44 @@ import WaymarkTestSupport
         }
     }
 
+    /// A recipe in plain words writes its rule into the field, on the server as through the
+    /// script's JSON, and saves nothing until the author saves.
+    @Test(arguments: StoreUnderTest.available)
+    func aRecipeWritesTheRuleIntoItsFieldAndSavesNothing(_ kind: StoreUnderTest) async throws {
+        try await withConsole(kind) { setup in
+            var browser = try await Self.owner(setup)
+            let app = setup.shop.appId
+            let recipe = [("recipe.trigger.kind", "visits"), ("recipe.trigger.subject", "product"), ("recipe.trigger.number", "3")]
+            let written = try await browser.post(
+                "/console/apps/\(app)/tips/new", Self.tipFields(id: "t1", trigger: "") + recipe + [("write", "trigger")])
+            #expect(written.status == .ok)
+            let page = String(buffer: written.body)
+            #expect(page.contains(">count(screen:product) &gt;= 3</textarea>"), "the rule, in the trigger field")
+            #expect(page.contains("The rule is written in the field above"))
+            #expect(page.contains("<details class=\"recipe\" open>"))
+            #expect(page.contains("value=\"Find anything\""), "the rest of the form is kept")
+            #expect(try await setup.store.draft(app: app) == nil)
+
+            let refused = try await browser.post(
+                "/console/apps/\(app)/tips/new",
+                Self.tipFields(id: "t1") + [
+                    ("recipe.dismissal.kind", "tap"), ("recipe.dismissal.subject", "cart link"), ("write", "dismissal"),
+                ])
+            #expect(String(buffer: refused.body).contains("is not the element&#39;s name as rules write it"))
+
+            let json = try await browser.get("/console/apps/\(app)/rules/recipe?kind=first-visit&subject=cart&number=")
+            #expect(String(buffer: json.body) == #"{"ok":true,"rule":"count(screen:cart) == 1"}"#)
+            let bad = try await browser.get("/console/apps/\(app)/rules/recipe?kind=idle&subject=cart&number=0")
+            #expect(String(buffer: bad.body).contains("the number is a whole number from 1 to 86400"))
+
+            // Saved, the written rule is the tip's trigger.
+            let saved = try await browser.post(
+                "/console/apps/\(app)/tips/new", Self.tipFields(id: "t1", trigger: "count(screen:product) >= 3") + recipe)
+            #expect(saved.status == .seeOther)
+            #expect(try await setup.store.draft(app: app)?.document.contains("trigger: count(screen:product) >= 3") == true)
+        }
+    }
+
     @Test(arguments: StoreUnderTest.available)
     func editingATipKeepsWhatTheFormDoesNotShow(_ kind: StoreUnderTest) async throws {
         try await withConsole(kind) { setup in

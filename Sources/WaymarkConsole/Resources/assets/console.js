@@ -45,3 +45,38 @@ if (appMatch) {
     });
   }
 }
+
+// Recipes: "Write the rule" asks the server for the rule the words mean and puts it into the
+// field, where the check above reads it as if typed. Without the script the button submits the
+// form, and the server writes the same rule into the page it answers.
+if (appMatch) {
+  for (const button of document.querySelectorAll("button[data-recipe]")) {
+    const field = document.getElementById(button.dataset.recipe);
+    const recipe = button.closest(".recipe");
+    if (!field || !recipe) continue;
+    button.addEventListener("click", async (event) => {
+      event.preventDefault();
+      const value = (part) => recipe.querySelector(`[name="recipe.${button.dataset.recipe}.${part}"]`)?.value ?? "";
+      const query = ["kind", "subject", "number"].map((part) => `${part}=${encodeURIComponent(value(part))}`).join("&");
+      const note = recipe.querySelector(".recipe-note");
+      try {
+        const response = await fetch(`/console/apps/${appMatch[1]}/rules/recipe?${query}`, { credentials: "same-origin" });
+        if (!response.ok) return button.form.requestSubmit(button);
+        const result = await response.json();
+        const message = document.createElement("p");
+        if (result.ok) {
+          field.value = result.rule;
+          field.dispatchEvent(new Event("input"));
+          message.className = "rule-ok";
+          message.textContent = "The rule is written in the field above: read it, change it if you like, and save.";
+        } else {
+          message.className = "field-error";
+          message.textContent = result.message;
+        }
+        note?.replaceChildren(message);
+      } catch {
+        button.form.requestSubmit(button);
+      }
+    });
+  }
+}

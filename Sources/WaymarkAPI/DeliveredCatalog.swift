@@ -138,6 +138,13 @@ public struct DeliveredChecklistItem: Codable, Hashable, Sendable {
 
 /// One tip for one client.
 public struct DeliveredTip: Codable, Hashable, Sendable {
+    /// Sent when a shown tip's anchor was not found on the screen within
+    /// ``anchorWaitSeconds``: target the tip, properties `anchor` and `screen`; at most once per
+    /// tip and screen view. Rules do not see it; the console counts it per tip and screen.
+    public static let anchorMissingEvent = "anchor_missing"
+    /// How long a renderer looks for a shown tip's anchor before it reports it missing.
+    public static let anchorWaitSeconds = 5
+
     /// The tip's id, unique in the catalog.
     public var id: String
     /// The screen area the tip shows in; at most one tip per area at a time.

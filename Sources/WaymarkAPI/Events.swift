@@ -67,7 +67,7 @@ public struct IncomingEvent: Codable, Hashable, Sendable {
         "tap", "pan", "keystroke", "activation", "scroll", "screen",
         "tip_shown", "tip_closed", "tip_dismissed", "tip_action", "tour_action", "hotspot_opened",
         "checklist_opened", "checklist_item_done", "checklist_completed", "help_opened", "help_searched", "article_opened",
-        "page_viewed", "page_read_to_bottom", "video_played",
+        "page_viewed", "page_read_to_bottom", "video_played", "anchor_missing",
     ]
 }
 

@@ -255,6 +255,7 @@ public final class WaymarkClient: Sendable {
         let now = options.clock()
         checklistsChanged(
             state.withLock { state in
+                if name == "screen" { (state.screen, state.anchorsMissed) = (target, []) }
                 state.tours.record(name, target: target, properties: properties, at: now)
                 return state.checklists.record(name, target: target, properties: properties, at: now)
             })
@@ -484,6 +485,24 @@ public final class WaymarkClient: Sendable {
         let commands = engine.setTip(id, visible: visible)
         if visible { lifecycle.seen(id, at: options.clock()) }
         return commands
+    }
+
+    /// The app's renderer was told to show a tip and did not find its anchor on the screen within
+    /// `DeliveredTip.anchorWaitSeconds`. Sends `anchor_missing` (target: the tip; properties
+    /// `anchor` and `screen`, the last screen recorded) once per tip and screen view, so the
+    /// console can show an author that a tip points at an element the app does not have there.
+    /// Rules do not see it. Answers whether it was sent.
+    @discardableResult
+    public func anchorNotFound(tip id: String) -> Bool {
+        guard let anchor = tip(id)?.anchor else { return false }
+        let screen: String?? = state.withLock { state in
+            state.anchorsMissed.insert(id).inserted ? .some(state.screen) : nil
+        }
+        guard let screen else { return false }
+        var properties: [String: ContextValue] = ["anchor": .string(anchor)]
+        properties["screen"] = screen.map(ContextValue.string)
+        enqueue(DeliveredTip.anchorMissingEvent, target: id, properties: properties)
+        return true
     }
 
     func enqueue(_ name: String, target: String?, properties: [String: ContextValue]) {
@@ -862,6 +881,10 @@ struct ClientState {
     /// With ``WaymarkClient/Options/countsTipsWhenSeen``, the `tip_shown` events of tips shown
     /// and not yet seen, by tip: sent when the renderer says the tip came into sight.
     var unseen: [String: [String: ContextValue]] = [:]
+    /// The screen the app last recorded (`screen`), and the tips whose anchor was reported
+    /// missing on it: ``WaymarkClient/anchorNotFound(tip:)`` reports once per tip and screen view.
+    var screen: String?
+    var anchorsMissed: Set<String> = []
     /// How many times the engine showed, paused or finished tips, and how many of those the
     /// server has heard of (``WaymarkClient/syncProgress()``): while they differ there is
     /// progress to share.

@@ -102,6 +102,11 @@ extension WaymarkConsole {
             ["tip": experiment.tip, "enoughData": experiment.enoughData, "table": ReportTable.experiment(experiment).values]
                 as [String: Any]
         }
+        let missing = try await analytics.missingAnchors(app: app.id, period: choice.period)
+        if !missing.isEmpty {
+            values["missingTable"] =
+                ReportTable.missingAnchors(missing, link: "/console/apps/\(app.id)/analytics/tips/", query: choice.query).values
+        }
         let surveyReports = try await surveys
         if !surveyReports.isEmpty {
             values["surveysTable"] =
@@ -131,6 +136,10 @@ extension WaymarkConsole {
             values["hotspotsTable"] = ReportTable.hotspots([report]).values
         }
         values["live"] = catalog.tips.contains { $0.id == id }
+        let missing = try await analytics.missingAnchors(app: app.id, period: choice.period, tip: id)
+        if !missing.isEmpty || catalog.tips.contains(where: { $0.id == id && $0.tip.anchor != nil }) {
+            values["missingTable"] = ReportTable.missingAnchors(missing, link: nil, query: "").values
+        }
         let breakdown = try await breakdownChoice(request, app: app.id, live: catalog, period: choice.period)
         values["byOptions"] = breakdown.options
         values["byQuery"] = breakdown.groups.map {

@@ -215,6 +215,16 @@ extension ReportTable {
 
     /// Buttons and their presses; `seen` gives the users who saw each tip (by id) or tour page
     /// (`tour/page`), for the share who pressed.
+    /// Where tips' anchors were not found; the tip links to its page when `link` is given.
+    static func missingAnchors(_ rows: [MissingAnchor], link: String?, query: String) -> ReportTable {
+        ReportTable(
+            "Anchors not found on the screen", (link == nil ? [] : ["Tip"]) + ["Screen", "Anchor", "Times", "Users"],
+            rows.map { row in
+                (link.map { [Cell(text: row.tip, link: "\($0)\(row.tip)?\(query)")] } ?? [])
+                    + [name(row.screen), name(row.anchor), number(row.times), number(row.users)]
+            })
+    }
+
     static func actions(_ reports: [ActionReport], seen: [String: Int]) -> ReportTable {
         ReportTable(
             "Buttons: users who pressed each, and where it led",

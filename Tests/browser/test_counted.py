@@ -37,6 +37,11 @@ class CountedTests(BrowserTest):
             "return document.querySelector('[data-waymark-tip=\"deal-tip\"]')?.hidden"), True, "waiting for its product")
         self.assertNotIn("deal-tip", self.shown(user), "not seen, not counted")
         self.assertEqual(self.sight("deal-tip"), [0, False], "no display time while out of sight")
+        # Its anchor is not in the page 5 s later: reported once for this view of the screen.
+        missing = lambda: self.stored_events(user, "name = 'anchor_missing'")
+        reported = self.wait_for(lambda d: missing(), "the deal's anchor reported missing", timeout=20)
+        self.assertEqual([(target, properties["anchor"], properties["screen"]) for _, target, properties in reported],
+                         [("deal-tip", "product[p120]", "products")])
         # The user scrolls to it: it shows, and is counted.
         self.driver.execute_script("""
             const list = document.getElementById('product-list');
@@ -49,6 +54,7 @@ class CountedTests(BrowserTest):
         self.driver.execute_script("document.getElementById('product-list').scrollTop = 0")
         self.wait_for(lambda d: self.sight("deal-tip")[1] is False, "display time stopped out of sight")
         self.assertGreater(self.sight("deal-tip")[0], 0)
+        self.assertEqual(len(missing()), 1, "once per screen view, and found since")
 
 
 if __name__ == "__main__":

@@ -1240,6 +1240,8 @@ import WaymarkTestSupport
             _ = try await setup.store.insertEvents([
                 event("a", "tip_shown", [:]), event("b", "tip_shown", [:]), event("c", "tip_shown", [:]), event("d", "tip_shown", [:]),
                 event("a", "tip_action", press), event("a", "tip_action", press), event("b", "tip_action", press),
+                event("a", "anchor_missing", ["anchor": "track-button", "screen": "orders"]),
+                event("c", "anchor_missing", ["anchor": "track-button", "screen": "orders"]),
             ])
             let overview = String(buffer: try await browser.get("/console/apps/\(app)/analytics?days=2").body)
             #expect(
@@ -1248,6 +1250,10 @@ import WaymarkTestSupport
             #expect(overview.contains(#"<td>tip order</td><td>tour</td><td>tour</td><td>shop-tour</td><td>0</td><td>0</td><td>0.0%</td>"#))
             let page = String(buffer: try await browser.get("/console/apps/\(app)/analytics/tips/order?days=2").body)
             #expect(page.contains("Buttons: users who pressed each"))
+            // Where the tip's anchor was not on the screen, on its page and the overview.
+            let missing = #"<td>orders</td><td>track-button</td><td>2</td><td>2</td>"#
+            #expect(page.contains("Anchors not found on the screen") && page.contains(missing))
+            #expect(overview.contains(#"">order</a></td>"# + missing))
             let csv = String(buffer: try await browser.get("/console/apps/\(app)/analytics/export/actions.csv?days=2").body)
             #expect(csv.contains("tip order,track,route,/orders/track,2,3,50.0%\r\n"))
         }

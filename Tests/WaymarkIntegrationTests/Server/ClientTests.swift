@@ -4,6 +4,7 @@ import Logging
 import ServiceLifecycle
 import Testing
 import WaymarkAPI
+import WaymarkAnalytics
 import WaymarkApplication
 import WaymarkCatalog
 import WaymarkClient
@@ -171,6 +172,26 @@ final class LiveServer: Sendable {
                 app: server.shop.appId, period: Period(from: 0, to: Int64.max), user: "seen", after: nil, limit: 10
             ).map(\.name)
             #expect(names.filter { $0 == "tip_shown" }.count == 1)
+            await client.stop()
+        }
+    }
+
+    /// The app's renderer says a shown tip's anchor is not on the screen: the client sends it once
+    /// per tip and screen view, and the console counts it on the tip's page and the analytics page.
+    @Test(arguments: StoreUnderTest.available)
+    func aMissingAnchorIsReportedOncePerScreenViewAndCounted(_ kind: StoreUnderTest) async throws {
+        try await LiveServer.with(kind) { server in
+            let client = await Self.start(server, server.directory.appendingPathComponent("phone"))
+            #expect(client.record("screen", target: "products").map(\.tip) == ["product-list-tip"])
+            #expect(client.anchorNotFound(tip: "product-list-tip"))
+            #expect(!client.anchorNotFound(tip: "product-list-tip"), "once per screen view")
+            #expect(!client.anchorNotFound(tip: "welcome"), "a banner has no anchor to miss")
+            client.record("screen", target: "products")
+            #expect(client.anchorNotFound(tip: "product-list-tip"), "a new view of the screen")
+            #expect(try await client.flush().remaining == 0)
+            let missing = try await Analytics(store: server.store).missingAnchors(
+                app: server.shop.appId, period: Period(from: 0, to: Int64.max))
+            #expect(missing == [MissingAnchor(tip: "product-list-tip", anchor: "product:visible", screen: "products", times: 2, users: 1)])
             await client.stop()
         }
     }

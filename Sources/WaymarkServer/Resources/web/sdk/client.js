@@ -35,6 +35,8 @@ export class WaymarkClient {
     this.stopped = false;
     // The tips shown and not yet seen, with the properties their tip_shown will carry.
     this.unseen = new Map();
+    // The tips whose anchor was reported missing in this screen view.
+    this.missed = new Set();
   }
 
   async start() {
@@ -278,6 +280,20 @@ export class WaymarkClient {
     this.lastScreen = asName(name) ?? "home";
     this.record("screen", this.lastScreen);
     this.syncContainers();
+    this.missed = new Set();
+    for (const id of this.renderer.rendered.keys()) this.lookForAnchor(id);
+  }
+
+  /** A shown tip whose anchor is not in the page 5 s later, in the same screen view, is reported
+   *  once per view as `anchor_missing`: the console tells its author where it points at nothing. */
+  lookForAnchor(id) {
+    const { missed, lastScreen: screen } = this;
+    setTimeout(() => {
+      const entry = this.renderer.rendered.get(id);
+      if (!entry?.lost || entry.paused || missed !== this.missed || missed.has(id)) return;
+      missed.add(id);
+      this.enqueue("anchor_missing", id, { anchor: this.catalog.tips.find((t) => t.id === id).anchor, screen }, Date.now());
+    }, 5000);
   }
 
   /** Tells the engine which of its containers the page shows. One guidance at a time: while a
@@ -334,6 +350,7 @@ export class WaymarkClient {
         this.unseen.set(command.tip, properties);
         this.progressChanged();
         if (tip) this.renderer.draw(tip);
+        this.lookForAnchor(command.tip);
       } else if (command.action === "resume" || command.action === "pause") {
         this.renderer.setPaused(command.tip, command.action === "pause");
       } else {

@@ -102,7 +102,8 @@ export function drawTip(view, tip) {
   // reaches them.
   if (kind === "modal" && !isTyping(previousFocus)) root.focus({ preventScroll: true });
   else if (!root.hidden) view.announce(`${tip.content.title}. ${body.textContent}`);
-  return { root, extras, place, previousFocus, get anchor() { return anchored ? anchor : null; } };
+  // `lost`: the tip points at an anchor that is not in the page.
+  return { root, extras, place, previousFocus, get anchor() { return anchored ? anchor : null; }, get lost() { return anchored && !anchor; } };
 }
 
 function overlay(doc, className, name) {

@@ -208,6 +208,9 @@ public final class WaymarkClient {
     private final KeptFile listeningFile;
     /** The user's own choice of the listener's mode, {"on", "at"}, or null. Guarded by lock. */
     private JSONObject listening;
+    /** The screen the app last recorded, and the tips whose anchor was reported missing on it. Guarded by lock. */
+    private String screen;
+    private final Set<String> anchorsMissed = new HashSet<String>();
     /** The catalog's checklists, their rules and the user's progress with them. */
     private Checklists checklists;
     /** Changes to what is shared with the user's other devices, and how many of them the server has. */
@@ -462,6 +465,10 @@ public final class WaymarkClient {
         List<Checklists.Change> latched;
         long time = now();
         synchronized (lock) {
+            if ("screen".equals(name)) {
+                screen = target;
+                anchorsMissed.clear();
+            }
             commands = engine.record(name, target, time, properties);
             changed(commands);
             tourGate.evaluator().record(name, target, time, properties);
@@ -934,6 +941,29 @@ public final class WaymarkClient {
             return checklists.statuses();
         }
     }
+
+    /**
+     * The app's renderer was told to show a tip and did not find its anchor on the screen within
+     * {@link #ANCHOR_WAIT_MILLIS}. Sends {@code anchor_missing} (target: the tip; properties
+     * {@code anchor} and {@code screen}, the last screen recorded) once per tip and screen view, so
+     * the console can show an author that a tip points at an element the app does not have there.
+     * Rules do not see it. Answers whether it was sent.
+     */
+    public boolean anchorNotFound(String tip) {
+        DeliveredTip delivered = tip(tip);
+        if (delivered == null || delivered.anchor == null) return false;
+        Map<String, Object> properties = new HashMap<String, Object>();
+        synchronized (lock) {
+            if (!anchorsMissed.add(tip)) return false;
+            if (screen != null) properties.put("screen", screen);
+        }
+        properties.put("anchor", delivered.anchor);
+        enqueue("anchor_missing", tip, now(), properties);
+        return true;
+    }
+
+    /** How long a renderer looks for a shown tip's anchor before it calls {@link #anchorNotFound}. */
+    public static final long ANCHOR_WAIT_MILLIS = 5000;
 
     /** The user opened a checklist's panel: sends {@code checklist_opened}, which analytics count. */
     public void checklistOpened(String checklist) {

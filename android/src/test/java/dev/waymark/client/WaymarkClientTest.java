@@ -96,6 +96,27 @@ class WaymarkClientTest extends AgainstServer {
         seen.stop();
     }
 
+    /** The renderer says a shown tip's anchor is not on the screen: sent once per tip and screen view. */
+    @Test
+    void aMissingAnchorIsReportedOncePerScreenView() throws Exception {
+        server.start();
+        server.publishShop(app.getString("secretKey"));
+        WaymarkClient lost = online(phone, "lost", "en-IN");
+        assertEquals("product-list-tip", lost.record("screen", "products", null).get(0).tip);
+        assertTrue(lost.anchorNotFound("product-list-tip"));
+        assertFalse(lost.anchorNotFound("product-list-tip"), "once per screen view");
+        assertFalse(lost.anchorNotFound("welcome"), "a banner has no anchor to miss");
+        lost.record("screen", "products", null);
+        assertTrue(lost.anchorNotFound("product-list-tip"), "a new view of the screen");
+        List<JSONObject> missing = named(stored(lost, "lost"), "anchor_missing");
+        assertEquals(2, missing.size());
+        JSONObject properties = missing.get(0).getJSONObject("properties");
+        assertEquals("product-list-tip", missing.get(0).getString("target"));
+        assertEquals("product:visible", properties.getString("anchor"));
+        assertEquals("products", properties.getString("screen"));
+        lost.stop();
+    }
+
     /** The shop makes the listener's mode the default for Hindi; the user's choice wins, is kept and follows them. */
     @Test
     void theListenersModeIsTheCatalogsDefaultUntilTheUserChooses() throws Exception {

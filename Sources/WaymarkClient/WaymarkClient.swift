@@ -505,6 +505,25 @@ public final class WaymarkClient: Sendable {
         return true
     }
 
+    /// The app says what a screen shows: the anchors its views are named by and the screen areas
+    /// on it, for the console's tip form to offer and its check to compare tips with
+    /// (`POST /v1/anchors`). Names only, no user; a name the server would refuse (a space, `[`,
+    /// `]`, `:`, not printable ASCII, over 128 characters) is left out. Sent at most once a screen a
+    /// UTC day while the app runs: answers false, sending nothing, when the screen was reported
+    /// today. Call it when a screen has drawn, from a task of its own.
+    @discardableResult
+    public func reportAnchors(screen: String, anchors: [String], areas: [String]) async throws(WaymarkClientError) -> Bool {
+        let day = Int((options.clock().timeIntervalSince1970 / 86_400).rounded(.down))
+        guard state.withLock({ $0.reportedScreens[screen] != day }) else { return false }
+        let report = AnchorReport(
+            platform: context.platform ?? "unknown", screen: screen, anchors: AnchorReport.reportable(anchors),
+            areas: AnchorReport.reportable(areas))
+        if let problem = report.problem { throw WaymarkClientError(status: nil, code: "bad_request", message: problem) }
+        _ = try await post("v1/anchors", (try? JSONEncoder().encode(report)) ?? Data(), accepting: [204])
+        state.withLock { $0.reportedScreens[screen] = day }
+        return true
+    }
+
     func enqueue(_ name: String, target: String?, properties: [String: ContextValue]) {
         lifecycle.enqueue(name, target: target, properties: lifecycle.properties.merging(properties) { $1 }, at: options.clock())
         let due = queue.count >= options.batchSize
@@ -885,6 +904,9 @@ struct ClientState {
     /// missing on it: ``WaymarkClient/anchorNotFound(tip:)`` reports once per tip and screen view.
     var screen: String?
     var anchorsMissed: Set<String> = []
+    /// The screens ``WaymarkClient/reportAnchors(screen:anchors:areas:)`` reported, and the UTC
+    /// day (days since 1970) it was.
+    var reportedScreens: [String: Int] = [:]
     /// How many times the engine showed, paused or finished tips, and how many of those the
     /// server has heard of (``WaymarkClient/syncProgress()``): while they differ there is
     /// progress to share.

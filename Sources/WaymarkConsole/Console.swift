@@ -116,6 +116,7 @@ public struct WaymarkConsole: Sendable {
             try await self.deleteMedia(request, context, access)
         }
         routes.post("/apps/:app/rewards", Editor.self) { request, context, access in try await self.saveRewards(request, context, access) }
+        routes.get("/apps/:app/anchors", Viewer.self) { request, context, access in try await self.anchorsPage(request, context, access) }
         routes.get("/apps/:app/rules/check", Viewer.self) { request, context, access in try await self.checkRule(request, context, access) }
         routes.get("/apps/:app/rules/recipe", Viewer.self) { request, context, access in
             try await self.writeRecipe(request, context, access)

@@ -20,6 +20,8 @@ extension WaymarkConsole {
         values["hasChanges"] = !changes.isEmpty
         values["hasDraft"] = draft != nil
         values["liveVersion"] = live.map { String($0.version.number) } ?? "none"
+        let warnings = SightingCheck(try await store.sightings(app: app.id)).warnings(draft?.catalog ?? live?.catalog ?? Catalog(tips: []))
+        values.merge(SightingCheck.values(warnings)) { $1 }
         return Templates.page("publish", values)
     }
 

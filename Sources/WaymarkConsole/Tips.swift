@@ -57,6 +57,7 @@ extension WaymarkConsole {
         values["draftRevision"] = draft?.revision ?? 0
         values["liveVersion"] = live.map { String($0.version.number) } ?? "none"
         values["unpublished"] = draftCatalog != (live?.catalog ?? Catalog(tips: [])) && draft != nil
+        values.merge(SightingCheck.values(SightingCheck(try await store.sightings(app: app.id)).warnings(draftCatalog))) { $1 }
         return Templates.page("app", values)
     }
 
@@ -226,6 +227,11 @@ extension WaymarkConsole {
                 as [String: Any]
         }
         values["actions"] = ActionRow.values(fields.actions, prefix: "action")
+        values.merge(try await sightingOffers(app: app.id)) { $1 }
+        let warnings = SightingCheck(try await store.sightings(app: app.id)).warnings(
+            tip: fields.values["id"] ?? "", container: fields.values.text("container"), anchor: fields.values.text("anchor"),
+            renderer: fields.values.text("renderer").flatMap(Renderer.init(rawValue:)))
+        values.merge(SightingCheck.values(warnings)) { $1 }
         let vocabulary = try await ruleVocabulary(app: app.id)
         values.merge(vocabulary) { _, vocabulary in vocabulary }
         values.merge(recipes.values(fields: ["trigger", "dismissal"], errors: errors)) { $1 }

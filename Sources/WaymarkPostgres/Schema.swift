@@ -277,6 +277,20 @@ enum Schema {
                 "CREATE INDEX webhook_deliveries_by_user ON webhook_deliveries(app, user_id) WHERE user_id IS NOT NULL",
             ]
         ),
+        (
+            // The anchors and screen areas the SDKs saw, per screen and platform: names only, no user.
+            "v14: anchors and areas the SDKs saw",
+            [
+                """
+                CREATE TABLE anchor_sightings (
+                    app TEXT NOT NULL, platform TEXT COLLATE "C" NOT NULL, screen TEXT COLLATE "C" NOT NULL,
+                    kind TEXT COLLATE "C" NOT NULL, name TEXT COLLATE "C" NOT NULL,
+                    first_seen BIGINT NOT NULL, last_seen BIGINT NOT NULL, reports BIGINT NOT NULL,
+                    PRIMARY KEY (app, platform, screen, kind, name)
+                )
+                """
+            ]
+        ),
     ]
 
     /// Where a column of the portable form (``PortableTable``, given as text) goes in this schema

@@ -121,6 +121,9 @@ public final class SQLiteStore: Store {
         migrator.registerMigration("v14: webhook endpoints and their outbox") { db in
             try db.execute(sql: webhooksSchema)
         }
+        migrator.registerMigration("v15: anchors and areas the SDKs saw") { db in
+            try db.execute(sql: anchorSightingsSchema)
+        }
         return migrator
     }
 

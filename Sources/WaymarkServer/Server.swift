@@ -128,8 +128,9 @@ public struct WaymarkServer: Sendable {
         routes.post("/v1/rewards/claims", ClientKey.self) { request, context in try await self.claim(request, context) }
         routes.post("/v1/identify", ClientKey.self) { request, context in try await self.identify(request, context) }
         routes.post("/v1/progress", ClientKey.self) { request, context in try await self.progress(request, context) }
+        routes.post("/v1/anchors", ClientKey.self) { request, context in try await self.anchors(request, context) }
         // Preflights carry no key: CORSMiddleware answers them on routes of their own.
-        for path in ["/catalog", "/events", "/rewards/claims", "/identify", "/progress"] {
+        for path in ["/catalog", "/events", "/rewards/claims", "/identify", "/progress", "/anchors"] {
             routes.on("/v1" + path, .options, Preflight.self) { _, _ in Response(status: .noContent) }
         }
 
@@ -151,6 +152,7 @@ public struct WaymarkServer: Sendable {
         routes.delete("/v1/admin/users/:user", SecretKey.self) { _, context in try await self.eraseUser(context) }
         routes.get("/v1/admin/grants", SecretKey.self) { request, context in try await self.grantPage(request, context) }
         routes.get("/v1/admin/events", SecretKey.self) { request, context in try await self.exportEvents(request, context) }
+        routes.get("/v1/admin/anchors", SecretKey.self) { _, context in try await self.listSightings(context) }
         routes.get("/v1/admin/retention", SecretKey.self) { _, context in try await self.retention(context) }
         routes.put("/v1/admin/retention", SecretKey.self) { request, context in try await self.setRetention(request, context) }
         routes.get("/v1/admin/webhooks", SecretKey.self) { _, context in try await self.listWebhooks(context) }

@@ -10,6 +10,7 @@ public enum PortableTable: String, CaseIterable, Sendable {
     case eventRetention = "event_retention"
     case webhookEndpoints = "webhook_endpoints"
     case webhookDeliveries = "webhook_deliveries"
+    case anchorSightings = "anchor_sightings"
 
     public struct Column: Sendable {
         /// `bytes` travel as base64 text.
@@ -46,6 +47,7 @@ public enum PortableTable: String, CaseIterable, Sendable {
         case .eventRetention: return text("app") + integer("days")
         case .webhookEndpoints:
             return text("id", "app", "url", "types", "secret", "previous_secret") + integer("previous_until", "created_at")
+        case .anchorSightings: return text("app", "platform", "screen", "kind", "name") + integer("first_seen", "last_seen", "reports")
         case .webhookDeliveries:
             return text("event", "endpoint", "app", "type", "user", "body") + integer("created_at") + text("state")
                 + integer("attempts", "next_attempt_at", "lease_until", "last_attempt_at", "last_status")
@@ -59,6 +61,7 @@ public enum PortableTable: String, CaseIterable, Sendable {
         case .versions, .events, .memberships, .narrations, .userProgress, .webhookDeliveries: 2
         case .grants: 4
         case .userAttributes: 3
+        case .anchorSightings: 5
         default: 1
         }
     }

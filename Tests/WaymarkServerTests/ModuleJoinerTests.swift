@@ -155,8 +155,8 @@ import Testing
             try? String(contentsOf: folder.appendingPathComponent(name), encoding: .utf8)
         }.join(entry: "waymark.js")
         #expect(
-            joined.parts.keys.sorted() == ["controls.js", "launcher.js", "narration.js", "tours.js"],
-            "the tour panel loads when a catalog has a tour, the controls, narration and checklists when it has them")
+            joined.parts.keys.sorted() == ["controls.js", "launcher.js", "narration.js", "sightings.js", "tours.js"],
+            "parts: the tour panel, the controls, narration and checklists when a catalog has them; a screen's names once a day")
         for file in files {
             // Pages get rules parsed, and draw no previews: those modules are served alone (/sdk/src/).
             let scope = "\nconst \(ModuleJoiner.variable(file)) = (() => {"
@@ -164,7 +164,7 @@ import Testing
             let expected =
                 ["ruletext.js", "preview.js"].contains(file)
                 ? "none"
-                : ["tours.js", "controls.js", "narration.js"].contains(file)
+                : ["tours.js", "controls.js", "narration.js", "sightings.js"].contains(file)
                     ? file : ["launcher.js", "checklists.js", "help.js"].contains(file) ? "launcher.js" : "main"
             #expect(place == expected, "\(file) is in \(place)")
         }

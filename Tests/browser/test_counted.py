@@ -3,7 +3,16 @@ for a moment, not when the engine decides to show it, and the engine counts disp
 the tip is in sight. A tip anchored to an item of a virtualised list that is not drawn waits,
 hidden, and is counted only once the user scrolls to the item. Run by scripts/test.
 """
+import os
+import sqlite3
+import time
+
+import test_demo_shop
 from test_demo_shop import BrowserTest, own_demo
+
+
+def demo():
+    return test_demo_shop.demo
 
 setUpModule, tearDownModule = own_demo(narration=False)
 
@@ -56,6 +65,31 @@ class CountedTests(BrowserTest):
         self.assertGreater(self.sight("deal-tip")[0], 0)
         self.assertEqual(len(missing()), 1, "once per screen view, and found since")
 
+
+class SightingsTests(BrowserTest):
+    def sightings(self):
+        with sqlite3.connect(os.path.join(demo().directory, "data", "waymark.sqlite")) as database:
+            return database.execute(
+                "SELECT screen, kind, name, reports FROM anchor_sightings WHERE screen = 'products' ORDER BY kind, name").fetchall()
+
+    def test_a_screen_reports_the_anchors_and_areas_it_shows_once_a_day(self):
+        # Other tests of this server may have reported the screen from their own browsers.
+        before = {(kind, name): count for _, kind, name, count in self.sightings()}
+        self.open_without_welcome("sightings")
+        self.driver.execute_script("location.hash = '#/products'")
+        today = self.driver.execute_script("return new Date().toDateString()")
+        self.wait_for(lambda d: d.execute_script("return localStorage.getItem('waymark:screen:products')") == today,
+                      "the screen reported and marked for today", timeout=20)
+        after = {(kind, name): count for _, kind, name, count in self.sightings()}
+        self.assertIn(("anchor", "product"), after)
+        self.assertIn(("area", "products"), after)
+        self.assertEqual({key: count - before.get(key, 0) for key, count in after.items()}, {key: 1 for key in after},
+                         "one report from this browser")
+        # Back on the screen the same day: nothing more is sent.
+        self.driver.execute_script("location.hash = '#/'")
+        self.driver.execute_script("location.hash = '#/products'")
+        time.sleep(4)
+        self.assertEqual({(kind, name): count for _, kind, name, count in self.sightings()}, after, "once a day a screen")
 
 if __name__ == "__main__":
     import unittest

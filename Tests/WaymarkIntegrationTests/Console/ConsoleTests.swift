@@ -482,6 +482,69 @@ import WaymarkTestSupport
         }
     }
 
+    /// What the app has: the SDKs report the anchors and areas each screen shows, the console lists
+    /// them, the tip form offers them, and a tip naming one never seen is saved with a warning that
+    /// names the one it most likely meant.
+    @Test(arguments: StoreUnderTest.available)
+    func reportedAnchorsAreOfferedAndATipNamingAnUnseenOneIsWarned(_ kind: StoreUnderTest) async throws {
+        try await withConsole(kind) { setup in
+            let app = setup.shop.appId
+            func report(_ body: String, key: String? = nil) async throws -> (HTTPResponse.Status, String) {
+                let response = try await setup.client.execute(
+                    uri: "/v1/anchors", method: .post,
+                    headers: [.authorization: "Bearer \(key ?? setup.shop.clientKey)", .contentType: "application/json"],
+                    body: ByteBuffer(string: body))
+                return (response.status, String(buffer: response.body))
+            }
+            let products = #"{"platform":"web","screen":"products","anchors":["product","cart-link"],"areas":["products","header"]}"#
+            #expect(try await report(products).0 == .noContent)
+            #expect(try await report(#"{"platform":"android","screen":"cart","anchors":["checkout"],"areas":["cart"]}"#).0 == .noContent)
+            let spaced = try await report(#"{"platform":"web","screen":"products","anchors":["cart link"],"areas":[]}"#)
+            #expect(spaced.0 == .badRequest && spaced.1.contains(#"anchors: \"cart link\" is not a name"#))
+            let extra = try await report(#"{"platform":"web","screen":"products","anchors":[],"areas":[],"user":"u1"}"#)
+            #expect(extra.0 == .badRequest && extra.1.contains("unknown field"))
+            #expect(try await report(products, key: "wm_nokey").0 == .unauthorized)
+            let listed = try await setup.client.execute(
+                uri: "/v1/admin/anchors", method: .get, headers: [.authorization: "Bearer \(setup.shop.secretKey)"])
+            #expect(String(buffer: listed.body).contains(#""kind":"anchor","lastSeen":"#))
+
+            var browser = try await Self.owner(setup)
+            let page = String(buffer: try await browser.get("/console/apps/\(app)/anchors").body)
+            #expect(page.contains(#"<section class="card" data-screen="products">"#))
+            #expect(page.contains("<td>anchor</td><td><code>cart-link</code></td><td>web</td>"))
+            let form = String(buffer: try await browser.get("/console/apps/\(app)/new-tip").body)
+            #expect(form.contains(#"<option value="cart-link" label="seen on products">"#))
+            #expect(form.contains(#"<option value="cart" label="seen on cart">"#))
+
+            // A typo is saved, and said so wherever the author looks next.
+            var fields = Self.tipFields(id: "t1")
+            fields = fields.map { name, value in
+                switch name {
+                case "anchor": ("anchor", "cart-lnk")
+                case "container": ("container", "headr")
+                default: (name, value)
+                }
+            }
+            #expect(try await browser.post("/console/apps/\(app)/tips/new", fields).status == .seeOther)
+            let warning = "tip t1: no screen has the anchor &quot;cart-lnk&quot; yet: did you mean &quot;cart-link&quot;?"
+            #expect(String(buffer: try await browser.get("/console/apps/\(app)").body).contains(warning))
+            #expect(String(buffer: try await browser.get("/console/apps/\(app)/tips/t1").body).contains(warning))
+            #expect(String(buffer: try await browser.get("/console/apps/\(app)/publish").body).contains(warning))
+            let area = "no screen marks the area &quot;headr&quot;, so it can show on any screen: did you mean &quot;header&quot;?"
+            #expect(String(buffer: try await browser.get("/console/apps/\(app)/anchors").body).contains(area))
+            let fixed = fields.map { name, value in
+                switch name {
+                case "anchor": ("anchor", "cart-link")
+                case "container": ("container", "header")
+                case "new": ("new", "0")
+                default: (name, value)
+                }
+            }
+            #expect(try await browser.post("/console/apps/\(app)/tips/t1", fixed).status == .seeOther)
+            #expect(!String(buffer: try await browser.get("/console/apps/\(app)").body).contains("sighting-warnings"))
+        }
+    }
+
     @Test(arguments: StoreUnderTest.available)
     func editingATipKeepsWhatTheFormDoesNotShow(_ kind: StoreUnderTest) async throws {
         try await withConsole(kind) { setup in

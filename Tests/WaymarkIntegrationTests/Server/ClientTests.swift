@@ -177,9 +177,10 @@ final class LiveServer: Sendable {
     }
 
     /// The app's renderer says a shown tip's anchor is not on the screen: the client sends it once
-    /// per tip and screen view, and the console counts it on the tip's page and the analytics page.
+    /// per tip and screen view, and analytics count it. The app says what a screen has: the
+    /// client sends it once a day, and the server keeps it for the console.
     @Test(arguments: StoreUnderTest.available)
-    func aMissingAnchorIsReportedOncePerScreenViewAndCounted(_ kind: StoreUnderTest) async throws {
+    func whatAScreenHasAndMissesIsReported(_ kind: StoreUnderTest) async throws {
         try await LiveServer.with(kind) { server in
             let client = await Self.start(server, server.directory.appendingPathComponent("phone"))
             #expect(client.record("screen", target: "products").map(\.tip) == ["product-list-tip"])
@@ -192,6 +193,18 @@ final class LiveServer: Sendable {
             let missing = try await Analytics(store: server.store).missingAnchors(
                 app: server.shop.appId, period: Period(from: 0, to: Int64.max))
             #expect(missing == [MissingAnchor(tip: "product-list-tip", anchor: "product:visible", screen: "products", times: 2, users: 1)])
+
+            // What the screen has, once a day; a name the server would refuse is left out.
+            #expect(try await client.reportAnchors(screen: "products", anchors: ["product", "cart link", "product"], areas: ["products"]))
+            #expect(try await !client.reportAnchors(screen: "products", anchors: ["product"], areas: []), "once a day")
+            let seen = try await server.store.sightings(app: server.shop.appId)
+            #expect(
+                seen.map { "\($0.platform) \($0.screen) \($0.kind.rawValue) \($0.name) \($0.reports)" } == [
+                    "ios products anchor product 1", "ios products area products 1",
+                ])
+            await #expect(throws: WaymarkClientError.self) {
+                try await client.reportAnchors(screen: "product page", anchors: [], areas: [])
+            }
             await client.stop()
         }
     }

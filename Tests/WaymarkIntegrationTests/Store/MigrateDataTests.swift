@@ -64,6 +64,9 @@ struct MigrateDataTests {
                     "appBuild": .version(Version([5, 2, 1])),
                 ], at: t0, limit: 50)
             _ = try await store.updateProgress(app: app, user: "u1", at: t0) { _ in #"{"tips":{"tip é":{"shown":2,"finished":"closed"}}}"# }
+            try await store.recordSightings(
+                SightingBatch(app: app, platform: "web", screen: "products", anchors: ["product", "cart-link"], areas: ["products"]),
+                at: t0, limit: 100)
             // An endpoint mid-rotation and a notice on its way.
             _ = try await store.createWebhookEndpoint(
                 WebhookEndpoint(
@@ -116,6 +119,7 @@ struct MigrateDataTests {
             lines += try await store.auditLog(app: app.id, limit: 100).map { "\($0)" }
             lines += try await store.webhookEndpoints(app: app.id).map { "\($0)" }
             lines += try await store.webhookDeliveries(app: app.id, endpoint: nil, limit: 10).map { "\($0)" }
+            lines += try await store.sightings(app: app.id).map { "\($0)" }
         }
         lines.append("\(String(describing: try await store.session(id: "session-hash")))")
         return lines

@@ -732,6 +732,36 @@ import WaymarkTestSupport
         }
     }
 
+    // MARK: Anchors the SDKs saw
+
+    /// A name seen again moves its last sighting and count; an app at its limit keeps updating
+    /// what it has and adds nothing; apps do not see each other's.
+    @Test(arguments: StoreUnderTest.available)
+    func sightingsAreKeptPerScreenAndBoundedPerApp(_ kind: StoreUnderTest) async throws {
+        try await kind.with { store, _ in
+            try await Self.makeApp("a", in: store)
+            try await Self.makeApp("b", in: store)
+            let products = SightingBatch(
+                app: "a", platform: "web", screen: "products", anchors: ["product", "cart-link", "product"], areas: ["products"])
+            try await store.recordSightings(products, at: Self.t0, limit: 4)
+            try await store.recordSightings(products, at: Self.t0 + 60, limit: 4)
+            // Earlier than the last sighting: the last sighting stays the latest.
+            try await store.recordSightings(products, at: Self.t0 + 30, limit: 4)
+            try await store.recordSightings(
+                SightingBatch(app: "a", platform: "android", screen: "cart", anchors: ["checkout", "coupon"], areas: []), at: Self.t0,
+                limit: 4)
+            let kept = try await store.sightings(app: "a")
+            #expect(
+                kept.map { "\($0.screen) \($0.kind.rawValue) \($0.name) \($0.platform) \($0.reports)" } == [
+                    "cart anchor checkout android 1", "products anchor cart-link web 3", "products anchor product web 3",
+                    "products area products web 3",
+                ], "the limit of 4 left coupon out")
+            #expect(kept.first { $0.name == "product" }?.firstSeen == Self.t0)
+            #expect(kept.first { $0.name == "product" }?.lastSeen == Self.t0 + 60)
+            #expect(try await store.sightings(app: "b").isEmpty)
+        }
+    }
+
     // MARK: Webhooks
 
     static func notice(_ app: String, _ type: String, user: String? = nil, at offset: TimeInterval = 0) -> WebhookNotice {

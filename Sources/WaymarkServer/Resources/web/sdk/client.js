@@ -282,6 +282,11 @@ export class WaymarkClient {
     this.syncContainers();
     this.missed = new Set();
     for (const id of this.renderer.rendered.keys()) this.lookForAnchor(id);
+    // Once a day a screen, what it shows goes to the console (sightings.js), once it has drawn.
+    const screen = this.lastScreen, key = "waymark:screen:" + screen, today = new Date().toDateString();
+    if (this.window.localStorage.getItem(key) !== today) {
+      setTimeout(() => this.renderer.part("sightings", () => import("./sightings.js")).then((m) => m?.report(this, key, screen, today)), 3000);
+    }
   }
 
   /** A shown tip whose anchor is not in the page 5 s later, in the same screen view, is reported

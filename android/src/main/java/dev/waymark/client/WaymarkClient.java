@@ -211,6 +211,8 @@ public final class WaymarkClient {
     /** The screen the app last recorded, and the tips whose anchor was reported missing on it. Guarded by lock. */
     private String screen;
     private final Set<String> anchorsMissed = new HashSet<String>();
+    /** The screens {@link #reportAnchors} reported, and the UTC day (days since 1970) it was. Guarded by lock. */
+    private final Map<String, Long> reportedScreens = new HashMap<String, Long>();
     /** The catalog's checklists, their rules and the user's progress with them. */
     private Checklists checklists;
     /** Changes to what is shared with the user's other devices, and how many of them the server has. */
@@ -960,6 +962,48 @@ public final class WaymarkClient {
         properties.put("anchor", delivered.anchor);
         enqueue("anchor_missing", tip, now(), properties);
         return true;
+    }
+
+    /**
+     * The app says what a screen shows: the anchors its views are named by and the screen areas on
+     * it, for the console's tip form to offer and its check to compare tips with
+     * ({@code POST /v1/anchors}). Names only, no user; a name the server would refuse (a space,
+     * {@code [}, {@code ]}, {@code :}, not printable ASCII, over 128 characters) is left out. Sent at
+     * most once a screen a UTC day while the app runs: answers false, sending nothing, when the
+     * screen was reported today. Waits for the network: call it from a background thread, once the
+     * screen has drawn.
+     */
+    public boolean reportAnchors(String screen, List<String> anchors, List<String> areas) throws WaymarkException {
+        if (screen == null || !screen.matches("[A-Za-z0-9_-]{1,64}")) {
+            throw new WaymarkException(0, "bad_request", "screen is a name of letters, digits, _ and -, up to 64, as screen:NAME events have it");
+        }
+        long day = Math.floorDiv(now(), 86_400_000L);
+        synchronized (lock) {
+            Long reported = reportedScreens.get(screen);
+            if (reported != null && reported == day) return false;
+        }
+        JSONObject body = new JSONObject();
+        Json.put(body, "platform", context.platform != null ? context.platform : "unknown");
+        Json.put(body, "screen", screen);
+        Json.put(body, "anchors", new JSONArray(reportable(anchors)));
+        Json.put(body, "areas", new JSONArray(reportable(areas)));
+        Transport.Answer answer = transport.post("/v1/anchors", body);
+        if (answer.status != 204) throw answer.error();
+        synchronized (lock) {
+            reportedScreens.put(screen, day);
+        }
+        return true;
+    }
+
+    /** The names a report can carry, each once, in their order, at most 200. */
+    static List<String> reportable(List<String> names) {
+        Set<String> kept = new java.util.LinkedHashSet<String>();
+        if (names != null) {
+            for (String name : names) {
+                if (kept.size() < 200 && name != null && name.matches("[!-9;-Z\\\\^-~]{1,128}")) kept.add(name);
+            }
+        }
+        return new ArrayList<String>(kept);
     }
 
     /** How long a renderer looks for a shown tip's anchor before it calls {@link #anchorNotFound}. */

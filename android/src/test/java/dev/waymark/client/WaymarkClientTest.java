@@ -96,9 +96,9 @@ class WaymarkClientTest extends AgainstServer {
         seen.stop();
     }
 
-    /** The renderer says a shown tip's anchor is not on the screen: sent once per tip and screen view. */
+    /** The renderer says a shown tip's anchor is not on the screen: sent once per tip and screen view; the app says what a screen has: sent once a day. */
     @Test
-    void aMissingAnchorIsReportedOncePerScreenView() throws Exception {
+    void whatAScreenHasAndMissesIsReported() throws Exception {
         server.start();
         server.publishShop(app.getString("secretKey"));
         WaymarkClient lost = online(phone, "lost", "en-IN");
@@ -114,6 +114,18 @@ class WaymarkClientTest extends AgainstServer {
         assertEquals("product-list-tip", missing.get(0).getString("target"));
         assertEquals("product:visible", properties.getString("anchor"));
         assertEquals("products", properties.getString("screen"));
+
+        // What the screen has, once a day; a name the server would refuse is left out.
+        assertTrue(lost.reportAnchors("products", java.util.Arrays.asList("product", "cart link", "product"), Collections.singletonList("products")));
+        assertFalse(lost.reportAnchors("products", Collections.singletonList("product"), Collections.<String>emptyList()), "once a day");
+        String seen = server.admin("/v1/admin/anchors", app.getString("secretKey"));
+        assertTrue(seen.startsWith("200 "), seen);
+        org.json.JSONArray sightings = new JSONObject(seen.substring(4)).getJSONArray("sightings");
+        assertEquals(2, sightings.length(), seen);
+        assertEquals("android", sightings.getJSONObject(0).getString("platform"));
+        assertEquals("product", sightings.getJSONObject(0).getString("name"));
+        assertEquals("products", sightings.getJSONObject(1).getString("name"));
+        assertThrows(WaymarkException.class, () -> lost.reportAnchors("product page", null, null));
         lost.stop();
     }
 

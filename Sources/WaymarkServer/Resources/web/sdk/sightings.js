@@ -1,0 +1,35 @@
+// What the app has: the anchors and screen areas a screen shows, reported to the server
+// (POST /v1/anchors) at most once a day a screen by each browser, so that the console can offer
+// authors the names developers gave them and warn of a tip that names one no screen has. Names
+// only: the page's data-waymark-anchor and data-waymark-container values, never its text, and no
+// user. Loaded as a part, when a screen is due.
+
+import { parseAnchor } from "./placement.js";
+
+/** The names the server takes, each once, at most 200: 1 to 128 printable ASCII characters
+ *  without spaces, "[", "]" or ":" (anything else is left out, not sent to be refused). */
+export function reportable(names) {
+  return [...new Set(names)].filter((name) => /^[!-9;-Z\\^-~]{1,128}$/.test(name)).slice(0, 200);
+}
+
+// The screens on their way: an app that names the same screen twice in a row sends it once.
+const sending = new Set();
+
+/** Sends what the screen `screen` shows, if the user is still on it and it was not reported
+ *  `today`, and marks it reported under `key` once the server has it. */
+export async function report(client, key, screen, today) {
+  const storage = client.window.localStorage;
+  if (client.stopped || client.lastScreen !== screen || storage.getItem(key) === today || sending.has(key)) return;
+  sending.add(key);
+  const doc = client.document;
+  const values = (attribute) => [...doc.querySelectorAll(`[${attribute}]`)].map((element) => element.getAttribute(attribute));
+  const anchors = values("data-waymark-anchor");
+  // A tip may name an element by its id: one the page has counts as seen.
+  for (const tip of client.catalog?.tips ?? []) {
+    const name = tip.anchor && parseAnchor(tip.anchor)?.name;
+    if (name && doc.getElementById(name)) anchors.push(name);
+  }
+  const body = { platform: client.context.platform, screen, anchors: reportable(anchors), areas: reportable(values("data-waymark-container")) };
+  if ((await client.transport.post("/v1/anchors", body))?.outcome === "granted") storage.setItem(key, today);
+  sending.delete(key);
+}

@@ -1,0 +1,58 @@
+// What the app has: the names a screen reports, and when it reports them (sightings.js).
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { report, reportable } from "../../Sources/WaymarkServer/Resources/web/sdk/sightings.js";
+
+test("only names the server takes are sent, each once, at most 200", () => {
+  assert.deepEqual(reportable(["cart-link", "a:b", "row[1]", "two words", "खोज", "", "cart-link", "x".repeat(129), "a\\b"]), ["cart-link", "a\\b"]);
+  assert.equal(reportable(Array.from({ length: 300 }, (_, i) => `n${i}`)).length, 200);
+});
+
+/** A page with marked elements, and a transport that answers as told. */
+function client({ answer = { outcome: "granted" }, screen = "products" } = {}) {
+  const marked = {
+    "data-waymark-anchor": ["product", "product", "cart link", "cart-link"],
+    "data-waymark-container": ["products", "header"],
+  };
+  const stored = new Map();
+  const posts = [];
+  return {
+    posts, stored,
+    lastScreen: screen,
+    context: { platform: "web" },
+    catalog: { tips: [{ anchor: "search-box:visible" }, { anchor: "nowhere" }, {}] },
+    document: {
+      querySelectorAll: (selector) => (marked[selector.slice(1, -1)] ?? []).map((value) => ({ getAttribute: () => value })),
+      getElementById: (id) => (id === "search-box" ? {} : null),
+    },
+    window: { localStorage: { getItem: (key) => stored.get(key) ?? null, setItem: (key, value) => stored.set(key, value) } },
+    transport: { post: async (path, body) => (posts.push([path, body]), answer) },
+  };
+}
+
+test("a screen reports its anchors, areas and the ids tips name, and is done for the day once kept", async () => {
+  const page = client();
+  await report(page, "waymark:screen:products", "products", "Fri Nov 27 2026");
+  assert.deepEqual(page.posts, [[
+    "/v1/anchors",
+    { platform: "web", screen: "products", anchors: ["product", "cart-link", "search-box"], areas: ["products", "header"] },
+  ]]);
+  assert.deepEqual([...page.stored], [["waymark:screen:products", "Fri Nov 27 2026"]]);
+  await report(page, "waymark:screen:products", "products", "Fri Nov 27 2026");
+  assert.equal(page.posts.length, 1, "once a day");
+});
+
+test("a screen named twice in a row is sent once", async () => {
+  const page = client();
+  await Promise.all([1, 2].map(() => report(page, "waymark:screen:products", "products", "today")));
+  assert.equal(page.posts.length, 1);
+});
+
+test("nothing is marked when the server did not keep it, and nothing is sent once the user moved on", async () => {
+  const offline = client({ answer: null });
+  await report(offline, "waymark:screen:products", "products", "today");
+  assert.equal(offline.stored.size, 0, "asked again at the next view");
+  const moved = client({ screen: "cart" });
+  await report(moved, "waymark:screen:products", "products", "today");
+  assert.deepEqual(moved.posts, []);
+});

@@ -151,6 +151,9 @@ public struct DeliveredTip: Codable, Hashable, Sendable {
     public var container: String
     /// The element the tip points at, if any.
     public var anchor: String?
+    /// The element the tip points at as a CSS selector, for the web SDK (`CSSSelector` in WaymarkEngine): the
+    /// Swift and Java clients leave such a tip out (their `ignoredTips` says why).
+    public var selector: String?
     /// The tip may show while this rule holds.
     public var trigger: Rule
     /// The tip is done for good once this rule holds: the user did what it teaches.
@@ -181,11 +184,12 @@ public struct DeliveredTip: Codable, Hashable, Sendable {
     public init(
         id: String, container: String, anchor: String?, trigger: Rule, dismissal: Rule?, priority: Int,
         group: String?, order: Int, policy: DeliveredPolicy, renderer: String, gesture: String?, variant: String?,
-        content: DeliveredContent, survey: DeliveredSurvey? = nil, actions: [DeliveredAction]? = nil
+        content: DeliveredContent, survey: DeliveredSurvey? = nil, actions: [DeliveredAction]? = nil, selector: String? = nil
     ) {
         self.id = id
         self.container = container
         self.anchor = anchor
+        self.selector = selector
         self.trigger = trigger
         self.dismissal = dismissal
         self.priority = priority

@@ -19,6 +19,7 @@ import Yams
 ///   - id: search-tip
 ///     container: home
 ///     anchor: search-button     # or one of many: product[sku-42], product:visible, product:3
+///                               # or, web only, instead: selector: "#checkout button.pay"
 ///     trigger: (tap:search AND activation) OR scroll
 ///     dismissal: tap:search
 ///     priority: 10
@@ -172,7 +173,7 @@ public enum CatalogDocument {
 }
 
 private let tipKeys = [
-    "id", "container", "anchor", "trigger", "dismissal", "priority", "group", "order", "policy", "renderer", "gesture",
+    "id", "container", "anchor", "selector", "trigger", "dismissal", "priority", "group", "order", "policy", "renderer", "gesture",
     "content", "targeting", "rollout", "variants", "survey", "actions",
 ]
 private let actionKeys = ["id", "label", "locales", "style", "do", "tour", "url", "route"]
@@ -378,8 +379,20 @@ private struct CatalogReader {
         if gesture != nil && renderer != .pointer, let node = mapping["gesture"] {
             fail(at: node, "only a pointer shows a gesture", expected: "renderer: pointer")
         }
-        if renderer == .hotspot && anchor == nil && mapping["anchor"] == nil {
-            fail(at: mapping["renderer"] ?? node, "a hotspot marks an element: it needs an anchor")
+        let selector = mapping["selector"].flatMap { node in
+            string(node, "selector").flatMap { text -> String? in
+                guard let problem = CSSSelector.problem(text) else { return text }
+                fail(
+                    at: node, "selector \"\(text.prefix(80))\" is not a CSS selector: \(problem)",
+                    expected: "a CSS selector such as #checkout button.pay")
+                return nil
+            }
+        }
+        if mapping["anchor"] != nil, let node = mapping["selector"] {
+            fail(at: node, "a tip points at one element: by its anchor or by a selector, not both", expected: "anchor or selector")
+        }
+        if renderer == .hotspot && anchor == nil && mapping["anchor"] == nil && mapping["selector"] == nil {
+            fail(at: mapping["renderer"] ?? node, "a hotspot marks an element: it needs an anchor or a selector")
         }
         let content = requiredContent(mapping, in: node, of: "tip")
         let targeting = readTargeting(mapping)
@@ -392,7 +405,7 @@ private struct CatalogReader {
             group: group, order: order, policy: policy
         )
         return CatalogTip(
-            tip: tip, renderer: renderer, gesture: gesture, content: content, targeting: targeting, variants: variants,
+            tip: tip, renderer: renderer, gesture: gesture, selector: selector, content: content, targeting: targeting, variants: variants,
             survey: survey, actions: actions
         )
     }

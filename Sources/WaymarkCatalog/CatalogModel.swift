@@ -55,6 +55,9 @@ public struct CatalogTip: Hashable, Sendable {
     public var renderer: Renderer
     /// The gesture a pointer shows.
     public var gesture: Gesture?
+    /// A web tip's anchor as a CSS selector (``CSSSelector``), instead of a named `anchor`: the
+    /// web SDK points at the first element it matches; the Swift and Java clients leave the tip out.
+    public var selector: String?
     public var content: Localized<Content>
     public var targeting: Targeting
     /// A/B variants, each with its own content; empty when the tip has one content.
@@ -65,12 +68,13 @@ public struct CatalogTip: Hashable, Sendable {
     public var actions: [Action]
 
     public init(
-        tip: Tip, renderer: Renderer = .tooltip, gesture: Gesture? = nil, content: Localized<Content>,
+        tip: Tip, renderer: Renderer = .tooltip, gesture: Gesture? = nil, selector: String? = nil, content: Localized<Content>,
         targeting: Targeting = Targeting(), variants: [Variant] = [], survey: Survey? = nil, actions: [Action] = []
     ) {
         self.tip = tip
         self.renderer = renderer
         self.gesture = gesture
+        self.selector = selector
         self.content = content
         self.targeting = targeting
         self.variants = variants

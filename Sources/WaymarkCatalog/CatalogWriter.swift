@@ -60,6 +60,7 @@ extension CatalogDocument {
         pairs["id"] = text(tip.id)
         pairs["container"] = text(tip.container)
         pairs["anchor"] = tip.anchor.map(text)
+        pairs["selector"] = entry.selector.map(text)
         pairs["trigger"] = text(tip.trigger.description)
         pairs["dismissal"] = tip.dismissal.map { text($0.description) }
         if tip.priority != 0 { pairs["priority"] = number(tip.priority) }

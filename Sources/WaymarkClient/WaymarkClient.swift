@@ -156,6 +156,24 @@ public final class WaymarkClient: Sendable {
     /// A tip's content and presentation, for drawing a `RenderCommand`.
     public func tip(_ id: String) -> DeliveredTip? { catalog?.tips.first { $0.id == id } }
 
+    /// The catalog's tips this client leaves out, by id, each with the reason: a tip whose anchor
+    /// is a CSS selector (`selector`) is for the web SDK, and an app's views have no CSS.
+    public var ignoredTips: [String: String] {
+        Dictionary(
+            (catalog?.tips ?? []).compactMap { tip in Self.ignoring(tip).map { (tip.id, $0) } }, uniquingKeysWith: { first, _ in first })
+    }
+
+    static func ignoring(_ tip: DeliveredTip) -> String? {
+        tip.selector.map {
+            "its anchor is the CSS selector \"\($0)\", which only the web SDK can find; give it a named anchor to show it in apps"
+        }
+    }
+
+    /// The tips the engine schedules: those not ignored.
+    static func scheduled(_ tips: [DeliveredTip]) -> [Tip] {
+        tips.filter { ignoring($0) == nil }.map(Tip.init)
+    }
+
     /// A tour's pages and media, for drawing its panel.
     public func tour(_ id: String) -> DeliveredTour? { catalog?.tours.first { $0.id == id } }
 
@@ -211,7 +229,7 @@ public final class WaymarkClient: Sendable {
             countsWhenSeen: options.countsTipsWhenSeen)
         self.lifecycle = lifecycle
         engine = Self.makeEngine(
-            tips: entry?.catalog.tips.map(Tip.init) ?? [],
+            tips: Self.scheduled(entry?.catalog.tips ?? []),
             frequency: entry.flatMap { DisplayFrequency(rawValue: $0.catalog.frequency) } ?? .immediate,
             sightReported: options.countsTipsWhenSeen, file: file("engine.json"), clock: options.clock,
             observe: lifecycle.record
@@ -625,7 +643,7 @@ public final class WaymarkClient: Sendable {
                 return state.checklists.setContext(values, at: now)
             }
             checklistsChanged(changes)
-            engine.update(tips: catalog.tips.map(Tip.init))
+            engine.update(tips: Self.scheduled(catalog.tips))
             return .updated(version: catalog.version)
         } catch {
             return .failed(error)

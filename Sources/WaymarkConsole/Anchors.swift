@@ -21,6 +21,7 @@ extension WaymarkConsole {
                 "screen": screen,
                 "anchors": rows.filter { $0.kind == .anchor }.map(\.values),
                 "areas": rows.filter { $0.kind == .area }.map(\.values),
+                "selectors": rows.filter { $0.kind == .selector }.map(\.values),
             ] as [String: Any]
         }
         values["empty"] = sightings.isEmpty
@@ -47,6 +48,8 @@ struct SightingSummary {
     var platforms: [String]
     var firstSeen: Date
     var lastSeen: Date
+    /// For a selector: the most elements it matched.
+    var matches: Int?
 
     /// The names, one per screen (or one in all when `byScreen` is false), in name order.
     static func summaries(_ sightings: [Sighting], byScreen: Bool = true) -> [SightingSummary] {
@@ -60,7 +63,8 @@ struct SightingSummary {
             SightingSummary(
                 kind: key.kind, name: key.name, screens: Set(sightings.map(\.screen)).sorted(),
                 platforms: Set(sightings.map(\.platform)).sorted(),
-                firstSeen: sightings.map(\.firstSeen).min() ?? .distantPast, lastSeen: sightings.map(\.lastSeen).max() ?? .distantPast)
+                firstSeen: sightings.map(\.firstSeen).min() ?? .distantPast, lastSeen: sightings.map(\.lastSeen).max() ?? .distantPast,
+                matches: sightings.compactMap(\.matches).max())
         }
         .sorted { ($0.kind.rawValue, $0.name) < ($1.kind.rawValue, $1.name) }
     }
@@ -69,6 +73,7 @@ struct SightingSummary {
         [
             "name": name, "platforms": platforms.joined(separator: ", "),
             "firstSeen": WaymarkConsole.format(firstSeen), "lastSeen": WaymarkConsole.format(lastSeen),
+            "matches": matches.map(String.init) ?? "",
         ]
     }
 }
@@ -80,10 +85,16 @@ struct SightingSummary {
 struct SightingCheck {
     let anchors: Set<String>
     let areas: Set<String>
+    /// Each selector the web SDK tried, with how many elements it matched on each screen.
+    let selectors: [String: [(screen: String, matches: Int)]]
 
     init(_ sightings: [Sighting]) {
         anchors = Set(sightings.filter { $0.kind == .anchor }.map(\.name))
         areas = Set(sightings.filter { $0.kind == .area }.map(\.name))
+        selectors = Dictionary(
+            grouping: sightings.filter { $0.kind == .selector }.map { (screen: $0.screen, matches: $0.matches ?? 0, name: $0.name) },
+            by: \.name
+        ).mapValues { $0.map { (screen: $0.screen, matches: $0.matches) } }
     }
 
     /// The template's values for `sighting-warnings`.
@@ -98,11 +109,13 @@ struct SightingCheck {
 
     /// A tip's warnings: its area, then its anchor.
     func warnings(_ tip: CatalogTip) -> [String] {
-        warnings(tip: tip.id, container: tip.tip.container, anchor: tip.tip.anchor, renderer: tip.renderer)
+        warnings(tip: tip.id, container: tip.tip.container, anchor: tip.tip.anchor, selector: tip.selector, renderer: tip.renderer)
     }
 
-    /// The warnings of a tip as a form has it: a banner and a modal point at nothing.
-    func warnings(tip id: String, container: String?, anchor: String?, renderer: Renderer?) -> [String] {
+    /// The warnings of a tip as a form has it: a banner and a modal point at nothing. A selector is
+    /// checked where the web SDK tried it: one that matched nothing on any screen, or several
+    /// elements on one (the tip points at the first).
+    func warnings(tip id: String, container: String?, anchor: String?, selector: String? = nil, renderer: Renderer?) -> [String] {
         var warnings: [String] = []
         // An area no screen marks is everywhere (the SDKs count it as shown): likely a typo when a
         // marked one is close, and worth knowing when none is.
@@ -113,6 +126,16 @@ struct SightingCheck {
         let pointed = renderer != .banner && renderer != .modal
         if pointed, !anchors.isEmpty, let text = anchor, let name = Anchor(text)?.name, !anchors.contains(name) {
             warnings.append("tip \(id): no screen has the anchor \"\(name)\" yet" + Self.suggestion(name, anchors))
+        }
+        if pointed, let selector, let tried = selectors[selector] {
+            let screens = tried.map(\.screen).sorted()
+            if let many = tried.filter({ $0.matches > 1 }).sorted(by: { $0.screen < $1.screen }).first {
+                warnings.append(
+                    "tip \(id): the selector \"\(selector)\" matches \(many.matches) elements on \(many.screen): the tip points at the first"
+                )
+            } else if tried.allSatisfy({ $0.matches == 0 }) {
+                warnings.append("tip \(id): the selector \"\(selector)\" matched nothing on \(screens.joined(separator: ", "))")
+            }
         }
         return warnings
     }

@@ -230,7 +230,7 @@ extension WaymarkConsole {
         values.merge(try await sightingOffers(app: app.id)) { $1 }
         let warnings = SightingCheck(try await store.sightings(app: app.id)).warnings(
             tip: fields.values["id"] ?? "", container: fields.values.text("container"), anchor: fields.values.text("anchor"),
-            renderer: fields.values.text("renderer").flatMap(Renderer.init(rawValue:)))
+            selector: fields.values.text("selector"), renderer: fields.values.text("renderer").flatMap(Renderer.init(rawValue:)))
         values.merge(SightingCheck.values(warnings)) { $1 }
         let vocabulary = try await ruleVocabulary(app: app.id)
         values.merge(vocabulary) { _, vocabulary in vocabulary }
@@ -278,7 +278,8 @@ struct TipFields {
     init(_ tip: CatalogTip) {
         let content = tip.content.fallback
         values = [
-            "id": tip.id, "container": tip.tip.container, "anchor": tip.tip.anchor ?? "", "trigger": tip.tip.trigger.description,
+            "id": tip.id, "container": tip.tip.container, "anchor": tip.tip.anchor ?? "", "selector": tip.selector ?? "",
+            "trigger": tip.tip.trigger.description,
             "dismissal": tip.tip.dismissal?.description ?? "", "priority": String(tip.tip.priority), "renderer": tip.renderer.rawValue,
             "gesture": tip.gesture?.rawValue ?? "", "targeting": tip.targeting.rule?.description ?? "",
             "rollout": String(tip.targeting.rollout),
@@ -297,7 +298,8 @@ struct TipFields {
     init(form: Form) {
         values = [:]
         for name in [
-            "id", "container", "anchor", "trigger", "dismissal", "priority", "renderer", "gesture", "targeting", "rollout", "title", "body",
+            "id", "container", "anchor", "selector", "trigger", "dismissal", "priority", "renderer", "gesture", "targeting", "rollout",
+            "title", "body",
             "format",
             "survey", "surveyComment",
         ] {
@@ -344,6 +346,15 @@ struct TipFields {
         tip.tip.id = id
         tip.tip.container = container
         tip.tip.anchor = values.text("anchor")
+        tip.selector = values.text("selector")
+        if let selector = tip.selector {
+            if let problem = CSSSelector.problem(selector) {
+                throw FieldError(field: "selector", message: "not a CSS selector: \(problem)")
+            }
+            if tip.tip.anchor != nil {
+                throw FieldError(field: "selector", message: "a tip points at one element: by its anchor or by a selector, not both")
+            }
+        }
         tip.tip.trigger = trigger
         tip.tip.dismissal = try values.rule("dismissal")
         if let scale = values.text("survey") {

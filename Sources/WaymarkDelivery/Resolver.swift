@@ -165,7 +165,7 @@ public struct Resolver: Sendable {
                     comment: survey.comment
                 )
             },
-            actions: deliver(entry.actions, with: content)
+            actions: deliver(entry.actions, with: content), selector: entry.selector
         )
     }
 

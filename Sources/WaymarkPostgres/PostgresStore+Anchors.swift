@@ -10,11 +10,12 @@ extension PostgresStore {
             var count =
                 try await Self.all("SELECT count(*) FROM anchor_sightings WHERE app = \(app)", as: Int64.self, connection, self.logger)
                 .first ?? 0
-            for (kind, name) in sightings.names {
+            for (kind, name, matches) in sightings.names {
                 let kind = kind.rawValue
+                let matches = matches.map(Int64.init)
                 let updated = try await Self.all(
                     """
-                    UPDATE anchor_sightings SET last_seen = GREATEST(last_seen, \(now)), reports = reports + 1
+                    UPDATE anchor_sightings SET last_seen = GREATEST(last_seen, \(now)), reports = reports + 1, matches = \(matches)
                     WHERE app = \(app) AND platform = \(platform) AND screen = \(screen) AND kind = \(kind) AND name = \(name)
                     RETURNING reports
                     """, as: Int64.self, connection, self.logger)
@@ -22,10 +23,11 @@ extension PostgresStore {
                 // Another server may have added it meanwhile: then it is counted there.
                 try await connection.query(
                     """
-                    INSERT INTO anchor_sightings (app, platform, screen, kind, name, first_seen, last_seen, reports)
-                    VALUES (\(app), \(platform), \(screen), \(kind), \(name), \(now), \(now), 1)
+                    INSERT INTO anchor_sightings (app, platform, screen, kind, name, first_seen, last_seen, reports, matches)
+                    VALUES (\(app), \(platform), \(screen), \(kind), \(name), \(now), \(now), 1, \(matches))
                     ON CONFLICT (app, platform, screen, kind, name) DO UPDATE
-                    SET last_seen = GREATEST(anchor_sightings.last_seen, excluded.last_seen), reports = anchor_sightings.reports + 1
+                    SET last_seen = GREATEST(anchor_sightings.last_seen, excluded.last_seen), reports = anchor_sightings.reports + 1,
+                    matches = excluded.matches
                     """, logger: self.logger)
                 count += 1
             }
@@ -35,14 +37,14 @@ extension PostgresStore {
     public func sightings(app: String) async throws(StoreError) -> [Sighting] {
         try await all(
             """
-            SELECT platform, screen, kind, name, first_seen, last_seen, reports FROM anchor_sightings WHERE app = \(app)
+            SELECT platform, screen, kind, name, first_seen, last_seen, reports, matches FROM anchor_sightings WHERE app = \(app)
             ORDER BY screen, kind, name, platform
-            """, as: (String, String, String, String, Int64, Int64, Int64).self
-        ).compactMap { platform, screen, kind, name, first, last, reports in
+            """, as: (String, String, String, String, Int64, Int64, Int64, Int64?).self
+        ).compactMap { platform, screen, kind, name, first, last, reports, matches in
             Sighting.Kind(rawValue: kind).map { kind in
                 Sighting(
                     platform: platform, screen: screen, kind: kind, name: name, firstSeen: Date(millisecondsSince1970: first),
-                    lastSeen: Date(millisecondsSince1970: last), reports: Int(reports))
+                    lastSeen: Date(millisecondsSince1970: last), reports: Int(reports), matches: matches.map(Int.init))
             }
         }
     }

@@ -285,7 +285,7 @@ enum Schema {
                 CREATE TABLE anchor_sightings (
                     app TEXT NOT NULL, platform TEXT COLLATE "C" NOT NULL, screen TEXT COLLATE "C" NOT NULL,
                     kind TEXT COLLATE "C" NOT NULL, name TEXT COLLATE "C" NOT NULL,
-                    first_seen BIGINT NOT NULL, last_seen BIGINT NOT NULL, reports BIGINT NOT NULL,
+                    first_seen BIGINT NOT NULL, last_seen BIGINT NOT NULL, reports BIGINT NOT NULL, matches BIGINT,
                     PRIMARY KEY (app, platform, screen, kind, name)
                 )
                 """

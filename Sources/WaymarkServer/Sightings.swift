@@ -16,8 +16,11 @@ extension WaymarkServer {
         let app = try await app(of: try context.key())
         let report = try await request.decodeBody(as: AnchorReportBody.self, context: context).report
         if let problem = report.problem { throw APIError.badRequest(problem) }
+        if let problem = report.selectorProblem { throw APIError(.unprocessableContent, .badRequest, problem) }
         try await store.recordSightings(
-            SightingBatch(app: app.id, platform: report.platform, screen: report.screen, anchors: report.anchors, areas: report.areas),
+            SightingBatch(
+                app: app.id, platform: report.platform, screen: report.screen, anchors: report.anchors, areas: report.areas,
+                selectors: Dictionary((report.selectors ?? []).map { ($0.selector, $0.matches) }, uniquingKeysWith: max)),
             at: now(), limit: Self.sightingsPerApp)
         return Response(status: .noContent)
     }
@@ -28,7 +31,7 @@ struct AnchorReportBody: Decodable {
     var report: AnchorReport
 
     init(from decoder: any Decoder) throws {
-        try decoder.refuseUnknownFields(["platform", "screen", "anchors", "areas"])
+        try decoder.refuseUnknownFields(["platform", "screen", "anchors", "areas", "selectors"])
         report = try AnchorReport(from: decoder)
     }
 }
@@ -39,6 +42,7 @@ struct SightingsBody: Codable {
         var platform, screen, kind, name: String
         var firstSeen, lastSeen: String
         var reports: Int
+        var matches: Int?
     }
 
     var sightings: [Entry]
@@ -52,7 +56,8 @@ extension WaymarkServer {
                 sightings: try await store.sightings(app: key.app).map {
                     SightingsBody.Entry(
                         platform: $0.platform, screen: $0.screen, kind: $0.kind.rawValue, name: $0.name,
-                        firstSeen: Timestamp.format($0.firstSeen), lastSeen: Timestamp.format($0.lastSeen), reports: $0.reports)
+                        firstSeen: Timestamp.format($0.firstSeen), lastSeen: Timestamp.format($0.lastSeen), reports: $0.reports,
+                        matches: $0.matches)
                 }))
     }
 }

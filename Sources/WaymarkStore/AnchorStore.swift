@@ -19,18 +19,23 @@ public struct SightingBatch: Hashable, Sendable {
     public var screen: String
     public var anchors: [String]
     public var areas: [String]
+    /// CSS selectors, each with how many elements it matched on the screen.
+    public var selectors: [String: Int]
 
-    public init(app: String, platform: String, screen: String, anchors: [String], areas: [String]) {
+    public init(app: String, platform: String, screen: String, anchors: [String], areas: [String], selectors: [String: Int] = [:]) {
         self.app = app
         self.platform = platform
         self.screen = screen
         self.anchors = anchors
         self.areas = areas
+        self.selectors = selectors
     }
 
-    /// Each name with its kind, once.
-    public var names: [(kind: Sighting.Kind, name: String)] {
-        Array(Set(anchors)).sorted().map { (Sighting.Kind.anchor, $0) } + Array(Set(areas)).sorted().map { (Sighting.Kind.area, $0) }
+    /// Each name with its kind, once, and a selector's matches.
+    public var names: [(kind: Sighting.Kind, name: String, matches: Int?)] {
+        Array(Set(anchors)).sorted().map { (Sighting.Kind.anchor, $0, nil) }
+            + Array(Set(areas)).sorted().map { (Sighting.Kind.area, $0, nil) }
+            + selectors.sorted { $0.key < $1.key }.map { (Sighting.Kind.selector, $0.key, $0.value) }
     }
 }
 
@@ -41,6 +46,8 @@ public struct Sighting: Hashable, Sendable {
         case anchor
         /// A screen area a tip can show in.
         case area
+        /// A web tip's CSS selector, with how many elements it matched (``Sighting/matches``).
+        case selector
     }
 
     public var platform: String
@@ -50,8 +57,12 @@ public struct Sighting: Hashable, Sendable {
     public var firstSeen: Date
     public var lastSeen: Date
     public var reports: Int
+    /// For a selector: how many elements it matched the last time it was reported.
+    public var matches: Int?
 
-    public init(platform: String, screen: String, kind: Kind, name: String, firstSeen: Date, lastSeen: Date, reports: Int) {
+    public init(
+        platform: String, screen: String, kind: Kind, name: String, firstSeen: Date, lastSeen: Date, reports: Int, matches: Int? = nil
+    ) {
         self.platform = platform
         self.screen = screen
         self.kind = kind
@@ -59,5 +70,6 @@ public struct Sighting: Hashable, Sendable {
         self.firstSeen = firstSeen
         self.lastSeen = lastSeen
         self.reports = reports
+        self.matches = matches
     }
 }

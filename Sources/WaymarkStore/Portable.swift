@@ -47,7 +47,8 @@ public enum PortableTable: String, CaseIterable, Sendable {
         case .eventRetention: return text("app") + integer("days")
         case .webhookEndpoints:
             return text("id", "app", "url", "types", "secret", "previous_secret") + integer("previous_until", "created_at")
-        case .anchorSightings: return text("app", "platform", "screen", "kind", "name") + integer("first_seen", "last_seen", "reports")
+        case .anchorSightings:
+            return text("app", "platform", "screen", "kind", "name") + integer("first_seen", "last_seen", "reports", "matches")
         case .webhookDeliveries:
             return text("event", "endpoint", "app", "type", "user", "body") + integer("created_at") + text("state")
                 + integer("attempts", "next_attempt_at", "lease_until", "last_attempt_at", "last_status")

@@ -98,7 +98,7 @@ import WaymarkCatalog
 @Suite struct HotspotTests {
     @Test func aHotspotMarksAnElement() throws {
         let tip = "tips: [{ id: h, container: c, trigger: scroll, renderer: hotspot, content: { title: T } }]\n"
-        #expect(ActionTests.problems(tip) == ["1:58 a hotspot marks an element: it needs an anchor"])
+        #expect(ActionTests.problems(tip) == ["1:58 a hotspot marks an element: it needs an anchor or a selector"])
         let anchored = try CatalogDocument.parse(tip.replacingOccurrences(of: "renderer:", with: "anchor: cart, renderer:"), file: "t")
         #expect(anchored.tips[0].renderer == .hotspot)
         #expect(try CatalogDocument.parse(CatalogDocument.yaml(anchored), file: "written") == anchored)

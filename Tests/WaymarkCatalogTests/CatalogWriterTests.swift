@@ -50,6 +50,28 @@ import WaymarkEngine
     }
 
     /// The locales whose users hear every tip by default read back, and a wrong one is named.
+    /// A web tip may point at its element by a CSS selector: read back, delivered, and refused in
+    /// words where it is no selector or the tip also names an anchor.
+    @Test func selectorAnchorsReadBackAndAreChecked() throws {
+        func tip(_ pointing: String) -> String {
+            "tips:\n  - id: pay\n    container: checkout\n    \(pointing)\n    trigger: screen:checkout\n    content: { title: Pay here }\n"
+        }
+        let catalog = try CatalogDocument.parse(tip(##"selector: "#checkout button.pay""##), file: "test")
+        #expect(catalog.tips[0].selector == "#checkout button.pay" && catalog.tips[0].tip.anchor == nil)
+        #expect(try CatalogDocument.parse(CatalogDocument.yaml(catalog), file: "written") == catalog)
+        #expect(
+            ActionTests.problems(tip(#"selector: "button::after""#)) == [
+                "4:15 selector \"button::after\" is not a CSS selector: a pseudo-element (::after) is no element to point at"
+            ])
+        #expect(
+            ActionTests.problems(tip("anchor: pay-button\n    selector: \".pay\"")) == [
+                "5:15 a tip points at one element: by its anchor or by a selector, not both"
+            ])
+        #expect(
+            ActionTests.problems(tip("renderer: hotspot")) == ["4:15 a hotspot marks an element: it needs an anchor or a selector"])
+        #expect(ActionTests.problems(tip("renderer: hotspot\n    selector: \".pay\"")).isEmpty)
+    }
+
     @Test func listeningLocalesReadBackAndAreChecked() throws {
         let catalog = try CatalogDocument.parse("listen: [hi, ta-IN]\ntips: []", file: "test")
         #expect(catalog.listen == ["hi", "ta-IN"])

@@ -7,6 +7,8 @@ import os
 import sqlite3
 import time
 
+from selenium.webdriver.common.by import By
+
 import test_demo_shop
 from test_demo_shop import BrowserTest, own_demo
 
@@ -90,6 +92,27 @@ class SightingsTests(BrowserTest):
         self.driver.execute_script("location.hash = '#/products'")
         time.sleep(4)
         self.assertEqual({(kind, name): count for _, kind, name, count in self.sightings()}, after, "once a day a screen")
+    def test_a_tip_by_css_selector_points_at_the_element_it_matches(self):
+        tip = {"id": "search-input-tip", "container": "search-area", "selector": "#screen-search label > input[type=search]",
+               "trigger": "screen:search", "content": {"title": "Type what you want"}}
+        demo().request("/v1/admin/catalog/draft/tips/search-input-tip", body=tip, method="PUT")
+        demo().request("/v1/admin/catalog/publish", body={}, method="POST")
+        self.at((360, 740))
+        self.open_without_welcome("selector")
+        self.driver.execute_script("location.hash = '#/search'")
+        shown = self.wait_tip("search-input-tip")
+        field = self.driver.find_element(By.ID, "search-box").rect
+        box = shown.rect
+        # Beside the field it points at: above or below it, overlapping it across.
+        self.assertTrue(box["y"] + box["height"] <= field["y"] + 1 or box["y"] >= field["y"] + field["height"] - 1, (box, field))
+        self.assertLess(max(box["x"], field["x"]), min(box["x"] + box["width"], field["x"] + field["width"]))
+        # The sightings of the screen say the selector matched one element.
+        with sqlite3.connect(os.path.join(demo().directory, "data", "waymark.sqlite")) as database:
+            matched = lambda: database.execute(
+                "SELECT matches FROM anchor_sightings WHERE screen = 'search' AND kind = 'selector'").fetchall()
+            self.wait_for(lambda d: matched(), "the selector's matches reported", timeout=20)
+            self.assertEqual(matched(), [(1,)])
+
 
 if __name__ == "__main__":
     import unittest

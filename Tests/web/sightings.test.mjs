@@ -20,9 +20,13 @@ function client({ answer = { outcome: "granted" }, screen = "products" } = {}) {
     posts, stored,
     lastScreen: screen,
     context: { platform: "web" },
-    catalog: { tips: [{ anchor: "search-box:visible" }, { anchor: "nowhere" }, {}] },
+    catalog: { tips: [{ anchor: "search-box:visible" }, { anchor: "nowhere" }, {}, { selector: ".pay" }, { selector: "a::" }] },
     document: {
-      querySelectorAll: (selector) => (marked[selector.slice(1, -1)] ?? []).map((value) => ({ getAttribute: () => value })),
+      querySelectorAll: (selector) => {
+        if (selector === ".pay") return [{}, {}];
+        if (selector === "a::") throw new SyntaxError("not a selector here");
+        return (marked[selector.slice(1, -1)] ?? []).map((value) => ({ getAttribute: () => value }));
+      },
       getElementById: (id) => (id === "search-box" ? {} : null),
     },
     window: { localStorage: { getItem: (key) => stored.get(key) ?? null, setItem: (key, value) => stored.set(key, value) } },
@@ -35,7 +39,10 @@ test("a screen reports its anchors, areas and the ids tips name, and is done for
   await report(page, "waymark:screen:products", "products", "Fri Nov 27 2026");
   assert.deepEqual(page.posts, [[
     "/v1/anchors",
-    { platform: "web", screen: "products", anchors: ["product", "cart-link", "search-box"], areas: ["products", "header"] },
+    {
+      platform: "web", screen: "products", anchors: ["product", "cart-link", "search-box"], areas: ["products", "header"],
+      selectors: [{ selector: ".pay", matches: 2 }, { selector: "a::", matches: 0 }],
+    },
   ]]);
   assert.deepEqual([...page.stored], [["waymark:screen:products", "Fri Nov 27 2026"]]);
   await report(page, "waymark:screen:products", "products", "Fri Nov 27 2026");

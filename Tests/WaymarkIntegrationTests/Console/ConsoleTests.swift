@@ -542,6 +542,24 @@ import WaymarkTestSupport
             }
             #expect(try await browser.post("/console/apps/\(app)/tips/t1", fixed).status == .seeOther)
             #expect(!String(buffer: try await browser.get("/console/apps/\(app)").body).contains("sighting-warnings"))
+
+            // A web tip by CSS selector: checked as it is saved, and against what the web SDK found.
+            func selecting(_ selector: String, anchor: String = "") -> [(String, String)] {
+                fixed.map { $0.0 == "anchor" ? ("anchor", anchor) : $0 } + [("selector", selector)]
+            }
+            let pseudo = try await browser.post("/console/apps/\(app)/tips/t1", selecting("a::before"))
+            #expect(pseudo.status == .unprocessableContent)
+            #expect(String(buffer: pseudo.body).contains("not a CSS selector: a pseudo-element (::before) is no element to point at"))
+            let both = try await browser.post("/console/apps/\(app)/tips/t1", selecting(".pay", anchor: "cart-link"))
+            #expect(String(buffer: both.body).contains("by its anchor or by a selector, not both"))
+            #expect(try await browser.post("/console/apps/\(app)/tips/t1", selecting("nav .pay")).status == .seeOther)
+            let tried = #"{"platform":"web","screen":"cart","anchors":[],"areas":[],"selectors":[{"selector":"nav .pay","matches":3}]}"#
+            #expect(try await report(tried).0 == .noContent)
+            #expect(
+                String(buffer: try await browser.get("/console/apps/\(app)").body).contains(
+                    "tip t1: the selector &quot;nav .pay&quot; matches 3 elements on cart: the tip points at the first"))
+            let unread = #"{"platform":"web","screen":"cart","anchors":[],"areas":[],"selectors":[{"selector":"a {","matches":0}]}"#
+            #expect(try await report(unread).0 == .unprocessableContent)
         }
     }
 

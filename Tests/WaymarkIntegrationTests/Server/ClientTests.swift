@@ -209,6 +209,28 @@ final class LiveServer: Sendable {
         }
     }
 
+    /// A tip that points by CSS selector is the web's: this client leaves it out and says why.
+    @Test(arguments: StoreUnderTest.available)
+    func aTipBySelectorIsLeftOutWithItsReason(_ kind: StoreUnderTest) async throws {
+        try await LiveServer.with(kind) { server in
+            try await Self.publishShop(
+                server, note: "selector",
+                addingTips: """
+                    - id: pay-web
+                      container: checkout
+                      selector: "#checkout button.pay"
+                      trigger: screen:checkout
+                      content: { title: Pay here }
+                    """)
+            let client = await Self.start(server, server.directory.appendingPathComponent("phone"))
+            #expect(client.tip("pay-web")?.selector == "#checkout button.pay", "delivered as it is")
+            #expect(client.ignoredTips["pay-web"]?.contains("its anchor is the CSS selector \"#checkout button.pay\"") == true)
+            #expect(client.ignoredTips.count == 1)
+            #expect(!client.record("screen", target: "checkout").map(\.tip).contains("pay-web"))
+            await client.stop()
+        }
+    }
+
     /// An app's own properties keep their types from `record` to the engine and to the database:
     /// a rule tests the amount as a number, and the server stores `799`, not `"799"`.
     @Test(arguments: StoreUnderTest.available)

@@ -759,6 +759,17 @@ import WaymarkTestSupport
             #expect(kept.first { $0.name == "product" }?.firstSeen == Self.t0)
             #expect(kept.first { $0.name == "product" }?.lastSeen == Self.t0 + 60)
             #expect(try await store.sightings(app: "b").isEmpty)
+            // A selector keeps how many elements it matched the last time.
+            let selecting = SightingBatch(app: "b", platform: "web", screen: "cart", anchors: [], areas: [], selectors: [".pay": 2])
+            try await store.recordSightings(selecting, at: Self.t0, limit: 10)
+            var again = selecting
+            again.selectors = [".pay": 1]
+            try await store.recordSightings(again, at: Self.t0 + 1, limit: 10)
+            #expect(
+                try await store.sightings(app: "b").map { "\($0.kind.rawValue) \($0.name) \($0.reports) \($0.matches ?? -1)" } == [
+                    "selector .pay 2 1"
+                ])
+            #expect(try await store.sightings(app: "a").allSatisfy { $0.matches == nil })
         }
     }
 

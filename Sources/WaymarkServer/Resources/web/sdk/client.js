@@ -297,7 +297,8 @@ export class WaymarkClient {
       const entry = this.renderer.rendered.get(id);
       if (!entry?.lost || entry.paused || missed !== this.missed || missed.has(id)) return;
       missed.add(id);
-      this.enqueue("anchor_missing", id, { anchor: this.catalog.tips.find((t) => t.id === id).anchor, screen }, Date.now());
+      const tip = this.catalog.tips.find((t) => t.id === id);
+      this.enqueue("anchor_missing", id, { anchor: tip.anchor ?? tip.selector, screen }, Date.now());
     }, 5000);
   }
 

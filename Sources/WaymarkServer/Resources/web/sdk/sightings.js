@@ -12,6 +12,15 @@ export function reportable(names) {
   return [...new Set(names)].filter((name) => /^[!-9;-Z\\^-~]{1,128}$/.test(name)).slice(0, 200);
 }
 
+/** How many elements `selector` matches, at most 10,000; 0 for one this browser cannot read. */
+export function matches(doc, selector) {
+  try {
+    return Math.min(doc.querySelectorAll(selector).length, 10000);
+  } catch {
+    return 0;
+  }
+}
+
 // The screens on their way: an app that names the same screen twice in a row sends it once.
 const sending = new Set();
 
@@ -24,12 +33,18 @@ export async function report(client, key, screen, today) {
   const doc = client.document;
   const values = (attribute) => [...doc.querySelectorAll(`[${attribute}]`)].map((element) => element.getAttribute(attribute));
   const anchors = values("data-waymark-anchor");
-  // A tip may name an element by its id: one the page has counts as seen.
+  const selectors = new Map();
   for (const tip of client.catalog?.tips ?? []) {
+    // A tip may name an element by its id: one the page has counts as seen.
     const name = tip.anchor && parseAnchor(tip.anchor)?.name;
     if (name && doc.getElementById(name)) anchors.push(name);
+    // A selector says how many elements it matches here: the console warns of none or several.
+    if (tip.selector && selectors.size < 50) selectors.set(tip.selector, matches(doc, tip.selector));
   }
-  const body = { platform: client.context.platform, screen, anchors: reportable(anchors), areas: reportable(values("data-waymark-container")) };
+  const body = {
+    platform: client.context.platform, screen, anchors: reportable(anchors), areas: reportable(values("data-waymark-container")),
+    selectors: [...selectors].map(([selector, count]) => ({ selector, matches: count })),
+  };
   if ((await client.transport.post("/v1/anchors", body))?.outcome === "granted") storage.setItem(key, today);
   sending.delete(key);
 }

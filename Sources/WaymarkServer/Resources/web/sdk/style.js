@@ -1,11 +1,11 @@
-// The renderers' look: one style sheet for tips, spotlights and pointers (parts bring their own), adopted as
+// The renderers' look: one style sheet for tips, spotlights and pointers (parts bring their own: the
+// narration part the look of its Listen control), adopted as
 // a constructed style sheet where the browser has them (which a page's Content-Security-Policy
 // without 'unsafe-inline' still allows), else a <style> element.
 
 const STYLE = `
 .wm-tip,.wm-tip *,.wm-pointer,.wm-spot{box-sizing:border-box}
-.wm-tip{overflow-wrap:break-word}
-.wm-tip{position:absolute;z-index:2147483000;max-width:min(320px,calc(100vw - 16px));overflow:auto;background:#1d2a44;color:#fff;border-radius:10px;padding:12px 14px;box-shadow:0 6px 24px rgba(0,0,0,.3);font:15px/1.4 system-ui,sans-serif}
+.wm-tip{overflow-wrap:break-word;position:absolute;z-index:2147483000;max-width:min(320px,calc(100vw - 16px));overflow:auto;background:#1d2a44;color:#fff;border-radius:10px;padding:12px 14px;box-shadow:0 6px 24px rgba(0,0,0,.3);font:15px/1.4 system-ui,sans-serif}
 .wm-tip:focus{outline:3px solid #ffbf47;outline-offset:2px}
 .wm-tip h2{font-size:16px;margin:0 36px 6px 0}.wm-tip p{margin:0 0 6px}.wm-tip a{color:#9cd3ff}
 .wm-tip img{max-width:100%}
@@ -30,9 +30,6 @@ const STYLE = `
 @keyframes wm-right{0%{transform:translateX(var(--nx));opacity:0}20%{opacity:1}100%{transform:translateX(var(--x));opacity:0}}
 @keyframes wm-up{0%{transform:translateY(var(--y));opacity:0}20%{opacity:1}100%{transform:translateY(var(--ny));opacity:0}}
 @keyframes wm-down{0%{transform:translateY(var(--ny));opacity:0}20%{opacity:1}100%{transform:translateY(var(--y));opacity:0}}
-.wm-actions{display:flex;gap:8px;margin-top:8px;flex-wrap:wrap}
-.wm-actions button{min-height:44px}
-.wm-actions button{background:#fff;color:#1d2a44;border:0;border-radius:6px;padding:6px 10px;font:inherit;cursor:pointer}
 .wm-live{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%);white-space:nowrap}
 .wm-paused,.wm-waiting{visibility:hidden!important}.wm-waiting{pointer-events:none!important}
 @media (prefers-reduced-motion: reduce){.wm-pointer,.wm-spot{animation:none!important;transition:none!important}}

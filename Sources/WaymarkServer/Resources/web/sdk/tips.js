@@ -49,7 +49,7 @@ export function drawTip(view, tip) {
   const spot = kind === "spotlight" ? overlay(doc, "wm-spot", "spotlight") : null;
   const pointer = kind === "pointer" ? overlay(doc, `wm-pointer wm-g-${asName(tip.gesture) ?? "tap"}`, "pointer") : null;
   if (spot) extras.push(spot);
-  const anchored = kind !== "banner" && kind !== "modal" && tip.anchor;
+  const anchored = kind !== "banner" && kind !== "modal" && (tip.anchor || tip.selector);
   // An arrow from the tip's edge to its anchor (the pointer's finger is on the anchor itself).
   const arrow = anchored && kind !== "pointer" ? overlay(doc, "wm-arrow", "arrow") : null;
   if (arrow) extras.push(arrow);
@@ -74,7 +74,13 @@ export function drawTip(view, tip) {
   const place = () => {
     if (room) room.style.height = `${root.offsetHeight}px`;
     if (!anchored) return;
-    anchor = findAnchor(doc, tip.anchor, anchor);
+    // A CSS selector (a web tip's own anchor) points at the first element it matches; one this
+    // browser cannot read points at none.
+    try {
+      anchor = tip.selector ? doc.querySelector(tip.selector) : findAnchor(doc, tip.anchor, anchor);
+    } catch {
+      anchor = null;
+    }
     if (anchor) view.follow(anchor);
     // Waits for an anchor that is not in the page yet, and hides while it is gone or scrolled out
     // of its list. The first time it is there, it is brought into view; but an item of a list

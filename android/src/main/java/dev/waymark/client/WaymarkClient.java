@@ -226,6 +226,7 @@ public final class WaymarkClient {
     private String etag;
     private String catalogQuery;
     private Map<String, DeliveredTip> tips = new HashMap<String, DeliveredTip>();
+    private volatile Map<String, String> ignoredTips = Collections.emptyMap();
     private Engine engine;
     private final Map<String, Object> attributes = new TreeMap<String, Object>();
     private JSONObject claims;
@@ -313,14 +314,24 @@ public final class WaymarkClient {
 
     private String frequency() { return catalog != null ? catalog.optString("frequency", "immediate") : "immediate"; }
 
-    /** The catalog's tips for the engine; {@link #tips} becomes their delivered form. A tip whose rules do not read is left out. */
+    /**
+     * The catalog's tips for the engine; {@link #tips} becomes their delivered form. A tip whose rules do not read is left out, and so is
+     * one whose anchor is a CSS selector, with the reason in {@link #ignoredTips()}.
+     */
     private List<Engine.Tip> readTips() {
         List<Engine.Tip> engineTips = new ArrayList<Engine.Tip>();
         Map<String, DeliveredTip> delivered = new HashMap<String, DeliveredTip>();
+        Map<String, String> ignored = new TreeMap<String, String>();
         JSONArray list = catalog != null ? catalog.optJSONArray("tips") : null;
         for (int i = 0; list != null && i < list.length(); i++) {
             JSONObject json = list.optJSONObject(i);
             if (json == null) continue;
+            String selector = Json.text(json, "selector");
+            if (selector != null) {
+                ignored.put(json.optString("id"), "its anchor is the CSS selector \"" + selector
+                    + "\", which only the web SDK can find; give it a named anchor to show it in apps");
+                continue;
+            }
             try {
                 engineTips.add(engineTip(json));
                 delivered.put(json.optString("id"), new DeliveredTip(json));
@@ -329,7 +340,13 @@ public final class WaymarkClient {
             }
         }
         tips = delivered;
+        ignoredTips = Collections.unmodifiableMap(ignored);
         return engineTips;
+    }
+
+    /** The catalog's tips this client leaves out, by id, each with the reason: a tip whose anchor is a CSS selector is for the web SDK. */
+    public Map<String, String> ignoredTips() {
+        return ignoredTips;
     }
 
     static Engine.Tip engineTip(JSONObject json) {

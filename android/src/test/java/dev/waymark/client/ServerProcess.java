@@ -133,4 +133,16 @@ final class ServerProcess implements AutoCloseable {
     void publishShop(String secretKey) throws Exception {
         run("push", "examples/shop.yaml", "--publish", "--server", url, "--key", secretKey);
     }
+
+    /** Publishes the demo shop's catalog with {@code tips} (YAML list items, indented by two) added first. */
+    void publishShopWith(String secretKey, String tips) throws Exception {
+        String shop = new String(Files.readAllBytes(new File(ROOT, "examples/shop.yaml").toPath()), StandardCharsets.UTF_8);
+        File catalog = File.createTempFile("waymark-shop", ".yaml");
+        try {
+            Files.write(catalog.toPath(), shop.replace("\ntips:\n", "\ntips:\n" + tips).getBytes(StandardCharsets.UTF_8));
+            run("push", catalog.getPath(), "--publish", "--server", url, "--key", secretKey);
+        } finally {
+            catalog.delete();
+        }
+    }
 }

@@ -2,6 +2,7 @@ package dev.waymark.client;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -127,6 +128,20 @@ class WaymarkClientTest extends AgainstServer {
         assertEquals("products", sightings.getJSONObject(1).getString("name"));
         assertThrows(WaymarkException.class, () -> lost.reportAnchors("product page", null, null));
         lost.stop();
+    }
+
+    /** A tip that points by CSS selector is the web's: this client leaves it out and says why. */
+    @Test
+    void aTipBySelectorIsLeftOutWithItsReason() throws Exception {
+        server.start();
+        server.publishShopWith(app.getString("secretKey"), "  - id: pay-web\n    container: checkout\n    selector: \"#checkout button.pay\"\n"
+            + "    trigger: screen:checkout\n    content: { title: Pay here }\n");
+        WaymarkClient web = online(phone, "selector", "en-IN");
+        assertTrue(web.ignoredTips().get("pay-web").contains("its anchor is the CSS selector \"#checkout button.pay\""));
+        assertEquals(1, web.ignoredTips().size());
+        assertNull(web.tip("pay-web"));
+        for (Engine.Command command : web.record("screen", "checkout", null)) assertNotEquals("pay-web", command.tip);
+        web.stop();
     }
 
     /** The shop makes the listener's mode the default for Hindi; the user's choice wins, is kept and follows them. */

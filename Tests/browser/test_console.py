@@ -14,6 +14,7 @@ import unittest
 import uuid
 
 from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select
 
 from test_demo_shop import SCREENSHOTS, chrome, start_demo
@@ -74,7 +75,7 @@ class ConsoleTests(unittest.TestCase):
         self.driver.find_element(By.NAME, "locale.0.title").send_keys("नमस्ते " + HOSTILE_TITLE)
 
     def save(self):
-        self.driver.find_element(By.CSS_SELECTOR, "form.tip-form button[type=submit]").click()
+        self.driver.find_element(By.CSS_SELECTOR, "form.tip-form button.primary").click()
 
     def assert_nothing_ran(self):
         self.assertIsNone(self.driver.execute_script("return window.__xss ?? null"))
@@ -122,6 +123,7 @@ class ConsoleTests(unittest.TestCase):
     def test_a_recipe_in_words_writes_the_rule_into_the_field_on_a_phone(self):
         self.driver.quit()
         self.driver = chrome(360, 740)
+        self.addCleanup(self.driver.quit)
         self.sign_in()
         self.driver.get(self.app_url("/new-tip"))
         recipe = self.driver.find_element(By.CSS_SELECTOR, "#trigger ~ details.recipe")
@@ -145,6 +147,13 @@ class ConsoleTests(unittest.TestCase):
         button.click()
         self.wait_for(lambda: "not the screen's name" in recipe.text, "the refusal")
         self.assertEqual(trigger.get_attribute("value"), "count(screen:product) >= 3")
+        # Enter in a field saves the tip; it does not write a recipe.
+        for name, value in {"id": "third-visit", "container": "products", "title": "Still looking?"}.items():
+            self.driver.find_element(By.ID, name).send_keys(value)
+        self.driver.find_element(By.ID, "title").send_keys(Keys.ENTER)
+        self.wait_for(lambda: "saved=third-visit" in self.driver.current_url, "the tip saved")
+        # The other tests of this server publish their own tips: this one leaves the draft.
+        demo.request("/v1/admin/catalog/draft/tips/third-visit", method="DELETE")
 
     def test_a_tip_written_in_the_console_shows_in_the_shop_until_it_is_rolled_back(self):
         self.sign_in()

@@ -1,5 +1,6 @@
 import Testing
 import WaymarkEngine
+import WaymarkSupport
 
 /// A web tip's selector anchor is read as browsers read CSS selectors; what is not one is refused
 /// in words before it is published.
@@ -29,6 +30,18 @@ struct CSSSelectorTests {
     ])
     func whatIsNotASelectorIsRefusedInWords(_ text: String, _ message: String) {
         #expect(CSSSelector.problem(text) == message)
+    }
+
+    /// Whatever an author types, the check answers: a verdict, never a crash or a hang.
+    @Test func anyTextGetsAVerdict() {
+        var random = SplitMix64(seed: 20_261_127)
+        let pieces = Array("ab-_#.[]()=~|^$*+>,:'\" \\1{}".unicodeScalars) + ["é", "\u{7F}", "\t"]
+        for _ in 0..<20_000 {
+            var text = String.UnicodeScalarView()
+            for _ in 0..<Int.random(in: 0...24, using: &random) { text.append(pieces.randomElement(using: &random)!) }
+            let verdict = CSSSelector.problem(String(text))
+            #expect(verdict == nil || !verdict!.isEmpty)
+        }
     }
 
     @Test func longOrControlledTextIsRefused() {

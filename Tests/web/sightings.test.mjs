@@ -8,11 +8,16 @@ test("only names the server takes are sent, each once, at most 200", () => {
   assert.equal(reportable(Array.from({ length: 300 }, (_, i) => `n${i}`)).length, 200);
 });
 
-/** A page with marked elements, and a transport that answers as told. */
+/** An element as isShown() sees it: in the page, drawn, and inside a hidden screen or not. */
+const element = (value, hidden = false) => ({
+  getAttribute: () => value, isConnected: true, closest: () => (hidden ? {} : null), getBoundingClientRect: () => ({ width: 20, height: 10 }),
+});
+
+/** A page with marked elements (another screen's, hidden, among them), and a transport that answers as told. */
 function client({ answer = { outcome: "granted" }, screen = "products" } = {}) {
   const marked = {
-    "data-waymark-anchor": ["product", "product", "cart link", "cart-link"],
-    "data-waymark-container": ["products", "header"],
+    "data-waymark-anchor": [element("product"), element("product"), element("cart link"), element("cart-link"), element("checkout-button", true)],
+    "data-waymark-container": [element("products"), element("header"), element("cart", true)],
   };
   const stored = new Map();
   const posts = [];
@@ -25,9 +30,9 @@ function client({ answer = { outcome: "granted" }, screen = "products" } = {}) {
       querySelectorAll: (selector) => {
         if (selector === ".pay") return [{}, {}];
         if (selector === "a::") throw new SyntaxError("not a selector here");
-        return (marked[selector.slice(1, -1)] ?? []).map((value) => ({ getAttribute: () => value }));
+        return marked[selector.slice(1, -1)] ?? [];
       },
-      getElementById: (id) => (id === "search-box" ? {} : null),
+      getElementById: (id) => (id === "search-box" ? element("search-box") : id === "nowhere" ? element("nowhere", true) : null),
     },
     window: { localStorage: { getItem: (key) => stored.get(key) ?? null, setItem: (key, value) => stored.set(key, value) } },
     transport: { post: async (path, body) => (posts.push([path, body]), answer) },

@@ -4,7 +4,7 @@
 // only: the page's data-waymark-anchor and data-waymark-container values, never its text, and no
 // user. Loaded as a part, when a screen is due.
 
-import { parseAnchor } from "./placement.js";
+import { isShown, parseAnchor } from "./placement.js";
 
 /** The names the server takes, each once, at most 200: 1 to 128 printable ASCII characters
  *  without spaces, "[", "]" or ":" (anything else is left out, not sent to be refused). */
@@ -31,13 +31,15 @@ export async function report(client, key, screen, today) {
   if (client.stopped || client.lastScreen !== screen || storage.getItem(key) === today || sending.has(key)) return;
   sending.add(key);
   const doc = client.document;
-  const values = (attribute) => [...doc.querySelectorAll(`[${attribute}]`)].map((element) => element.getAttribute(attribute));
+  // What the screen shows: a single-page app keeps its other screens' elements, hidden, in the page.
+  const values = (attribute) => [...doc.querySelectorAll(`[${attribute}]`)].filter(isShown).map((element) => element.getAttribute(attribute));
   const anchors = values("data-waymark-anchor");
   const selectors = new Map();
   for (const tip of client.catalog?.tips ?? []) {
     // A tip may name an element by its id: one the page has counts as seen.
     const name = tip.anchor && parseAnchor(tip.anchor)?.name;
-    if (name && doc.getElementById(name)) anchors.push(name);
+    const element = name && doc.getElementById(name);
+    if (element && isShown(element)) anchors.push(name);
     // A selector says how many elements it matches here: the console warns of none or several.
     if (tip.selector && selectors.size < 50) selectors.set(tip.selector, matches(doc, tip.selector));
   }

@@ -48,7 +48,9 @@ extension WaymarkServer {
         else {
             throw APIError(.preconditionFailed, .draftChanged, "the draft changed since revision \(expected ?? 0): GET it again")
         }
-        return jsonResponse(DraftSummary(catalog, revision: saved.revision), headers: Self.etag(saved.revision))
+        // Saved, and said so where a tip names an anchor or area no screen has shown the SDKs.
+        let warnings = SightingCheck(try await store.sightings(app: key.app)).warnings(catalog)
+        return jsonResponse(DraftSummary(catalog, revision: saved.revision, warnings: warnings), headers: Self.etag(saved.revision))
     }
 
     func check(_ document: String, file: String) throws -> Catalog {
@@ -251,11 +253,14 @@ struct DraftSummary: Codable {
     var tours: Int
     var media: Int
     var revision: Int
+    /// Tips whose anchor or area no screen has shown the SDKs (``SightingCheck``): saved all the same.
+    var warnings: [String]
 
-    init(_ catalog: Catalog, revision: Int) {
+    init(_ catalog: Catalog, revision: Int, warnings: [String] = []) {
         tips = catalog.tips.count
         tours = catalog.tours.count
         media = catalog.media.count
         self.revision = revision
+        self.warnings = warnings
     }
 }

@@ -82,6 +82,7 @@ extension Waymark {
             guard saved.status == 200 else { throw failure(saved.status, saved.body) }
             let summary = (try? JSONSerialization.jsonObject(with: saved.body) as? [String: Any]) ?? [:]
             print("draft saved: \(catalog.tips.count) tips, \(catalog.tours.count) tours (revision \(summary["revision"] ?? "?"))")
+            for warning in summary["warnings"] as? [String] ?? [] { print("warning: \(warning)") }
             guard publish else { return }
             let published = try await admin.send("POST", "/v1/admin/catalog/publish")
             guard published.status == 201 else { throw failure(published.status, published.body) }

@@ -5,6 +5,7 @@ import NIOFoundationEssentialsCompat
 import Testing
 import WaymarkCatalog
 import WaymarkServer
+import WaymarkStore
 import WaymarkTestSupport
 
 /// The draft through the admin API: one object at a time, revisions, and sanitizing on save.
@@ -96,6 +97,31 @@ import WaymarkTestSupport
             let after = String(
                 buffer: try await client.execute(uri: "/v1/admin/catalog/draft", method: .get, headers: Self.auth(app.secretKey)).body)
             #expect(after == before)
+        }
+    }
+
+    /// A draft whose tip names an anchor no screen has shown the SDKs is saved, and the answer
+    /// (which `waymark push` prints) says so with the name it most likely meant.
+    @Test(arguments: StoreUnderTest.available)
+    func aDraftNamingAnUnseenAnchorIsSavedWithAWarning(_ kind: StoreUnderTest) async throws {
+        try await server.withServer(kind) { client, app, _, store in
+            let tip = Self.tip.replacingOccurrences(of: "container: cart", with: "container: cart\nanchor: add-to-cart-buton")
+            let typo = "tips:\n  - " + tip.split(separator: "\n").joined(separator: "\n    ") + "\n"
+            func put() async throws -> [String] {
+                let saved = try await client.execute(
+                    uri: "/v1/admin/catalog/draft", method: .put, headers: Self.auth(app.secretKey), body: ByteBuffer(string: typo))
+                #expect(saved.status == .ok)
+                return try #require(try ServerTests.json(saved)["warnings"] as? [String])
+            }
+            #expect(try await put() == [], "nothing reported yet: nothing to compare with")
+            try await store.recordSightings(
+                SightingBatch(app: app.appId, platform: "web", screen: "product", anchors: ["add-to-cart-button"], areas: ["cart"]),
+                at: Date(), limit: 100)
+            let warnings = try await put()
+            #expect(
+                warnings == [
+                    "tip cart-tip: no screen has the anchor \"add-to-cart-buton\" yet: did you mean \"add-to-cart-button\"?"
+                ])
         }
     }
 

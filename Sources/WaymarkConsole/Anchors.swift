@@ -17,17 +17,33 @@ extension WaymarkConsole {
         let screens = Dictionary(grouping: sightings, by: \.screen)
         values["screens"] = screens.keys.sorted().map { screen in
             let rows = SightingSummary.summaries(screens[screen] ?? [])
-            return [
-                "screen": screen,
-                "anchors": rows.filter { $0.kind == .anchor }.map(\.values),
-                "areas": rows.filter { $0.kind == .area }.map(\.values),
-                "selectors": rows.filter { $0.kind == .selector }.map(\.values),
-            ] as [String: Any]
+            // "New tip here": the form with the area (the screen's own, when it has one) and the name.
+            let area = rows.first { $0.kind == .area && $0.name == screen }?.name ?? rows.first { $0.kind == .area }?.name
+            func values(_ kind: Sighting.Kind) -> [[String: Any]] {
+                rows.filter { $0.kind == kind }.map { row in
+                    var values = row.values
+                    var query = [kind == .area ? "container" : kind.rawValue: row.name]
+                    if kind != .area, let area { query["container"] = area }
+                    values["newTip"] =
+                        "/console/apps/\(app.id)/new-tip?"
+                        + query.sorted { $0.key < $1.key }.map { "\($0.key)=\(Self.queryValue($0.value))" }
+                        .joined(separator: "&")
+                    return values
+                }
+            }
+            return ["screen": screen, "anchors": values(.anchor), "areas": values(.area), "selectors": values(.selector)] as [String: Any]
         }
         values["empty"] = sightings.isEmpty
         let draft = try await server.draftCatalog(app: app.id)?.catalog ?? Catalog(tips: [])
         values.merge(SightingCheck.values(SightingCheck(sightings).warnings(draft))) { $1 }
         return Templates.page("anchors", values)
+    }
+
+    /// Text as a URL query's value.
+    static func queryValue(_ text: String) -> String {
+        var allowed = CharacterSet.alphanumerics
+        allowed.insert(charactersIn: "-_.~")
+        return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? ""
     }
 
     /// The tip form's offers: each area and anchor seen, with the screens it was seen on.

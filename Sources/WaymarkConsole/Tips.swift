@@ -63,7 +63,16 @@ extension WaymarkConsole {
 
     func tipPage(_ request: Request, _ context: ConsoleRequestContext, _ access: AppAccess, new: Bool) async throws -> Response {
         let (signedIn, app) = (access.signedIn, access.app)
-        if new { return try await tipForm(signedIn, app, TipFields.empty, new: true) }
+        if new {
+            // Picked on "What the app has": the area, anchor or selector the author chose there.
+            var fields = TipFields.empty
+            for name in ["container", "anchor", "selector"] {
+                if let value = request.uri.queryParameters[Substring(name)].map(String.init), !value.isEmpty, value.count <= 512 {
+                    fields.values[name] = value
+                }
+            }
+            return try await tipForm(signedIn, app, fields, new: true)
+        }
         guard let id = context.parameters.get("id"),
             let tip = try await server.draftCatalog(app: app.id)?.catalog.tips.first(where: { $0.id == id })
         else { throw ConsoleError.notFound }

@@ -512,6 +512,12 @@ import WaymarkTestSupport
             let page = String(buffer: try await browser.get("/console/apps/\(app)/anchors").body)
             #expect(page.contains(#"<section class="card" data-screen="products">"#))
             #expect(page.contains("<td>anchor</td><td><code>cart-link</code></td><td>web</td>"))
+            // Picked there, the name fills the new tip's form: nothing to type.
+            let pick = "/console/apps/\(app)/new-tip?anchor=cart-link&amp;container=products"
+            #expect(page.contains(#"<a href="\#(pick)">New tip on cart-link</a>"#))
+            let picked = String(buffer: try await browser.get(pick.replacingOccurrences(of: "&amp;", with: "&")).body)
+            #expect(picked.contains(#"id="anchor" name="anchor" value="cart-link""#))
+            #expect(picked.contains(#"id="container" name="container" value="products""#))
             let form = String(buffer: try await browser.get("/console/apps/\(app)/new-tip").body)
             #expect(form.contains(#"<option value="cart-link" label="seen on products">"#))
             #expect(form.contains(#"<option value="cart" label="seen on cart">"#))

@@ -26,13 +26,30 @@ extension WaymarkServer {
     }
 }
 
-/// An ``AnchorReport`` as sent, refusing fields it does not have.
+/// An ``AnchorReport`` as sent, refusing fields it does not have, in its selectors too.
 struct AnchorReportBody: Decodable {
     var report: AnchorReport
 
+    private enum CodingKeys: String, CodingKey { case platform, screen, anchors, areas, selectors }
+
+    /// One of the report's selectors.
+    struct Selector: Decodable {
+        var match: AnchorReport.SelectorMatch
+
+        init(from decoder: any Decoder) throws {
+            try decoder.refuseUnknownFields(["selector", "matches"])
+            match = try AnchorReport.SelectorMatch(from: decoder)
+        }
+    }
+
     init(from decoder: any Decoder) throws {
-        try decoder.refuseUnknownFields(["platform", "screen", "anchors", "areas", "selectors"])
-        report = try AnchorReport(from: decoder)
+        try decoder.refuseUnknownFields(Set(["platform", "screen", "anchors", "areas", "selectors"]))
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        report = AnchorReport(
+            platform: try container.decode(String.self, forKey: .platform), screen: try container.decode(String.self, forKey: .screen),
+            anchors: try container.decode([String].self, forKey: .anchors), areas: try container.decode([String].self, forKey: .areas),
+            // Absent, or a list: null is neither.
+            selectors: container.contains(.selectors) ? try container.decode([Selector].self, forKey: .selectors).map(\.match) : nil)
     }
 }
 

@@ -566,6 +566,8 @@ import WaymarkTestSupport
                     "tip t1: the selector &quot;nav .pay&quot; matches 3 elements on cart: the tip points at the first"))
             let unread = #"{"platform":"web","screen":"cart","anchors":[],"areas":[],"selectors":[{"selector":"a {","matches":0}]}"#
             #expect(try await report(unread).0 == .unprocessableContent)
+            let nested = #"{"platform":"web","screen":"cart","anchors":[],"areas":[],"selectors":[{"selector":"a","matches":0,"x":1}]}"#
+            #expect(try await report(nested).1.contains(#"unknown field \"x\""#))
         }
     }
 

@@ -29,12 +29,17 @@ public struct DeliveredCatalog: Codable, Hashable, Sendable {
     /// and for languages Waymark has no words in, where the SDK keeps its English ones. Apps that
     /// draw with their own views may use them too.
     public var ui: [String: String]?
+    /// Set only in a preview of the draft (a device opened a preview link): until when it lasts,
+    /// and whether it ended. The SDKs then draw a "Preview" mark.
+    public var preview: DeliveredPreview?
 
     /// A catalog of `version` with these tips, tours, checklists and articles.
     public init(
         version: Int, frequency: String, tips: [DeliveredTip], tours: [DeliveredTour], checklists: [DeliveredChecklist]? = nil,
-        articles: [DeliveredArticle]? = nil, ui: [String: String]? = nil, listen: [String]? = nil, locales: [String]? = nil
+        articles: [DeliveredArticle]? = nil, ui: [String: String]? = nil, listen: [String]? = nil, locales: [String]? = nil,
+        preview: DeliveredPreview? = nil
     ) {
+        self.preview = preview
         self.version = version
         self.frequency = frequency
         self.listen = listen
@@ -441,4 +446,23 @@ public struct ClientContext: Hashable, Sendable {
         for name in segments { values["segment." + name] = .bool(true) }
         return values
     }
+}
+
+/// What a previewing device is told of its preview.
+public struct DeliveredPreview: Codable, Hashable, Sendable {
+    /// When the preview stops working (RFC 3339, UTC).
+    public var expires: String
+    /// True once the preview ended or expired: the catalog is then empty, and the SDKs go back to
+    /// the app's own guidance.
+    public var ended: Bool?
+
+    /// A preview lasting until `expires`; `ended` when it is over.
+    public init(expires: String, ended: Bool? = nil) {
+        self.expires = expires
+        self.ended = ended
+    }
+
+    /// The query parameter that carries a preview's token in a preview link
+    /// (`https://shop.example/?waymark-preview=wm_preview_...`).
+    public static let linkParameter = "waymark-preview"
 }

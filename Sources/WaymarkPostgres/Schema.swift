@@ -291,6 +291,26 @@ enum Schema {
                 """
             ]
         ),
+        (
+            // Draft previews, and what previewing devices sent: apart from events, so no report counts them.
+            "v15: draft previews",
+            [
+                """
+                CREATE TABLE previews (
+                    id TEXT PRIMARY KEY, app TEXT NOT NULL REFERENCES apps(id), hash TEXT NOT NULL UNIQUE, url TEXT NOT NULL,
+                    created_by TEXT NOT NULL, created_at BIGINT NOT NULL, expires_at BIGINT NOT NULL, ended_at BIGINT
+                )
+                """,
+                "CREATE INDEX previews_by_app ON previews (app, created_at)",
+                """
+                CREATE TABLE preview_events (
+                    preview TEXT NOT NULL REFERENCES previews(id) ON DELETE CASCADE, id TEXT COLLATE "C" NOT NULL, name TEXT NOT NULL,
+                    target TEXT, timestamp BIGINT NOT NULL, received_at BIGINT NOT NULL, properties TEXT,
+                    PRIMARY KEY (preview, id)
+                )
+                """,
+            ]
+        ),
     ]
 
     /// Where a column of the portable form (``PortableTable``, given as text) goes in this schema

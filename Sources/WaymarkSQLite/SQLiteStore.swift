@@ -124,6 +124,9 @@ public final class SQLiteStore: Store {
         migrator.registerMigration("v15: anchors and areas the SDKs saw") { db in
             try db.execute(sql: anchorSightingsSchema)
         }
+        migrator.registerMigration("v16: draft previews") { db in
+            try db.execute(sql: previewsSchema)
+        }
         return migrator
     }
 

@@ -30,6 +30,7 @@ public struct APIError: HTTPResponseError, Sendable {
             case bodyTooLarge = "body_too_large"
             case idMismatch = "id_mismatch"
             case storageUnavailable = "storage_unavailable"
+            case inPreview = "in_preview"
             case `internal`
         }
 
@@ -84,6 +85,9 @@ public struct APIError: HTTPResponseError, Sendable {
         public static let bodyTooLarge = Code(.bodyTooLarge)
         /// The body's id is not the path's (422).
         public static let idMismatch = Code(.idMismatch)
+        /// A draft preview's token asked for what only the app's own users do: a credit, an
+        /// identify, progress (403).
+        public static let inPreview = Code(.inPreview)
         /// The database failed; nothing was stored (503).
         public static let storageUnavailable = Code(.storageUnavailable)
         /// The server failed; nothing was stored (500).

@@ -134,7 +134,7 @@ struct NewKeyBody: Decodable {
     init(from decoder: any Decoder) throws {
         try decoder.refuseUnknownFields(["kind"])
         let text = try decoder.container(keyedBy: AnyCodingKey.self).decode(String.self, forKey: AnyCodingKey(stringValue: "kind"))
-        guard let kind = KeyRecord.Kind(rawValue: text) else {
+        guard let kind = KeyRecord.Kind(rawValue: text), kind != .preview else {
             throw DecodingError.dataCorrupted(
                 .init(
                     codingPath: [], debugDescription: "kind",

@@ -12,6 +12,17 @@ extension WaymarkRequestContext {
         return identity
     }
 
+    /// The key, for a route a draft preview has no part in (credits, identity, progress): a
+    /// preview's token is refused (403 `in_preview`).
+    public func appKey() throws -> KeyRecord {
+        let key = try key()
+        guard key.kind != .preview else {
+            throw APIError(
+                .forbidden, .inPreview, "a preview of the draft shows guidance only: it keeps no credits, attributes or progress")
+        }
+        return key
+    }
+
     /// The `:user` of the path, percent-decoded (`u%2F1` is `u/1`): 1 to 256 bytes without NUL,
     /// as events name users (400 otherwise).
     public func userParameter() throws -> String {
@@ -34,6 +45,13 @@ struct KeyAuthenticator: AuthenticatorMiddleware {
 
     func authenticate(request: Request, context: Context) async throws -> KeyRecord? {
         guard let key = Self.presentedKey(request.headers) else { throw APIError.unauthorized }
+        if key.hasPrefix(Previews.tokenPrefix) {
+            // A preview's token is read each time, never cached: ending it takes effect at once.
+            guard kinds.contains(.client), let preview = try await server.store.preview(hash: Secrets.hash(key)) else {
+                throw APIError.unauthorized
+            }
+            return preview.asKey(at: server.now())
+        }
         let record: KeyRecord?
         if let cached = server.keys.get(key) {
             record = cached

@@ -52,7 +52,7 @@ final class LiveCatalogs: Sendable {
 extension WaymarkServer {
     /// `GET /v1/catalog?platform=&model=&appVersion=&locale=&user=`: the live catalog resolved for
     /// this client (and the user's attributes and segments, with `Waymark-User-Hash`), with a strong ETag;
-    /// `If-None-Match` with it answers 304.
+    /// `If-None-Match` with it answers 304. A preview's token gets the draft instead (``previewCatalog(_:key:)``).
     func catalog(_ request: Request, _ context: WaymarkRequestContext) async throws -> Response {
         let key = try context.key()
         let query = request.uri.queryParameters
@@ -65,6 +65,7 @@ extension WaymarkServer {
             platform: try parameter("platform"), model: try parameter("model"), appVersion: try parameter("appVersion"),
             locale: try parameter("locale"), user: try parameter("user")
         )
+        if key.kind == .preview { return try await previewCatalog(client, key: key) }
         guard let live = try await liveCatalog(app: key.app) else {
             throw APIError(.notFound, .notPublished, "this app has not published a catalog yet")
         }

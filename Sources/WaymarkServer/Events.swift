@@ -35,14 +35,19 @@ extension WaymarkServer {
                 results.append(EventResult(id: rejection.id, status: .rejected, reason: rejection.reason))
             }
         }
-        let inserted = try await eventWriter.insert(stored)
-        for (position, isNew) in zip(storedIndex, inserted) where !isNew {
-            results[position].status = .duplicate
+        if key.kind == .preview {
+            // Kept with the preview, apart from the app's events: no report or webhook sees them.
+            try await previewEvents(&results, stored, key: key)
+        } else {
+            let inserted = try await eventWriter.insert(stored)
+            for (position, isNew) in zip(storedIndex, inserted) where !isNew {
+                results[position].status = .duplicate
+            }
+            let duplicates = inserted.count { !$0 }
+            metrics.eventsAccepted.increment(by: inserted.count - duplicates)
+            metrics.eventsDuplicate.increment(by: duplicates)
+            metrics.eventsRejected.increment(by: results.count - inserted.count)
         }
-        let duplicates = inserted.count { !$0 }
-        metrics.eventsAccepted.increment(by: inserted.count - duplicates)
-        metrics.eventsDuplicate.increment(by: duplicates)
-        metrics.eventsRejected.increment(by: results.count - inserted.count)
         var headers: HTTPFields = [:]
         headers[.contentType] = "application/json; charset=utf-8"
         return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: Self.answer(results))))

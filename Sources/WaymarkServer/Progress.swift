@@ -14,6 +14,7 @@ extension WaymarkServer {
     /// late or twice. The proof comes first, as for identify: a caller who cannot prove the user
     /// learns nothing of theirs.
     func progress(_ request: Request, _ context: WaymarkRequestContext) async throws -> Response {
+        _ = try context.appKey()  // a preview keeps no user data: refused before its body is read
         let body = try await request.decodeBody(as: ProgressBody.self, context: context)
         let app = try await provenApp(context, user: body.user, userHash: body.userHash)
         let sent = try body.progress.get()

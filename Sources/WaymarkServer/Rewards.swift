@@ -22,7 +22,7 @@ extension WaymarkServer {
     /// `POST /v1/rewards/claims`: grants a page's or a checklist's credits once per user, proven by
     /// `userHash`.
     func claim(_ request: Request, _ context: WaymarkRequestContext) async throws -> Response {
-        let key = try context.key()
+        let key = try context.appKey()
         let claim = try await request.decodeBody(as: ClaimBody.self, context: context).claim
         let app = try await app(of: key)
         guard Secrets.verify(userHash: claim.userHash, user: claim.user, identitySecret: app.identitySecret) else {

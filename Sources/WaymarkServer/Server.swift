@@ -153,6 +153,10 @@ public struct WaymarkServer: Sendable {
         routes.get("/v1/admin/grants", SecretKey.self) { request, context in try await self.grantPage(request, context) }
         routes.get("/v1/admin/events", SecretKey.self) { request, context in try await self.exportEvents(request, context) }
         routes.get("/v1/admin/anchors", SecretKey.self) { _, context in try await self.listSightings(context) }
+        routes.get("/v1/admin/previews", SecretKey.self) { _, context in try await self.listPreviews(context) }
+        routes.post("/v1/admin/previews", SecretKey.self) { request, context in try await self.createPreview(request, context) }
+        routes.delete("/v1/admin/previews/:id", SecretKey.self) { _, context in try await self.deletePreview(context) }
+        routes.get("/v1/admin/previews/:id/events", SecretKey.self) { _, context in try await self.previewEventList(context) }
         routes.get("/v1/admin/retention", SecretKey.self) { _, context in try await self.retention(context) }
         routes.put("/v1/admin/retention", SecretKey.self) { request, context in try await self.setRetention(request, context) }
         routes.get("/v1/admin/webhooks", SecretKey.self) { _, context in try await self.listWebhooks(context) }

@@ -19,6 +19,7 @@ extension WaymarkServer {
     /// of theirs. The proof is checked first: a caller who cannot prove the user learns nothing,
     /// not even which of their attributes would be refused.
     func identify(_ request: Request, _ context: WaymarkRequestContext) async throws -> Response {
+        _ = try context.appKey()  // a preview keeps no user data: refused before its body is read
         let body = try await request.decodeBody(as: IdentifyBody.self, context: context)
         let app = try await provenApp(context, user: body.user, userHash: body.userHash)
         guard body.attributes.count <= AttributeLimits.count else {
@@ -62,7 +63,7 @@ extension WaymarkServer {
     /// 1 to 256 bytes without NUL (400). The proof comes before anything else of the body is
     /// judged: a caller who cannot prove the user learns nothing of theirs.
     func provenApp(_ context: WaymarkRequestContext, user: String, userHash: String) async throws -> AppRecord {
-        let app = try await app(of: try context.key())
+        let app = try await app(of: try context.appKey())
         guard Secrets.verify(userHash: userHash, user: user, identitySecret: app.identitySecret) else {
             throw APIError(.forbidden, .badUserHash, "userHash is not the HMAC-SHA256 of user with this app's identity secret")
         }

@@ -237,6 +237,9 @@ extension AuditEntry {
         public static let webhookCreate = Action(stored: "webhook.create")
         public static let webhookRotate = Action(stored: "webhook.rotate")
         public static let webhookDelete = Action(stored: "webhook.delete")
+        /// A preview of the draft was made, or ended before it expired.
+        public static let previewCreate = Action(stored: "preview.create")
+        public static let previewEnd = Action(stored: "preview.end")
         /// A catalog object changed: `tip.added`, `tour.changed`, `media.removed`, `settings.changed`.
         public static func change(of kind: String, _ verb: String) -> Action { Action(stored: "\(kind).\(verb)") }
 

@@ -11,6 +11,8 @@ public enum PortableTable: String, CaseIterable, Sendable {
     case webhookEndpoints = "webhook_endpoints"
     case webhookDeliveries = "webhook_deliveries"
     case anchorSightings = "anchor_sightings"
+    case previews
+    case previewEvents = "preview_events"
 
     public struct Column: Sendable {
         /// `bytes` travel as base64 text.
@@ -49,6 +51,8 @@ public enum PortableTable: String, CaseIterable, Sendable {
             return text("id", "app", "url", "types", "secret", "previous_secret") + integer("previous_until", "created_at")
         case .anchorSightings:
             return text("app", "platform", "screen", "kind", "name") + integer("first_seen", "last_seen", "reports", "matches")
+        case .previews: return text("id", "app", "hash", "url", "created_by") + integer("created_at", "expires_at", "ended_at")
+        case .previewEvents: return text("preview", "id", "name", "target") + integer("timestamp", "received_at") + text("properties")
         case .webhookDeliveries:
             return text("event", "endpoint", "app", "type", "user", "body") + integer("created_at") + text("state")
                 + integer("attempts", "next_attempt_at", "lease_until", "last_attempt_at", "last_status")
@@ -59,7 +63,7 @@ public enum PortableTable: String, CaseIterable, Sendable {
     /// How many leading columns make the primary key, by which rows are read in order.
     public var keyLength: Int {
         switch self {
-        case .versions, .events, .memberships, .narrations, .userProgress, .webhookDeliveries: 2
+        case .versions, .events, .memberships, .narrations, .userProgress, .webhookDeliveries, .previewEvents: 2
         case .grants: 4
         case .userAttributes: 3
         case .anchorSightings: 5

@@ -10,7 +10,7 @@ import WaymarkSupport
 /// are in ``AccountStore``, the reads of analytics in ``AnalyticsStore``, narration audio in
 /// ``NarrationStore``, what is known of each app's users in ``UserStore``, webhook endpoints and
 /// their outbox in ``WebhookStore``.
-public protocol Store: AccountStore, AnalyticsStore, AnchorStore, NarrationStore, UserStore, WebhookStore {
+public protocol Store: AccountStore, AnalyticsStore, AnchorStore, NarrationStore, PreviewStore, UserStore, WebhookStore {
     /// Whether other servers may change this database (PostgreSQL): a server then checks the live
     /// version's number before it trusts what it cached. False for an embedded database only this
     /// process writes (SQLite).
@@ -141,6 +141,10 @@ public struct KeyRecord: Hashable, Sendable {
         case client
         /// Server-to-server and admin API.
         case secret
+        /// A draft preview's token (``PreviewRecord``), never stored as a key: reads the app's
+        /// draft for a previewing device, whose events are kept apart from the app's. Its
+        /// `revokedAt` is when the preview ended, if it has.
+        case preview
     }
 
     /// A short public id, to list and revoke the key without knowing it.

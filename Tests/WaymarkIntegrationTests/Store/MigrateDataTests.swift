@@ -67,6 +67,19 @@ struct MigrateDataTests {
             try await store.recordSightings(
                 SightingBatch(app: app, platform: "web", screen: "products", anchors: ["product", "cart-link"], areas: ["products"]),
                 at: t0, limit: 100)
+            // A preview, ended, with what its device sent.
+            try await store.createPreview(
+                PreviewRecord(
+                    id: "pv_\(app)", app: app, hash: "hash-\(app)", url: "myshop://home", createdBy: "user:ada@example.com", createdAt: t0,
+                    expiresAt: t0.addingTimeInterval(1800), endedAt: t0.addingTimeInterval(60)), removingEndedBefore: t0)
+            try await store.recordPreviewEvents(
+                preview: "pv_\(app)",
+                [
+                    PreviewEvent(
+                        id: "018f4b2a-0000-7000-8000-00000000000a", name: "tip_shown", target: "tip é", timestamp: 1, receivedAt: 2,
+                        properties: #"{"platform":"web"}"#)
+                ],
+                limit: 10)
             // An endpoint mid-rotation and a notice on its way.
             _ = try await store.createWebhookEndpoint(
                 WebhookEndpoint(
@@ -120,6 +133,10 @@ struct MigrateDataTests {
             lines += try await store.webhookEndpoints(app: app.id).map { "\($0)" }
             lines += try await store.webhookDeliveries(app: app.id, endpoint: nil, limit: 10).map { "\($0)" }
             lines += try await store.sightings(app: app.id).map { "\($0)" }
+            for preview in try await store.previews(app: app.id) {
+                lines.append("\(preview)")
+                lines += try await store.previewEvents(preview: preview.id, limit: 10).map { "\($0)" }
+            }
         }
         lines.append("\(String(describing: try await store.session(id: "session-hash")))")
         return lines

@@ -121,6 +121,14 @@ public struct WaymarkConsole: Sendable {
         routes.get("/apps/:app/rules/recipe", Viewer.self) { request, context, access in
             try await self.writeRecipe(request, context, access)
         }
+        routes.get("/apps/:app/previews", Viewer.self) { request, context, access in try await self.previewsPage(request, context, access) }
+        routes.post("/apps/:app/previews", Editor.self) { request, context, access in try await self.makePreview(request, context, access) }
+        routes.get("/apps/:app/previews/:id", Viewer.self) { request, context, access in
+            try await self.previewEventsPage(request, context, access)
+        }
+        routes.post("/apps/:app/previews/:id/end", Editor.self) { request, context, access in
+            try await self.endPreview(request, context, access)
+        }
         routes.get("/apps/:app/publish", Viewer.self) { request, context, access in try await self.publishPage(request, context, access) }
         routes.post("/apps/:app/publish", Editor.self) { request, context, access in try await self.publish(request, context, access) }
         routes.get("/apps/:app/versions", Viewer.self) { request, context, access in try await self.versionsPage(request, context, access) }

@@ -1,0 +1,68 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import NIOFoundationEssentialsCompat
+import Testing
+import WaymarkServer
+import WaymarkStore
+import WaymarkTestSupport
+
+extension ConsoleTests {
+    /// An editor makes a preview link with its QR code, reads what the phone sent, and ends it;
+    /// a viewer sees the previews but makes none.
+    @Test(arguments: StoreUnderTest.available)
+    func anEditorPreviewsTheDraftOnAPhoneByItsCode(_ kind: StoreUnderTest) async throws {
+        try await withConsole(kind) { setup in
+            var browser = try await Self.owner(setup)
+            let app = setup.shop.appId
+            let empty = String(buffer: try await browser.get("/console/apps/\(app)/previews").body)
+            #expect(empty.contains("There is no draft yet"))
+            #expect(try await browser.post("/console/apps/\(app)/tips/new", Self.tipFields(id: "t1")).status == .seeOther)
+
+            let refused = try await browser.post("/console/apps/\(app)/previews", [("url", "javascript:alert(1)"), ("minutes", "30")])
+            #expect(refused.status == .unprocessableContent)
+            #expect(String(buffer: refused.body).contains("a preview cannot open a javascript: address"))
+            #expect(String(buffer: refused.body).contains(#"value="javascript:alert(1)""#), "what was typed stays in the field")
+
+            let made = try await browser.post("/console/apps/\(app)/previews", [("url", "https://shop.example/"), ("minutes", "60")])
+            #expect(made.status == .created)
+            let page = String(buffer: made.body)
+            let link = try #require(page.firstMatch(of: /value="(https:\/\/shop\.example\/\?waymark-preview=wm_preview_[0-9a-f]{48})"/)?.1)
+            #expect(page.contains(#"<svg xmlns="http://www.w3.org/2000/svg""#) && page.contains(#"aria-label="QR code""#))
+            #expect(page.contains(#"<option value="60" selected>1 hour</option>"#))
+            let previews = try await setup.store.previews(app: app)
+            let preview = try #require(previews.first)
+            #expect(previews.count == 1 && preview.url == "https://shop.example/" && preview.createdBy == "user:ada@example.com")
+            #expect(preview.expiresAt.timeIntervalSince(preview.createdAt) == 3600)
+            // The form offers the same address next time.
+            #expect(String(buffer: try await browser.get("/console/apps/\(app)/previews").body).contains(#"value="https://shop.example/""#))
+
+            // The phone's events are listed on the preview's page, and nowhere else.
+            let token = String(link.split(separator: "=").last!)
+            let body =
+                #"{"events":[{"id":"018f4b2a-0000-7000-8000-00000000000b","user":"phone","name":"screen","target":"cart","timestamp":"2026-11-27T10:00:00Z"}]}"#
+            let sent = try await setup.client.execute(
+                uri: "/v1/events", method: .post, headers: [.authorization: "Bearer \(token)"], body: ByteBuffer(string: body))
+            #expect(sent.status == .ok)
+            let events = String(buffer: try await browser.get("/console/apps/\(app)/previews/\(preview.id)").body)
+            #expect(events.contains("<code>screen</code></td><td><code>cart</code>"), "\(events.suffix(1500))")
+            #expect(try await setup.store.eventCount(app: app) == 0)
+
+            // A viewer sees the list, not the form, and cannot make or end one.
+            var viewer = Browser(setup.client)
+            _ = try await viewer.signIn("vic@example.com")
+            let seen = String(buffer: try await viewer.get("/console/apps/\(app)/previews").body)
+            #expect(seen.contains(preview.id) && !seen.contains("Make a preview link") && !seen.contains("now</button>"))
+            #expect(try await viewer.post("/console/apps/\(app)/previews", [("url", "https://shop.example/")]).status == .forbidden)
+            #expect(try await viewer.post("/console/apps/\(app)/previews/\(preview.id)/end", []).status == .forbidden)
+
+            let ended = try await browser.post("/console/apps/\(app)/previews/\(preview.id)/end", [])
+            #expect(
+                String(buffer: ended.body).contains("has ended: its link no longer opens the draft"),
+                "\(String(buffer: ended.body).suffix(800))")
+            #expect(try await setup.store.preview(app: app, id: preview.id)?.isActive(at: setup.clock.now) == false)
+            let audit = try await setup.store.auditLog(app: app, limit: 5).map(\.action.description)
+            #expect(audit.prefix(2) == ["preview.end", "preview.create"])
+        }
+    }
+}

@@ -76,11 +76,18 @@ extension WaymarkConsole {
             var shown = previewValues(made.record)
             shown["link"] = made.link
             shown["qr"] = (try? QRCode(made.link).svg(moduleSize: 5)) ?? ""
+            shown["loopback"] = Self.isLoopback(made.record.url)
             values["made"] = shown
         }
         values["previews"] = previews.map(previewValues)
         values["hasPreviews"] = !previews.isEmpty
         return Templates.page("previews", values, status: status)
+    }
+
+    /// Whether `url` names this machine: a phone that opens it reaches itself, not the app.
+    static func isLoopback(_ url: String) -> Bool {
+        guard let host = URLComponents(string: url)?.host?.lowercased() else { return false }
+        return host == "localhost" || host.hasSuffix(".localhost") || host.hasPrefix("127.") || host == "[::1]" || host == "::1"
     }
 
     private func previewValues(_ preview: PreviewRecord) -> [String: Any] {

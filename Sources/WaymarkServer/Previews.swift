@@ -33,6 +33,8 @@ public enum Previews {
 
     /// A new token and the record kept for it.
     static func make(app: String, url: String, createdBy: String, at time: Date, minutes: Int) -> (token: String, record: PreviewRecord) {
+        // To the millisecond, as stores keep it: the answer says what is stored.
+        let time = Date(millisecondsSince1970: time.millisecondsSince1970)
         let token = tokenPrefix + Secrets.randomHex(bytes: 24)
         let record = PreviewRecord(
             id: "pv_" + Secrets.randomHex(bytes: 6), app: app, hash: Secrets.hash(token), url: url, createdBy: createdBy, createdAt: time,

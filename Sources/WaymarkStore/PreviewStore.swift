@@ -58,8 +58,8 @@ public struct PreviewRecord: Hashable, Sendable {
     /// When it stops working: when it was ended, else when it expires.
     public var end: Date { min(endedAt ?? expiresAt, expiresAt) }
 
-    /// Whether its token still works at `time`.
-    public func isActive(at time: Date) -> Bool { time < end }
+    /// Whether its token still works at `time`, to the millisecond, as stores keep times.
+    public func isActive(at time: Date) -> Bool { time.millisecondsSince1970 < end.millisecondsSince1970 }
 }
 
 /// An event a previewing device sent, as the preview page lists it.

@@ -9,6 +9,8 @@ import datetime
 import json
 import os
 import re
+import subprocess
+import tempfile
 import time
 import unittest
 import uuid
@@ -243,6 +245,85 @@ class ConsoleTests(unittest.TestCase):
         self.assertIn("does not get the tip", self.driver.find_element(By.ID, "preview-status").text)
         time.sleep(0.5)
         self.assertIsNone(self.visible_tip("preview-tip"))
+
+    def test_a_draft_is_previewed_on_a_phone_by_its_code_and_counted_nowhere(self):
+        # A tip in the draft only, for nobody: no user of the live app could see it.
+        tip = {"id": "preview-only", "container": "console-area", "renderer": "modal", "trigger": "activation",
+               "targeting": 'user.id == "nobody"', "rollout": 0, "policy": {"maxDisplayCount": 1},
+               "content": {"title": "Only in the preview", "body": "Seen before it is published.",
+                           "locales": {"hi": {"title": "सिर्फ़ पूर्वावलोकन में", "body": "छपने से पहले दिखता है।"}}}}
+        demo.request("/v1/admin/catalog/draft/tips/preview-only", body=tip, method="PUT")
+        self.addCleanup(lambda: demo.request("/v1/admin/catalog/draft/tips/preview-only", method="DELETE"))
+        self.sign_in()
+        self.driver.get(self.app_url("/previews"))
+        field = self.driver.find_element(By.ID, "url")
+        field.clear()
+        field.send_keys(f"{demo.url}/demo/?user=carla")
+        self.driver.find_element(By.CSS_SELECTOR, "main form button.primary").click()
+        link = self.wait_for(lambda: self.driver.find_element(By.ID, "preview-link").get_attribute("value"), "the preview link")
+        self.assertRegex(link, r"/demo/\?user=carla&waymark-preview=wm_preview_[0-9a-f]{48}$")
+        # The code on the screen reads back as the link, as a phone's camera reads it.
+        code = self.driver.find_element(By.CSS_SELECTOR, "figure.qr svg")
+        with tempfile.NamedTemporaryFile(suffix=".png") as image:
+            image.write(code.screenshot_as_png)
+            image.flush()
+            read = subprocess.run(["zbarimg", "--quiet", "--raw", image.name], capture_output=True, text=True, check=True).stdout
+        self.assertEqual(read.strip(), link)
+        self.screenshot("console-preview-link")
+        console = self.driver.current_window_handle
+
+        # The phone: the draft's tip shows to a user its targeting leaves out, under the mark.
+        phone = chrome(360, 740)
+        self.addCleanup(phone.quit)
+        phone.get(link)
+        self.wait_for(lambda: phone.execute_script("return document.documentElement.dataset.waymarkReady === 'true'"), "the shop")
+        mark = self.wait_for(lambda: phone.find_element(By.CSS_SELECTOR, ".wm-preview > button"), "the preview mark")
+        self.assertEqual(mark.text, "Preview")
+        shown = self.wait_for(lambda: phone.find_element(By.CSS_SELECTOR, '[data-waymark-tip="preview-only"] h2'), "the draft's tip")
+        self.assertEqual(shown.text, "Only in the preview")
+        box = phone.execute_script("const b = arguments[0].getBoundingClientRect(); return [b.left, b.top, b.right, b.bottom]", mark)
+        self.assertTrue(box[0] >= 0 and box[2] <= 180 and box[3] <= 740 and box[3] - box[1] >= 44, f"a small pill, 44 px tall: {box}")
+        phone.save_screenshot(os.path.join(SCREENSHOTS, "preview-phone-en-360-closed.png"))
+        # Pressed, it says until when and offers to leave.
+        mark.click()
+        more = phone.find_element(By.CSS_SELECTOR, ".wm-preview-more")
+        self.assertRegex(more.text, r"Open until \d{1,2}:\d\d")
+        self.assertEqual(mark.get_attribute("aria-expanded"), "true")
+        self.assertEqual(more.get_attribute("role"), "status")
+        phone.save_screenshot(os.path.join(SCREENSHOTS, "preview-phone-en-360.png"))
+        # What the phone does is listed in the console (it sends every few seconds), and nowhere else.
+        preview_id = self.driver.find_element(By.CSS_SELECTOR, "tr[data-preview]").get_attribute("data-preview")
+        self.driver.get(self.app_url(f"/previews/{preview_id}"))
+        self.wait_for(lambda: "tip_shown preview-only" in self.driver.find_element(By.TAG_NAME, "main").text or self.driver.refresh(),
+                      "the phone's tip_shown", timeout=20)
+        self.assertEqual(demo.query("SELECT count(*) FROM events WHERE target = 'preview-only'"), [("0",)])
+        self.assertNotIn("preview-only", [t["id"] for t in demo.request("/v1/catalog?user=carla", key=demo.facts["clientKey"])["tips"]])
+        # Another page of the same tab stays in the preview; Hindi at 320 px and at 200% text.
+        for width, height, zoom in ((320, 568, 100), (360, 740, 200)):
+            phone.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+                "width": width * 100 // zoom, "height": height * 100 // zoom, "deviceScaleFactor": 2 * zoom // 100, "mobile": True})
+            phone.get(f"{demo.url}/demo/?user=carla&locale=hi-IN")
+            mark = self.wait_for(lambda: phone.find_element(By.CSS_SELECTOR, ".wm-preview > button"), "the mark on another page")
+            self.wait_for(lambda: mark.text == "पूर्वावलोकन", "the mark in Hindi")
+            mark.click()
+            self.assertRegex(phone.find_element(By.CSS_SELECTOR, ".wm-preview-more").text, r"तक खुला")
+            phone.save_screenshot(os.path.join(SCREENSHOTS, f"preview-phone-hi-{width}-{zoom}.png"))
+        phone.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+        # Ended in the console: the phone says so, and goes back to the app's own guidance.
+        self.driver.get(self.app_url("/previews"))
+        self.driver.find_element(By.XPATH, f"//button[normalize-space()='End {preview_id} now']").click()
+        self.wait_for(lambda: "has ended" in self.driver.find_element(By.TAG_NAME, "main").text, "the preview ended")
+        phone.get(f"{demo.url}/demo/?user=carla")
+        self.wait_for(lambda: phone.find_element(By.CSS_SELECTOR, ".wm-preview-more").text.startswith("Preview ended"), "the ended mark")
+        self.assertEqual(phone.find_elements(By.CSS_SELECTOR, '[data-waymark-tip="preview-only"]'), [])
+        phone.save_screenshot(os.path.join(SCREENSHOTS, "preview-phone-ended.png"))
+        phone.find_element(By.CSS_SELECTOR, ".wm-preview-more button").click()
+        self.wait_for(lambda: phone.execute_script("return document.documentElement.dataset.waymarkReady === 'true'"), "the shop again")
+        self.assertNotIn("waymark-preview", phone.current_url)
+        time.sleep(0.5)
+        self.assertEqual(phone.find_elements(By.CSS_SELECTOR, ".wm-preview"), [])
+        self.driver.switch_to.window(console)
 
     def test_a_checklist_and_an_article_are_previewed_as_the_launcher_draws_them(self):
         self.sign_in()

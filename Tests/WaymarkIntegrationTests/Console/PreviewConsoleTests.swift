@@ -30,6 +30,8 @@ extension ConsoleTests {
             let link = try #require(page.firstMatch(of: /value="(https:\/\/shop\.example\/\?waymark-preview=wm_preview_[0-9a-f]{48})"/)?.1)
             #expect(page.contains(#"<svg xmlns="http://www.w3.org/2000/svg""#) && page.contains(#"aria-label="QR code""#))
             #expect(page.contains(#"<option value="60" selected>1 hour</option>"#))
+            #expect(!page.contains("names this computer"))
+
             let previews = try await setup.store.previews(app: app)
             let preview = try #require(previews.first)
             #expect(previews.count == 1 && preview.url == "https://shop.example/" && preview.createdBy == "user:ada@example.com")
@@ -60,9 +62,17 @@ extension ConsoleTests {
             #expect(
                 String(buffer: ended.body).contains("has ended: its link no longer opens the draft"),
                 "\(String(buffer: ended.body).suffix(800))")
-            #expect(try await setup.store.preview(app: app, id: preview.id)?.isActive(at: setup.clock.now) == false)
+            #expect(try await setup.store.preview(app: app, id: preview.id)?.endedAt != nil)
             let audit = try await setup.store.auditLog(app: app, limit: 5).map(\.action.description)
             #expect(audit.prefix(2) == ["preview.end", "preview.create"])
+
+            // An address a phone cannot reach is made, with a warning.
+            for (url, warned) in [("http://127.0.0.1:8080/", true), ("http://localhost/", true), ("http://192.168.1.20:8080/demo/", false)]
+            {
+                let local = try await browser.post("/console/apps/\(app)/previews", [("url", url), ("minutes", "15")])
+                #expect(
+                    String(buffer: local.body).contains("names this computer: a phone that opens it reaches itself") == warned, "\(url)")
+            }
         }
     }
 }

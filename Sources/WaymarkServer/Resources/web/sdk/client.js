@@ -7,14 +7,17 @@ import { asName, inLocale, utf8Prefix } from "./content.js";
 import { Engine, TourGate } from "./engine.js";
 import { Renderer } from "./renderer.js";
 import { ruleFromJSON } from "./rules.js";
-import { KeptState, keepListening, keepLocale, listenChoice, listening, pickedLocale } from "./storage.js";
+import { KeptState, keepListening, listenChoice, listening, pickedLocale, previewToken } from "./storage.js";
 import { Transport, eventID } from "./transport.js";
 import { formatTime, parseTime } from "./values.js";
 
 /** The SDK in a page: `await Waymark.start({ key, server, user, userHash, context, attributes })`. */
 export class WaymarkClient {
   constructor(options) {
-    const { key, server, user, userHash, context = {}, window: win = globalThis.window } = options;
+    const { server, user, userHash, context = {}, window: win = globalThis.window } = options;
+    // A tab opened from a preview link runs the draft: the preview's token stands in for the key
+    // (and keeps its own state, apart from the user's).
+    const key = previewToken(win) ?? options.key;
     if (!key || !user) throw new TypeError("Waymark.start needs a key and a user");
     this.window = win;
     this.document = win.document;
@@ -137,19 +140,6 @@ export class WaymarkClient {
     this.apply(catalog ?? { version: 0, frequency: "immediate", tips: [], tours: [] });
   }
 
-  /** The user picked the guidance's language (the dock's picker): kept in this browser, rules
-   *  and events see it, and the catalog comes in it, with what shows drawn again in it. */
-  async setLocale(locale) {
-    keepLocale(this.window, locale);
-    this.context.locale = locale;
-    this.setContextValues({});
-    await this.refresh();
-    for (const id of [...this.renderer.rendered.keys()]) {
-      const tip = this.catalog.tips?.find((t) => t.id === id);
-      if (tip) this.renderer.draw(tip);
-    }
-  }
-
   /** What the catalog is asked for: the device, app version, locale and user. */
   catalogQuery() {
     return Object.fromEntries(Object.entries({ ...this.context, user: this.user }).filter(([, value]) => value));
@@ -163,6 +153,7 @@ export class WaymarkClient {
     keepListening(this.window, { on: (catalog.listen ?? []).some((l) => inLocale(this.context.locale, l)) }, true);
     // The words drawn around the content, in the catalog's language when the server has them.
     this.renderer.tipView.words = catalog.ui;
+    if (catalog.preview) this.renderer.part("preview", () => import("./previewing.js")).then((m) => m?.mark(this));
     const tips = [];
     for (const tip of catalog.tips ?? []) {
       try {

@@ -5,6 +5,7 @@
 import { Checklists } from "./checklists.js";
 import { button, inLocale, word } from "./content.js";
 import { Help } from "./help.js";
+import { keepLocale } from "./storage.js";
 import { installStyle } from "./style.js";
 
 // One bar for the launcher and Help buttons, side by side, wrapping onto a second row rather than
@@ -153,7 +154,20 @@ function languagePicker(client, locales) {
     option.selected = inLocale(client.context.locale, locale);
     select.append(option);
   }
-  select.addEventListener("change", () => client.setLocale(select.value));
+  select.addEventListener("change", () => setLocale(client, select.value));
   label.append(select);
   return label;
+}
+
+/** The user picked the guidance's language: kept in this browser, rules and events see it, and
+ *  the catalog comes in it, with what shows drawn again in it. */
+export async function setLocale(client, locale) {
+  keepLocale(client.window, locale);
+  client.context.locale = locale;
+  client.setContextValues({});
+  await client.refresh();
+  for (const id of [...client.renderer.rendered.keys()]) {
+    const tip = client.catalog.tips?.find((t) => t.id === id);
+    if (tip) client.renderer.draw(tip);
+  }
 }

@@ -106,3 +106,17 @@ export const pickedLocale = (win) => read(win, LOCALE);
 
 /** Keeps the language the user picked. */
 export const keepLocale = (win, locale) => write(win, LOCALE, locale);
+
+// The draft preview this tab is in: the token of the preview link that opened it, kept for the
+// tab's other pages (sessionStorage: another tab, or this one reopened later, is not in it).
+export const PREVIEW = "waymark:preview";
+
+/** The token of the draft preview this tab is in, or null. */
+export function previewToken(win) {
+  try {
+    const token = new URLSearchParams(win.location.search).get("waymark-preview");
+    return token ? (win.sessionStorage.setItem(PREVIEW, token), token) : win.sessionStorage.getItem(PREVIEW);
+  } catch {
+    return null;
+  }
+}

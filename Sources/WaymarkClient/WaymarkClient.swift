@@ -197,6 +197,45 @@ public final class WaymarkClient: Sendable {
         return client
     }
 
+    /// Opens a preview of the app's draft from a preview link (made in the console, opened on the
+    /// phone): the link's `waymark-preview` token stands in for the client key. The client shows
+    /// the draft's tips, tours, checklists and help for everyone and without display limits, keeps
+    /// its state in memory only (apart from the user's), and sends events the server keeps with the
+    /// preview, out of every report. Wire it to the app's deep link, use the returned client while
+    /// ``preview`` is not ended, draw a "Preview" mark meanwhile, and go back to the app's own
+    /// client after. Throws when the link carries no preview token.
+    ///
+    /// ```swift
+    /// // In the app's handler of myshop://home?waymark-preview=…
+    /// if WaymarkClient.previewToken(in: url) != nil {
+    ///     guide = try await WaymarkClient.startPreview(link: url, server: server, user: user)
+    /// }
+    /// ```
+    public static func startPreview(
+        link: URL, server: URL, user: String, context: ClientContext = ClientContext(), options: Options = Options()
+    ) async throws(WaymarkClientError) -> WaymarkClient {
+        guard let token = previewToken(in: link) else {
+            throw WaymarkClientError(status: nil, code: "not_a_preview_link", message: "the link has no waymark-preview token")
+        }
+        var options = options
+        options.directory = nil
+        let client = WaymarkClient(key: token, server: server, user: user, context: context, options: options)
+        await client.refresh()
+        client.startBackgroundWork()
+        return client
+    }
+
+    /// The preview token a link carries (its `waymark-preview` query parameter), or nil.
+    public static func previewToken(in link: URL) -> String? {
+        URLComponents(url: link, resolvingAgainstBaseURL: false)?.queryItems?
+            .first { $0.name == DeliveredPreview.linkParameter }?.value.flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    /// Set while this client shows a preview of the draft (``startPreview(link:server:user:context:options:)``):
+    /// until when it lasts, and `ended` once the server says it is over (the catalog is then
+    /// empty). Nil for the app's own client.
+    public var preview: DeliveredPreview? { catalog?.preview }
+
     init(key: String, server: URL, user: String, context: ClientContext, options: Options) {
         var context = context
         context.user = user

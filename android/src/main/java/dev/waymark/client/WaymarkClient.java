@@ -238,15 +238,69 @@ public final class WaymarkClient {
     private long timerAt = Long.MAX_VALUE;
     private int failedFlushes;
 
+    /** Where this client keeps its files: the options' directory, or null (in memory; always in a preview). */
+    private final File directory;
+
+    /** The query parameter of a preview link that carries the preview's token. */
+    public static final String PREVIEW_PARAMETER = "waymark-preview";
+
+    /**
+     * A client showing a preview of the app's draft, from a preview link (made in the console,
+     * opened on the phone): the link's token stands in for the client key. It shows the draft's
+     * tips, tours, checklists and help for everyone and without display limits, keeps its state in
+     * memory only (whatever {@code options.directory} says: the user's own state is untouched),
+     * and sends events the server keeps with the preview, out of every report. Wire it to the app's
+     * deep link, {@link #start()} it, use it while {@link #preview()} has not ended, draw a
+     * "Preview" mark meanwhile, and go back to the app's own client after.
+     *
+     * @throws IllegalArgumentException when the link carries no preview token
+     */
+    public static WaymarkClient preview(String link, String server, String user, Context context, Options options, Renderer renderer) {
+        String token = previewToken(link);
+        if (token == null) throw new IllegalArgumentException("the link has no " + PREVIEW_PARAMETER + " token: " + link);
+        return new WaymarkClient(token, server, user, null, context, options, renderer, true);
+    }
+
+    /** The preview token a link carries (its {@code waymark-preview} query parameter), or null. */
+    public static String previewToken(String link) {
+        if (link == null) return null;
+        int query = link.indexOf('?');
+        if (query < 0) return null;
+        int fragment = link.indexOf('#', query);
+        for (String pair : link.substring(query + 1, fragment < 0 ? link.length() : fragment).split("&")) {
+            int equals = pair.indexOf('=');
+            if (equals > 0 && pair.substring(0, equals).equals(PREVIEW_PARAMETER) && equals + 1 < pair.length()) {
+                try {
+                    return java.net.URLDecoder.decode(pair.substring(equals + 1), "UTF-8");
+                } catch (java.io.UnsupportedEncodingException impossible) {
+                    throw new AssertionError(impossible);
+                }
+            }
+        }
+        return null;
+    }
+
+    /** Set while this client shows a preview of the draft ({@link #preview(String, String, String, Context, Options, Renderer)}); null for the app's own client. */
+    public DeliveredPreview preview() {
+        synchronized (lock) {
+            JSONObject preview = catalog != null ? catalog.optJSONObject("preview") : null;
+            return preview != null ? new DeliveredPreview(preview) : null;
+        }
+    }
+
     /** A client for {@code user}; {@code userHash} proves the user (the app's backend makes it), or null. */
     public WaymarkClient(String key, String server, String user, String userHash, Context context, Options options, Renderer renderer) {
+        this(key, server, user, userHash, context, options, renderer, false);
+    }
+
+    private WaymarkClient(String key, String server, String user, String userHash, Context context, Options options, Renderer renderer, boolean inMemory) {
         this.user = user;
         this.userHash = userHash;
         this.context = context;
         this.options = options;
         this.renderer = renderer;
         transport = new Transport(server, key, options.connectTimeout, options.readTimeout);
-        File directory = options.directory;
+        directory = inMemory ? null : options.directory;
         if (directory != null) directory.mkdirs();
         queue = new EventQueue(file("events.jsonl"), options.queueLimit);
         catalogFile = new KeptFile(file("catalog.json"));
@@ -298,7 +352,7 @@ public final class WaymarkClient {
         for (Map.Entry<String, Object> entry : contextValues().entrySet()) tourGate.evaluator().setContext(entry.getKey(), entry.getValue(), now());
     }
 
-    private File file(String name) { return options.directory == null ? null : new File(options.directory, name); }
+    private File file(String name) { return directory == null ? null : new File(directory, name); }
 
     private long now() { return options.clock.now(); }
 

@@ -99,13 +99,23 @@ final class ServerProcess implements AutoCloseable {
 
     /** A GET of the admin API with the app's secret key: status and body. */
     String admin(String path, String secretKey) throws IOException {
+        return admin("GET", path, secretKey, null);
+    }
+
+    /** A request of the admin API with the app's secret key and a JSON or YAML body (or none): status and body. */
+    String admin(String method, String path, String secretKey, String body) throws IOException {
         HttpURLConnection connection = (HttpURLConnection) new URL(url + path).openConnection();
+        connection.setRequestMethod(method);
         connection.setRequestProperty("Authorization", "Bearer " + secretKey);
+        if (body != null) {
+            connection.setDoOutput(true);
+            connection.getOutputStream().write(body.getBytes(StandardCharsets.UTF_8));
+        }
         int status = connection.getResponseCode();
         java.io.InputStream in = status >= 400 ? connection.getErrorStream() : connection.getInputStream();
-        String body = in == null ? "" : new String(readAll(in), StandardCharsets.UTF_8);
+        String answer = in == null ? "" : new String(readAll(in), StandardCharsets.UTF_8);
         connection.disconnect();
-        return status + " " + body;
+        return status + " " + answer;
     }
 
     private static byte[] readAll(java.io.InputStream in) throws IOException {

@@ -130,6 +130,45 @@ class WaymarkClientTest extends AgainstServer {
         lost.stop();
     }
 
+    /** The app wires its deep link to a preview: the draft shows to a user its targeting leaves out, nothing is kept on the phone, its events stay out of the app's, and it ends. */
+    @Test
+    void aPreviewLinkOpensTheDraftAndEnds() throws Exception {
+        server.start();
+        String key = app.getString("secretKey");
+        String saved = server.admin("PUT", "/v1/admin/catalog/draft", key, "tips:\n  - id: draft-only\n    container: home\n    trigger: activation\n"
+            + "    targeting: user.id == \"nobody\"\n    rollout: 0\n    content: { title: Only in the preview }\n");
+        assertTrue(saved.startsWith("200 "), saved);
+        String made = server.admin("POST", "/v1/admin/previews", key, "{\"url\":\"myshop://home?tab=1\"}");
+        assertTrue(made.startsWith("201 "), made);
+        JSONObject preview = new JSONObject(made.substring(4));
+        String link = preview.getString("link");
+        assertEquals(preview.getString("token"), WaymarkClient.previewToken(link));
+        assertNull(WaymarkClient.previewToken("myshop://home?tab=1"));
+        assertNull(WaymarkClient.previewToken("myshop://home?waymark-preview="));
+        assertThrows(IllegalArgumentException.class, () -> WaymarkClient.preview("myshop://home", server.url, "u1", null, new WaymarkClient.Options(), renderer));
+
+        WaymarkClient.Options options = new WaymarkClient.Options();
+        options.directory = new File(phone, "previewing");
+        options.background = false;
+        WaymarkClient previewing = WaymarkClient.preview(link, server.url, "u1", new WaymarkClient.Context("android", "Pixel 4a", "1.4.0", "hi-IN"), options, renderer);
+        previewing.start();
+        assertEquals(preview.getString("expiresAt"), previewing.preview().expires);
+        assertFalse(previewing.preview().ended);
+        assertEquals("draft-only", previewing.record("activation", null, null).get(0).tip);
+        assertTrue(drawn.contains("show draft-only: Only in the preview"), drawn.toString());
+        assertEquals(2, previewing.flush().accepted, "activation and tip_shown");
+        String events = server.admin("/v1/admin/previews/" + preview.getString("id") + "/events", key);
+        assertTrue(events.contains("\"name\":\"activation\""), events);
+        assertEquals("200 ", server.admin("/v1/admin/events?format=ndjson", key), "none of the app's events");
+        assertFalse(options.directory.exists(), "a preview keeps nothing on the phone");
+
+        assertTrue(server.admin("DELETE", "/v1/admin/previews/" + preview.getString("id"), key, null).startsWith("204"));
+        previewing.refresh();
+        assertTrue(previewing.preview().ended);
+        assertNull(previewing.tip("draft-only"));
+        previewing.stop();
+    }
+
     /** A tip that points by CSS selector is the web's: this client leaves it out and says why. */
     @Test
     void aTipBySelectorIsLeftOutWithItsReason() throws Exception {

@@ -581,6 +581,20 @@ public final class WaymarkClient: Sendable {
         return true
     }
 
+    /// Sends a picture of one screen with where its anchors and areas are (``ScreenCapture``), for
+    /// the console to show as boxes an author picks: only from a client opened from a preview link
+    /// (``startPreview(link:server:user:context:options:)``), while the device is paired with the
+    /// console; the app's own client is refused (403 `not_paired`). The frames are in the screen's
+    /// points; the image is the app's own picture of its view, a PNG or JPEG of at most 700 KB.
+    /// Answers the capture's id.
+    @discardableResult
+    public func sendCapture(_ capture: ScreenCapture) async throws(WaymarkClientError) -> String {
+        if let problem = capture.problem { throw WaymarkClientError(status: nil, code: "bad_request", message: problem) }
+        let answer = try await post("v1/captures", (try? JSONEncoder().encode(capture)) ?? Data(), accepting: [201])
+        let created = try? JSONDecoder().decode([String: String].self, from: answer.body)
+        return created?["id"] ?? ""
+    }
+
     func enqueue(_ name: String, target: String?, properties: [String: ContextValue]) {
         lifecycle.enqueue(name, target: target, properties: lifecycle.properties.merging(properties) { $1 }, at: options.clock())
         let due = queue.count >= options.batchSize

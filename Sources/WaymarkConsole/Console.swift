@@ -117,6 +117,10 @@ public struct WaymarkConsole: Sendable {
         }
         routes.post("/apps/:app/rewards", Editor.self) { request, context, access in try await self.saveRewards(request, context, access) }
         routes.get("/apps/:app/anchors", Viewer.self) { request, context, access in try await self.anchorsPage(request, context, access) }
+        routes.get("/apps/:app/captures", Viewer.self) { request, context, access in try await self.capturesPage(request, context, access) }
+        routes.get("/apps/:app/captures/:id/image", Viewer.self) { request, context, access in
+            try await self.captureImage(request, context, access)
+        }
         routes.get("/apps/:app/rules/check", Viewer.self) { request, context, access in try await self.checkRule(request, context, access) }
         routes.get("/apps/:app/rules/recipe", Viewer.self) { request, context, access in
             try await self.writeRecipe(request, context, access)

@@ -48,6 +48,7 @@ public struct PortableImporter: Sendable {
             switch columns[index].kind {
             case .text: return "c\(index)"
             case .integer: return "c\(index)::BIGINT"
+            case .real: return "c\(index)::DOUBLE PRECISION"
             case .boolean: return "c\(index)::BOOLEAN"
             case .bytes: return "decode(c\(index), 'base64')"
             }

@@ -311,6 +311,20 @@ enum Schema {
                 """,
             ]
         ),
+        (
+            // What paired devices captured of their screens: a picture and where the anchors are, no user.
+            "v16: screens paired devices captured",
+            [
+                """
+                CREATE TABLE captures (
+                    id TEXT PRIMARY KEY, app TEXT NOT NULL REFERENCES apps(id), preview TEXT NOT NULL, platform TEXT NOT NULL,
+                    screen TEXT NOT NULL, width DOUBLE PRECISION NOT NULL, height DOUBLE PRECISION NOT NULL, frames TEXT NOT NULL,
+                    image_type TEXT NOT NULL, image BYTEA NOT NULL, created_at BIGINT NOT NULL
+                )
+                """,
+                "CREATE INDEX captures_by_app ON captures (app, created_at)",
+            ]
+        ),
     ]
 
     /// Where a column of the portable form (``PortableTable``, given as text) goes in this schema

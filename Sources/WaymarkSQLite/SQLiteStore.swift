@@ -127,6 +127,9 @@ public final class SQLiteStore: Store {
         migrator.registerMigration("v16: draft previews") { db in
             try db.execute(sql: previewsSchema)
         }
+        migrator.registerMigration("v17: screens paired devices captured") { db in
+            try db.execute(sql: capturesSchema)
+        }
         return migrator
     }
 

@@ -31,6 +31,7 @@ public struct APIError: HTTPResponseError, Sendable {
             case idMismatch = "id_mismatch"
             case storageUnavailable = "storage_unavailable"
             case inPreview = "in_preview"
+            case notPaired = "not_paired"
             case `internal`
         }
 
@@ -88,6 +89,9 @@ public struct APIError: HTTPResponseError, Sendable {
         /// A draft preview's token asked for what only the app's own users do: a credit, an
         /// identify, progress (403).
         public static let inPreview = Code(.inPreview)
+        /// A capture sent with the app's own key, or with an ended preview's: captures come only
+        /// from a device paired with the console (403).
+        public static let notPaired = Code(.notPaired)
         /// The database failed; nothing was stored (503).
         public static let storageUnavailable = Code(.storageUnavailable)
         /// The server failed; nothing was stored (500).

@@ -129,8 +129,9 @@ public struct WaymarkServer: Sendable {
         routes.post("/v1/identify", ClientKey.self) { request, context in try await self.identify(request, context) }
         routes.post("/v1/progress", ClientKey.self) { request, context in try await self.progress(request, context) }
         routes.post("/v1/anchors", ClientKey.self) { request, context in try await self.anchors(request, context) }
+        routes.post("/v1/captures", ClientKey.self) { request, context in try await self.captures(request, context) }
         // Preflights carry no key: CORSMiddleware answers them on routes of their own.
-        for path in ["/catalog", "/events", "/rewards/claims", "/identify", "/progress", "/anchors"] {
+        for path in ["/catalog", "/events", "/rewards/claims", "/identify", "/progress", "/anchors", "/captures"] {
             routes.on("/v1" + path, .options, Preflight.self) { _, _ in Response(status: .noContent) }
         }
 
@@ -153,6 +154,8 @@ public struct WaymarkServer: Sendable {
         routes.get("/v1/admin/grants", SecretKey.self) { request, context in try await self.grantPage(request, context) }
         routes.get("/v1/admin/events", SecretKey.self) { request, context in try await self.exportEvents(request, context) }
         routes.get("/v1/admin/anchors", SecretKey.self) { _, context in try await self.listSightings(context) }
+        routes.get("/v1/admin/captures", SecretKey.self) { _, context in try await self.listCaptures(context) }
+        routes.get("/v1/admin/captures/:id/image", SecretKey.self) { _, context in try await self.captureImage(context) }
         routes.get("/v1/admin/previews", SecretKey.self) { _, context in try await self.listPreviews(context) }
         routes.post("/v1/admin/previews", SecretKey.self) { request, context in try await self.createPreview(request, context) }
         routes.delete("/v1/admin/previews/:id", SecretKey.self) { _, context in try await self.deletePreview(context) }

@@ -13,10 +13,11 @@ public enum PortableTable: String, CaseIterable, Sendable {
     case anchorSightings = "anchor_sightings"
     case previews
     case previewEvents = "preview_events"
+    case captures
 
     public struct Column: Sendable {
-        /// `bytes` travel as base64 text.
-        public enum Kind: Sendable { case text, integer, boolean, bytes }
+        /// `bytes` travel as base64 text, `real` numbers in decimal.
+        public enum Kind: Sendable { case text, integer, real, boolean, bytes }
 
         public var name: String
         public var kind: Kind
@@ -53,6 +54,9 @@ public enum PortableTable: String, CaseIterable, Sendable {
             return text("app", "platform", "screen", "kind", "name") + integer("first_seen", "last_seen", "reports", "matches")
         case .previews: return text("id", "app", "hash", "url", "created_by") + integer("created_at", "expires_at", "ended_at")
         case .previewEvents: return text("preview", "id", "name", "target") + integer("timestamp", "received_at") + text("properties")
+        case .captures:
+            return text("id", "app", "preview", "platform", "screen") + [Column(name: "width", kind: .real), Column(name: "height", kind: .real)]
+                + text("frames", "image_type") + [Column(name: "image", kind: .bytes)] + integer("created_at")
         case .webhookDeliveries:
             return text("event", "endpoint", "app", "type", "user", "body") + integer("created_at") + text("state")
                 + integer("attempts", "next_attempt_at", "lease_until", "last_attempt_at", "last_status")

@@ -76,3 +76,48 @@ extension ConsoleTests {
         }
     }
 }
+
+extension ConsoleTests {
+    /// A paired phone's screen is shown with its anchors and areas as boxes that open the tip form
+    /// with the element and its area filled in; the picture is served as what it is.
+    @Test(arguments: StoreUnderTest.available)
+    func aCapturedScreenOffersItsElementsAsBoxes(_ kind: StoreUnderTest) async throws {
+        try await withConsole(kind) { setup in
+            var browser = try await Self.owner(setup)
+            let app = setup.shop.appId
+            #expect(try await browser.post("/console/apps/\(app)/tips/new", Self.tipFields(id: "t1")).status == .seeOther)
+            let made = String(buffer: try await browser.post("/console/apps/\(app)/previews", [("url", "myshop://home")]).body)
+            let token = try #require(made.firstMatch(of: /waymark-preview=(wm_preview_[0-9a-f]{48})/)?.1)
+            let png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
+            let body = """
+                {"platform":"android","screen":"product","width":360,"height":740,"image":"\(png)",
+                 "anchors":[{"name":"add-to-cart","x":16,"y":660,"width":328,"height":48},{"name":"<b>x","x":0,"y":0,"width":10,"height":10}],
+                 "areas":[{"name":"product","x":0,"y":0,"width":360,"height":740},{"name":"footer","x":0,"y":640,"width":360,"height":100}]}
+                """
+            let sent = try await setup.client.execute(
+                uri: "/v1/captures", method: .post, headers: [.authorization: "Bearer \(token)"], body: ByteBuffer(string: body))
+            #expect(sent.status == .created, "\(String(buffer: sent.body))")
+            let refused = try await setup.client.execute(
+                uri: "/v1/captures", method: .post, headers: [.authorization: "Bearer \(setup.shop.clientKey)"],
+                body: ByteBuffer(string: body))
+            #expect(refused.status == .forbidden && String(buffer: refused.body).contains("not_paired"))
+
+            let page = String(buffer: try await browser.get("/console/apps/\(app)/captures").body)
+            #expect(page.contains(#"viewBox="0 0 360.0 740.0""#))
+            // The anchor's box opens the form with its name and the smallest area around it.
+            #expect(
+                page.contains(
+                    #"<a href="/console/apps/\#(app)/new-tip?anchor=add-to-cart&amp;container=footer" aria-label="New tip on add-to-cart""#)
+            )
+            #expect(page.contains(#"<rect class="anchor" x="16.0" y="660.0" width="328.0" height="48.0"/>"#))
+            #expect(page.contains(#"aria-label="New tip in the area product""#))
+            #expect(page.contains("&lt;b&gt;x") && !page.contains("<b>x"), "names are text")
+            let id = try #require(try await setup.store.captures(app: app).first?.id)
+            let image = try await browser.get("/console/apps/\(app)/captures/\(id)/image")
+            #expect(image.headers[.contentType] == "image/png" && image.headers[.xContentTypeOptions] == "nosniff")
+            #expect(Array(image.body.readableBytesView).starts(with: [0x89, 0x50, 0x4E, 0x47]))
+            let form = String(buffer: try await browser.get("/console/apps/\(app)/new-tip?anchor=add-to-cart&container=footer").body)
+            #expect(form.contains(#"value="add-to-cart""#) && form.contains(#"value="footer""#))
+        }
+    }
+}

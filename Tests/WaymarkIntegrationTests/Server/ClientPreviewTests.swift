@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WaymarkAPI
 import WaymarkClient
+import WaymarkEngine
 import WaymarkServer
 import WaymarkStore
 import WaymarkTestSupport
@@ -11,6 +12,10 @@ import WaymarkTestSupport
 #endif
 
 extension ClientTests {
+    /// A PNG of one pixel: what a test's app draws.
+    static let png = Array(
+        Data(base64Encoded: "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==")!)
+
     /// A request of the admin API with the shop's secret key: the answer's JSON object.
     static func admin(_ server: LiveServer, _ method: String, _ path: String, body: String) async throws -> [String: Any] {
         var request = URLRequest(url: server.url.appendingPathComponent(path))
@@ -57,6 +62,30 @@ extension ClientTests {
             let id = try #require(made["id"] as? String)
             #expect(try await server.store.previewEvents(preview: id, limit: 10).map(\.name).sorted() == ["activation", "tip_shown"])
             #expect(!FileManager.default.fileExists(atPath: directory.path), "a preview keeps nothing on the phone")
+
+            // Paired, the app sends its screens with where their anchors are; its own client cannot.
+            let capture = ScreenCapture(
+                platform: "ios", screen: "product", width: 390, height: 844, image: Self.png,
+                anchors: [ScreenCapture.Frame(name: "add-to-cart", x: 16, y: 760, width: 358, height: 48)],
+                areas: [ScreenCapture.Frame(name: "product", x: 0, y: 0, width: 390, height: 844)])
+            let captureID = try await client.sendCapture(capture)
+            let captures = try #require(try await Self.admin(server, "GET", "/v1/admin/captures", body: "")["captures"] as? [[String: Any]])
+            #expect(captures.map { $0["id"] as? String } == [captureID])
+            #expect((captures.first?["anchors"] as? [[String: Any]])?.first?["name"] as? String == "add-to-cart")
+            let stored = try await server.store.capture(app: server.shop.appId, id: captureID)
+            #expect(stored?.image == Self.png && stored?.imageType == "image/png")
+            let own = await Self.start(server, server.directory.appendingPathComponent("own-phone"))
+            await #expect(
+                throws: WaymarkClientError(
+                    status: 403, code: "not_paired",
+                    message: "captures are sent while paired with the console: open a preview link on the device first")
+            ) {
+                try await own.sendCapture(capture)
+            }
+            await own.stop()
+            var wrong = capture
+            wrong.image = Array("<svg onload=alert(1)>".utf8)
+            await #expect(throws: WaymarkClientError.self) { try await client.sendCapture(wrong) }
 
             _ = try await Self.admin(server, "DELETE", "/v1/admin/previews/\(id)", body: "")
             _ = await client.refresh()

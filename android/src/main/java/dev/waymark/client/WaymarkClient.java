@@ -1066,6 +1066,48 @@ public final class WaymarkClient {
         return true;
     }
 
+    /**
+     * Sends a picture of one screen with where its anchors and areas are, for the console to show
+     * as boxes an author picks: only from a client opened from a preview link
+     * ({@link #preview(String, String, String, Context, Options, Renderer)}), while the device is
+     * paired with the console; the app's own client is refused (403 {@code not_paired}). The frames
+     * are in the screen's points ({@code width} by {@code height}); the image is the app's own
+     * picture of its view, a PNG or JPEG of at most 700 KB. Waits for the network: call it from a
+     * background thread. Answers the capture's id.
+     */
+    public String sendCapture(String screen, byte[] image, double width, double height, List<CapturedFrame> anchors, List<CapturedFrame> areas)
+            throws WaymarkException {
+        if (image == null || image.length == 0 || image.length > 700 * 1024) {
+            throw new WaymarkException(0, "bad_request", "image is a PNG or JPEG of at most 700 KB");
+        }
+        JSONObject body = new JSONObject();
+        Json.put(body, "platform", context.platform != null ? context.platform : "unknown");
+        Json.put(body, "screen", screen);
+        Json.put(body, "width", width);
+        Json.put(body, "height", height);
+        Json.put(body, "image", java.util.Base64.getEncoder().encodeToString(image));
+        Json.put(body, "anchors", frames(anchors));
+        Json.put(body, "areas", frames(areas));
+        Transport.Answer answer = transport.post("/v1/captures", body);
+        if (answer.status != 201) throw answer.error();
+        return answer.json().optString("id");
+    }
+
+    private static JSONArray frames(List<CapturedFrame> frames) {
+        JSONArray list = new JSONArray();
+        if (frames == null) return list;
+        for (CapturedFrame frame : frames) {
+            JSONObject json = new JSONObject();
+            Json.put(json, "name", frame.name);
+            Json.put(json, "x", frame.x);
+            Json.put(json, "y", frame.y);
+            Json.put(json, "width", frame.width);
+            Json.put(json, "height", frame.height);
+            list.put(json);
+        }
+        return list;
+    }
+
     /** The names a report can carry, each once, in their order, at most 200. */
     static List<String> reportable(List<String> names) {
         Set<String> kept = new java.util.LinkedHashSet<String>();

@@ -162,6 +162,28 @@ class WaymarkClientTest extends AgainstServer {
         assertEquals("200 ", server.admin("/v1/admin/events?format=ndjson", key), "none of the app's events");
         assertFalse(options.directory.exists(), "a preview keeps nothing on the phone");
 
+        // Paired, the app sends a picture of its screen with where its anchors are; its own client cannot.
+        java.awt.image.BufferedImage picture = new java.awt.image.BufferedImage(180, 370, java.awt.image.BufferedImage.TYPE_INT_RGB);
+        java.awt.Graphics2D pen = picture.createGraphics();
+        pen.setColor(java.awt.Color.WHITE);
+        pen.fillRect(0, 0, 180, 370);
+        pen.setColor(new java.awt.Color(0x1d, 0x2a, 0x44));
+        pen.fillRect(8, 330, 164, 24);
+        pen.dispose();
+        java.io.ByteArrayOutputStream png = new java.io.ByteArrayOutputStream();
+        javax.imageio.ImageIO.write(picture, "png", png);
+        List<CapturedFrame> anchors = Collections.singletonList(new CapturedFrame("add-to-cart", 16, 660, 328, 48));
+        List<CapturedFrame> areas = Collections.singletonList(new CapturedFrame("product", 0, 0, 360, 740));
+        String capture = previewing.sendCapture("product", png.toByteArray(), 360, 740, anchors, areas);
+        String listed = server.admin("/v1/admin/captures", key);
+        assertTrue(listed.contains("\"id\":\"" + capture + "\"") && listed.contains("\"add-to-cart\""), listed);
+        assertTrue(server.admin("/v1/admin/captures/" + capture + "/image", key).startsWith("200 "));
+        WaymarkClient own = client(new File(phone, "own"), "u1");
+        WaymarkException refused = assertThrows(WaymarkException.class, () -> own.sendCapture("product", png.toByteArray(), 360, 740, anchors, areas));
+        assertEquals(403, refused.status);
+        assertEquals("not_paired", refused.code);
+        assertThrows(WaymarkException.class, () -> previewing.sendCapture("product page", png.toByteArray(), 360, 740, anchors, areas));
+
         assertTrue(server.admin("DELETE", "/v1/admin/previews/" + preview.getString("id"), key, null).startsWith("204"));
         previewing.refresh();
         assertTrue(previewing.preview().ended);

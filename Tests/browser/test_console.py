@@ -325,6 +325,50 @@ class ConsoleTests(unittest.TestCase):
         self.assertEqual(phone.find_elements(By.CSS_SELECTOR, ".wm-preview"), [])
         self.driver.switch_to.window(console)
 
+    def test_a_paired_phones_screen_offers_its_elements_to_pick_on_a_phone(self):
+        self.sign_in()
+        self.driver.get(self.app_url("/previews"))
+        field = self.driver.find_element(By.ID, "url")
+        field.clear()
+        field.send_keys("myshop://home")
+        self.driver.find_element(By.CSS_SELECTOR, "main form button.primary").click()
+        link = self.wait_for(lambda: self.driver.find_element(By.ID, "preview-link").get_attribute("value"), "the preview link")
+        token = link.split("waymark-preview=")[1]
+        # The "app": the demo shop on a 360 px phone, pictured with where its marked elements are.
+        phone = chrome(360, 740)
+        self.addCleanup(phone.quit)
+        phone.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {"width": 360, "height": 740, "deviceScaleFactor": 1, "mobile": True})
+        phone.get(f"{demo.url}/demo/?user=capturer")
+        self.wait_for(lambda: phone.execute_script("return document.documentElement.dataset.waymarkReady === 'true'"), "the shop")
+        frames = phone.execute_script("""
+            const frames = (attribute) => [...document.querySelectorAll(`[${attribute}]`)].map((e) => {
+              const b = e.getBoundingClientRect();
+              return { name: e.getAttribute(attribute), x: b.x, y: b.y, width: b.width, height: b.height };
+            }).filter((f) => f.width > 0 && f.height > 0 && f.y < innerHeight && f.y + f.height > 0 && f.x < innerWidth);
+            return { anchors: frames('data-waymark-anchor'), areas: frames('data-waymark-container') };""")
+        self.assertTrue(frames["anchors"], "the shop's first screen has anchors")
+        picture = phone.get_screenshot_as_base64()
+        answer = demo.request("/v1/captures", key=token, body={
+            "platform": "android", "screen": "home", "width": 360, "height": 740, "image": picture,
+            "anchors": frames["anchors"], "areas": frames["areas"]})
+        self.assertTrue(answer["id"].startswith("cap_"))
+        # The author, on a phone too, picks an element on the picture.
+        self.driver.quit()
+        self.driver = chrome(360, 740)
+        self.addCleanup(self.driver.quit)
+        self.driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {"width": 360, "height": 740, "deviceScaleFactor": 2, "mobile": True})
+        self.sign_in()
+        self.driver.get(self.app_url("/captures"))
+        capture = self.driver.find_element(By.CSS_SELECTOR, f'[data-capture="{answer["id"]}"] svg.capture')
+        self.driver.execute_script("arguments[0].scrollIntoView({block: 'start'})", capture)
+        self.screenshot("console-captured-screen-phone")
+        name = frames["anchors"][0]["name"]
+        box = capture.find_element(By.CSS_SELECTOR, f'a[data-anchor="{name}"]')
+        self.assertGreaterEqual(box.rect["width"], 1)
+        self.driver.execute_script("arguments[0].dispatchEvent(new MouseEvent('click', {bubbles: true}))", box)
+        self.wait_for(lambda: "/new-tip?anchor=" in self.driver.current_url, "the tip form")
+        self.assertEqual(self.driver.find_element(By.ID, "anchor").get_attribute("value"), name)
+
     def test_a_checklist_and_an_article_are_previewed_as_the_launcher_draws_them(self):
         self.sign_in()
         self.driver.get(self.app_url("/checklists/first-steps/preview?locale=hi-IN"))

@@ -80,7 +80,8 @@ public struct ScreenCapture: Hashable, Sendable {
             guard frames.count <= Self.maxFrames else { return "at most \(Self.maxFrames) \(field) in a capture, not \(frames.count)" }
             for frame in frames {
                 guard AnchorReport.isName(frame.name) else {
-                    return "\(field): \"\(frame.name.prefix(80))\" is not a name (1 to \(AnchorReport.maxNameBytes) printable ASCII characters, no spaces, [, ] or :)"
+                    return
+                        "\(field): \"\(frame.name.prefix(80))\" is not a name (1 to \(AnchorReport.maxNameBytes) printable ASCII characters, no spaces, [, ] or :)"
                 }
                 let values = [frame.x, frame.y, frame.width, frame.height]
                 guard values.allSatisfy(\.isFinite), frame.width > 0, frame.height > 0, frame.x < width, frame.y < height,

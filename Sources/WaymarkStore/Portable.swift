@@ -55,7 +55,9 @@ public enum PortableTable: String, CaseIterable, Sendable {
         case .previews: return text("id", "app", "hash", "url", "created_by") + integer("created_at", "expires_at", "ended_at")
         case .previewEvents: return text("preview", "id", "name", "target") + integer("timestamp", "received_at") + text("properties")
         case .captures:
-            return text("id", "app", "preview", "platform", "screen") + [Column(name: "width", kind: .real), Column(name: "height", kind: .real)]
+            return text("id", "app", "preview", "platform", "screen") + [
+                Column(name: "width", kind: .real), Column(name: "height", kind: .real),
+            ]
                 + text("frames", "image_type") + [Column(name: "image", kind: .bytes)] + integer("created_at")
         case .webhookDeliveries:
             return text("event", "endpoint", "app", "type", "user", "body") + integer("created_at") + text("state")

@@ -11,9 +11,13 @@ public struct ScreenCapture: Hashable, Sendable {
     public struct Frame: Codable, Hashable, Sendable {
         /// The anchor's or area's name, as a tip names it.
         public var name: String
+        /// The left edge, in points from the screen's left.
         public var x: Double
+        /// The top edge, in points from the screen's top.
         public var y: Double
+        /// The width, in points.
         public var width: Double
+        /// The height, in points.
         public var height: Double
 
         /// The element `name` at (`x`, `y`), `width` by `height` points.
@@ -30,8 +34,9 @@ public struct ScreenCapture: Hashable, Sendable {
     public var platform: String
     /// The screen's name, as `screen:NAME` events have it.
     public var screen: String
-    /// The screen's size in points: the space the frames are in.
+    /// The screen's width in points: the space the frames are in.
     public var width: Double
+    /// The screen's height in points.
     public var height: Double
     /// A PNG or a JPEG of the screen, at most ``maxImageBytes``.
     public var image: [UInt8]

@@ -29,6 +29,10 @@ public struct DeliveredCatalog: Codable, Hashable, Sendable {
     /// and for languages Waymark has no words in, where the SDK keeps its English ones. Apps that
     /// draw with their own views may use them too.
     public var ui: [String: String]?
+    /// How the app's guidance looks, every token given (Waymark's own where the catalog's theme is
+    /// silent); nil: Waymark's look. The web SDK draws with it; apps that draw their own views
+    /// use it as design tokens.
+    public var theme: DeliveredTheme?
     /// Set only in a preview of the draft (a device opened a preview link): until when it lasts,
     /// and whether it ended. The SDKs then draw a "Preview" mark.
     public var preview: DeliveredPreview?
@@ -37,9 +41,10 @@ public struct DeliveredCatalog: Codable, Hashable, Sendable {
     public init(
         version: Int, frequency: String, tips: [DeliveredTip], tours: [DeliveredTour], checklists: [DeliveredChecklist]? = nil,
         articles: [DeliveredArticle]? = nil, ui: [String: String]? = nil, listen: [String]? = nil, locales: [String]? = nil,
-        preview: DeliveredPreview? = nil
+        preview: DeliveredPreview? = nil, theme: DeliveredTheme? = nil
     ) {
         self.preview = preview
+        self.theme = theme
         self.version = version
         self.frequency = frequency
         self.listen = listen
@@ -184,13 +189,18 @@ public struct DeliveredTip: Codable, Hashable, Sendable {
     public var survey: DeliveredSurvey?
     /// The tip's buttons (a survey shows them once answered); nil when it has none.
     public var actions: [DeliveredAction]?
+    /// The tip's own look, when it has one: the catalog's theme with what the tip changes, every
+    /// token given; nil: the catalog's.
+    public var theme: DeliveredTheme?
 
     /// A tip with every field of the wire form.
     public init(
         id: String, container: String, anchor: String?, trigger: Rule, dismissal: Rule?, priority: Int,
         group: String?, order: Int, policy: DeliveredPolicy, renderer: String, gesture: String?, variant: String?,
-        content: DeliveredContent, survey: DeliveredSurvey? = nil, actions: [DeliveredAction]? = nil, selector: String? = nil
+        content: DeliveredContent, survey: DeliveredSurvey? = nil, actions: [DeliveredAction]? = nil, selector: String? = nil,
+        theme: DeliveredTheme? = nil
     ) {
+        self.theme = theme
         self.id = id
         self.container = container
         self.anchor = anchor
@@ -465,4 +475,48 @@ public struct DeliveredPreview: Codable, Hashable, Sendable {
     /// The query parameter that carries a preview's token in a preview link
     /// (`https://shop.example/?waymark-preview=wm_preview_...`).
     public static let linkParameter = "waymark-preview"
+}
+
+/// A theme as delivered: every token given, for the web SDK's style and for apps that draw with
+/// their own views.
+public struct DeliveredTheme: Codable, Hashable, Sendable {
+    /// The colours of one mode, each `#rrggbb`.
+    public struct Colors: Codable, Hashable, Sendable {
+        /// The tip's background.
+        public var surface: String
+        /// Its text.
+        public var text: String
+        /// Links and buttons.
+        public var accent: String
+        /// The focus ring.
+        public var focus: String
+
+        /// The four colours of one mode.
+        public init(surface: String, text: String, accent: String, focus: String) {
+            self.surface = surface
+            self.text = text
+            self.accent = accent
+            self.focus = focus
+        }
+    }
+
+    /// The colours in light mode.
+    public var colors: Colors
+    /// The colours in dark mode; nil: the same.
+    public var dark: Colors?
+    /// A CSS font family list (`Noto Sans, sans-serif`).
+    public var font: String
+    /// The corner radius, in points.
+    public var radius: Int
+    /// The space inside a tip, in points.
+    public var spacing: Int
+
+    /// A theme with every token given.
+    public init(colors: Colors, dark: Colors? = nil, font: String, radius: Int, spacing: Int) {
+        self.colors = colors
+        self.dark = dark
+        self.font = font
+        self.radius = radius
+        self.spacing = spacing
+    }
 }

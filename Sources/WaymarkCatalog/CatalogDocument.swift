@@ -87,6 +87,16 @@ import Yams
 /// narration:                  # speak content that has no audio, with espeak-ng
 ///   language: en              # the default content's language; locales speak their own
 ///   speed: 150                # words per minute, 80 to 400
+/// theme:                      # the app's look (``Theme``); what is left out stays Waymark's
+///   surface: "#ffffff"        # text and accent at 4.5:1 on the surface, focus at 3:1
+///   text: "#1f2933"
+///   accent: "#0b5cad"         # links and buttons
+///   focus: "#b35c00"
+///   font: Noto Sans
+///   radius: 8                 # points, 0 to 24
+///   spacing: 14               # points, 4 to 24
+///   dark: { surface: "#1d2a44", text: "#ffffff", accent: "#9cd3ff", focus: "#ffbf47" }
+/// # a tip may have its own theme: (colours, font, radius, spacing) over the catalog's
 /// ```
 public enum CatalogDocument {
     /// Parses a catalog; throws ``DiagnosticsError`` with every problem found.
@@ -173,7 +183,7 @@ public enum CatalogDocument {
 }
 
 private let tipKeys = [
-    "id", "container", "anchor", "selector", "trigger", "dismissal", "priority", "group", "order", "policy", "renderer", "gesture",
+    "id", "container", "anchor", "selector", "trigger", "dismissal", "priority", "group", "order", "policy", "renderer", "gesture", "theme",
     "content", "targeting", "rollout", "variants", "survey", "actions",
 ]
 private let actionKeys = ["id", "label", "locales", "style", "do", "tour", "url", "route"]
@@ -202,6 +212,8 @@ private struct CatalogReader {
     /// The catalog's segments, once read; nil while reading one object alone, whose targeting
     /// is checked against them when it joins a catalog.
     var knownSegments: Set<String>?
+    /// The catalog's theme, once read: a tip's own theme must be legible over it.
+    var catalogTheme: Theme?
     /// The actions and checklist items that open a tour, checked against the catalog's tours once
     /// they are read; the items that show a tip, against its tips.
     var tourActions: [(node: Node, tour: String)] = []
@@ -239,6 +251,7 @@ private struct CatalogReader {
             mapping,
             allowed: [
                 "frequency", "locales", "listen", "segments", "tips", "tours", "checklists", "articles", "media", "rewards", "narration",
+                "theme",
             ])
         declaredLocales = mapping["locales"].map { readLocales($0, "locales") } ?? []
         let listen = mapping["listen"].map { readLocales($0, "listen") } ?? []
@@ -259,6 +272,10 @@ private struct CatalogReader {
             } else {
                 fail(at: node, "unknown frequency", expected: "immediate, hourly, daily, weekly or monthly")
             }
+        }
+        if let node = mapping["theme"], let theme = readTheme(node, dark: true) {
+            for problem in theme.contrastProblems { fail(at: node, "theme: \(problem)") }
+            catalogTheme = theme
         }
         guard let tipsNode = mapping["tips"] else {
             fail(at: root, "the catalog has no tips", expected: "a key tips with a list of tips")
@@ -312,7 +329,7 @@ private struct CatalogReader {
         let narration = mapping["narration"].flatMap { readNarration($0) }
         return Catalog(
             frequency: frequency, locales: declaredLocales, segments: segments, tips: tips, tours: tours, checklists: checklists,
-            articles: articles, media: media, rewards: rewards, narration: narration, listen: listen)
+            articles: articles, media: media, rewards: rewards, narration: narration, listen: listen, theme: catalogTheme)
     }
 
     /// A list of locales (`[hi, ta]`), each checked.
@@ -399,6 +416,11 @@ private struct CatalogReader {
         let variants = mapping["variants"].map { list($0, "variants") { $0.readVariant($1) } } ?? []
         uniqueIDs(variants.map(\.id), in: mapping["variants"], "variant")
         let actions = mapping["actions"].map { readActions($0, next: group != nil) } ?? []
+        // A tip's theme is read over the catalog's: together they must still be legible.
+        let theme = mapping["theme"].flatMap { readTheme($0, dark: true) }
+        if let theme, let node = mapping["theme"] {
+            for problem in theme.over(catalogTheme ?? Theme()).contrastProblems { fail(at: node, "theme: \(problem)") }
+        }
         guard let id, let container, let trigger, let content else { return nil }
         let tip = Tip(
             id: id, container: container, anchor: anchor, trigger: trigger, dismissal: dismissal, priority: priority,
@@ -406,7 +428,7 @@ private struct CatalogReader {
         )
         return CatalogTip(
             tip: tip, renderer: renderer, gesture: gesture, selector: selector, content: content, targeting: targeting, variants: variants,
-            survey: survey, actions: actions
+            survey: survey, actions: actions, theme: theme
         )
     }
 
@@ -777,6 +799,44 @@ private struct CatalogReader {
         guard let url = url(urlNode, "url") else { return nil }
         variant.url = url
         return variant
+    }
+
+    /// A theme: colours (`#rrggbb` or `#rgb`), a font, a radius and a spacing, and (with `dark`)
+    /// the colours of dark mode.
+    mutating func readTheme(_ node: Node, dark: Bool) -> Theme? {
+        let colorKeys = ["surface", "text", "accent", "focus"]
+        let keys = dark ? colorKeys + ["font", "radius", "spacing", "dark"] : colorKeys
+        guard let mapping = mapping(node, dark ? "theme" : "dark", keys: keys) else { return nil }
+        func color(_ key: String) -> String? {
+            guard let node = mapping[key], let text = string(node, key) else { return nil }
+            guard let color = Theme.color(text) else {
+                fail(at: node, "\(key) \"\(text.prefix(40))\" is not a colour", expected: "#rrggbb or #rgb, such as \"#0b5cad\" (quoted)")
+                return nil
+            }
+            return color
+        }
+        var theme = Theme(
+            colors: Theme.Colors(surface: color("surface"), text: color("text"), accent: color("accent"), focus: color("focus")))
+        guard dark else { return theme }
+        if let node = mapping["font"], let font = string(node, "font") {
+            if Theme.isFont(font) {
+                theme.font = font
+            } else {
+                fail(
+                    at: node, "font \"\(font.prefix(40))\" is not a font family",
+                    expected: "letters, digits, spaces, hyphens and commas, such as Noto Sans")
+            }
+        }
+        for (key, range) in [("radius", Theme.radii), ("spacing", Theme.spacings)] {
+            guard let node = mapping[key], let value = integer(node, key) else { continue }
+            guard range.contains(value) else {
+                fail(at: node, "\(key) is \(value) points; it must be from \(range.lowerBound) to \(range.upperBound)")
+                continue
+            }
+            if key == "radius" { theme.radius = value } else { theme.spacing = value }
+        }
+        if let node = mapping["dark"] { theme.dark = readTheme(node, dark: false)?.colors }
+        return theme
     }
 
     mutating func readRewards(_ node: Node) -> RewardPolicy {

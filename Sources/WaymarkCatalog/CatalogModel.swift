@@ -26,12 +26,15 @@ public struct Catalog: Hashable, Sendable {
     public var checklists: [Checklist]
     /// Help articles the help launcher lists and finds.
     public var articles: [Article]
+    /// How the guidance looks (``Theme``); nil: Waymark's look.
+    public var theme: Theme?
 
     public init(
         frequency: DisplayFrequency = .immediate, locales: [String] = [], segments: [Segment] = [], tips: [CatalogTip], tours: [Tour] = [],
         checklists: [Checklist] = [], articles: [Article] = [], media: [Media] = [], rewards: RewardPolicy = RewardPolicy(),
-        narration: NarrationSettings? = nil, listen: [String] = []
+        narration: NarrationSettings? = nil, listen: [String] = [], theme: Theme? = nil
     ) {
+        self.theme = theme
         self.frequency = frequency
         self.locales = locales
         self.listen = listen
@@ -66,11 +69,14 @@ public struct CatalogTip: Hashable, Sendable {
     public var survey: Survey?
     /// The tip's buttons; a survey shows them on its ending, once answered.
     public var actions: [Action]
+    /// What the tip changes of the catalog's theme, for itself; nil: the catalog's.
+    public var theme: Theme?
 
     public init(
         tip: Tip, renderer: Renderer = .tooltip, gesture: Gesture? = nil, selector: String? = nil, content: Localized<Content>,
-        targeting: Targeting = Targeting(), variants: [Variant] = [], survey: Survey? = nil, actions: [Action] = []
+        targeting: Targeting = Targeting(), variants: [Variant] = [], survey: Survey? = nil, actions: [Action] = [], theme: Theme? = nil
     ) {
+        self.theme = theme
         self.tip = tip
         self.renderer = renderer
         self.gesture = gesture

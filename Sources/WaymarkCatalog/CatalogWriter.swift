@@ -43,6 +43,27 @@ extension CatalogDocument {
         if let narration = catalog.narration {
             pairs["narration"] = Node([(text("language"), text(narration.language)), (text("speed"), number(narration.speed))])
         }
+        pairs["theme"] = catalog.theme.map(node)
+        return pairs.node
+    }
+
+    static func node(_ theme: Theme) -> Node {
+        func colors(_ colors: Theme.Colors, into pairs: inout Pairs) {
+            pairs["surface"] = colors.surface.map(text)
+            pairs["text"] = colors.text.map(text)
+            pairs["accent"] = colors.accent.map(text)
+            pairs["focus"] = colors.focus.map(text)
+        }
+        var pairs = Pairs()
+        colors(theme.colors, into: &pairs)
+        pairs["font"] = theme.font.map(text)
+        pairs["radius"] = theme.radius.map(number)
+        pairs["spacing"] = theme.spacing.map(number)
+        if let dark = theme.dark {
+            var darkPairs = Pairs()
+            colors(dark, into: &darkPairs)
+            if !darkPairs.isEmpty { pairs["dark"] = darkPairs.node }
+        }
         return pairs.node
     }
 
@@ -94,6 +115,7 @@ extension CatalogDocument {
                 })
         }
         pairs["actions"] = node(entry.actions)
+        pairs["theme"] = entry.theme.map(node)
         return pairs.node
     }
 

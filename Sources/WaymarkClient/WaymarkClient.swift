@@ -231,6 +231,12 @@ public final class WaymarkClient: Sendable {
             .first { $0.name == DeliveredPreview.linkParameter }?.value.flatMap { $0.isEmpty ? nil : $0 }
     }
 
+    /// How the app's guidance looks (the catalog's theme, every token given), for apps that draw
+    /// tips with their own views: surface, text, accent and focus colours for light and dark
+    /// mode, the font family, the corner radius and the spacing. A tip with a look of its own
+    /// carries it as its `theme`. Nil: Waymark's look.
+    public var theme: DeliveredTheme? { catalog?.theme }
+
     /// Set while this client shows a preview of the draft (``startPreview(link:server:user:context:options:)``):
     /// until when it lasts, and `ended` once the server says it is over (the catalog is then
     /// empty). Nil for the app's own client.
@@ -581,7 +587,7 @@ public final class WaymarkClient: Sendable {
         return true
     }
 
-    /// Sends a picture of one screen with where its anchors and areas are (``ScreenCapture``), for
+    /// Sends a picture of one screen with where its anchors and areas are (a `ScreenCapture`), for
     /// the console to show as boxes an author picks: only from a client opened from a preview link
     /// (``startPreview(link:server:user:context:options:)``), while the device is paired with the
     /// console; the app's own client is refused (403 `not_paired`). The frames are in the screen's

@@ -125,6 +125,8 @@ public struct WaymarkConsole: Sendable {
         routes.get("/apps/:app/rules/recipe", Viewer.self) { request, context, access in
             try await self.writeRecipe(request, context, access)
         }
+        routes.get("/apps/:app/theme", Viewer.self) { request, context, access in try await self.themePage(request, context, access) }
+        routes.post("/apps/:app/theme", Editor.self) { request, context, access in try await self.saveTheme(request, context, access) }
         routes.get("/apps/:app/previews", Viewer.self) { request, context, access in try await self.previewsPage(request, context, access) }
         routes.post("/apps/:app/previews", Editor.self) { request, context, access in try await self.makePreview(request, context, access) }
         routes.get("/apps/:app/previews/:id", Viewer.self) { request, context, access in

@@ -86,6 +86,8 @@ final class CompiledCatalog: Sendable {
     let frequency: String
     /// The locales whose users are in the listener's mode by default; nil when none.
     let listen: [String]?
+    /// The catalog's theme as delivered, if it has one.
+    let theme: DeliveredTheme?
     /// The languages a picker offers (``Resolver/pickable(_:)``); nil when fewer than two.
     let locales: [String]?
     let rules: [Rule]
@@ -128,6 +130,7 @@ final class CompiledCatalog: Sendable {
         }
         self.version = version
         frequency = catalog.frequency.rawValue
+        theme = catalog.theme.map(DeliveredTheme.init)
         listen = catalog.listen.isEmpty ? nil : catalog.listen
         self.locales = Resolver.pickable(catalog)
 
@@ -169,13 +172,16 @@ final class CompiledCatalog: Sendable {
                 let content = variant?.content ?? entry.content
                 let fallback = Int32(tipRenditions.count)
                 tipRenditions.append(
-                    Resolver.render(entry, variant: variant, content: Resolver.delivered(content.fallback, locale: "default", narration))
+                    Resolver.render(
+                        entry, variant: variant, content: Resolver.delivered(content.fallback, locale: "default", narration),
+                        theme: catalog.theme)
                 )
                 let firstLocale = Int32(localeEntries.count)
                 for (id, key, value) in locales(content) {
                     localeEntries.append(LocaleEntry(locale: id, rendition: Int32(tipRenditions.count)))
                     tipRenditions.append(
-                        Resolver.render(entry, variant: variant, content: Resolver.delivered(value, locale: key, narration)))
+                        Resolver.render(
+                            entry, variant: variant, content: Resolver.delivered(value, locale: key, narration), theme: catalog.theme))
                 }
                 options.append(
                     Option(
@@ -283,7 +289,8 @@ final class CompiledCatalog: Sendable {
         var pieces = JSONPieces(
             head: Array(#"{"frequency":"#.utf8) + json(frequency)
                 + (catalog.listen.isEmpty ? [] : Array(#","listen":"#.utf8) + json(catalog.listen))
-                + (Resolver.pickable(catalog).map { Array(#","locales":"#.utf8) + json($0) } ?? []) + Array(#","tips":["#.utf8),
+                + (Resolver.pickable(catalog).map { Array(#","locales":"#.utf8) + json($0) } ?? [])
+                + (catalog.theme.map { Array(#","theme":"#.utf8) + json(DeliveredTheme($0)) } ?? []) + Array(#","tips":["#.utf8),
             tail: Array(#"],"version":\#(version)}"#.utf8)
         )
         firstTip = pieces.count
@@ -428,7 +435,7 @@ final class CompiledCatalog: Sendable {
             version: version, frequency: frequency, tips: resolution.tips.map { tipRenditions[Int($0)] }, tours: tours,
             checklists: resolution.checklists.isEmpty ? nil : resolution.checklists.map { checklistRenditions[Int($0)] },
             articles: resolution.articles.isEmpty ? nil : resolution.articles.map { articleRenditions[Int($0)] },
-            ui: resolution.language.flatMap { InterfaceText.tables[$0] }, listen: listen, locales: locales
+            ui: resolution.language.flatMap { InterfaceText.tables[$0] }, listen: listen, locales: locales, theme: theme
         )
     }
 

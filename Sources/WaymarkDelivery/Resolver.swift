@@ -98,7 +98,7 @@ public struct Resolver: Sendable {
             version: version, frequency: catalog.frequency.rawValue, tips: tips, tours: tours,
             checklists: checklists.isEmpty ? nil : checklists, articles: articles.isEmpty ? nil : articles,
             ui: InterfaceText.strings(forLocale: client.locale), listen: catalog.listen.isEmpty ? nil : catalog.listen,
-            locales: Self.pickable(catalog))
+            locales: Self.pickable(catalog), theme: catalog.theme.map(DeliveredTheme.init))
     }
 
     /// The languages a picker offers: the default content's (its narration's language), then the
@@ -145,13 +145,15 @@ public struct Resolver: Sendable {
     private func deliver(_ entry: CatalogTip, client: ClientContext) -> DeliveredTip {
         let variant = Self.assign(entry.variants, id: entry.id, user: client.user)
         return Self.render(
-            entry, variant: variant, content: Self.deliver(variant?.content ?? entry.content, locale: client.locale, narration))
+            entry, variant: variant, content: Self.deliver(variant?.content ?? entry.content, locale: client.locale, narration),
+            theme: catalog.theme)
     }
 
-    /// A tip as delivered with a given variant (or none) and content.
-    static func render(_ entry: CatalogTip, variant: Variant?, content: DeliveredContent) -> DeliveredTip {
+    /// A tip as delivered with a given variant (or none) and content; one with a theme of its own
+    /// carries it over the catalog's `theme`.
+    static func render(_ entry: CatalogTip, variant: Variant?, content: DeliveredContent, theme: Theme?) -> DeliveredTip {
         let tip = entry.tip
-        return DeliveredTip(
+        var delivered = DeliveredTip(
             id: tip.id, container: tip.container, anchor: tip.anchor, trigger: tip.trigger, dismissal: tip.dismissal,
             priority: tip.priority, group: tip.group, order: tip.order,
             policy: DeliveredPolicy(
@@ -167,6 +169,8 @@ public struct Resolver: Sendable {
             },
             actions: deliver(entry.actions, with: content), selector: entry.selector
         )
+        delivered.theme = entry.theme.map { DeliveredTheme($0.over(theme ?? Theme())) }
+        return delivered
     }
 
     /// Buttons with their labels in the language `content` was delivered in, so a button never

@@ -273,6 +273,7 @@ import WaymarkRules
     static let mixed = try! CatalogDocument.parse(
         """
         frequency: daily
+        theme: { surface: "#ffffff", text: "#1f2933", accent: "#0b5cad", focus: "#b35c00", radius: 4, dark: { surface: "#1d2a44", text: "#ffffff", accent: "#9cd3ff", focus: "#ffbf47" } }
         tips:
         \((0..<40).map { index in """
           - id: t\(index)
@@ -282,6 +283,7 @@ import WaymarkRules
             renderer: \(["tooltip", "banner", "modal"][index % 3])
         \(index % 3 == 0 ? "    targeting: device.platform in [\"ios\", \"android\"] AND app.version >= v1.3\n" : "")\
         \(index % 4 == 1 ? "    rollout: \(index * 2 % 100)\n" : "")\
+        \(index % 7 == 0 ? "    theme: { surface: \"#fff4e5\", accent: \"#8a3b00\", spacing: 16 }\n" : "")\
             content:
               title: Tip \(index)
               body: Body \(index)
@@ -352,6 +354,19 @@ import WaymarkRules
         }
         return clients
     }()
+
+    /// The catalog's theme reaches every client whole (Waymark's look where it is silent), and a
+    /// tip's own theme comes with the tip, over the catalog's.
+    @Test func themesAreDeliveredWhole() throws {
+        let catalog = Resolver(catalog: Self.mixed, version: 1).resolve(for: ClientContext(platform: "ios", appVersion: "2.0", user: "u"))
+        let theme = try #require(catalog.theme)
+        #expect(theme.colors == DeliveredTheme.Colors(surface: "#ffffff", text: "#1f2933", accent: "#0b5cad", focus: "#b35c00"))
+        #expect(theme.dark == DeliveredTheme.Colors(surface: "#1d2a44", text: "#ffffff", accent: "#9cd3ff", focus: "#ffbf47"))
+        #expect(theme.font == "system-ui, sans-serif" && theme.radius == 4 && theme.spacing == 12)
+        let own = try #require(catalog.tips.first { $0.id == "t0" }?.theme)
+        #expect(own.colors.surface == "#fff4e5" && own.colors.text == "#1f2933" && own.spacing == 16 && own.radius == 4 && own.dark == nil)
+        #expect(catalog.tips.first { $0.id == "t1" }?.theme == nil)
+    }
 
     @Test(arguments: ["shop", "mixed"])
     func decidesExactlyAsTheDirectResolver(_ name: String) throws {

@@ -155,10 +155,12 @@ import Testing
             try? String(contentsOf: folder.appendingPathComponent(name), encoding: .utf8)
         }.join(entry: "waymark.js")
         #expect(
-            joined.parts.keys.sorted() == ["controls.js", "launcher.js", "narration.js", "previewing.js", "sightings.js", "tours.js"],
+            joined.parts.keys.sorted() == [
+                "controls.js", "launcher.js", "narration.js", "previewing.js", "sightings.js", "theme.js", "tours.js",
+            ],
             """
             parts: the tour panel, the controls, narration and checklists when a catalog has them; a screen's names once a day; \
-            the preview mark in a preview
+            the preview mark in a preview; the app's look with a theme
             """)
         for file in files {
             // Pages get rules parsed, and draw no previews: those modules are served alone (/sdk/src/).
@@ -167,7 +169,7 @@ import Testing
             let expected =
                 ["ruletext.js", "preview.js"].contains(file)
                 ? "none"
-                : ["tours.js", "controls.js", "narration.js", "sightings.js", "previewing.js"].contains(file)
+                : ["tours.js", "controls.js", "narration.js", "sightings.js", "previewing.js", "theme.js"].contains(file)
                     ? file : ["launcher.js", "checklists.js", "help.js"].contains(file) ? "launcher.js" : "main"
             #expect(place == expected, "\(file) is in \(place)")
         }

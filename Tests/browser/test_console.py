@@ -37,6 +37,14 @@ HOSTILE_TITLE = '<img src=x onerror="window.__xss=1">'
 HOSTILE_BODY = '<script>window.__xss=2</script> [link](javascript:window.__xss=3) "><svg onload=window.__xss=4>'
 
 
+def restore_draft(document):
+    """Puts the draft back as `document` (YAML), as the other tests of this server expect it."""
+    import urllib.request
+    request = urllib.request.Request(demo.url + "/v1/admin/catalog/draft", data=document.encode(), method="PUT",
+                                     headers={"Authorization": f"Bearer {demo.facts['secretKey']}"})
+    urllib.request.urlopen(request).read()
+
+
 class ConsoleTests(unittest.TestCase):
     def setUp(self):
         self.driver = chrome()
@@ -368,6 +376,50 @@ class ConsoleTests(unittest.TestCase):
         self.driver.execute_script("arguments[0].dispatchEvent(new MouseEvent('click', {bubbles: true}))", box)
         self.wait_for(lambda: "/new-tip?anchor=" in self.driver.current_url, "the tip form")
         self.assertEqual(self.driver.find_element(By.ID, "anchor").get_attribute("value"), name)
+
+    def test_the_apps_look_is_authored_with_a_live_sample_and_drawn_on_the_phone(self):
+        # The other tests of this server read the draft: this one puts it back as it was.
+        draft = demo.request("/v1/admin/catalog/draft")
+        self.addCleanup(restore_draft, draft)
+        self.driver.quit()
+        self.driver = chrome(360, 740)
+        self.addCleanup(self.driver.quit)
+        self.sign_in()
+        self.driver.get(self.app_url("/theme"))
+        # Faint text is said as one types, and refused in words on saving.
+        for name, value in {"surface": "#ffffff", "text": "#aaaaaa", "accent": "#0b5cad", "focus": "#b35c00", "radius": "4", "spacing": "16"}.items():
+            field = self.driver.find_element(By.ID, name)
+            field.clear()
+            field.send_keys(value)
+        status = self.driver.find_element(By.ID, "theme-contrast")
+        self.wait_for(lambda: "Text: 2.32:1 — too faint, needs 4.5:1." in status.text, "the live contrast")
+        sample = self.driver.find_element(By.CSS_SELECTOR, ".wm-sample")
+        self.assertEqual(self.driver.execute_script("return getComputedStyle(arguments[0]).backgroundColor", sample), "rgb(255, 255, 255)")
+        self.driver.execute_script("document.querySelector('[data-theme-form]').requestSubmit()")
+        self.wait_for(lambda: "The look was not saved" in self.driver.find_element(By.TAG_NAME, "main").text, "the refusal")
+        self.assertIn("text #aaaaaa on the surface #ffffff has a contrast of 2.32:1", self.driver.find_element(By.CSS_SELECTOR, "[role=alert]").text)
+        text = self.driver.find_element(By.ID, "text")
+        text.clear()
+        text.send_keys("#1f2933")
+        self.wait_for(lambda: "too faint" not in self.driver.find_element(By.ID, "theme-contrast").text, "a legible look")
+        self.screenshot("console-theme-phone")
+        self.driver.execute_script("document.querySelector('[data-theme-form]').requestSubmit()")
+        self.wait_for(lambda: "saved=1" in self.driver.current_url, "the look saved")
+        # On the phone, through a preview: the tips wear the app's look, in Hindi and English.
+        preview = demo.request("/v1/admin/previews", body={"url": f"{demo.url}/demo/?user=looker"})
+        phone = chrome(360, 740)
+        self.addCleanup(phone.quit)
+        for locale in ("en-IN", "hi-IN"):
+            phone.get(preview["link"].replace("?user=looker", f"?user=looker-{locale}&locale={locale}"))
+            tip = self.wait_for(lambda: phone.find_element(By.CSS_SELECTOR, ".wm-tip:not([hidden])"), "a tip")
+            self.wait_for(lambda: phone.execute_script("return getComputedStyle(arguments[0]).backgroundColor", tip) == "rgb(255, 255, 255)",
+                          "the tip in the app's surface")
+            look = phone.execute_script("const s = getComputedStyle(arguments[0]); return [s.color, s.borderTopLeftRadius, s.paddingTop]", tip)
+            # A banner spans the screen's bottom edge: square, with the safe area's padding.
+            banner = "wm-kind-banner" in tip.get_attribute("class")
+            self.assertEqual(look, ["rgb(31, 41, 51)", "0px" if banner else "4px", "12px" if banner else "16px"])
+            phone.save_screenshot(os.path.join(SCREENSHOTS, f"theme-phone-{locale}.png"))
+        demo.request(f"/v1/admin/previews/{preview['id']}", method="DELETE")
 
     def test_a_checklist_and_an_article_are_previewed_as_the_launcher_draws_them(self):
         self.sign_in()

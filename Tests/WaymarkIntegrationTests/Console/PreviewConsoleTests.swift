@@ -3,6 +3,7 @@ import Hummingbird
 import HummingbirdTesting
 import NIOFoundationEssentialsCompat
 import Testing
+import WaymarkCatalog
 import WaymarkServer
 import WaymarkStore
 import WaymarkTestSupport
@@ -118,6 +119,58 @@ extension ConsoleTests {
             #expect(Array(image.body.readableBytesView).starts(with: [0x89, 0x50, 0x4E, 0x47]))
             let form = String(buffer: try await browser.get("/console/apps/\(app)/new-tip?anchor=add-to-cart&container=footer").body)
             #expect(form.contains(#"value="add-to-cart""#) && form.contains(#"value="footer""#))
+        }
+    }
+}
+
+extension ConsoleTests {
+    /// The app's look is saved to the draft when legible, refused in words when text would not
+    /// stand out, and shown back in the form.
+    @Test(arguments: StoreUnderTest.available)
+    func theAppsLookIsSavedWhenLegibleAndRefusedInWordsWhenNot(_ kind: StoreUnderTest) async throws {
+        try await withConsole(kind) { setup in
+            var browser = try await Self.owner(setup)
+            let app = setup.shop.appId
+            #expect(try await browser.post("/console/apps/\(app)/tips/new", Self.tipFields(id: "t1")).status == .seeOther)
+            let faint = try await browser.post(
+                "/console/apps/\(app)/theme", [("surface", "#ffffff"), ("text", "#aaaaaa"), ("accent", "0b5cad"), ("focus", "#b35c00")])
+            #expect(faint.status == .unprocessableContent)
+            let refusal = String(buffer: faint.body)
+            #expect(refusal.contains("text #aaaaaa on the surface #ffffff has a contrast of 2.32:1; it needs at least 4.5:1 to be read"))
+            #expect(refusal.contains(##"value="#aaaaaa""##), "what was typed stays")
+            #expect(try await server(setup).draftTheme == nil)
+
+            let saved = try await browser.post(
+                "/console/apps/\(app)/theme",
+                [
+                    ("surface", "#FFF"), ("text", "#1f2933"), ("accent", "0b5cad"), ("focus", "#b35c00"), ("font", "Noto Sans"),
+                    ("radius", "4"),
+                    ("spacing", "16"), ("dark", "on"), ("dark-surface", "#1d2a44"), ("dark-text", "#ffffff"), ("dark-accent", "#9cd3ff"),
+                ])
+            #expect(saved.status == .seeOther)
+            let theme = try #require(try await server(setup).draftTheme)
+            #expect(theme.colors.surface == "#ffffff" && theme.colors.accent == "#0b5cad" && theme.font == "Noto Sans" && theme.radius == 4)
+            #expect(theme.dark?.surface == "#1d2a44" && theme.dark?.focus == nil)
+            let page = String(buffer: try await browser.get("/console/apps/\(app)/theme").body)
+            #expect(page.contains(##"id="surface" name="surface" value="#ffffff""##) && page.contains(#"name="dark" value="on" checked"#))
+
+            var viewer = Browser(setup.client)
+            _ = try await viewer.signIn("vic@example.com")
+            #expect(try await viewer.post("/console/apps/\(app)/theme", [("surface", "#000000")]).status == .forbidden)
+        }
+    }
+
+    /// The draft's theme, as the store has it.
+    private func server(_ setup: Setup) -> DraftReader { DraftReader(store: setup.store, app: setup.shop.appId) }
+
+    struct DraftReader {
+        let store: any Store
+        let app: String
+        var draftTheme: Theme? {
+            get async throws {
+                guard let draft = try await store.draft(app: app) else { return nil }
+                return try CatalogDocument.parse(draft.document, file: "draft").theme
+            }
         }
     }
 }

@@ -33,6 +33,7 @@ extension ClientTests {
     func aPreviewLinkOpensTheDraftAndEnds(_ kind: StoreUnderTest) async throws {
         try await LiveServer.with(kind) { server in
             let draft = """
+                theme: { surface: "#ffffff", text: "#1f2933", accent: "#0b5cad", focus: "#b35c00", font: Noto Sans }
                 tips:
                   - id: draft-only
                     container: home
@@ -56,6 +57,8 @@ extension ClientTests {
             #expect(client.preview?.expires == made["expiresAt"] as? String)
             #expect(client.preview?.ended == nil)
             #expect(client.catalog?.tips.map(\.id) == ["draft-only"])
+            // The draft's look, as tokens for the app's own views.
+            #expect(client.theme?.colors.accent == "#0b5cad" && client.theme?.font == "Noto Sans" && client.theme?.radius == 10)
             #expect(client.record("activation").map(\.tip) == ["draft-only"])
             #expect(try await client.flush().accepted == 2, "activation and tip_shown")
             #expect(try await server.store.eventCount(app: server.shop.appId) == 0)

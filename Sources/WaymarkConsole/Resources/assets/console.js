@@ -80,3 +80,52 @@ if (appMatch) {
     });
   }
 }
+
+// The look's form: the sample follows every field as one types, each colour picker fills its
+// field, and the contrast of text and links against the surface is said as it changes.
+const themeForm = document.querySelector("[data-theme-form]");
+if (themeForm) {
+  const sample = document.getElementById("theme-sample");
+  const status = document.getElementById("theme-contrast");
+  const hex = (value) => {
+    const text = value.trim().replace(/^#?/, "#").toLowerCase();
+    if (/^#[0-9a-f]{6}$/.test(text)) return text;
+    return /^#[0-9a-f]{3}$/.test(text) ? "#" + [...text.slice(1)].map((c) => c + c).join("") : null;
+  };
+  const luminance = (color) => {
+    const [r, g, b] = [1, 3, 5].map((i) => parseInt(color.slice(i, i + 2), 16) / 255).map((v) => (v <= 0.04045 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4));
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+  };
+  const contrast = (a, b) => {
+    const [x, y] = [luminance(a), luminance(b)].sort((p, q) => q - p);
+    return (x + 0.05) / (y + 0.05);
+  };
+  const value = (name) => hex(themeForm.elements[name].value) ?? themeForm.elements[name].dataset.default;
+  const update = () => {
+    for (const name of ["surface", "text", "accent", "focus"]) {
+      sample.style.setProperty(`--wm-${name}`, value(name));
+      const picker = themeForm.querySelector(`input[type=color][data-for="${name}"]`);
+      if (picker) picker.value = value(name);
+    }
+    const font = themeForm.elements.font.value.trim();
+    if (/^[A-Za-z0-9 ,-]{1,100}$/.test(font)) sample.style.setProperty("--wm-font", font); else sample.style.removeProperty("--wm-font");
+    const radius = parseInt(themeForm.elements.radius.value, 10);
+    if (radius >= 0 && radius <= 24) sample.style.setProperty("--wm-radius", radius + "px"); else sample.style.removeProperty("--wm-radius");
+    const spacing = parseInt(themeForm.elements.spacing.value, 10);
+    if (spacing >= 4 && spacing <= 24) sample.style.setProperty("--wm-pad", `${spacing}px ${spacing + 2}px`); else sample.style.removeProperty("--wm-pad");
+    const surface = value("surface");
+    const checks = [["Text", value("text"), 4.5], ["Links and buttons", value("accent"), 4.5], ["The focus ring", value("focus"), 3]];
+    status.textContent = checks.map(([what, color, least]) => {
+      const ratio = contrast(color, surface);
+      return `${what}: ${ratio.toFixed(2)}:1${ratio < least ? ` — too faint, needs ${least}:1` : ""}.`;
+    }).join(" ");
+  };
+  for (const picker of themeForm.querySelectorAll("input[type=color]")) {
+    picker.addEventListener("input", () => {
+      themeForm.elements[picker.dataset.for].value = picker.value;
+      update();
+    });
+  }
+  themeForm.addEventListener("input", update);
+  update();
+}

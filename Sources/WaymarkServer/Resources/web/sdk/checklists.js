@@ -10,8 +10,8 @@ import { ruleFromJSON } from "./rules.js";
 import { installStyle } from "./style.js";
 
 const STYLE = `
-.wm-launcher{min-height:44px;max-width:100%;padding:8px 14px;border-radius:22px;border:2px solid #fff;background:#1d2a44;color:#fff;font:600 15px/1.2 system-ui,sans-serif;box-shadow:0 4px 16px rgba(0,0,0,.3);cursor:pointer}
-.wm-launcher:focus-visible,.wm-checklist button:focus-visible{outline:3px solid #ffbf47;outline-offset:2px}
+.wm-launcher{min-height:44px;max-width:100%;padding:8px 14px;border-radius:22px;border:2px solid #fff;background:var(--wm-surface,#1d2a44);color:var(--wm-text,#fff);font:600 15px/1.2 system-ui,sans-serif;box-shadow:0 4px 16px rgba(0,0,0,.3);cursor:pointer}
+.wm-launcher:focus-visible,.wm-checklist button:focus-visible{outline:3px solid var(--wm-focus,#ffbf47);outline-offset:2px}
 .wm-checklist{position:fixed;z-index:2147482991;left:8px;bottom:calc(var(--wm-dock,52px) + 8px);width:min(340px,calc(100vw - 16px));max-height:min(70vh,calc(100vh - var(--wm-dock,52px) - 24px));overflow:auto;background:#fff;color:#1d2a44;border-radius:10px;padding:12px 14px;box-shadow:0 6px 24px rgba(0,0,0,.3);font:15px/1.4 system-ui,sans-serif;box-sizing:border-box;overflow-wrap:break-word}
 .wm-checklist h2{font-size:17px;margin:0 40px 4px 0}
 .wm-checklist .wm-close{color:#1d2a44}

@@ -3,7 +3,7 @@
 // user's events to the transport; it keeps what must outlive the page in KeptState.
 
 import { capture, containerShown, currentScreen } from "./capture.js";
-import { asName, inLocale, utf8Prefix } from "./content.js";
+import { asName, inLocale } from "./content.js";
 import { Engine, TourGate } from "./engine.js";
 import { Renderer } from "./renderer.js";
 import { ruleFromJSON } from "./rules.js";
@@ -154,6 +154,8 @@ export class WaymarkClient {
     // The words drawn around the content, in the catalog's language when the server has them.
     this.renderer.tipView.words = catalog.ui;
     if (catalog.preview) this.renderer.part("preview", () => import("./previewing.js")).then((m) => m?.mark(this));
+    // The app's look (theme.js): the style's custom properties, set from the catalog's theme.
+    if (catalog.theme || catalog.tips?.some((t) => t.theme)) this.renderer.part("theme", () => import("./theme.js")).then((m) => m?.apply(this));
     const tips = [];
     for (const tip of catalog.tips ?? []) {
       try {
@@ -420,21 +422,10 @@ export class WaymarkClient {
     }
   }
 
-  /** Sends a survey's answer as `survey_answered` (the comment cut to the 512 bytes an event
-   *  property holds). A survey's default dismissal is that event, which hides it; a survey whose
-   *  author chose another dismissal is closed. */
-  answer(id, score, comment = "") {
-    const tip = (this.catalog?.tips ?? []).find((t) => t.id === id);
-    const survey = tip?.survey;
-    if (!survey || !Number.isInteger(score) || score < survey.min || score > survey.max) return false;
-    const properties = { tip: id, score: String(score) };
-    if (tip.variant) properties.variant = tip.variant;
-    const text = utf8Prefix(String(comment).trim(), 512);
-    if (text) properties.comment = text;
-    this.record("survey_answered", id, properties);
-    // The engine's end of it: a survey's ending, if it has one, stays until the user leaves it.
-    if (this.renderer.isDrawn(id)) this.render(this.engine.close(id, Date.now()));
-    return true;
+  /** Sends a survey's answer (the controls part's `answer`): false until that part, which comes
+   *  with a catalog that has a survey, is here. */
+  answer(id, score, comment) {
+    return this.renderer.tipView.controls?.answer(this, id, score, comment) ?? false;
   }
 
   /** A showing tip came into the user's sight or left it (the renderer's `watch`): the engine

@@ -9,17 +9,17 @@ import { installStyle } from "./style.js";
 const STYLE = `
 .wm-buttons{display:flex;flex-wrap:wrap;gap:8px;margin-top:8px}
 .wm-buttons button{min-height:44px;border-radius:6px;padding:6px 14px;font:inherit;cursor:pointer;border:1px solid currentColor}
-.wm-primary{background:#ffbf47;color:#1d2a44;border-color:#ffbf47!important;font-weight:600!important}
+.wm-primary{background:var(--wm-accent,#ffbf47);color:var(--wm-surface,#1d2a44);border-color:var(--wm-accent,#ffbf47)!important;font-weight:600!important}
 .wm-secondary{background:none;color:inherit}
 .wm-tour .wm-primary{background:#1d2a44;color:#fff;border-color:#1d2a44!important}
-.wm-buttons button:focus-visible{outline:3px solid #ffbf47;outline-offset:2px}
-.wm-survey button{min-height:44px;background:#fff;color:#1d2a44;border:0;border-radius:6px;padding:6px 12px;font:inherit;cursor:pointer}
+.wm-buttons button:focus-visible{outline:3px solid var(--wm-focus,#ffbf47);outline-offset:2px}
+.wm-survey button{min-height:44px;background:var(--wm-text,#fff);color:var(--wm-surface,#1d2a44);border:0;border-radius:6px;padding:6px 12px;font:inherit;cursor:pointer}
 .wm-survey fieldset{border:0;margin:6px 0;padding:0;display:flex;flex-wrap:wrap;gap:4px}
 .wm-scale label{position:relative;margin:0}
 .wm-scale input{position:absolute;opacity:0;width:1px;height:1px;margin:0}
 .wm-scale span{display:inline-block;min-width:44px;padding:11px 4px;text-align:center;border:1px solid currentColor;border-radius:6px;cursor:pointer}
-.wm-scale input:checked+span{background:#ffbf47;color:#1d2a44;border-color:#ffbf47}
-.wm-scale input:focus-visible+span{outline:3px solid #ffbf47;outline-offset:2px}
+.wm-scale input:checked+span{background:var(--wm-accent,#ffbf47);color:var(--wm-surface,#1d2a44);border-color:var(--wm-accent,#ffbf47)}
+.wm-scale input:focus-visible+span{outline:3px solid var(--wm-focus,#ffbf47);outline-offset:2px}
 .wm-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 .wm-comment{display:block;width:100%;margin:4px 0;font:inherit;border-radius:6px;padding:4px 6px}
 .wm-survey button:disabled{opacity:.5;cursor:default}
@@ -32,6 +32,24 @@ const STYLE = `
 @keyframes wm-pulse{0%{box-shadow:0 0 0 0 rgba(255,191,71,.8)}100%{box-shadow:0 0 0 14px rgba(255,191,71,0)}}
 @media (prefers-reduced-motion: reduce){.wm-hotspot::after{animation:none}}
 `;
+
+/** Sends a survey's answer as `survey_answered` (the comment cut to the 512 bytes an event
+ *  property holds). A survey's default dismissal is that event, which hides it; a survey whose
+ *  author chose another dismissal is closed. False for a tip that is no survey, or a score out of
+ *  its scale. */
+export function answer(client, id, score, comment = "") {
+  const tip = (client.catalog?.tips ?? []).find((t) => t.id === id);
+  const survey = tip?.survey;
+  if (!survey || !Number.isInteger(score) || score < survey.min || score > survey.max) return false;
+  const properties = { tip: id, score: String(score) };
+  if (tip.variant) properties.variant = tip.variant;
+  const text = utf8Prefix(String(comment).trim(), 512);
+  if (text) properties.comment = text;
+  client.record("survey_answered", id, properties);
+  // The engine's end of it: a survey's ending, if it has one, stays until the user leaves it.
+  if (client.renderer.isDrawn(id)) client.render(client.engine.close(id, Date.now()));
+  return true;
+}
 
 /** Adds these controls' style sheet to the page; the function it returns takes it away. */
 export function install(win) {

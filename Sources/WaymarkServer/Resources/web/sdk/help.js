@@ -9,7 +9,7 @@ import { buildContent, button, textDirection, word } from "./content.js";
 import { installStyle } from "./style.js";
 
 const STYLE = `
-.wm-help-button{margin-inline-start:auto;min-width:44px;min-height:44px;padding:8px 14px;border-radius:22px;border:2px solid #fff;background:#1d2a44;color:#fff;font:600 15px/1.2 system-ui,sans-serif;box-shadow:0 4px 16px rgba(0,0,0,.3);cursor:pointer}
+.wm-help-button{margin-inline-start:auto;min-width:44px;min-height:44px;padding:8px 14px;border-radius:22px;border:2px solid #fff;background:var(--wm-surface,#1d2a44);color:var(--wm-text,#fff);font:600 15px/1.2 system-ui,sans-serif;box-shadow:0 4px 16px rgba(0,0,0,.3);cursor:pointer}
 .wm-help{position:fixed;z-index:2147482991;right:8px;bottom:calc(var(--wm-dock,52px) + 8px);width:min(360px,calc(100vw - 16px));max-height:min(75vh,calc(100vh - var(--wm-dock,52px) - 24px));overflow:auto;background:#fff;color:#1d2a44;border-radius:10px;padding:12px 14px;box-shadow:0 6px 24px rgba(0,0,0,.3);font:15px/1.4 system-ui,sans-serif;box-sizing:border-box;overflow-wrap:break-word}
 .wm-help h2{font-size:17px;margin:0 40px 8px 0}.wm-help h3{font-size:14px;margin:12px 0 4px;color:#4a5568}
 .wm-help .wm-close{color:#1d2a44}

@@ -15,7 +15,7 @@ export { listening };
 // The row a tip's or tour page's Listen control joins (.wm-actions, empty until this part is here).
 const STYLE = `
 .wm-actions{display:flex;gap:8px;margin-top:8px;flex-wrap:wrap}
-.wm-actions button{min-height:44px;background:#fff;color:#1d2a44;border:0;border-radius:6px;padding:6px 10px;font:inherit;cursor:pointer}
+.wm-actions button{min-height:44px;background:var(--wm-text,#fff);color:var(--wm-surface,#1d2a44);border:0;border-radius:6px;padding:6px 10px;font:inherit;cursor:pointer}
 `;
 
 /** Adds the Listen control's style sheet to the page; answers what takes it away. */

@@ -9,10 +9,11 @@ import { word } from "./content.js";
 import { PREVIEW } from "./storage.js";
 import { installStyle } from "./style.js";
 
-// A small pill at the bottom left, clear of the help launcher (bottom right), that covers as little
-// of the app as it can: pressed, it opens upwards to say until when, with the button that leaves.
+// A small pill at the top left, where an app's logo usually is, that covers as little of the app
+// as it can (a banner or the help launcher at the bottom keep their buttons): pressed, it opens
+// downwards to say until when, with the button that leaves.
 const STYLE = `
-.wm-preview{position:fixed;left:max(8px,env(safe-area-inset-left));bottom:max(8px,env(safe-area-inset-bottom));z-index:2147483002;display:flex;flex-direction:column-reverse;align-items:flex-start;gap:6px;max-width:calc(100vw - 16px);font:14px/1.3 system-ui,sans-serif}
+.wm-preview{position:fixed;left:max(8px,env(safe-area-inset-left));top:max(8px,env(safe-area-inset-top));z-index:2147483002;display:flex;flex-direction:column;align-items:flex-start;gap:6px;max-width:calc(100vw - 16px);font:14px/1.3 system-ui,sans-serif}
 .wm-preview>button{min-height:44px;min-width:44px;background:#5b2a86;color:#fff;border:2px solid #fff;border-radius:22px;padding:0 14px;font:inherit;font-weight:600;cursor:pointer;box-shadow:0 2px 10px rgba(0,0,0,.3)}
 .wm-preview-more{display:flex;flex-wrap:wrap;align-items:center;gap:8px;background:#5b2a86;color:#fff;border-radius:12px;padding:6px 6px 6px 12px;box-shadow:0 2px 10px rgba(0,0,0,.3)}
 .wm-preview-more[hidden]{display:none}

@@ -5,9 +5,9 @@
 
 const STYLE = `
 .wm-tip,.wm-tip *,.wm-pointer,.wm-spot{box-sizing:border-box}
-.wm-tip{overflow-wrap:break-word;position:absolute;z-index:2147483000;max-width:min(320px,calc(100vw - 16px));overflow:auto;background:#1d2a44;color:#fff;border-radius:10px;padding:12px 14px;box-shadow:0 6px 24px rgba(0,0,0,.3);font:15px/1.4 system-ui,sans-serif}
-.wm-tip:focus{outline:3px solid #ffbf47;outline-offset:2px}
-.wm-tip h2{font-size:16px;margin:0 36px 6px 0}.wm-tip p{margin:0 0 6px}.wm-tip a{color:#9cd3ff}
+.wm-tip{overflow-wrap:break-word;position:absolute;z-index:2147483000;max-width:min(320px,calc(100vw - 16px));overflow:auto;background:var(--wm-surface,#1d2a44);color:var(--wm-text,#fff);border-radius:var(--wm-radius,10px);padding:var(--wm-pad,12px 14px);box-shadow:0 6px 24px rgba(0,0,0,.3);font:15px/1.4 var(--wm-font,system-ui,sans-serif)}
+.wm-tip:focus{outline:3px solid var(--wm-focus,#ffbf47);outline-offset:2px}
+.wm-tip h2{font-size:16px;margin:0 36px 6px 0}.wm-tip p{margin:0 0 6px}.wm-tip a{color:var(--wm-accent,#9cd3ff)}
 .wm-tip img{max-width:100%}
 .wm-close{position:absolute;top:0;right:0;min-width:44px;min-height:44px;background:none;border:0;color:inherit;font-size:22px;cursor:pointer;line-height:1}
 [dir=rtl] .wm-close{right:auto;left:0}[dir=rtl].wm-tip h2{margin:0 0 6px 36px}
@@ -18,7 +18,7 @@ const STYLE = `
 .wm-spot{position:absolute;z-index:2147482998;border-radius:8px;box-shadow:0 0 0 9999px rgba(0,0,0,.55);pointer-events:none;transition:all .2s}
 .wm-pointer{position:absolute;z-index:2147483001;width:28px;height:28px;border-radius:50%;background:rgba(255,191,71,.9);border:2px solid #fff;pointer-events:none}
 .wm-pointer::after{content:"";position:absolute;left:8px;top:11px;width:16px;height:34px;border-radius:8px 8px 5px 5px;background:#fff;border:2px solid #1d2a44;transform:rotate(-20deg);transform-origin:50% 0}
-.wm-arrow{position:absolute;z-index:2147482999;width:12px;height:12px;background:#1d2a44;transform:rotate(45deg);pointer-events:none}
+.wm-arrow{position:absolute;z-index:2147482999;width:12px;height:12px;background:var(--wm-surface,#1d2a44);transform:rotate(45deg);pointer-events:none}
 .wm-g-tap{animation:wm-tap 1.2s infinite}.wm-g-double-tap{animation:wm-dtap 1.4s infinite}.wm-g-long-press{animation:wm-long 2s infinite}
 .wm-g-swipe-left{animation:wm-left 1.6s infinite}.wm-g-swipe-right{animation:wm-right 1.6s infinite}
 .wm-g-swipe-up{animation:wm-up 1.6s infinite}.wm-g-swipe-down{animation:wm-down 1.6s infinite}

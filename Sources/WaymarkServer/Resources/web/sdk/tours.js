@@ -10,7 +10,7 @@ import { installStyle } from "./style.js";
 // (a Devanagari word split between its syllables reads as two words).
 const STYLE = `
 .wm-tour,.wm-tour *{box-sizing:border-box}
-.wm-tour{position:fixed;z-index:2147483002;background:#fff;color:#1d2a44;display:flex;flex-direction:column;font:16px/1.5 system-ui,sans-serif;box-shadow:0 10px 40px rgba(0,0,0,.35);overflow-wrap:break-word}
+.wm-tour{position:fixed;z-index:2147483002;background:#fff;color:#1d2a44;display:flex;flex-direction:column;font:16px/1.5 var(--wm-font,system-ui,sans-serif);box-shadow:0 10px 40px rgba(0,0,0,.35);overflow-wrap:break-word}
 .wm-tour.wm-large{right:24px;bottom:24px;width:420px;height:min(640px,80vh);border-radius:12px;box-shadow:0 0 0 100vmax rgba(0,0,0,.45),0 10px 40px rgba(0,0,0,.35)}
 .wm-tour.wm-small{inset:0;padding:env(safe-area-inset-top) env(safe-area-inset-right) env(safe-area-inset-bottom) env(safe-area-inset-left)}
 .wm-tour header{display:flex;align-items:center;gap:8px;padding:10px 14px;border-bottom:1px solid #ddd}

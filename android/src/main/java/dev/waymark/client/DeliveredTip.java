@@ -28,6 +28,8 @@ public final class DeliveredTip {
     public final DeliveredSurvey survey;
     /** Its buttons (a survey shows them once answered), in order; empty when it has none. */
     public final List<DeliveredAction> actions;
+    /** The tip's own look, when it has one (the catalog's with what the tip changes); else null: {@link WaymarkClient#theme()}. */
+    public final DeliveredTheme theme;
     /** Everything the catalog says of the tip. */
     public final JSONObject json;
 
@@ -47,5 +49,6 @@ public final class DeliveredTip {
         JSONObject question = json.optJSONObject("survey");
         survey = question != null ? new DeliveredSurvey(question) : null;
         actions = DeliveredAction.list(json);
+        theme = DeliveredTheme.from(json.optJSONObject("theme"));
     }
 }

@@ -280,6 +280,18 @@ public final class WaymarkClient {
         return null;
     }
 
+    /**
+     * How the app's guidance looks (the catalog's theme, every token given), for an app that draws
+     * tips with its own views: surface, text, accent and focus colours for light and dark mode,
+     * the font family, the corner radius and the spacing. A tip with a look of its own carries it
+     * as {@link DeliveredTip#theme}. Null: Waymark's look.
+     */
+    public DeliveredTheme theme() {
+        synchronized (lock) {
+            return DeliveredTheme.from(catalog != null ? catalog.optJSONObject("theme") : null);
+        }
+    }
+
     /** Set while this client shows a preview of the draft ({@link #preview(String, String, String, Context, Options, Renderer)}); null for the app's own client. */
     public DeliveredPreview preview() {
         synchronized (lock) {

@@ -135,8 +135,9 @@ class WaymarkClientTest extends AgainstServer {
     void aPreviewLinkOpensTheDraftAndEnds() throws Exception {
         server.start();
         String key = app.getString("secretKey");
-        String saved = server.admin("PUT", "/v1/admin/catalog/draft", key, "tips:\n  - id: draft-only\n    container: home\n    trigger: activation\n"
-            + "    targeting: user.id == \"nobody\"\n    rollout: 0\n    content: { title: Only in the preview }\n");
+        String saved = server.admin("PUT", "/v1/admin/catalog/draft", key, "theme: { surface: \"#ffffff\", text: \"#1f2933\", accent: \"#0b5cad\", focus: \"#b35c00\", radius: 4 }\n"
+            + "tips:\n  - id: draft-only\n    container: home\n    trigger: activation\n"
+            + "    targeting: user.id == \"nobody\"\n    rollout: 0\n    theme: { surface: \"#fff4e5\" }\n    content: { title: Only in the preview }\n");
         assertTrue(saved.startsWith("200 "), saved);
         String made = server.admin("POST", "/v1/admin/previews", key, "{\"url\":\"myshop://home?tab=1\"}");
         assertTrue(made.startsWith("201 "), made);
@@ -154,6 +155,13 @@ class WaymarkClientTest extends AgainstServer {
         previewing.start();
         assertEquals(preview.getString("expiresAt"), previewing.preview().expires);
         assertFalse(previewing.preview().ended);
+        // The draft's look, as tokens for the app's own views.
+        assertEquals("#ffffff", previewing.theme().colors.surface);
+        assertEquals("#1f2933", previewing.theme().dark.text, "dark mode as light when the theme has none");
+        assertEquals(4, previewing.theme().radius);
+        assertEquals("system-ui, sans-serif", previewing.theme().font);
+        assertEquals("#fff4e5", previewing.tip("draft-only").theme.colors.surface);
+        assertEquals("#0b5cad", previewing.tip("draft-only").theme.colors.accent);
         assertEquals("draft-only", previewing.record("activation", null, null).get(0).tip);
         assertTrue(drawn.contains("show draft-only: Only in the preview"), drawn.toString());
         assertEquals(2, previewing.flush().accepted, "activation and tip_shown");

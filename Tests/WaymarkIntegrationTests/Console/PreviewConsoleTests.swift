@@ -9,6 +9,14 @@ import WaymarkStore
 import WaymarkTestSupport
 
 extension ConsoleTests {
+    /// The shop's owner, signed in, with a draft of one tip: what previews and looks need.
+    static func ownerWithADraft(_ setup: Setup) async throws -> (Browser, String) {
+        var browser = try await owner(setup)
+        let app = setup.shop.appId
+        #expect(try await browser.post("/console/apps/\(app)/tips/new", tipFields(id: "t1")).status == .seeOther)
+        return (browser, app)
+    }
+
     /// An editor makes a preview link with its QR code, reads what the phone sent, and ends it;
     /// a viewer sees the previews but makes none.
     @Test(arguments: StoreUnderTest.available)
@@ -84,12 +92,10 @@ extension ConsoleTests {
     @Test(arguments: StoreUnderTest.available)
     func aCapturedScreenOffersItsElementsAsBoxes(_ kind: StoreUnderTest) async throws {
         try await withConsole(kind) { setup in
-            var browser = try await Self.owner(setup)
-            let app = setup.shop.appId
-            #expect(try await browser.post("/console/apps/\(app)/tips/new", Self.tipFields(id: "t1")).status == .seeOther)
+            var (browser, app) = try await Self.ownerWithADraft(setup)
             let made = String(buffer: try await browser.post("/console/apps/\(app)/previews", [("url", "myshop://home")]).body)
             let token = try #require(made.firstMatch(of: /waymark-preview=(wm_preview_[0-9a-f]{48})/)?.1)
-            let png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
+            let png = Data(ClientTests.png).base64EncodedString()
             let body = """
                 {"platform":"android","screen":"product","width":360,"height":740,"image":"\(png)",
                  "anchors":[{"name":"add-to-cart","x":16,"y":660,"width":328,"height":48},{"name":"<b>x","x":0,"y":0,"width":10,"height":10}],
@@ -129,9 +135,7 @@ extension ConsoleTests {
     @Test(arguments: StoreUnderTest.available)
     func theAppsLookIsSavedWhenLegibleAndRefusedInWordsWhenNot(_ kind: StoreUnderTest) async throws {
         try await withConsole(kind) { setup in
-            var browser = try await Self.owner(setup)
-            let app = setup.shop.appId
-            #expect(try await browser.post("/console/apps/\(app)/tips/new", Self.tipFields(id: "t1")).status == .seeOther)
+            var (browser, app) = try await Self.ownerWithADraft(setup)
             let faint = try await browser.post(
                 "/console/apps/\(app)/theme", [("surface", "#ffffff"), ("text", "#aaaaaa"), ("accent", "0b5cad"), ("focus", "#b35c00")])
             #expect(faint.status == .unprocessableContent)

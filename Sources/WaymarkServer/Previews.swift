@@ -185,9 +185,9 @@ extension WaymarkServer {
         return jsonResponse(PreviewList(previews: try await store.previews(app: key.app).map { PreviewSummary($0, at: time) }))
     }
 
-    /// `DELETE /v1/admin/previews/{id}`: ends the preview now; 404 when there is no such preview
-    /// or it had ended.
-    func deletePreview(_ context: WaymarkRequestContext) async throws -> Response {
+    /// `POST /v1/admin/previews/{id}/end`: ends the preview now; 404 when there is no such preview
+    /// or it had ended. The preview stays listed, ended, for a day: ending is not deleting.
+    func endPreview(_ context: WaymarkRequestContext) async throws -> Response {
         let key = try context.key()
         guard try await endPreview(app: key.app, id: context.parameters.get("id") ?? "", actor: .key(key.id)) else {
             throw APIError(.notFound, .notFound, "no such preview, or it has ended")

@@ -158,7 +158,7 @@ public struct WaymarkServer: Sendable {
         routes.get("/v1/admin/captures/:id/image", SecretKey.self) { _, context in try await self.captureImage(context) }
         routes.get("/v1/admin/previews", SecretKey.self) { _, context in try await self.listPreviews(context) }
         routes.post("/v1/admin/previews", SecretKey.self) { request, context in try await self.createPreview(request, context) }
-        routes.delete("/v1/admin/previews/:id", SecretKey.self) { _, context in try await self.deletePreview(context) }
+        routes.post("/v1/admin/previews/:id/end", SecretKey.self) { _, context in try await self.endPreview(context) }
         routes.get("/v1/admin/previews/:id/events", SecretKey.self) { _, context in try await self.previewEventList(context) }
         routes.get("/v1/admin/retention", SecretKey.self) { _, context in try await self.retention(context) }
         routes.put("/v1/admin/retention", SecretKey.self) { request, context in try await self.setRetention(request, context) }

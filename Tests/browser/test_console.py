@@ -419,7 +419,7 @@ class ConsoleTests(unittest.TestCase):
             banner = "wm-kind-banner" in tip.get_attribute("class")
             self.assertEqual(look, ["rgb(31, 41, 51)", "0px" if banner else "4px", "12px" if banner else "16px"])
             phone.save_screenshot(os.path.join(SCREENSHOTS, f"theme-phone-{locale}.png"))
-        demo.request(f"/v1/admin/previews/{preview['id']}", method="DELETE")
+        demo.request(f"/v1/admin/previews/{preview['id']}/end", body={})
 
     def test_a_checklist_and_an_article_are_previewed_as_the_launcher_draws_them(self):
         self.sign_in()

@@ -90,7 +90,7 @@ extension ClientTests {
             wrong.image = Array("<svg onload=alert(1)>".utf8)
             await #expect(throws: WaymarkClientError.self) { try await client.sendCapture(wrong) }
 
-            _ = try await Self.admin(server, "DELETE", "/v1/admin/previews/\(id)", body: "")
+            _ = try await Self.admin(server, "POST", "/v1/admin/previews/\(id)/end", body: "")
             _ = await client.refresh()
             #expect(client.preview?.ended == true)
             #expect(client.catalog?.tips.isEmpty == true)

@@ -107,15 +107,15 @@ import WaymarkTestSupport
                 try await client.execute(uri: "/v1/admin/previews", method: .get, headers: Self.auth(other.secretKey)))
             #expect((others["previews"] as? [Any])?.isEmpty == true)
             #expect(
-                try await client.execute(uri: "/v1/admin/previews/\(id)", method: .delete, headers: Self.auth(other.secretKey)).status
+                try await client.execute(uri: "/v1/admin/previews/\(id)/end", method: .post, headers: Self.auth(other.secretKey)).status
                     == .notFound)
 
             // Ended: the catalog is an ended, empty preview and events are refused one by one.
             #expect(
-                try await client.execute(uri: "/v1/admin/previews/\(id)", method: .delete, headers: Self.auth(shop.secretKey)).status
+                try await client.execute(uri: "/v1/admin/previews/\(id)/end", method: .post, headers: Self.auth(shop.secretKey)).status
                     == .noContent)
             #expect(
-                try await client.execute(uri: "/v1/admin/previews/\(id)", method: .delete, headers: Self.auth(shop.secretKey)).status
+                try await client.execute(uri: "/v1/admin/previews/\(id)/end", method: .post, headers: Self.auth(shop.secretKey)).status
                     == .notFound)
             let ended = try ServerTests.json(try await client.execute(uri: "/v1/catalog", method: .get, headers: Self.auth(token)))
             #expect((ended["tips"] as? [Any])?.isEmpty == true)

@@ -192,7 +192,7 @@ class WaymarkClientTest extends AgainstServer {
         assertEquals("not_paired", refused.code);
         assertThrows(WaymarkException.class, () -> previewing.sendCapture("product page", png.toByteArray(), 360, 740, anchors, areas));
 
-        assertTrue(server.admin("DELETE", "/v1/admin/previews/" + preview.getString("id"), key, null).startsWith("204"));
+        assertTrue(server.admin("POST", "/v1/admin/previews/" + preview.getString("id") + "/end", key, null).startsWith("204"));
         previewing.refresh();
         assertTrue(previewing.preview().ended);
         assertNull(previewing.tip("draft-only"));

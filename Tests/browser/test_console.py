@@ -287,6 +287,7 @@ class ConsoleTests(unittest.TestCase):
         self.wait_for(lambda: phone.execute_script("return document.documentElement.dataset.waymarkReady === 'true'"), "the shop")
         mark = self.wait_for(lambda: phone.find_element(By.CSS_SELECTOR, ".wm-preview > button"), "the preview mark")
         self.assertEqual(mark.text, "Preview")
+        self.assertEqual(phone.current_url, f"{demo.url}/demo/?user=carla", "the token leaves the address; the tab keeps it")
         shown = self.wait_for(lambda: phone.find_element(By.CSS_SELECTOR, '[data-waymark-tip="preview-only"] h2'), "the draft's tip")
         self.assertEqual(shown.text, "Only in the preview")
         box = phone.execute_script("const b = arguments[0].getBoundingClientRect(); return [b.left, b.top, b.right, b.bottom]", mark)

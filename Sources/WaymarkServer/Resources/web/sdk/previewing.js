@@ -56,6 +56,12 @@ export function endPreview(win) {
 export function mark(client) {
   const preview = client.catalog.preview;
   const doc = client.document, win = client.window, view = client.renderer.tipView;
+  // The tab keeps the token (storage.js): the address need not show it, nor keep it in history.
+  const url = new URL(win.location.href);
+  if (url.searchParams.has("waymark-preview")) {
+    url.searchParams.delete("waymark-preview");
+    win.history.replaceState(win.history.state, "", url.href);
+  }
   let root = doc.querySelector(".wm-preview");
   if (!root) {
     root = doc.createElement("div");

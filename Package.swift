@@ -112,7 +112,7 @@ let package = Package(
             name: "WaymarkServer",
             dependencies: [
                 "WaymarkRules", "WaymarkStore", "WaymarkDelivery", "WaymarkCatalog", "WaymarkNarration", "WaymarkSupport", "WaymarkAPI",
-                "WaymarkEngine",
+                "WaymarkEngine", "WaymarkHTML",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdAuth", package: "hummingbird-auth"),

@@ -465,11 +465,15 @@ public struct DeliveredPreview: Codable, Hashable, Sendable {
     /// True once the preview ended or expired: the catalog is then empty, and the SDKs go back to
     /// the app's own guidance.
     public var ended: Bool?
+    /// True for a page builder: a preview opened from the console to write a tip on the app's
+    /// web page, where the web SDK loads its builder.
+    public var builder: Bool?
 
-    /// A preview lasting until `expires`; `ended` when it is over.
-    public init(expires: String, ended: Bool? = nil) {
+    /// A preview lasting until `expires`; `ended` when it is over; `builder` for a page builder.
+    public init(expires: String, ended: Bool? = nil, builder: Bool? = nil) {
         self.expires = expires
         self.ended = ended
+        self.builder = builder
     }
 
     /// The query parameter that carries a preview's token in a preview link

@@ -3,8 +3,8 @@ import PostgresNIO
 import WaymarkStore
 
 extension PostgresStore {
-    private typealias PreviewRow = (String, String, String, String, String, Int64, Int64, Int64?)
-    private static let previewColumns = "id, app, hash, url, created_by, created_at, expires_at, ended_at"
+    private typealias PreviewRow = (String, String, String, String, String, Int64, Int64, Int64?, String?)
+    private static let previewColumns = "id, app, hash, url, created_by, created_at, expires_at, ended_at, edits"
 
     public func createPreview(_ preview: PreviewRecord, removingEndedBefore cutoff: Date) async throws(StoreError) {
         let cutoff = cutoff.millisecondsSince1970
@@ -17,8 +17,11 @@ extension PostgresStore {
                 "DELETE FROM previews WHERE LEAST(COALESCE(ended_at, expires_at), expires_at) < \(cutoff)", logger: self.logger)
             try await connection.query(
                 """
-                INSERT INTO previews (id, app, hash, url, created_by, created_at, expires_at, ended_at)
-                VALUES (\(preview.id), \(preview.app), \(preview.hash), \(preview.url), \(preview.createdBy), \(created), \(expires), \(ended))
+                INSERT INTO previews (id, app, hash, url, created_by, created_at, expires_at, ended_at, edits)
+                VALUES (
+                    \(preview.id), \(preview.app), \(preview.hash), \(preview.url), \(preview.createdBy), \(created), \(expires), \(ended),
+                    \(preview.edits)
+                )
                 """, logger: self.logger)
         }
     }
@@ -83,9 +86,9 @@ extension PostgresStore {
     }
 
     private static func preview(_ row: PreviewRow) -> PreviewRecord {
-        let (id, app, hash, url, createdBy, created, expires, ended) = row
+        let (id, app, hash, url, createdBy, created, expires, ended, edits) = row
         return PreviewRecord(
             id: id, app: app, hash: hash, url: url, createdBy: createdBy, createdAt: Date(millisecondsSince1970: created),
-            expiresAt: Date(millisecondsSince1970: expires), endedAt: ended.map(Date.init(millisecondsSince1970:)))
+            expiresAt: Date(millisecondsSince1970: expires), endedAt: ended.map(Date.init(millisecondsSince1970:)), edits: edits)
     }
 }

@@ -325,6 +325,11 @@ enum Schema {
                 "CREATE INDEX captures_by_app ON captures (app, created_at)",
             ]
         ),
+        (
+            // A page builder is a preview that may save one draft tip: the one it edits.
+            "v17: page builders",
+            ["ALTER TABLE previews ADD COLUMN edits TEXT"]
+        ),
     ]
 
     /// Where a column of the portable form (``PortableTable``, given as text) goes in this schema

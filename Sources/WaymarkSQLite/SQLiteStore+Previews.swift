@@ -25,12 +25,12 @@ extension SQLiteStore {
             try db.execute(sql: "DELETE FROM previews WHERE \(ended)", arguments: [cutoff.millisecondsSince1970])
             try db.execute(
                 sql: """
-                    INSERT INTO previews (id, app, hash, url, created_by, created_at, expires_at, ended_at)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    INSERT INTO previews (id, app, hash, url, created_by, created_at, expires_at, ended_at, edits)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """,
                 arguments: [
                     preview.id, preview.app, preview.hash, preview.url, preview.createdBy, preview.createdAt.millisecondsSince1970,
-                    preview.expiresAt.millisecondsSince1970, preview.endedAt?.millisecondsSince1970,
+                    preview.expiresAt.millisecondsSince1970, preview.endedAt?.millisecondsSince1970, preview.edits,
                 ])
         }
     }
@@ -94,6 +94,6 @@ extension SQLiteStore {
         PreviewRecord(
             id: row["id"], app: row["app"], hash: row["hash"], url: row["url"], createdBy: row["created_by"],
             createdAt: Date(millisecondsSince1970: row["created_at"]), expiresAt: Date(millisecondsSince1970: row["expires_at"]),
-            endedAt: (row["ended_at"] as Int64?).map(Date.init(millisecondsSince1970:)))
+            endedAt: (row["ended_at"] as Int64?).map(Date.init(millisecondsSince1970:)), edits: row["edits"])
     }
 }

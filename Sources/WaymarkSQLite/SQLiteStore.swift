@@ -130,6 +130,9 @@ public final class SQLiteStore: Store {
         migrator.registerMigration("v17: screens paired devices captured") { db in
             try db.execute(sql: capturesSchema)
         }
+        migrator.registerMigration("v18: page builders") { db in
+            try db.execute(sql: "ALTER TABLE previews ADD COLUMN edits TEXT")
+        }
         return migrator
     }
 

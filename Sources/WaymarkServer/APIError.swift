@@ -32,6 +32,8 @@ public struct APIError: HTTPResponseError, Sendable {
             case storageUnavailable = "storage_unavailable"
             case inPreview = "in_preview"
             case notPaired = "not_paired"
+            case notBuilder = "not_builder"
+            case previewEnded = "preview_ended"
             case `internal`
         }
 
@@ -92,6 +94,10 @@ public struct APIError: HTTPResponseError, Sendable {
         /// A capture sent with the app's own key, or with an ended preview's: captures come only
         /// from a device paired with the console (403).
         public static let notPaired = Code(.notPaired)
+        /// A draft change from a page was made with a key that is not a page builder's (403).
+        public static let notBuilder = Code(.notBuilder)
+        /// The page builder expired or was ended (403).
+        public static let previewEnded = Code(.previewEnded)
         /// The database failed; nothing was stored (503).
         public static let storageUnavailable = Code(.storageUnavailable)
         /// The server failed; nothing was stored (500).

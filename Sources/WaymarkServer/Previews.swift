@@ -103,13 +103,21 @@ extension WaymarkServer {
         guard try await store.draft(app: app) != nil else {
             throw APIError(.notFound, .noDraft, "the app has no draft to preview yet")
         }
+        return try await keepPreview(app: app, url: url, minutes: minutes, edits: nil, actor: actor)
+    }
+
+    /// Makes and keeps a preview (a builder of `edits` when given), audited, and removes previews
+    /// that ended more than a day ago.
+    func keepPreview(app: String, url: String, minutes: Int, edits: String?, actor: AuditEntry.Actor) async throws -> MadePreview {
         let time = now()
-        let (token, record) = Previews.make(app: app, url: url, createdBy: actor.description, at: time, minutes: minutes)
+        var (token, record) = Previews.make(app: app, url: url, createdBy: actor.description, at: time, minutes: minutes)
+        record.edits = edits
         try await store.createPreview(record, removingEndedBefore: time.addingTimeInterval(-Previews.keptAfterEnd))
         try await store.appendAudit(
             AuditEntry(
-                app: app, actor: actor, at: time, action: .previewCreate, object: "preview \(record.id)", before: nil,
-                after: "until \(Timestamp.format(record.expiresAt)), at \(url)"))
+                app: app, actor: actor, at: time, action: .previewCreate,
+                object: (edits == nil ? "preview " : "builder ") + record.id, before: nil,
+                after: (edits.map { "of tip \($0), " } ?? "") + "until \(Timestamp.format(record.expiresAt)), at \(url)"))
         return MadePreview(record: record, token: token, link: Previews.link(url, token: token))
     }
 
@@ -136,7 +144,7 @@ extension WaymarkServer {
             let catalog = (draft?.catalog ?? Catalog(tips: [])).previewed
             let narration = try await narration(app: key.app, plan: NarrationPlan(catalog))
             delivered = Resolver(catalog: catalog, version: draft?.revision ?? 0, narration: narration.lookup).resolve(for: client)
-            delivered.preview = DeliveredPreview(expires: Timestamp.format(preview.expiresAt))
+            delivered.preview = DeliveredPreview(expires: Timestamp.format(preview.expiresAt), builder: preview.edits != nil ? true : nil)
         }
         var headers: HTTPFields = [:]
         headers[.cacheControl] = "no-store"
@@ -167,11 +175,18 @@ extension WaymarkServer {
 
 extension WaymarkServer {
     /// `POST /v1/admin/previews` `{"url": "https://shop.example/", "minutes": 30}`: a preview of
-    /// the draft, with its link and token (shown in this answer only).
+    /// the draft, with its link and token (shown in this answer only); with `"tip": "ID"`, a page
+    /// builder of that draft tip.
     func createPreview(_ request: Request, _ context: WaymarkRequestContext) async throws -> Response {
         let key = try context.key()
         let body = try await request.decodeBody(as: NewPreviewBody.self, context: context)
-        let made = try await makePreview(app: key.app, url: body.url, minutes: body.minutes, actor: .key(key.id))
+        let made =
+            if let tip = body.tip {
+                try await makeBuilder(
+                    app: key.app, tip: tip, url: body.url, minutes: body.minutes ?? Previews.builderMinutes, actor: .key(key.id))
+            } else {
+                try await makePreview(app: key.app, url: body.url, minutes: body.minutes ?? Previews.defaultMinutes, actor: .key(key.id))
+            }
         var summary = PreviewSummary(made.record, at: now())
         summary.token = made.token
         summary.link = made.link
@@ -209,15 +224,18 @@ extension WaymarkServer {
 /// `POST /v1/admin/previews`.
 struct NewPreviewBody: Decodable {
     var url: String
-    var minutes: Int
+    var minutes: Int?
+    /// The draft tip a page builder edits; nil for a preview.
+    var tip: String?
 
-    private enum CodingKeys: String, CodingKey { case url, minutes }
+    private enum CodingKeys: String, CodingKey { case url, minutes, tip }
 
     init(from decoder: any Decoder) throws {
-        try decoder.refuseUnknownFields(["url", "minutes"])
+        try decoder.refuseUnknownFields(["url", "minutes", "tip"])
         let container = try decoder.container(keyedBy: CodingKeys.self)
         url = try container.decode(String.self, forKey: .url)
-        minutes = container.contains(.minutes) ? try container.decode(Int.self, forKey: .minutes) : Previews.defaultMinutes
+        minutes = try container.decodeUnlessAbsent(Int.self, forKey: .minutes)
+        tip = try container.decodeUnlessAbsent(String.self, forKey: .tip)
     }
 }
 
@@ -230,6 +248,8 @@ struct PreviewSummary: Encodable {
     var expiresAt: String
     var endedAt: String?
     var active: Bool
+    /// The draft tip a page builder edits; absent for a preview.
+    var tip: String?
     var token: String?
     var link: String?
 
@@ -241,6 +261,7 @@ struct PreviewSummary: Encodable {
         expiresAt = Timestamp.format(record.expiresAt)
         endedAt = record.endedAt.map(Timestamp.format)
         active = record.isActive(at: time)
+        tip = record.edits
     }
 }
 

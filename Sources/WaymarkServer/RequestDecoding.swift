@@ -69,3 +69,11 @@ extension Decoder {
         }
     }
 }
+
+extension KeyedDecodingContainer {
+    /// The field's value when it is there, nil when it is absent; a `null` is refused as the wrong
+    /// type, as the API's description (which has no nullable fields) says.
+    func decodeUnlessAbsent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
+        contains(key) ? try decode(type, forKey: key) : nil
+    }
+}

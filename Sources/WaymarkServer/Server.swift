@@ -130,8 +130,14 @@ public struct WaymarkServer: Sendable {
         routes.post("/v1/progress", ClientKey.self) { request, context in try await self.progress(request, context) }
         routes.post("/v1/anchors", ClientKey.self) { request, context in try await self.anchors(request, context) }
         routes.post("/v1/captures", ClientKey.self) { request, context in try await self.captures(request, context) }
+        routes.get("/v1/builder", ClientKey.self) { _, context in try await self.builderSession(context) }
+        routes.post("/v1/builder/tip", ClientKey.self) { request, context in try await self.saveBuilderTip(request, context) }
+        routes.post("/v1/builder/end", ClientKey.self) { _, context in try await self.endBuilder(context) }
         // Preflights carry no key: CORSMiddleware answers them on routes of their own.
-        for path in ["/catalog", "/events", "/rewards/claims", "/identify", "/progress", "/anchors", "/captures"] {
+        for path in [
+            "/catalog", "/events", "/rewards/claims", "/identify", "/progress", "/anchors", "/captures", "/builder", "/builder/tip",
+            "/builder/end",
+        ] {
             routes.on("/v1" + path, .options, Preflight.self) { _, _ in Response(status: .noContent) }
         }
 

@@ -52,7 +52,8 @@ public enum PortableTable: String, CaseIterable, Sendable {
             return text("id", "app", "url", "types", "secret", "previous_secret") + integer("previous_until", "created_at")
         case .anchorSightings:
             return text("app", "platform", "screen", "kind", "name") + integer("first_seen", "last_seen", "reports", "matches")
-        case .previews: return text("id", "app", "hash", "url", "created_by") + integer("created_at", "expires_at", "ended_at")
+        case .previews:
+            return text("id", "app", "hash", "url", "created_by") + integer("created_at", "expires_at", "ended_at") + text("edits")
         case .previewEvents: return text("preview", "id", "name", "target") + integer("timestamp", "received_at") + text("properties")
         case .captures:
             return text("id", "app", "preview", "platform", "screen") + [

@@ -41,10 +41,15 @@ public struct PreviewRecord: Hashable, Sendable {
     public var expiresAt: Date
     /// When it was ended before it expired.
     public var endedAt: Date?
+    /// The draft tip a page builder edits with this token: a builder may save that one tip (made
+    /// if the draft has no such tip yet) and nothing else. Nil for a preview, which only shows.
+    public var edits: String?
 
     public init(
-        id: String, app: String, hash: String, url: String, createdBy: String, createdAt: Date, expiresAt: Date, endedAt: Date? = nil
+        id: String, app: String, hash: String, url: String, createdBy: String, createdAt: Date, expiresAt: Date, endedAt: Date? = nil,
+        edits: String? = nil
     ) {
+        self.edits = edits
         self.id = id
         self.app = app
         self.hash = hash

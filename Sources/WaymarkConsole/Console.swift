@@ -129,6 +129,7 @@ public struct WaymarkConsole: Sendable {
         routes.post("/apps/:app/theme", Editor.self) { request, context, access in try await self.saveTheme(request, context, access) }
         routes.get("/apps/:app/previews", Viewer.self) { request, context, access in try await self.previewsPage(request, context, access) }
         routes.post("/apps/:app/previews", Editor.self) { request, context, access in try await self.makePreview(request, context, access) }
+        routes.post("/apps/:app/build", Editor.self) { request, context, access in try await self.openBuilder(request, context, access) }
         routes.get("/apps/:app/previews/:id", Viewer.self) { request, context, access in
             try await self.previewEventsPage(request, context, access)
         }

@@ -99,3 +99,34 @@ extension WaymarkConsole {
         ]
     }
 }
+
+/// The page builder, from a tip's form: the app's page opens in a new tab, where the author picks
+/// the element and writes the tip on the page itself.
+extension WaymarkConsole {
+    /// `POST /console/apps/:app/build` (the tip form's "Choose on the page"): makes a builder of
+    /// the form's tip and opens the app's page with it; a page saying why when it cannot.
+    func openBuilder(_ request: Request, _ context: ConsoleRequestContext, _ access: AppAccess) async throws -> Response {
+        let form = access.form
+        let tip = (form["tip"] ?? form["id"] ?? "").trimmingCharacters(in: .whitespaces)
+        let url = (form["pageURL"] ?? "").trimmingCharacters(in: .whitespaces)
+        do {
+            let made = try await server.makeBuilder(
+                app: access.app.id, tip: tip, url: url, minutes: Previews.builderMinutes, actor: access.signedIn.actor)
+            var response = Response.redirect(to: made.link, type: .normal)
+            // The link holds the builder's token: no cache keeps it, no next page is told it.
+            response.headers[.cacheControl] = "no-store"
+            response.headers[.referrerPolicy] = "no-referrer"
+            return response
+        } catch let error as APIError {
+            var values = frame("The builder could not open", access.signedIn, app: access.app)
+            values["message"] = "The page builder could not open: \(error.message). Go back to the tip, correct it and try again."
+            return Templates.page("error", values, status: error.status)
+        }
+    }
+
+    /// The address the builder opens, as the tip form offers it: the app's web page it was last
+    /// previewed or built on (an app's page rarely moves), or nothing.
+    func builderPage(app: String) async throws -> String {
+        try await store.previews(app: app).first { $0.url.hasPrefix("http://") || $0.url.hasPrefix("https://") }?.url ?? ""
+    }
+}

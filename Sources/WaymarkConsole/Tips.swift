@@ -236,6 +236,7 @@ extension WaymarkConsole {
                 as [String: Any]
         }
         values["actions"] = ActionRow.values(fields.actions, prefix: "action")
+        values["pageURL"] = try await builderPage(app: app.id)
         values.merge(try await sightingOffers(app: app.id)) { $1 }
         let warnings = SightingCheck(try await store.sightings(app: app.id)).warnings(
             tip: fields.values["id"] ?? "", container: fields.values.text("container"), anchor: fields.values.text("anchor"),

@@ -156,21 +156,25 @@ import Testing
         }.join(entry: "waymark.js")
         #expect(
             joined.parts.keys.sorted() == [
-                "controls.js", "launcher.js", "narration.js", "previewing.js", "sightings.js", "theme.js", "tours.js",
+                "builder.js", "controls.js", "launcher.js", "narration.js", "previewing.js", "sightings.js", "theme.js", "tours.js",
             ],
             """
             parts: the tour panel, the controls, narration and checklists when a catalog has them; a screen's names once a day; \
-            the preview mark in a preview; the app's look with a theme
+            the preview mark in a preview; the page builder in a builder; the app's look with a theme
             """)
         for file in files {
             // Pages get rules parsed, and draw no previews: those modules are served alone (/sdk/src/).
             let scope = "\nconst \(ModuleJoiner.variable(file)) = (() => {"
-            let place = joined.main.contains(scope) ? "main" : joined.parts.first { $0.value.contains(scope) }?.key ?? "none"
+            let place =
+                joined.main.contains(scope) ? "main" : joined.parts.filter { $0.value.contains(scope) }.keys.sorted().joined(separator: " ")
             let expected =
                 ["ruletext.js", "preview.js"].contains(file)
-                ? "none"
-                : ["tours.js", "controls.js", "narration.js", "sightings.js", "previewing.js", "theme.js"].contains(file)
-                    ? file : ["launcher.js", "checklists.js", "help.js"].contains(file) ? "launcher.js" : "main"
+                ? ""
+                // The builder draws the preview mark too: a builder's tab loads it alone.
+                : file == "previewing.js"
+                    ? "builder.js previewing.js"
+                    : ["tours.js", "controls.js", "narration.js", "sightings.js", "theme.js", "builder.js"].contains(file)
+                        ? file : ["launcher.js", "checklists.js", "help.js"].contains(file) ? "launcher.js" : "main"
             #expect(place == expected, "\(file) is in \(place)")
         }
         let exports = joined.main.split(separator: "\n").last!.firstMatch(of: /export const \{ (.*) \} = __waymark;/)?.1

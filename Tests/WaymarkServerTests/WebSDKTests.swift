@@ -30,10 +30,12 @@ import WaymarkSupport
         #expect(sdk.versionedPath == "/sdk/\(sdk.version)/waymark.js" && sdk.version.count == 16)
         #expect(
             sdk.files.map(\.path)
-                == ["waymark.js", "controls.js", "launcher.js", "narration.js", "previewing.js", "sightings.js", "theme.js", "tours.js"].map
-            {
-                "\(sdk.version)/\($0)"
-            })
+                == [
+                    "waymark.js", "builder.js", "controls.js", "launcher.js", "narration.js", "previewing.js", "sightings.js", "theme.js",
+                    "tours.js",
+                ].map {
+                    "\(sdk.version)/\($0)"
+                })
     }
 
     /// The server takes the names sightings.js sends (Tests/web/sightings.test.mjs keeps the same list).

@@ -79,8 +79,10 @@ struct CLITests {
         let version = try #require(written.dropFirst().first?.split(separator: "/").first.map(String.init))
         #expect(
             written == ["waymark.js"]
-                + ["waymark.js", "controls.js", "launcher.js", "narration.js", "previewing.js", "sightings.js", "theme.js", "tours.js"].map
-            { "\(version)/\($0)" })
+                + [
+                    "waymark.js", "builder.js", "controls.js", "launcher.js", "narration.js", "previewing.js", "sightings.js", "theme.js",
+                    "tours.js",
+                ].map { "\(version)/\($0)" })
         let main = try String(contentsOf: folder.appendingPathComponent("waymark.js"), encoding: .utf8)
         #expect(main == printed.output && main.contains("\"\(version)/\""), "the SDK names its version's folder")
         #expect(

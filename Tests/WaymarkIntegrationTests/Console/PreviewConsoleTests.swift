@@ -178,3 +178,52 @@ extension ConsoleTests {
         }
     }
 }
+
+extension ConsoleTests {
+    /// "Choose on the page" opens the app's page with a builder of the form's tip, remembered for
+    /// the next tip; a viewer opens none, and a form without its CSRF token is refused.
+    @Test(arguments: StoreUnderTest.available)
+    func anEditorOpensTheAppsPageWithABuilderOfTheTip(_ kind: StoreUnderTest) async throws {
+        try await withConsole(kind) { setup in
+            var (browser, app) = try await Self.ownerWithADraft(setup)
+            let form = String(buffer: try await browser.get("/console/apps/\(app)/tips/t1").body)
+            #expect(form.contains(#"formaction="/console/apps/\#(app)/build" formtarget="_blank""#))
+            #expect(form.contains(#"<input type="hidden" name="tip" value="t1">"#))
+            #expect(form.contains(#"id="page-url" name="pageURL" type="url" value="""#), "no address yet")
+
+            let opened = try await browser.post(
+                "/console/apps/\(app)/build", [("tip", "t1"), ("pageURL", "https://shop.example/app#/cart")])
+            #expect(opened.status == .seeOther)
+            let location = try #require(opened.headers[.location])
+            #expect(location.wholeMatch(of: /https:\/\/shop\.example\/app\?waymark-preview=wm_preview_[0-9a-f]{48}#\/cart/) != nil)
+            #expect(opened.headers[.cacheControl] == "no-store")
+            let builder = try #require(try await setup.store.previews(app: app).first)
+            #expect(builder.edits == "t1" && builder.createdBy == "user:ada@example.com")
+            #expect(builder.expiresAt.timeIntervalSince(builder.createdAt) == 1800)
+
+            // The next tip's form offers the same page; a new tip's id comes from its own field.
+            let next = String(buffer: try await browser.get("/console/apps/\(app)/new-tip").body)
+            #expect(next.contains(#"value="https://shop.example/app#/cart""#))
+            #expect(
+                try await browser.post("/console/apps/\(app)/build", [("id", "t2"), ("pageURL", "https://shop.example/")]).status
+                    == .seeOther)
+            #expect(try await setup.store.previews(app: app).contains { $0.edits == "t2" })
+
+            // What cannot open says why, in a page of its own (the builder's tab).
+            let refused = try await browser.post("/console/apps/\(app)/build", [("id", ""), ("pageURL", "https://shop.example/")])
+            #expect(refused.status == .unprocessableContent && String(buffer: refused.body).contains("a tip&#39;s id is 1 to 128"))
+            let native = try await browser.post("/console/apps/\(app)/build", [("id", "t3"), ("pageURL", "myshop://home")])
+            #expect(String(buffer: native.body).contains("the builder opens the app&#39;s web page"))
+
+            var viewer = Browser(setup.client)
+            _ = try await viewer.signIn("vic@example.com")
+            #expect(
+                try await viewer.post("/console/apps/\(app)/build", [("tip", "t1"), ("pageURL", "https://shop.example/")]).status
+                    == .forbidden)
+            #expect(!String(buffer: try await viewer.get("/console/apps/\(app)/tips/t1").body).contains("Choose on the page"))
+            #expect(
+                try await browser.post("/console/apps/\(app)/build", [("tip", "t1"), ("pageURL", "https://shop.example/")], csrf: false)
+                    .status == .forbidden)
+        }
+    }
+}

@@ -153,7 +153,10 @@ export class WaymarkClient {
     keepListening(this.window, { on: (catalog.listen ?? []).some((l) => inLocale(this.context.locale, l)) }, true);
     // The words drawn around the content, in the catalog's language when the server has them.
     this.renderer.tipView.words = catalog.ui;
-    if (catalog.preview) this.renderer.part("preview", () => import("./previewing.js")).then((m) => m?.mark(this));
+    // A preview's mark (previewing.js), or a page builder (builder.js, which draws the mark too):
+    // a tab is one or the other, so they share a name.
+    const p = catalog.preview;
+    if (p) this.renderer.part("preview", () => (p.builder ? import("./builder.js") : import("./previewing.js"))).then((m) => m?.mark(this));
     // The app's look (theme.js): the style's custom properties, set from the catalog's theme.
     if (catalog.theme || catalog.tips?.some((t) => t.theme)) this.renderer.part("theme", () => import("./theme.js")).then((m) => m?.apply(this));
     const tips = [];

@@ -186,7 +186,7 @@ let package = Package(
             name: "WaymarkDeliveryTests",
             dependencies: ["WaymarkDelivery", "WaymarkAPI", "WaymarkCatalog", "WaymarkEngine", "WaymarkRules"]),
         .testTarget(name: "WaymarkNarrationTests", dependencies: ["WaymarkNarration", "WaymarkCatalog"]),
-        .testTarget(name: "WaymarkAnalyticsTests", dependencies: ["WaymarkAnalytics"]),
+        .testTarget(name: "WaymarkAnalyticsTests", dependencies: ["WaymarkAnalytics", "WaymarkStore", "WaymarkSupport"]),
         .testTarget(
             name: "WaymarkServerTests",
             dependencies: [

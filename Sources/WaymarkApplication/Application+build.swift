@@ -33,6 +33,9 @@ public struct WaymarkConfiguration: Sendable {
     /// How often the segment refresher looks for a newly published catalog (see
     /// ``WaymarkAnalytics/SegmentRefresher``); nil runs none, for tests that refresh by hand.
     public var segmentRefreshInterval: Duration?
+    /// How often the struggle refresher looks for days to read (see
+    /// ``WaymarkAnalytics/StruggleRefresher``); nil runs none.
+    public var struggleRefreshInterval: Duration?
     /// Whether webhook endpoints may be on this machine or a private network; for a demo and
     /// tests, never production (see ``WaymarkServer/WebhookEndpoints``).
     public var webhooksToPrivateNetworks: Bool
@@ -48,7 +51,8 @@ public struct WaymarkConfiguration: Sendable {
 
     public init(
         host: String = "127.0.0.1", port: Int = 8080, synthesizer: (any Synthesizer)? = nil, trustedProxies: TrustedProxies = .none,
-        sweepInterval: Duration = .seconds(3600), segmentRefreshInterval: Duration? = .seconds(60), webhooksToPrivateNetworks: Bool = false,
+        sweepInterval: Duration = .seconds(3600), segmentRefreshInterval: Duration? = .seconds(60),
+        struggleRefreshInterval: Duration? = .seconds(300), webhooksToPrivateNetworks: Bool = false,
         webhookFirstRetry: TimeInterval = 30, webhookPoll: Duration = .seconds(1), connectionLimits: ConnectionLimits = ConnectionLimits(),
         now: @escaping @Sendable () -> Date = { Date() }
     ) {
@@ -59,6 +63,7 @@ public struct WaymarkConfiguration: Sendable {
         self.trustedProxies = trustedProxies
         self.sweepInterval = sweepInterval
         self.segmentRefreshInterval = segmentRefreshInterval
+        self.struggleRefreshInterval = struggleRefreshInterval
         self.webhooksToPrivateNetworks = webhooksToPrivateNetworks
         self.webhookFirstRetry = webhookFirstRetry
         self.webhookPoll = webhookPoll
@@ -68,8 +73,8 @@ public struct WaymarkConfiguration: Sendable {
 
 /// The one place where a Waymark server is assembled: the HTTP API and the console on one router,
 /// with the background services that run and stop with it (the console's session sweeper, event
-/// retention, the webhook sender, the segment refresher, and the narrator when there is a
-/// synthesizer). `waymark serve`, `waymark
+/// retention, the webhook sender, the segment and struggle refreshers, and the narrator when there
+/// is a synthesizer). `waymark serve`, `waymark
 /// demo` and the HTTP tests all call it.
 ///
 /// - Parameters:
@@ -98,12 +103,19 @@ public func buildApplication(
     let refresher = configuration.segmentRefreshInterval.map {
         SegmentRefresher(store: store, logger: logger, interval: $0, now: configuration.now)
     }
+    let struggles = configuration.struggleRefreshInterval.map {
+        StruggleRefresher(store: store, logger: logger, interval: $0, now: configuration.now)
+    }
+    var background: [any Service] = [sweeper, retention, webhooks]
+    if let refresher { background.append(refresher) }
+    if let struggles { background.append(struggles) }
+    if let narrator { background.append(narrator) }
     let port = configuration.port
     return Application(
         router: router,
         server: .http1(limits: configuration.connectionLimits),
         configuration: .init(address: .hostname(configuration.host, port: port), serverName: "waymark"),
-        services: [sweeper, retention, webhooks] + (refresher.map { [$0] } ?? []) + (narrator.map { [$0] } ?? []) + services,
+        services: background + services,
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? port) },
         logger: logger
     )

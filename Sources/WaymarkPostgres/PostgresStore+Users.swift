@@ -106,6 +106,7 @@ extension PostgresStore {
             erased.segments = try await erase(
                 "WITH gone AS (DELETE FROM segment_members WHERE app = \(app) AND user_id = \(user) RETURNING 1) SELECT COUNT(*) FROM gone")
             try await connection.query("DELETE FROM webhook_deliveries WHERE app = \(app) AND user_id = \(user)", logger: self.logger)
+            try await connection.query("DELETE FROM struggles WHERE app = \(app) AND user_id = \(user)", logger: self.logger)
             _ = try await Self.insertAudit(audit(erased), connection, self.logger)
             if let notice = notice(erased) { try await Self.enqueue(notice, connection, self.logger) }
             return erased

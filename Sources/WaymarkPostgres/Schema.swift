@@ -330,6 +330,28 @@ enum Schema {
             "v17: page builders",
             ["ALTER TABLE previews ADD COLUMN edits TEXT"]
         ),
+        (
+            // The signs of struggle found in each day's events, and the days looked at: derived, so
+            // a database copy leaves them out.
+            "v18: where people get lost",
+            [
+                """
+                CREATE TABLE struggles (
+                    app TEXT NOT NULL, day BIGINT NOT NULL, signal TEXT COLLATE "C" NOT NULL, screen TEXT COLLATE "C" NOT NULL,
+                    element TEXT COLLATE "C" NOT NULL, user_id TEXT COLLATE "C" NOT NULL, visit BIGINT NOT NULL, at BIGINT NOT NULL,
+                    platform TEXT NOT NULL, locale TEXT NOT NULL, query TEXT
+                )
+                """,
+                "CREATE INDEX struggles_by_day ON struggles (app, day)",
+                "CREATE INDEX struggles_by_place ON struggles (app, signal, screen, element, at)",
+                "CREATE INDEX struggles_by_user ON struggles (app, user_id)",
+                """
+                CREATE TABLE struggle_days (
+                    app TEXT NOT NULL, day BIGINT NOT NULL, computed_at BIGINT NOT NULL, PRIMARY KEY (app, day)
+                )
+                """,
+            ]
+        ),
     ]
 
     /// Where a column of the portable form (``PortableTable``, given as text) goes in this schema

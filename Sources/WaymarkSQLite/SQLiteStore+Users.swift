@@ -122,6 +122,7 @@ extension SQLiteStore {
             erased.progress = try erase("user_progress")
             erased.segments = try erase("segment_members")
             _ = try erase("webhook_deliveries")
+            _ = try erase("struggles")
             try Self.insertAudit(audit(erased), db)
             if let notice = notice(erased) { try Self.enqueue(notice, db) }
             return erased

@@ -133,6 +133,9 @@ public final class SQLiteStore: Store {
         migrator.registerMigration("v18: page builders") { db in
             try db.execute(sql: "ALTER TABLE previews ADD COLUMN edits TEXT")
         }
+        migrator.registerMigration("v19: where people get lost") { db in
+            try db.execute(sql: strugglesSchema)
+        }
         return migrator
     }
 

@@ -112,7 +112,7 @@ let package = Package(
             name: "WaymarkServer",
             dependencies: [
                 "WaymarkRules", "WaymarkStore", "WaymarkDelivery", "WaymarkCatalog", "WaymarkNarration", "WaymarkSupport", "WaymarkAPI",
-                "WaymarkEngine", "WaymarkHTML",
+                "WaymarkEngine", "WaymarkHTML", "WaymarkAnalytics",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
@@ -162,7 +162,7 @@ let package = Package(
             dependencies: [
                 "WaymarkApplication",
                 "WaymarkCatalog", "WaymarkServer", "WaymarkConsole", "WaymarkSQLite", "WaymarkPostgres", "WaymarkNarration",
-                "WaymarkSupport", "WaymarkAPI", "WaymarkDelivery", "WaymarkEngine", "WaymarkRules", "WaymarkStore",
+                "WaymarkSupport", "WaymarkAPI", "WaymarkDelivery", "WaymarkEngine", "WaymarkRules", "WaymarkStore", "WaymarkAnalytics",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOFoundationEssentialsCompat", package: "swift-nio"),

@@ -186,6 +186,11 @@ public struct WaymarkConsole: Sendable {
         routes.get("/apps/:app/attributes", Viewer.self) { request, context, access in
             try await self.attributesPage(request, context, access)
         }
+        routes.get("/apps/:app/struggles", Viewer.self) { request, context, access in try await self.strugglesPage(request, context, access)
+        }
+        routes.get("/apps/:app/struggles/one", Viewer.self) { request, context, access in
+            try await self.strugglePage(request, context, access)
+        }
         routes.get("/apps/:app/analytics", Viewer.self) { request, context, access in try await self.analyticsPage(request, context, access)
         }
         routes.get("/apps/:app/analytics/tips/:id", Viewer.self) { request, context, access in

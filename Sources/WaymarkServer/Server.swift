@@ -160,6 +160,7 @@ public struct WaymarkServer: Sendable {
         routes.get("/v1/admin/grants", SecretKey.self) { request, context in try await self.grantPage(request, context) }
         routes.get("/v1/admin/events", SecretKey.self) { request, context in try await self.exportEvents(request, context) }
         routes.get("/v1/admin/anchors", SecretKey.self) { _, context in try await self.listSightings(context) }
+        routes.get("/v1/admin/struggles", SecretKey.self) { request, context in try await self.listProblems(request, context) }
         routes.get("/v1/admin/captures", SecretKey.self) { _, context in try await self.listCaptures(context) }
         routes.get("/v1/admin/captures/:id/image", SecretKey.self) { _, context in try await self.captureImage(context) }
         routes.get("/v1/admin/previews", SecretKey.self) { _, context in try await self.listPreviews(context) }

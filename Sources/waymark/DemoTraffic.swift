@@ -1,5 +1,7 @@
 import Foundation
+import Logging
 import WaymarkAPI
+import WaymarkAnalytics
 import WaymarkCatalog
 import WaymarkDelivery
 import WaymarkEngine
@@ -16,7 +18,9 @@ import WaymarkSupport
 /// send (`tip_shown` when the engine shows a tip, `tip_dismissed` when its rule dismisses it,
 /// `tip_closed` when the shopper closes it, `tip_action` when they press one of its buttons,
 /// `hotspot_opened`, the checklist's items as their rules hold, and the help's opens and searches,
-/// some of which find nothing). The shoppers are drawn from a seeded generator, so
+/// some of which find nothing). Some of them get lost where the console's "Where people get lost"
+/// then shows: Android shoppers tap a slow checkout again and again, half who open the reviews go
+/// straight back, Hindi searches for cancelling an order find nothing, and many leave the cart. The shoppers are drawn from a seeded generator, so
 /// every demo has the same history, ending at the moment it starts.
 struct DemoTraffic {
     struct Shopper {
@@ -109,8 +113,8 @@ struct DemoTraffic {
             for day in 0..<Self.days where chance(shopper.activity) {
                 var time = start.addingTimeInterval(Double(day) * 86_400 + Double(8 * 3600 + next(12 * 3600)))
                 for _ in 0..<(1 + next(2)) {
-                    func act(_ name: String, _ target: String? = nil) {
-                        time += Double(2 + next(40))
+                    func act(_ name: String, _ target: String? = nil, after seconds: Double? = nil) {
+                        time += seconds ?? Double(2 + next(40))
                         add(name, target, time)
                         perform(engine.record(name, target: target, at: time))
                         if let checklist, itemsDone.count < checklist.items.count {
@@ -162,31 +166,50 @@ struct DemoTraffic {
                             perform(engine.record(Survey.answerEvent, target: tip.id, at: time))
                         }
                     }
+                    // A tap that opens a screen: the screen a moment later, as an app answers.
+                    func go(_ target: String, to screen: String) {
+                        act("tap", target)
+                        act("screen", screen, after: 0.3 + Double(next(1200)) / 1000)
+                    }
                     act("activation")
                     act("screen", "home")
                     if chance(0.5) {
                         act("scroll")
                         if chance(0.3) { act("pan", "product-carousel") }
                     }
-                    if chance(0.3) { act("tap", "search-hint") }
-                    if chance(0.4) {
-                        act("tap", "search")
-                        act("screen", "search")
+                    if chance(0.3) {
+                        go("search-hint", to: "search")
+                    } else if chance(0.4) {
+                        go("search", to: "search")
                     }
                     for _ in 0..<next(4) {
                         act("screen", "product")
-                        if chance(0.35) { act("tap", "add-to-cart") }
-                        if chance(0.2) { act("tap", "reviews") }
+                        if chance(0.35) {
+                            act("tap", "add-to-cart")
+                            act("added_to_cart", "jacket", after: 0.2 + Double(next(400)) / 1000)
+                        }
+                        if chance(0.2) {
+                            go("reviews", to: "reviews")
+                            // The reviews screen disappoints: half go straight back (a U-turn).
+                            act("screen", "product", after: chance(0.5) ? 1 + Double(next(3000)) / 1000 : Double(15 + next(40)))
+                        }
                     }
-                    if chance(0.25) {
+                    if chance(0.3) {
                         act("screen", "cart")
-                        if chance(0.2) { act("tap", "checkout") }
+                        if chance(0.55) {
+                            // Checkout is slow on Android phones: many tap it again and again before it answers.
+                            act("tap", "checkout")
+                            if shopper.platform == "android" && chance(0.6) {
+                                for _ in 0..<(2 + next(3)) { act("tap", "checkout", after: 0.25 + Double(next(300)) / 1000) }
+                            }
+                            act("screen", "checkout", after: 0.5 + Double(next(1500)) / 1000)
+                        }
                     }
-                    if !catalog.articles.isEmpty && chance(0.12) {
+                    if !catalog.articles.isEmpty && chance(shopper.locale.hasPrefix("hi") ? 0.3 : 0.12) {
                         time += Double(5 + next(20))
                         add("help_opened", nil, time, ["screen": "home"])
                         if chance(0.7) {
-                            let query = pick(Self.helpQueries)
+                            let query = pick(shopper.locale.hasPrefix("hi") && chance(0.8) ? Self.hindiQueries : Self.helpQueries)
                             let found = catalog.articles.filter { Self.finds($0, query) }
                             time += Double(4 + next(10))
                             add("help_searched", nil, time, ["query": query, "results": String(found.count), "screen": "home"])
@@ -198,8 +221,9 @@ struct DemoTraffic {
                     if !tourDone && chance(0.08) {
                         tourDone = true
                         act("tap", "tour-start")
-                        for page in catalog.tours.first?.pages ?? [] {
-                            time += Double(5 + next(30))
+                        for (index, page) in (catalog.tours.first?.pages ?? []).enumerated() {
+                            // The tour opens at once on its first page.
+                            time += index == 0 ? 0.5 : Double(5 + next(30))
                             add("page_viewed", page.id, time, ["tour": "shop-tour", "page": page.id])
                             if let media = page.media, chance(0.6) {
                                 add("video_played", media, time + 2, ["tour": "shop-tour", "page": page.id])
@@ -219,6 +243,8 @@ struct DemoTraffic {
 
     /// What the made-up shoppers type in the help: some of it the demo's articles answer, some not.
     static let helpQueries = ["delivery", "cash", "refund", "gift wrap", "emi", "डिलीवरी", "order status", "cod"]
+    /// What Hindi speakers type: cancelling an order, which no article explains, most of all.
+    static let hindiQueries = ["ऑर्डर रद्द करें", "ऑर्डर रद्द करें", "पैसे वापस", "डिलीवरी"]
 
     /// Whether an article's words (title, text, keywords, in any of its locales) hold every word of
     /// `query`: close enough to the SDKs' search for made-up traffic.
@@ -264,6 +290,13 @@ struct DemoTraffic {
             lines += Data("\n".utf8)
         }
         try lines.write(to: URL(fileURLWithPath: (directory as NSString).appendingPathComponent("sample-events.jsonl")))
+        // Where these shoppers got lost, read now: the background refresher may have looked at
+        // these days before they had their events, and would not look again.
+        let struggles = StruggleRefresher(store: store, logger: Logger(label: "waymark.demo"))
+        let today = Period.startOfDay(now)
+        for day in stride(from: today - Int64(days) * Period.day, to: today, by: Int(Period.day)) {
+            try await struggles.look(app: app, day: day)
+        }
         return stored.count
     }
 

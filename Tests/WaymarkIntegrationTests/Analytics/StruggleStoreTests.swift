@@ -23,7 +23,8 @@ import WaymarkTestSupport
     static let noon = today + 12 * 3_600_000
     static let yesterday = today - Period.day
 
-    static func events(app: String) -> [StoredEvent] {
+    /// Two days of events: three users, two of them lost, on `today` (its midnight) and the day before.
+    static func events(app: String, today: Int64 = today) -> [StoredEvent] {
         var events: [StoredEvent] = []
         func add(_ user: String, _ name: String, _ target: String?, at time: Int64, _ extra: [String: String] = [:]) {
             events.append(
@@ -37,7 +38,7 @@ import WaymarkTestSupport
         }
         // Yesterday: a taps "pay" on the cart four times in a second before it answers; b searches
         // the help in Hindi and finds nothing.
-        var t = yesterday + 10 * 3_600_000
+        var t = today - Period.day + 10 * 3_600_000
         add("a", "screen", "cart", at: t)
         for step in 1...4 { add("a", "tap", "pay", at: t + Int64(step) * 250 + 5_000) }
         add("a", "screen", "paid", at: t + 6_500)

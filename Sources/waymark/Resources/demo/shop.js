@@ -146,6 +146,9 @@ async function main() {
     cart.push(event.target.dataset.product);
     sessionStorage.setItem("demo-cart", JSON.stringify(cart));
     $("cart-count").textContent = String(cart.length);
+    // What the tap did, which only the page shows: said as an event, so the tap is not taken for
+    // one that led nowhere (a dead tap, docs/struggles.md).
+    Waymark.track("added_to_cart", event.target.dataset.product);
   });
   // The tour's trigger (tap:tour-start) opens it where the user left it; once they ended it, the
   // trigger holds still but no longer opens it, so the button asks for it itself.

@@ -1,0 +1,72 @@
+import Foundation
+import Hummingbird
+import WaymarkAnalytics
+import WaymarkStore
+import WaymarkSupport
+
+extension WaymarkServer {
+    /// `GET /v1/admin/struggles?from=&to=`: where the app's users got lost in [from, to) (RFC 3339;
+    /// by default the last 30 days), most users first, as the background refresher found it
+    /// (``WaymarkAnalytics/StruggleRefresher``): no event is read here.
+    func listProblems(_ request: Request, _ context: WaymarkRequestContext) async throws -> Response {
+        let key = try context.key()
+        let query = request.uri.queryParameters
+        let time = now().millisecondsSince1970
+        func instant(_ name: String, default value: Int64) throws -> Int64 {
+            guard let text = query[name[...]] else { return value }
+            guard let millis = Timestamp.parse(String(text)) else {
+                throw APIError.badRequest("\(name) must be an RFC 3339 time, like 2026-11-01T00:00:00Z")
+            }
+            return millis
+        }
+        let period = Period(from: try instant("from", default: time - 30 * Period.day), to: try instant("to", default: time))
+        let live = try await publishedCatalog(app: key.app)?.catalog
+        let problems = try await Problems(store: store).list(app: key.app, catalog: live, period: period)
+        return jsonResponse(
+            ProblemList(
+                from: Timestamp.format(Date(millisecondsSince1970: period.from)),
+                to: Timestamp.format(Date(millisecondsSince1970: period.to)),
+                problems: problems.map(ProblemList.Entry.init)))
+    }
+}
+
+/// What `GET /v1/admin/struggles` answers.
+struct ProblemList: Encodable {
+    struct Share: Encodable {
+        var name: String
+        var users: Int
+    }
+
+    struct Entry: Encodable {
+        var signal: String
+        var screen: String
+        var element: String
+        var users: Int
+        var visits: Int
+        var occurrences: Int
+        /// Occurrences in the period's last 7 days and the 7 before (its halves when shorter).
+        var later: Int
+        var earlier: Int
+        var locales: [Share]
+        var platforms: [Share]
+        var addressedBy: [String]
+
+        init(_ problem: Problem) {
+            signal = problem.signal.rawValue
+            screen = problem.screen
+            element = problem.element
+            users = problem.users
+            visits = problem.visits
+            occurrences = problem.occurrences
+            later = problem.later
+            earlier = problem.earlier
+            locales = problem.locales.map { Share(name: $0.name, users: $0.users) }
+            platforms = problem.platforms.map { Share(name: $0.name, users: $0.users) }
+            addressedBy = problem.addressedBy
+        }
+    }
+
+    var from: String
+    var to: String
+    var problems: [Entry]
+}

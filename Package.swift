@@ -186,7 +186,10 @@ let package = Package(
             name: "WaymarkDeliveryTests",
             dependencies: ["WaymarkDelivery", "WaymarkAPI", "WaymarkCatalog", "WaymarkEngine", "WaymarkRules"]),
         .testTarget(name: "WaymarkNarrationTests", dependencies: ["WaymarkNarration", "WaymarkCatalog"]),
-        .testTarget(name: "WaymarkAnalyticsTests", dependencies: ["WaymarkAnalytics", "WaymarkStore", "WaymarkSupport"]),
+        .testTarget(
+            name: "WaymarkAnalyticsTests",
+            dependencies: ["WaymarkAnalytics", "WaymarkStore", "WaymarkSupport", "WaymarkCatalog", "WaymarkEngine", "WaymarkRules"]
+        ),
         .testTarget(
             name: "WaymarkServerTests",
             dependencies: [

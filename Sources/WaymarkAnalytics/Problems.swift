@@ -29,6 +29,23 @@ public struct Problem: Hashable, Sendable {
     /// The live tips that point at the element, or show on the screen, already.
     public var addressedBy: [String]
 
+    public init(
+        signal: StruggleSignal, screen: String, element: String, occurrences: Int, users: Int, visits: Int, earlier: Int, later: Int,
+        locales: [Share], platforms: [Share], addressedBy: [String]
+    ) {
+        self.signal = signal
+        self.screen = screen
+        self.element = element
+        self.occurrences = occurrences
+        self.users = users
+        self.visits = visits
+        self.earlier = earlier
+        self.later = later
+        self.locales = locales
+        self.platforms = platforms
+        self.addressedBy = addressedBy
+    }
+
     /// Whether the sign is about the screen as a whole (no element of its own to point at).
     public var isAboutTheScreen: Bool { [.backAndForth, .uTurn, .idle, .stopped].contains(signal) }
 }

@@ -188,6 +188,9 @@ public struct WaymarkConsole: Sendable {
         }
         routes.get("/apps/:app/struggles", Viewer.self) { request, context, access in try await self.strugglesPage(request, context, access)
         }
+        routes.post("/apps/:app/struggles/propose", Editor.self) { request, context, access in
+            try await self.proposeTip(request, context, access)
+        }
         routes.get("/apps/:app/struggles/one", Viewer.self) { request, context, access in
             try await self.strugglePage(request, context, access)
         }

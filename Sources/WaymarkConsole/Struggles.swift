@@ -2,6 +2,8 @@ import Foundation
 import Hummingbird
 import WaymarkAnalytics
 import WaymarkCatalog
+import WaymarkEngine
+import WaymarkRules
 import WaymarkServer
 import WaymarkStore
 import WaymarkSupport
@@ -65,6 +67,31 @@ extension WaymarkConsole {
                     }
                 ).values
         }
+        // The tip Waymark proposes, backtested on this period's events before the author sees it.
+        let draft = try await server.draftCatalog(app: app.id)?.catalog ?? live ?? Catalog(tips: [])
+        let next = problems.first { $0.signal == .stopped && $0.screen == screen }?.element
+        if let proposal = problem.proposal(next: next, catalog: draft) {
+            let outcome = try await Backtest(tips: [proposal.tip], segments: draft.segments).run(
+                store: store, app: app.id, period: choice.period)[0]
+            let tip = proposal.tip
+            var shown: [String: Any] = [
+                "id": tip.id, "reason": proposal.reason, "trigger": tip.tip.trigger.description,
+                "where": tip.tip.anchor.map { "at \($0) on \(tip.tip.container)" } ?? "on \(tip.tip.container), as a banner",
+                "title": tip.content.fallback.title, "body": tip.content.fallback.markdown ?? "",
+                "reached": outcome.users, "active": outcome.activeUsers,
+                "share": outcome.activeUsers > 0
+                    ? String(format: "%.0f%%", Double(outcome.users) * 100 / Double(outcome.activeUsers)) : "—",
+                "signal": signal.rawValue, "screen": screen, "element": element,
+            ]
+            if let dismissal = tip.tip.dismissal { shown["dismissal"] = dismissal.description }
+            if let hindi = tip.content.locales["hi"] { shown["hindi"] = ["title": hindi.title, "body": hindi.markdown ?? ""] }
+            if tip.tip.dismissal != nil {
+                shown["acted"] = outcome.users > 0 ? String(format: "%.0f%%", Double(outcome.acted) * 100 / Double(outcome.users)) : "—"
+            }
+            values["proposal"] = shown
+        } else {
+            values["noProposal"] = true
+        }
         var visits: [[String: Any]] = []
         for example in examples.prefix(5) {
             // The visit up to the sign and a little after: what the app sent, nothing more.
@@ -84,6 +111,36 @@ extension WaymarkConsole {
         values["visits"] = visits
         values["hasVisits"] = !visits.isEmpty
         return Templates.page("struggle", values)
+    }
+
+    /// `POST /console/apps/:app/struggles/propose`: puts the proposed tip of a problem in the draft
+    /// and opens it in the tip form, for the author to finish its words.
+    func proposeTip(_ request: Request, _ context: ConsoleRequestContext, _ access: AppAccess) async throws -> Response {
+        let form = access.form
+        let app = access.app
+        guard let signal = form["signal"].flatMap(StruggleSignal.init(rawValue:)) else { throw ConsoleError.badRequest("no such sign") }
+        let (screen, element) = (form["screen"] ?? "", form["element"] ?? "")
+        let period = Period(
+            from: form["from"].flatMap { Timestamp.parse($0 + "T00:00:00Z") } ?? 0,
+            to: (form["to"].flatMap { Timestamp.parse($0 + "T00:00:00Z") } ?? now().millisecondsSince1970) + Period.day)
+        let live = try await server.publishedCatalog(app: app.id)?.catalog
+        let problems = try await Problems(store: store).list(app: app.id, catalog: live, period: period)
+        guard let problem = problems.first(where: { $0.signal == signal && $0.screen == screen && $0.element == element }) else {
+            throw ConsoleError.notFound
+        }
+        let next = problems.first { $0.signal == .stopped && $0.screen == screen }?.element
+        var made: String?
+        let errors = try await saveEdit(app: app, actor: access.signedIn.actor) { catalog in
+            guard let proposal = problem.proposal(next: next, catalog: catalog) else {
+                throw FieldError(field: "form", message: "no rule can name this screen or element")
+            }
+            catalog.tips.append(proposal.tip)
+            made = proposal.tip.id
+        }
+        guard errors.isEmpty, let made else {
+            throw ConsoleError.badRequest(errors.values.compactMap { $0["message"] }.joined(separator: " "))
+        }
+        return .redirect(to: "/console/apps/\(app.id)/tips/\(made)?proposed=1", type: .normal)
     }
 
     /// Where a problem is, in words: the screen, and the element or other screen.

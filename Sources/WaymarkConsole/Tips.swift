@@ -76,7 +76,7 @@ extension WaymarkConsole {
         guard let id = context.parameters.get("id"),
             let tip = try await server.draftCatalog(app: app.id)?.catalog.tips.first(where: { $0.id == id })
         else { throw ConsoleError.notFound }
-        return try await tipForm(signedIn, app, TipFields(tip), new: false)
+        return try await tipForm(signedIn, app, TipFields(tip), new: false, proposed: request.uri.queryParameters["proposed"] != nil)
     }
 
     func saveTip(_ request: Request, _ context: ConsoleRequestContext, _ access: AppAccess) async throws -> Response {
@@ -212,9 +212,10 @@ extension WaymarkConsole {
 
     private func tipForm(
         _ signedIn: SignedIn, _ app: AppRecord, _ fields: TipFields, new: Bool, errors: [String: [String: String]] = [:],
-        recipes: RecipeFields = RecipeFields(), status: HTTPResponse.Status = .ok
+        recipes: RecipeFields = RecipeFields(), status: HTTPResponse.Status = .ok, proposed: Bool = false
     ) async throws -> Response {
         var values = frame(new ? "New tip" : "Tip \(fields.values["id"] ?? "")", signedIn, app: app)
+        values["proposed"] = proposed
         for (name, value) in fields.values { values["f_" + name] = value }
         values["new"] = new
         values["errors"] = errors

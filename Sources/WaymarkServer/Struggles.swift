@@ -1,6 +1,9 @@
 import Foundation
 import Hummingbird
 import WaymarkAnalytics
+import WaymarkCatalog
+import WaymarkEngine
+import WaymarkRules
 import WaymarkStore
 import WaymarkSupport
 
@@ -21,12 +24,16 @@ extension WaymarkServer {
         }
         let period = Period(from: try instant("from", default: time - 30 * Period.day), to: try instant("to", default: time))
         let live = try await publishedCatalog(app: key.app)?.catalog
+        let draft = try await draftCatalog(app: key.app)?.catalog ?? live ?? Catalog(tips: [])
         let problems = try await Problems(store: store).list(app: key.app, catalog: live, period: period)
         return jsonResponse(
             ProblemList(
                 from: Timestamp.format(Date(millisecondsSince1970: period.from)),
                 to: Timestamp.format(Date(millisecondsSince1970: period.to)),
-                problems: problems.map(ProblemList.Entry.init)))
+                problems: problems.map { problem in
+                    let next = problems.first { $0.signal == .stopped && $0.screen == problem.screen }?.element
+                    return ProblemList.Entry(problem, proposal: problem.proposal(next: next, catalog: draft))
+                }))
     }
 }
 
@@ -50,8 +57,11 @@ struct ProblemList: Encodable {
         var locales: [Share]
         var platforms: [Share]
         var addressedBy: [String]
+        /// The tip Waymark proposes, as it would go in the draft; absent when no rule can name the place.
+        var proposal: ProposedTip?
 
-        init(_ problem: Problem) {
+        init(_ problem: Problem, proposal: Proposal?) {
+            self.proposal = proposal.map(ProposedTip.init)
             signal = problem.signal.rawValue
             screen = problem.screen
             element = problem.element
@@ -63,6 +73,30 @@ struct ProblemList: Encodable {
             locales = problem.locales.map { Share(name: $0.name, users: $0.users) }
             platforms = problem.platforms.map { Share(name: $0.name, users: $0.users) }
             addressedBy = problem.addressedBy
+        }
+    }
+
+    /// A proposed tip, as the draft would have it.
+    struct ProposedTip: Encodable {
+        var id: String
+        var container: String
+        var anchor: String?
+        var renderer: String
+        var trigger: String
+        var dismissal: String?
+        var title: String
+        var reason: String
+
+        init(_ proposal: Proposal) {
+            let tip = proposal.tip
+            id = tip.id
+            container = tip.tip.container
+            anchor = tip.tip.anchor
+            renderer = tip.renderer.rawValue
+            trigger = tip.tip.trigger.description
+            dismissal = tip.tip.dismissal?.description
+            title = tip.content.fallback.title
+            reason = proposal.reason
         }
     }
 

@@ -84,11 +84,13 @@ struct DemoTraffic {
             )
             let base = ["platform": shopper.platform, "appVersion": shopper.appVersion, "locale": shopper.locale, "model": shopper.model]
             func add(_ name: String, _ target: String?, _ time: Date, _ extra: [String: String] = [:]) {
+                var properties = base.merging(extra) { $1 }.mapValues(ContextValue.string)
+                // A search's count of results is a number, as the SDKs send it.
+                if let results = extra["results"].flatMap(Double.init) { properties["results"] = .number(results) }
                 events.append(
                     IncomingEvent(
                         id: EventID.make(milliseconds: time.millisecondsSince1970, number: events.count), user: shopper.id, name: name,
-                        target: target,
-                        timestamp: Timestamp.format(time), properties: base.merging(extra) { $1 }.mapValues(ContextValue.string)
+                        target: target, timestamp: Timestamp.format(time), properties: properties
                     ))
             }
             func perform(_ commands: [RenderCommand]) {

@@ -36,6 +36,21 @@ extension ConsoleTests {
             // The example visits: what the app sent, the sign marked.
             #expect(one.matches(of: /<li class="sign">/).count == 2)
             #expect(one.contains("<code>tap</code> <code>pay</code> ← the sign"))
+            // The proposed tip, backtested on the period before it is shown: c and a tapped pay thrice within 3 s.
+            #expect(one.contains("<code>count(tap:pay) &gt;= 3 within 3s</code>"), "\(one.suffix(4000))")
+            #expect(one.contains("would have reached <strong>2</strong> of 3 active users (67%)"))
+            #expect(one.contains("Put it in the draft as lost-rage-taps-cart-pay"))
+            let fields = [("signal", "rage_taps"), ("screen", "cart"), ("element", "pay")]
+            let put = try await browser.post("/console/apps/\(app)/struggles/propose", fields)
+            #expect(put.status == .seeOther && put.headers[.location] == "/console/apps/\(app)/tips/lost-rage-taps-cart-pay?proposed=1")
+            let form = String(buffer: try await browser.get(put.headers[.location] ?? "").body)
+            #expect(form.contains("Waymark proposed this tip where people get lost"))
+            let drafted = try #require(try await setup.store.draft(app: app)?.document)
+            #expect(drafted.contains("id: lost-rage-taps-cart-pay") && drafted.contains("anchor: pay"))
+            #expect(drafted.contains("trigger: count(tap:pay) >= 3 within 3s"))
+            // Again: the next one takes a free id.
+            _ = try await browser.post("/console/apps/\(app)/struggles/propose", fields)
+            #expect(try await setup.store.draft(app: app)?.document.contains("id: lost-rage-taps-cart-pay-2") == true)
             let search = String(buffer: try await browser.get(rows[1].1.replacingOccurrences(of: "&amp;", with: "&")).body)
             #expect(search.contains("<td>ऑर्डर रद्द</td><td>1</td><td>1</td>"))
             #expect(try await browser.get("/console/apps/\(app)/struggles/one?signal=nonsense").status == .notFound)
@@ -44,6 +59,7 @@ extension ConsoleTests {
             var viewer = Browser(setup.client)
             _ = try await viewer.signIn("vic@example.com")
             #expect(try await viewer.get("/console/apps/\(app)/struggles").status == .ok)
+            #expect(try await viewer.post("/console/apps/\(app)/struggles/propose", fields).status == .forbidden)
             var oscar = Browser(setup.client)
             _ = try await oscar.signIn("oscar@example.com")
             #expect(try await oscar.get("/console/apps/\(app)/struggles").status == .notFound)
@@ -61,6 +77,9 @@ extension ConsoleTests {
                 problems.map { "\($0["signal"]!) \($0["screen"]!) \($0["element"]!) \($0["users"]!)" } == [
                     "rage_taps cart pay 2", "failed_search orders help_searched 1",
                 ])
+            let proposal = try #require(problems.first?["proposal"] as? [String: Any])
+            #expect(proposal["trigger"] as? String == "count(tap:pay) >= 3 within 3s" && proposal["anchor"] as? String == "pay")
+            #expect(proposal["id"] as? String == "lost-rage-taps-cart-pay-3", "two are in the draft already")
             let other = try await setup.client.execute(
                 uri: "/v1/admin/struggles", method: .get, headers: [.authorization: "Bearer \(setup.other.secretKey)"])
             #expect(String(buffer: other.body).contains(#""problems":[]"#))

@@ -11,6 +11,7 @@ let package = Package(
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.0", traits: ["MallocInterposer"]),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
     ],
     targets: [
         .executableTarget(
@@ -41,6 +42,7 @@ let package = Package(
                 .product(name: "WaymarkStore", package: "Waymark"),
                 .product(name: "WaymarkCatalog", package: "Waymark"),
                 .product(name: "WaymarkSupport", package: "Waymark"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "Benchmark", package: "benchmark"),
             ],
             path: "Benchmarks/AnalyticsBenchmarks",

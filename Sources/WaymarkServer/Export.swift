@@ -112,14 +112,8 @@ extension WaymarkServer {
     func exportEvents(_ request: Request, _ context: WaymarkRequestContext) async throws -> Response {
         let key = try context.key()
         let query = request.uri.queryParameters
-        func time(_ name: String, default value: Int64) throws -> Int64 {
-            guard let text = query[name[...]] else { return value }
-            guard let millis = Timestamp.parse(String(text)) else {
-                throw APIError.badRequest("\(name) must be an RFC 3339 time, like 2026-11-01T00:00:00Z")
-            }
-            return millis
-        }
-        let period = Period(from: try time("from", default: 0), to: try time("to", default: Int64.max))
+        let period = Period(
+            from: try request.timeParameter("from", default: 0), to: try request.timeParameter("to", default: Int64.max))
         let formatName = query["format"].map(String.init) ?? EventExport.Format.ndjson.rawValue
         guard let format = EventExport.Format(rawValue: formatName) else {
             throw APIError.badRequest("format must be ndjson or csv")

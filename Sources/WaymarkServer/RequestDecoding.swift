@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import WaymarkSupport
 
 extension Request {
     /// The JSON body as `T`, through the context's request decoder; a body that does not decode is
@@ -75,5 +76,17 @@ extension KeyedDecodingContainer {
     /// type, as the API's description (which has no nullable fields) says.
     func decodeUnlessAbsent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
         contains(key) ? try decode(type, forKey: key) : nil
+    }
+}
+
+extension Request {
+    /// The query parameter `name` as an RFC 3339 time in ms since 1970, `value` when it is absent;
+    /// a 400 naming it when it is not such a time.
+    func timeParameter(_ name: String, default value: Int64) throws -> Int64 {
+        guard let text = uri.queryParameters[name[...]] else { return value }
+        guard let millis = Timestamp.parse(String(text)) else {
+            throw APIError.badRequest("\(name) must be an RFC 3339 time, like 2026-11-01T00:00:00Z")
+        }
+        return millis
     }
 }

@@ -13,16 +13,9 @@ extension WaymarkServer {
     /// (``WaymarkAnalytics/StruggleRefresher``): no event is read here.
     func listProblems(_ request: Request, _ context: WaymarkRequestContext) async throws -> Response {
         let key = try context.key()
-        let query = request.uri.queryParameters
         let time = now().millisecondsSince1970
-        func instant(_ name: String, default value: Int64) throws -> Int64 {
-            guard let text = query[name[...]] else { return value }
-            guard let millis = Timestamp.parse(String(text)) else {
-                throw APIError.badRequest("\(name) must be an RFC 3339 time, like 2026-11-01T00:00:00Z")
-            }
-            return millis
-        }
-        let period = Period(from: try instant("from", default: time - 30 * Period.day), to: try instant("to", default: time))
+        let period = Period(
+            from: try request.timeParameter("from", default: time - 30 * Period.day), to: try request.timeParameter("to", default: time))
         let live = try await publishedCatalog(app: key.app)?.catalog
         let draft = try await draftCatalog(app: key.app)?.catalog ?? live ?? Catalog(tips: [])
         let problems = try await Problems(store: store).list(app: key.app, catalog: live, period: period)

@@ -1,5 +1,6 @@
 import Benchmark
 import Foundation
+import Logging
 import WaymarkAnalytics
 import WaymarkCatalog
 import WaymarkSQLite
@@ -93,6 +94,23 @@ let benchmarks: @Sendable () -> Void = {
         for _ in benchmark.scaledIterations {
             let groups = try await UserGroups(.segment(catalog.segments[0]), store: store, app: "bench", period: period)
             blackHole(try await analytics.tip("search-tip", app: "bench", period: period, by: groups))
+        }
+    }
+    // Where people get lost: the background refresher's work, and the page that reads what it kept.
+    let refresher = StruggleRefresher(store: store, logger: Logger(label: "bench"), now: { Date(millisecondsSince1970: period.to) })
+    Benchmark("Struggles: one day of a 1M-event database read, its signs found and kept (about 33,000 events)") { benchmark in
+        for _ in benchmark.scaledIterations { try await refresher.look(app: "bench", day: period.to - Period.day) }
+    }
+    Benchmark("Struggles: all 30 days of a 1M-event database read, their signs found and kept") { benchmark in
+        for _ in benchmark.scaledIterations {
+            for day in stride(from: period.from, to: period.to, by: Int(Period.day)) { try await refresher.look(app: "bench", day: day) }
+        }
+    }
+    Benchmark("Where people get lost: the problems of 30 days, from the kept signs of 1M events") { benchmark in
+        for day in stride(from: period.from, to: period.to, by: Int(Period.day)) { try await refresher.look(app: "bench", day: day) }
+        benchmark.startMeasurement()
+        for _ in benchmark.scaledIterations {
+            blackHole(try await Problems(store: store).list(app: "bench", catalog: catalog, period: period))
         }
     }
     Benchmark("Eligibility debugger for one user, 1M events") { benchmark in

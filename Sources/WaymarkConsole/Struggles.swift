@@ -92,6 +92,19 @@ extension WaymarkConsole {
         } else {
             values["noProposal"] = true
         }
+        // Did a live tip there help: the sign before and after it was published, and after it beside
+        // the users it held out (or was not shown to).
+        if let live, let id = problem.addressedBy.first, let tip = live.tips.first(where: { $0.id == id }),
+            let published = try await Self.firstPublished(app: app.id, store: store)[id]
+        {
+            let effect = try await TipEffect.measure(
+                problem, tip: tip, published: published, now: now().millisecondsSince1970, store: store, app: app.id)
+            values["effectTable"] = ReportTable.effect(effect).values
+            values["effect"] = [
+                "tip": id, "published": Self.minute(published), "holdout": effect.holdout,
+                "verdict": Self.verdict(effect),
+            ]
+        }
         var visits: [[String: Any]] = []
         for example in examples.prefix(5) {
             // The visit up to the sign and a little after: what the app sent, nothing more.
@@ -156,6 +169,18 @@ extension WaymarkConsole {
         }
     }
 
+    /// What the comparison after publication says, in a sentence.
+    static func verdict(_ effect: TipEffect) -> String {
+        guard Statistics.enoughForTest([effect.with, effect.without]) || (effect.with.trials >= 20 && effect.without.trials >= 20),
+            let p = effect.pValue, let with = effect.with.rate, let without = effect.without.rate
+        else { return "Not enough users on each side yet to tell." }
+        let change = with < without ? "fewer" : "more"
+        let sides = effect.holdout ? "users its rollout includes than among those it holds out" : "users shown it than among the others"
+        return p < 0.05
+            ? "The sign is \(change) frequent among \(sides) (p = \(String(format: "%.3f", p))): unlikely to be chance."
+            : "No clear difference among \(sides) yet (p = \(String(format: "%.2f", p)))."
+    }
+
     /// A moment to the minute, as people read it: `2026-11-28 09:14 UTC`.
     static func minute(_ millis: Int64) -> String {
         Timestamp.format(Date(millisecondsSince1970: millis)).prefix(16).replacingOccurrences(of: "T", with: " ") + " UTC"
@@ -198,6 +223,22 @@ extension StruggleSignal {
 }
 
 extension ReportTable {
+    /// A tip's effect on a problem: the share of users on the screen with the sign, before and
+    /// after the tip was published, and after it with and without the tip.
+    static func effect(_ effect: TipEffect) -> ReportTable {
+        func row(_ label: String, _ share: Proportion) -> [Cell] {
+            [Cell(text: label), number(share.trials), number(share.successes), percent(share.rate), interval(share)]
+        }
+        return ReportTable(
+            "Did \(effect.tip) help?", ["When", "Users on the screen", "With the sign", "Share", "95% interval"],
+            [
+                row("the \(effect.days) days before it was published", effect.before),
+                row("the days since (at most \(effect.days))", effect.after),
+                row(effect.holdout ? "since: in its rollout" : "since: shown it", effect.with),
+                row(effect.holdout ? "since: held out by its rollout" : "since: not shown it", effect.without),
+            ])
+    }
+
     /// Problems, one a row: where, how many, the trend, the locale and platform most touched, and
     /// the tips there already.
     static func problems(_ problems: [Problem], link: String?) -> ReportTable {

@@ -81,6 +81,18 @@ extension PostgresStore {
         }
     }
 
+    public func struggleUsers(app: String, signal: StruggleSignal, screen: String, element: String, period: Period) async throws(StoreError)
+        -> Set<String>
+    {
+        let signalName = signal.rawValue
+        return Set(
+            try await all(
+                """
+                SELECT DISTINCT user_id FROM struggles WHERE app = \(app) AND signal = \(signalName) AND screen = \(screen)
+                AND element = \(element) AND at >= \(period.from) AND at < \(period.to)
+                """, as: String.self))
+    }
+
     public func deleteStruggles(app: String, before day: Int64) async throws(StoreError) {
         try await transaction { connection in
             try await connection.query("DELETE FROM struggles WHERE app = \(app) AND day < \(day)", logger: self.logger)

@@ -89,6 +89,20 @@ extension SQLiteStore {
         }
     }
 
+    public func struggleUsers(app: String, signal: StruggleSignal, screen: String, element: String, period: Period) async throws(StoreError)
+        -> Set<String>
+    {
+        try await read { db in
+            Set(
+                try String.fetchAll(
+                    db,
+                    sql: """
+                        SELECT DISTINCT user FROM struggles WHERE app = ? AND signal = ? AND screen = ? AND element = ? AND at >= ? AND at < ?
+                        """,
+                    arguments: [app, signal.rawValue, screen, element, period.from, period.to]))
+        }
+    }
+
     public func deleteStruggles(app: String, before day: Int64) async throws(StoreError) {
         try await write { db in
             try db.execute(sql: "DELETE FROM struggles WHERE app = ? AND day < ?", arguments: [app, day])

@@ -97,6 +97,9 @@ public protocol StruggleStore: Sendable {
     func struggleExamples(
         app: String, signal: StruggleSignal, screen: String, element: String, period: Period, limit: Int
     ) async throws(StoreError) -> [StruggleOccurrence]
+    /// The users with a sign of this signal, screen and element in the period.
+    func struggleUsers(app: String, signal: StruggleSignal, screen: String, element: String, period: Period) async throws(StoreError)
+        -> Set<String>
     /// Removes the signs (and the days looked at) before `day`, as the events' retention does.
     func deleteStruggles(app: String, before day: Int64) async throws(StoreError)
 }

@@ -2,6 +2,10 @@ import Foundation
 import Logging
 import Testing
 import WaymarkAnalytics
+import WaymarkCatalog
+import WaymarkDelivery
+import WaymarkEngine
+import WaymarkRules
 import WaymarkStore
 import WaymarkSupport
 import WaymarkTestSupport
@@ -72,8 +76,9 @@ import WaymarkTestSupport
                     "rage_taps cart pay 2/2/2", "failed_search orders help_searched 1/1/1",
                 ])
             let byDay = try await store.struggleTally(app: "shop", period: period, by: [.day])
-            #expect(
-                byDay.filter { $0.signal == .rageTaps }.map(\.keys).sorted { $0[0] < $1[0] } == [["\(Self.yesterday)"], ["\(Self.today)"]])
+            let rageDays: [String] = byDay.filter { $0.signal == .rageTaps }.map { $0.keys[0] }.sorted()
+            let expectedDays: [String] = [String(Self.yesterday), String(Self.today)]
+            #expect(rageDays == expectedDays)
             let byPlace = try await store.struggleTally(app: "shop", period: period, by: [.platform, .locale])
             #expect(
                 Set(byPlace.map { "\($0.signal.rawValue) \($0.keys)" }) == [
@@ -105,6 +110,71 @@ import WaymarkTestSupport
             _ = try await refresher.refresh(app: "shop")
             #expect(try await store.struggleTally(app: "shop", period: period, by: []).isEmpty)
             #expect(try await store.struggleDays(app: "shop").keys.min()! > Self.today)
+        }
+    }
+}
+
+/// Whether a published tip helped: the sign's share of a screen's users before and after the tip,
+/// and after it, among the users its rollout includes against those it holds out.
+@Suite(.timeLimit(.minutes(5))) struct TipEffectTests {
+    @Test(arguments: StoreUnderTest.available)
+    func aTipsEffectComparesItsRolloutWithItsHoldout(_ kind: StoreUnderTest) async throws {
+        try await kind.with { store, _ in
+            let published = StruggleStoreTests.today - 3 * Period.day
+            try await store.createApp(
+                AppRecord(
+                    id: "shop", name: "Shop", identitySecret: "s", createdAt: Date(millisecondsSince1970: published - 30 * Period.day)))
+            let rollout = Targeting(rollout: 50)
+            var events: [StoredEvent] = []
+            func visit(_ user: String, at time: Int64, rage: Bool) {
+                var t = time
+                func add(_ name: String, _ target: String) {
+                    events.append(
+                        StoredEvent(
+                            app: "shop", id: EventID.make(milliseconds: t, number: events.count), user: user, name: name, target: target,
+                            timestamp: t, receivedAt: t, clamped: false, properties: ["platform": "android"]))
+                }
+                add("screen", "cart")
+                t += 5_000
+                for _ in 0..<(rage ? 3 : 1) {
+                    add("tap", "pay")
+                    t += 300
+                }
+                t += 500
+                add("screen", "paid")
+            }
+            // Before: 6 of 10 users tap pay again and again. After: the rollout's users do not; the
+            // users it holds out still do, one in two.
+            for number in 0..<10 { visit("before-\(number)", at: published - 2 * Period.day + Int64(number) * 60_000, rage: number < 6) }
+            var (with, without, withoutRage) = (0, 0, 0)
+            for number in 0..<60 {
+                let user = "after-\(number)"
+                let included = Resolver.admits(rollout, id: "pay-help", context: [:], user: user)
+                let rage = !included && number % 2 == 0
+                if included { with += 1 } else { without += 1 }
+                if rage { withoutRage += 1 }
+                visit(user, at: published + Period.day + Int64(number) * 60_000, rage: rage)
+            }
+            _ = try await store.insertEvents(events)
+            let refresher = StruggleRefresher(
+                store: store, logger: Logger(label: "test"), now: { Date(millisecondsSince1970: StruggleStoreTests.noon) })
+            #expect(try await refresher.refresh(app: "shop") == 30)
+
+            let tip = CatalogTip(
+                tip: Tip(id: "pay-help", container: "cart", anchor: "pay", trigger: try Rule(parsing: "count(tap:pay) >= 3 within 3s")),
+                content: Localized(Content(title: "Wait a moment")), targeting: rollout)
+            let problem = Problem(
+                signal: .rageTaps, screen: "cart", element: "pay", occurrences: 0, users: 0, visits: 0, earlier: 0, later: 0, locales: [],
+                platforms: [], addressedBy: ["pay-help"])
+            let effect = try await TipEffect.measure(
+                problem, tip: tip, published: published, now: StruggleStoreTests.noon, store: store, app: "shop")
+            #expect(effect.holdout)
+            #expect(effect.before == Proportion(6, of: 10))
+            #expect(effect.after == Proportion(withoutRage, of: 60))
+            #expect(effect.with == Proportion(0, of: with))
+            #expect(effect.without == Proportion(withoutRage, of: without))
+            #expect(min(with, without) > 15, "the rollout splits the 60 users about in half: \(with) and \(without)")
+            #expect((effect.pValue ?? 1) < 0.05)
         }
     }
 }

@@ -80,6 +80,23 @@ extension ConsoleTests {
             let proposal = try #require(problems.first?["proposal"] as? [String: Any])
             #expect(proposal["trigger"] as? String == "count(tap:pay) >= 3 within 3s" && proposal["anchor"] as? String == "pay")
             #expect(proposal["id"] as? String == "lost-rage-taps-cart-pay-3", "two are in the draft already")
+            // Once a tip there is published, the problem's page asks whether it helped.
+            let auth: HTTPFields = [.authorization: "Bearer \(setup.shop.secretKey)"]
+            let document = """
+                tips:
+                  - id: pay-help
+                    container: cart
+                    anchor: pay
+                    trigger: count(tap:pay) >= 3 within 3s
+                    rollout: 50
+                    content: { title: Wait a moment }
+                """
+            _ = try await setup.client.execute(
+                uri: "/v1/admin/catalog/draft", method: .put, headers: auth, body: ByteBuffer(string: document))
+            #expect(try await setup.client.execute(uri: "/v1/admin/catalog/publish", method: .post, headers: auth).status == .created)
+            let helped = String(buffer: try await browser.get(rows[0].1.replacingOccurrences(of: "&amp;", with: "&")).body)
+            #expect(helped.contains("Did the tip there help?") && helped.contains("Did pay-help help?"), "\(helped.suffix(3000))")
+            #expect(helped.contains("since: held out by its rollout"))
             let other = try await setup.client.execute(
                 uri: "/v1/admin/struggles", method: .get, headers: [.authorization: "Bearer \(setup.other.secretKey)"])
             #expect(String(buffer: other.body).contains(#""problems":[]"#))

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import ServiceLifecycle
+import WaymarkCatalog
 import WaymarkStore
 
 /// Finds where people get lost in the background, a UTC day at a time, so that no page reads
@@ -8,7 +9,8 @@ import WaymarkStore
 /// ``StruggleDetector`` over each day not yet looked at since it ended (plus `settled`, for the
 /// events phones send late), and over today again once `todayEvery` passed since the last look.
 /// What it finds replaces what the day had (``WaymarkStore/StruggleStore``); days older than
-/// `days` are removed. A visit that crosses midnight counts as two.
+/// `days` are removed. A visit that crosses midnight counts as two. Each app's thresholds are its
+/// live catalog's (`struggles:`), as they were when a day was read.
 public struct StruggleRefresher: Service {
     let store: any Store
     let logger: Logger
@@ -16,12 +18,13 @@ public struct StruggleRefresher: Service {
     let days: Int
     let settled: TimeInterval
     let todayEvery: TimeInterval
-    let thresholds: StruggleThresholds
+    /// The thresholds for every app; nil: each app's own, from its live catalog (`struggles:`).
+    let thresholds: StruggleThresholds?
     let now: @Sendable () -> Date
 
     public init(
         store: any Store, logger: Logger, interval: Duration = .seconds(300), days: Int = 30, settled: TimeInterval = 6 * 3600,
-        todayEvery: TimeInterval = 900, thresholds: StruggleThresholds = StruggleThresholds(),
+        todayEvery: TimeInterval = 900, thresholds: StruggleThresholds? = nil,
         now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.store = store
@@ -54,6 +57,13 @@ public struct StruggleRefresher: Service {
         }
     }
 
+    /// The thresholds the app's live catalog sets, or the defaults; the refresher's own when given.
+    func thresholds(app: String) async throws -> StruggleThresholds {
+        if let thresholds { return thresholds }
+        guard let document = try await store.liveVersion(app: app)?.document else { return StruggleThresholds() }
+        return (try? CatalogDocument.parse(document, file: "live catalog"))?.struggles ?? StruggleThresholds()
+    }
+
     /// Looks at the app's days that need it now; answers how many.
     @discardableResult
     public func refresh(app: String) async throws -> Int {
@@ -78,7 +88,7 @@ public struct StruggleRefresher: Service {
 
     /// Runs the detector over one day's events and keeps what it found.
     public func look(app: String, day: Int64) async throws {
-        var detector = StruggleDetector(thresholds: thresholds)
+        var detector = StruggleDetector(thresholds: try await thresholds(app: app))
         try await store.forEachPage(app: app, period: Period(from: day, to: day + Period.day)) { page in
             for event in page { detector.add(event) }
         }

@@ -251,7 +251,7 @@ private struct CatalogReader {
             mapping,
             allowed: [
                 "frequency", "locales", "listen", "segments", "tips", "tours", "checklists", "articles", "media", "rewards", "narration",
-                "theme",
+                "theme", "struggles",
             ])
         declaredLocales = mapping["locales"].map { readLocales($0, "locales") } ?? []
         let listen = mapping["listen"].map { readLocales($0, "listen") } ?? []
@@ -327,9 +327,11 @@ private struct CatalogReader {
         }
         let rewards = mapping["rewards"].map { readRewards($0) } ?? RewardPolicy()
         let narration = mapping["narration"].flatMap { readNarration($0) }
+        let struggles = mapping["struggles"].map { readStruggles($0) } ?? StruggleThresholds()
         return Catalog(
             frequency: frequency, locales: declaredLocales, segments: segments, tips: tips, tours: tours, checklists: checklists,
-            articles: articles, media: media, rewards: rewards, narration: narration, listen: listen, theme: catalogTheme)
+            articles: articles, media: media, rewards: rewards, narration: narration, listen: listen, theme: catalogTheme,
+            struggles: struggles)
     }
 
     /// A list of locales (`[hi, ta]`), each checked.
@@ -837,6 +839,36 @@ private struct CatalogReader {
         }
         if let node = mapping["dark"] { theme.dark = readTheme(node, dark: false)?.colors }
         return theme
+    }
+
+    /// `struggles:`: the thresholds of the signs of struggle an app sets, each within its range.
+    mutating func readStruggles(_ node: Node) -> StruggleThresholds {
+        var thresholds = StruggleThresholds()
+        let names = StruggleThresholds.wholeSettings.map(\.name) + StruggleThresholds.numberSettings.map(\.name)
+        guard let mapping = mapping(node, "struggles", keys: names) else { return thresholds }
+        for (name, path, range) in StruggleThresholds.wholeSettings {
+            guard let valueNode = mapping[name], let value = integer(valueNode, name) else { continue }
+            if range.contains(value) {
+                thresholds[keyPath: path] = value
+            } else {
+                fail(at: valueNode, "\(name) must be from \(range.lowerBound) to \(range.upperBound)")
+            }
+        }
+        for (name, path, range) in StruggleThresholds.numberSettings {
+            guard let valueNode = mapping[name] else { continue }
+            guard let value = valueNode.scalar.flatMap({ Double($0.string) }), value.isFinite else {
+                fail(at: valueNode, "\(name) must be a number")
+                continue
+            }
+            if range.contains(value) {
+                thresholds[keyPath: path] = value
+            } else {
+                fail(
+                    at: valueNode,
+                    "\(name) must be from \(StruggleThresholds.text(range.lowerBound)) to \(StruggleThresholds.text(range.upperBound))")
+            }
+        }
+        return thresholds
     }
 
     mutating func readRewards(_ node: Node) -> RewardPolicy {

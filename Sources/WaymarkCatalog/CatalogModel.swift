@@ -28,13 +28,17 @@ public struct Catalog: Hashable, Sendable {
     public var articles: [Article]
     /// How the guidance looks (``Theme``); nil: Waymark's look.
     public var theme: Theme?
+    /// When a pattern of events counts as a sign that people are lost; the defaults unless set.
+    public var struggles: StruggleThresholds
 
     public init(
         frequency: DisplayFrequency = .immediate, locales: [String] = [], segments: [Segment] = [], tips: [CatalogTip], tours: [Tour] = [],
         checklists: [Checklist] = [], articles: [Article] = [], media: [Media] = [], rewards: RewardPolicy = RewardPolicy(),
-        narration: NarrationSettings? = nil, listen: [String] = [], theme: Theme? = nil
+        narration: NarrationSettings? = nil, listen: [String] = [], theme: Theme? = nil,
+        struggles: StruggleThresholds = StruggleThresholds()
     ) {
         self.theme = theme
+        self.struggles = struggles
         self.frequency = frequency
         self.locales = locales
         self.listen = listen

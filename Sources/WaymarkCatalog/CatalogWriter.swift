@@ -40,6 +40,16 @@ extension CatalogDocument {
         rewards["maxCreditsPerUser"] = catalog.rewards.maxCreditsPerUser.map(number)
         if !catalog.rewards.requireReading { rewards["requireReading"] = Node("false", .init(.bool)) }
         if !rewards.isEmpty { pairs["rewards"] = rewards.node }
+        // Only what an app changed: the defaults may improve for everyone else.
+        var struggles = Pairs()
+        let defaults = StruggleThresholds()
+        for (name, path, _) in StruggleThresholds.wholeSettings where catalog.struggles[keyPath: path] != defaults[keyPath: path] {
+            struggles[name] = number(catalog.struggles[keyPath: path])
+        }
+        for (name, path, _) in StruggleThresholds.numberSettings where catalog.struggles[keyPath: path] != defaults[keyPath: path] {
+            struggles[name] = Node(StruggleThresholds.text(catalog.struggles[keyPath: path]), .init(.float))
+        }
+        if !struggles.isEmpty { pairs["struggles"] = struggles.node }
         if let narration = catalog.narration {
             pairs["narration"] = Node([(text("language"), text(narration.language)), (text("speed"), number(narration.speed))])
         }

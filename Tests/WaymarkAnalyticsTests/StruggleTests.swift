@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WaymarkAnalytics
+import WaymarkCatalog
 import WaymarkStore
 import WaymarkSupport
 
@@ -190,5 +191,33 @@ import WaymarkSupport
         strict.stopShare = 0.5
         #expect(StruggleDetector.stops(detector.steps, strict).isEmpty)
         #expect(StruggleDetector.stops(detector.steps, StruggleThresholds()).map(\.screen) == ["cart"])
+    }
+
+    @Test func anAppSetsItsThresholdsInItsCatalog() throws {
+        let catalog = try CatalogDocument.parse(
+            """
+            struggles:
+              rageTaps: 5
+              idleSeconds: 90
+              stopShare: 0.4
+            tips: []
+            """, file: "catalog")
+        var expected = StruggleThresholds()
+        (expected.rageTaps, expected.idleSeconds, expected.stopShare) = (5, 90, 0.4)
+        #expect(catalog.struggles == expected)
+        // Written back, only what the app changed.
+        let document = CatalogDocument.yaml(catalog)
+        #expect(document.contains("struggles:\n  rageTaps: 5\n  idleSeconds: 90\n  stopShare: 0.4\n"), "\(document)")
+        #expect(try CatalogDocument.parse(document, file: "again").struggles == expected)
+        #expect(!CatalogDocument.yaml(Catalog(tips: [])).contains("struggles"))
+        // Out of range, or not a number: refused, each where it is.
+        do {
+            _ = try CatalogDocument.parse("struggles: { rageTaps: 1, idleSeconds: soon, tapsAgain: 3 }\ntips: []\n", file: "bad")
+            Issue.record("a bad threshold was taken")
+        } catch {
+            let text = "\(error)"
+            #expect(text.contains("rageTaps must be from 2 to 20") && text.contains("idleSeconds must be a number"), "\(text)")
+            #expect(text.contains("tapsAgain"))
+        }
     }
 }

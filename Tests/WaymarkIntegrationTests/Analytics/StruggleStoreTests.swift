@@ -114,6 +114,27 @@ import WaymarkTestSupport
     }
 }
 
+extension StruggleStoreTests {
+    /// The refresher reads each app's thresholds from its live catalog: with `rageTaps: 4`, three
+    /// taps in a row are no longer a sign.
+    @Test(arguments: StoreUnderTest.available)
+    func anAppsOwnThresholdsDecideItsSigns(_ kind: StoreUnderTest) async throws {
+        try await kind.with { store, _ in
+            try await store.createApp(
+                AppRecord(id: "shop", name: "Shop", identitySecret: "s", createdAt: Date(millisecondsSince1970: Self.yesterday)))
+            _ = try await store.insertEvents(Self.events(app: "shop"))
+            _ = try await store.publish(
+                app: "shop", document: "struggles: { rageTaps: 4 }\ntips: []\n", at: Date(millisecondsSince1970: Self.yesterday),
+                note: nil, audit: { _ in [] }, notice: { _ in nil })
+            let refresher = StruggleRefresher(store: store, logger: Logger(label: "test"), now: { Date(millisecondsSince1970: Self.noon) })
+            for day in [Self.yesterday, Self.today] { try await refresher.look(app: "shop", day: day) }
+            let rage = try await store.struggleUsers(
+                app: "shop", signal: .rageTaps, screen: "cart", element: "pay", period: Period(from: Self.yesterday, to: Self.noon))
+            #expect(rage == ["a"], "a tapped four times, c three")
+        }
+    }
+}
+
 /// Whether a published tip helped: the sign's share of a screen's users before and after the tip,
 /// and after it, among the users its rollout includes against those it holds out.
 @Suite(.timeLimit(.minutes(5))) struct TipEffectTests {

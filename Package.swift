@@ -209,6 +209,7 @@ let package = Package(
             dependencies: [
                 "WaymarkApplication", "WaymarkServer", "WaymarkConsole", "WaymarkStore", "WaymarkSQLite", "WaymarkPostgres",
                 "WaymarkAPI", "WaymarkCatalog", "WaymarkClient", "WaymarkEngine", "WaymarkNarration", "WaymarkAnalytics", "WaymarkRules",
+                "WaymarkDelivery",
                 "WaymarkSupport", "WaymarkTestSupport", "waymark",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

@@ -17,7 +17,7 @@ import unittest
 import urllib.request
 
 from selenium import webdriver
-from selenium.common.exceptions import StaleElementReferenceException, TimeoutException
+from selenium.common.exceptions import TimeoutException, WebDriverException
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
@@ -152,8 +152,10 @@ class BrowserTest(unittest.TestCase):
 
     def wait_for(self, condition, what, timeout=10):
         try:
+            # Any driver error is asked again: between pages, an element read may be gone (stale) or
+            # its node no longer in the document, which is no failure of what is awaited.
             return WebDriverWait(self.driver, timeout, poll_frequency=0.1,
-                                 ignored_exceptions=(StaleElementReferenceException,)).until(condition)
+                                 ignored_exceptions=(WebDriverException,)).until(condition)
         except TimeoutException:
             console = "\n".join(entry["message"] for entry in self.driver.get_log("browser"))
             self.fail(f"timed out waiting for {what}; the browser's console:\n{console}")

@@ -50,6 +50,19 @@ public struct Problem: Hashable, Sendable {
     public var isAboutTheScreen: Bool { [.backAndForth, .uTurn, .idle, .stopped].contains(signal) }
 }
 
+/// Of a segment's members, how many showed a problem's sign.
+public struct SegmentShare: Hashable, Sendable {
+    public var segment: String
+    public var users: Int
+    public var members: Int
+
+    public init(segment: String, users: Int, members: Int) {
+        self.segment = segment
+        self.users = users
+        self.members = members
+    }
+}
+
 /// The problems of an app, read from the signs the ``StruggleRefresher`` kept: a page reads these,
 /// never events.
 public struct Problems: Sendable {
@@ -100,6 +113,47 @@ public struct Problems: Sendable {
             problem.addressedBy = Self.tips(addressing: problem, in: catalog)
             return problem
         }
+    }
+
+    /// The problem with this sign at this place among the period's, with the screen people
+    /// usually go to next from there (what its proposal's dismissal names); nil when the period
+    /// has no such sign.
+    public func one(
+        app: String, catalog: Catalog?, period: Period, signal: StruggleSignal, screen: String, element: String
+    ) async throws -> (problem: Problem, next: String?)? {
+        let problems = try await list(app: app, catalog: catalog, period: period)
+        guard let problem = problems.first(where: { $0.signal == signal && $0.screen == screen && $0.element == element }) else {
+            return nil
+        }
+        return (problem, Self.next(after: screen, among: problems))
+    }
+
+    /// The screen people usually go to next from `screen`, as the stops found there say.
+    public static func next(after screen: String, among problems: [Problem]) -> String? {
+        problems.first { $0.signal == .stopped && $0.screen == screen }?.element
+    }
+
+    /// The users with a problem's sign over the period by the app's segments: for each, how many
+    /// of its members had the sign. Members are as the segment refresher last found them (for a
+    /// segment that reads history) or as the users' attributes are now (for one of attributes
+    /// alone): nothing is replayed.
+    public static func segments(
+        of problem: Problem, segments: [Segment], store: any StruggleStore & UserStore & AnalyticsStore, app: String, period: Period,
+        now: Int64
+    ) async throws -> [SegmentShare] {
+        guard !segments.isEmpty else { return [] }
+        let users = try await store.struggleUsers(
+            app: app, signal: problem.signal, screen: problem.screen, element: problem.element, period: period)
+        var members = try await store.segmentMembers(app: app)
+        let attributeSegments = segments.filter { !$0.readsHistory }
+        if !attributeSegments.isEmpty {
+            let outcome = try await SegmentReplay(segments: attributeSegments).run(store: store, app: app, .at(now))
+            for (segment, found) in zip(attributeSegments, outcome.members) { members[segment.name] = found }
+        }
+        return segments.map { segment in
+            let found = members[segment.name] ?? []
+            return SegmentShare(segment: segment.name, users: users.intersection(found).count, members: found.count)
+        }.sorted { ($0.users, $1.segment) > ($1.users, $0.segment) }
     }
 
     /// The catalog's tips that are there for a problem already: one that points at its element

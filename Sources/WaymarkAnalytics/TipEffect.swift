@@ -20,6 +20,20 @@ public struct TipEffect: Hashable, Sendable {
     public var without: Proportion
     /// Whether `with` and `without` are the rollout's users and its holdout.
     public var holdout: Bool
+    /// For a tip with A/B variants: the users of `with` by the variant they are assigned, in the
+    /// catalog's order (which words helped more); empty for a tip with one content.
+    public var variants: [Variant]
+
+    /// The users with one variant of the tip, and how many of them showed the sign.
+    public struct Variant: Hashable, Sendable {
+        public var id: String
+        public var share: Proportion
+
+        public init(id: String, share: Proportion) {
+            self.id = id
+            self.share = share
+        }
+    }
     /// The two-sided p-value of the difference between `with` and `without`.
     public var pValue: Double? { Statistics.twoProportionPValue(with, without) }
 
@@ -52,11 +66,20 @@ public struct TipEffect: Hashable, Sendable {
             got = Set(shown.compactMap { $0.keys[0] == tip.id ? $0.keys[1] : nil }).intersection(seenAfter)
         }
         let rest = seenAfter.subtracting(got)
+        var byVariant: [String: Set<String>] = [:]
+        if tip.variants.count > 1 {
+            for user in got { byVariant[Resolver.assign(tip.variants, id: tip.id, user: user)?.id ?? "", default: []].insert(user) }
+        }
+        let variants = tip.variants.count > 1 ? tip.variants.map(\.id) : []
         return TipEffect(
             tip: tip.id, published: published, days: days,
             before: Proportion(signBefore.intersection(seenBefore).count, of: seenBefore.count),
             after: Proportion(signAfter.intersection(seenAfter).count, of: seenAfter.count),
             with: Proportion(signAfter.intersection(got).count, of: got.count),
-            without: Proportion(signAfter.intersection(rest).count, of: rest.count), holdout: holdout)
+            without: Proportion(signAfter.intersection(rest).count, of: rest.count), holdout: holdout,
+            variants: variants.map { id in
+                let users = byVariant[id] ?? []
+                return Variant(id: id, share: Proportion(signAfter.intersection(users).count, of: users.count))
+            })
     }
 }

@@ -36,11 +36,12 @@ extension WaymarkConsole {
         guard let signal = parameters["signal"].flatMap({ StruggleSignal(rawValue: String($0)) }) else { throw ConsoleError.notFound }
         let screen = parameters["screen"].map(String.init) ?? ""
         let element = parameters["element"].map(String.init) ?? ""
-        let live = try await server.publishedCatalog(app: app.id)?.catalog
-        let problems = try await Problems(store: store).list(app: app.id, catalog: live, period: choice.period)
-        guard let problem = problems.first(where: { $0.signal == signal && $0.screen == screen && $0.element == element }) else {
-            throw ConsoleError.notFound
-        }
+        let published = try await server.publishedCatalog(app: app.id)
+        let live = published?.catalog
+        guard
+            let (problem, next) = try await Problems(store: store).one(
+                app: app.id, catalog: live, period: choice.period, signal: signal, screen: screen, element: element)
+        else { throw ConsoleError.notFound }
         var values = frame("\(signal.words): \(Self.place(problem))", signedIn, app: app)
         values["period"] = choice.values
         values["backLink"] = "/console/apps/\(app.id)/struggles?\(choice.query)"
@@ -51,6 +52,9 @@ extension WaymarkConsole {
         }
         values["localesTable"] = shares("Users by language", "Locale", problem.locales)
         values["platformsTable"] = shares("Users by platform", "Platform", problem.platforms)
+        let segments = try await Problems.segments(
+            of: problem, segments: live?.segments ?? [], store: store, app: app.id, period: choice.period, now: now().millisecondsSince1970)
+        if !segments.isEmpty { values["segmentsTable"] = ReportTable.segments(segments).values }
         let examples = try await store.struggleExamples(
             app: app.id, signal: signal, screen: screen, element: element, period: choice.period, limit: signal == .failedSearch ? 200 : 5)
         if signal == .failedSearch {
@@ -69,24 +73,38 @@ extension WaymarkConsole {
         }
         // The tip Waymark proposes, backtested on this period's events before the author sees it.
         let draft = try await server.draftCatalog(app: app.id)?.catalog ?? live ?? Catalog(tips: [])
-        let next = problems.first { $0.signal == .stopped && $0.screen == screen }?.element
         if let proposal = problem.proposal(next: next, catalog: draft) {
-            let outcome = try await Backtest(tips: [proposal.tip], segments: draft.segments).run(
-                store: store, app: app.id, period: choice.period)[0]
             let tip = proposal.tip
             var shown: [String: Any] = [
                 "id": tip.id, "reason": proposal.reason, "trigger": tip.tip.trigger.description,
                 "where": tip.tip.anchor.map { "at \($0) on \(tip.tip.container)" } ?? "on \(tip.tip.container), as a banner",
                 "title": tip.content.fallback.title, "body": tip.content.fallback.markdown ?? "",
-                "reached": outcome.users, "active": outcome.activeUsers,
-                "share": outcome.activeUsers > 0
-                    ? String(format: "%.0f%%", Double(outcome.users) * 100 / Double(outcome.activeUsers)) : "—",
                 "signal": signal.rawValue, "screen": screen, "element": element,
             ]
             if let dismissal = tip.tip.dismissal { shown["dismissal"] = dismissal.description }
             if let hindi = tip.content.locales["hi"] { shown["hindi"] = ["title": hindi.title, "body": hindi.markdown ?? ""] }
-            if tip.tip.dismissal != nil {
-                shown["acted"] = outcome.users > 0 ? String(format: "%.0f%%", Double(outcome.acted) * 100 / Double(outcome.users)) : "—"
+            // Its backtest replays the period: counted in the background and kept like eligible
+            // counts, so the page waits at most a second for it and otherwise reloads.
+            let key = EligibleCache.Key(
+                app: app.id, version: published?.version.number ?? 0, period: choice.period,
+                tip: "proposal \(tip.tip.trigger) / \(tip.tip.dismissal?.description ?? "")")
+            let store = self.store
+            if let outcome = try await eligibleCache.counts(
+                key, now: now(), patience: Self.eligiblePatience,
+                count: { try await Backtest(tips: [tip], segments: draft.segments).run(store: store, app: app.id, period: choice.period) }
+            )?.first {
+                var backtest: [String: Any] = [
+                    "reached": outcome.users, "active": outcome.activeUsers,
+                    "share": outcome.activeUsers > 0
+                        ? String(format: "%.0f%%", Double(outcome.users) * 100 / Double(outcome.activeUsers)) : "—",
+                ]
+                if tip.tip.dismissal != nil {
+                    backtest["acted"] =
+                        outcome.users > 0 ? String(format: "%.0f%%", Double(outcome.acted) * 100 / Double(outcome.users)) : "—"
+                }
+                shown["backtest"] = backtest
+            } else {
+                values["refresh"] = Self.countingRefresh
             }
             values["proposal"] = shown
         } else {
@@ -137,11 +155,10 @@ extension WaymarkConsole {
             from: form["from"].flatMap { Timestamp.parse($0 + "T00:00:00Z") } ?? 0,
             to: (form["to"].flatMap { Timestamp.parse($0 + "T00:00:00Z") } ?? now().millisecondsSince1970) + Period.day)
         let live = try await server.publishedCatalog(app: app.id)?.catalog
-        let problems = try await Problems(store: store).list(app: app.id, catalog: live, period: period)
-        guard let problem = problems.first(where: { $0.signal == signal && $0.screen == screen && $0.element == element }) else {
-            throw ConsoleError.notFound
-        }
-        let next = problems.first { $0.signal == .stopped && $0.screen == screen }?.element
+        guard
+            let (problem, next) = try await Problems(store: store).one(
+                app: app.id, catalog: live, period: period, signal: signal, screen: screen, element: element)
+        else { throw ConsoleError.notFound }
         var made: String?
         let errors = try await saveEdit(app: app, actor: access.signedIn.actor) { catalog in
             guard let proposal = problem.proposal(next: next, catalog: catalog) else {
@@ -236,7 +253,19 @@ extension ReportTable {
                 row("the days since (at most \(effect.days))", effect.after),
                 row(effect.holdout ? "since: in its rollout" : "since: shown it", effect.with),
                 row(effect.holdout ? "since: held out by its rollout" : "since: not shown it", effect.without),
-            ])
+            ] + effect.variants.map { row("since: \(effect.holdout ? "in its rollout" : "shown it"), variant \($0.id)", $0.share) })
+    }
+
+    /// A problem's users by segment: of each segment's members, how many had the sign.
+    static func segments(_ shares: [SegmentShare]) -> ReportTable {
+        ReportTable(
+            "Users by segment (members as last found)", ["Segment", "Members", "With the sign", "Share"],
+            shares.map { share in
+                [
+                    Cell(text: share.segment), number(share.members), number(share.users),
+                    percent(share.members > 0 ? Double(share.users) / Double(share.members) : nil),
+                ]
+            })
     }
 
     /// Problems, one a row: where, how many, the trend, the locale and platform most touched, and

@@ -210,7 +210,7 @@ public struct Resolver: Sendable {
     }
 
     /// A variant by weight, the same for a user every time; the first without a user.
-    static func assign(_ variants: [Variant], id: String, user: String?) -> Variant? {
+    public static func assign(_ variants: [Variant], id: String, user: String?) -> Variant? {
         guard let first = variants.first else { return nil }
         guard let user else { return first }
         let total = variants.reduce(0) { $0 + UInt64($1.weight) }

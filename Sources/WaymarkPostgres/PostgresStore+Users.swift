@@ -82,6 +82,16 @@ extension PostgresStore {
         }
     }
 
+    public func segmentMembers(app: String) async throws(StoreError) -> [String: Set<String>] {
+        try await perform { connection in
+            var members: [String: Set<String>] = [:]
+            let rows = try await Self.all(
+                "SELECT segment, user_id FROM segment_members WHERE app = \(app)", as: (String, String).self, connection, self.logger)
+            for (segment, user) in rows { members[segment, default: []].insert(user) }
+            return members
+        }
+    }
+
     public func eraseUser(
         app: String, user: String, audit: @escaping @Sendable (UserErasure) -> AuditEntry,
         notice: @escaping @Sendable (UserErasure) -> WebhookNotice?

@@ -74,6 +74,15 @@ extension SQLiteStore {
         }
     }
 
+    public func segmentMembers(app: String) async throws(StoreError) -> [String: Set<String>] {
+        try await read { db in
+            var members: [String: Set<String>] = [:]
+            let rows = try Row.fetchCursor(db, sql: "SELECT segment, user FROM segment_members WHERE app = ?", arguments: [app])
+            while let row = try rows.next() { members[row[0] as String, default: []].insert(row[1]) }
+            return members
+        }
+    }
+
     public func updateAttributes(
         app: String, user: String, _ changes: [String: ContextValue?], at time: Date, limit: Int
     ) async throws(StoreError) -> [UserAttribute]? {

@@ -24,7 +24,7 @@ extension WaymarkServer {
                 from: Timestamp.format(Date(millisecondsSince1970: period.from)),
                 to: Timestamp.format(Date(millisecondsSince1970: period.to)),
                 problems: problems.map { problem in
-                    let next = problems.first { $0.signal == .stopped && $0.screen == problem.screen }?.element
+                    let next = Problems.next(after: problem.screen, among: problems)
                     return ProblemList.Entry(problem, proposal: problem.proposal(next: next, catalog: draft))
                 }))
     }

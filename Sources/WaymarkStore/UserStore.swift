@@ -30,6 +30,8 @@ public protocol UserStore: Sendable {
     func replaceSegmentMembers(app: String, _ members: [String: Set<String>]) async throws(StoreError)
     /// The segments the user was in when the refresher last looked, by name.
     func segments(app: String, user: String) async throws(StoreError) -> [String]
+    /// Everyone the refresher last found in the app's segments that read history, by segment.
+    func segmentMembers(app: String) async throws(StoreError) -> [String: Set<String>]
 
     /// Erases everything the app keeps about one user, in one transaction: their events (survey
     /// answers and narration listens among them), attributes, progress, segment memberships and

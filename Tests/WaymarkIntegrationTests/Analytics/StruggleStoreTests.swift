@@ -164,16 +164,30 @@ extension StruggleStoreTests {
                 t += 500
                 add("screen", "paid")
             }
-            // Before: 6 of 10 users tap pay again and again. After: the rollout's users do not; the
-            // users it holds out still do, one in two.
+            // Before: 6 of 10 users tap pay again and again. After: the rollout's users with
+            // variant a do not, one in three with variant b still do; the users it holds out
+            // still do, one in two.
+            let variants = [
+                Variant(id: "a", content: Localized(Content(title: "Wait a moment"))),
+                Variant(id: "b", content: Localized(Content(title: "It is on its way"))),
+            ]
             for number in 0..<10 { visit("before-\(number)", at: published - 2 * Period.day + Int64(number) * 60_000, rage: number < 6) }
             var (with, without, withoutRage) = (0, 0, 0)
+            var variantUsers: [String: Int] = [:]
+            var variantRage: [String: Int] = [:]
             for number in 0..<60 {
                 let user = "after-\(number)"
                 let included = Resolver.admits(rollout, id: "pay-help", context: [:], user: user)
-                let rage = !included && number % 2 == 0
-                if included { with += 1 } else { without += 1 }
-                if rage { withoutRage += 1 }
+                let variant = Resolver.assign(variants, id: "pay-help", user: user)!.id
+                let rage = included ? variant == "b" && number % 3 == 0 : number % 2 == 0
+                if included {
+                    with += 1
+                    variantUsers[variant, default: 0] += 1
+                    if rage { variantRage[variant, default: 0] += 1 }
+                } else {
+                    without += 1
+                    if rage { withoutRage += 1 }
+                }
                 visit(user, at: published + Period.day + Int64(number) * 60_000, rage: rage)
             }
             _ = try await store.insertEvents(events)
@@ -183,7 +197,7 @@ extension StruggleStoreTests {
 
             let tip = CatalogTip(
                 tip: Tip(id: "pay-help", container: "cart", anchor: "pay", trigger: try Rule(parsing: "count(tap:pay) >= 3 within 3s")),
-                content: Localized(Content(title: "Wait a moment")), targeting: rollout)
+                content: Localized(Content(title: "Wait a moment")), targeting: rollout, variants: variants)
             let problem = Problem(
                 signal: .rageTaps, screen: "cart", element: "pay", occurrences: 0, users: 0, visits: 0, earlier: 0, later: 0, locales: [],
                 platforms: [], addressedBy: ["pay-help"])
@@ -191,11 +205,53 @@ extension StruggleStoreTests {
                 problem, tip: tip, published: published, now: StruggleStoreTests.noon, store: store, app: "shop")
             #expect(effect.holdout)
             #expect(effect.before == Proportion(6, of: 10))
-            #expect(effect.after == Proportion(withoutRage, of: 60))
-            #expect(effect.with == Proportion(0, of: with))
+            let withRage = variantRage["b", default: 0]
+            #expect(effect.after == Proportion(withoutRage + withRage, of: 60))
+            #expect(effect.with == Proportion(withRage, of: with))
             #expect(effect.without == Proportion(withoutRage, of: without))
+            // The rollout's users by their A/B variant: b's words helped less.
+            #expect(
+                effect.variants == [
+                    TipEffect.Variant(id: "a", share: Proportion(0, of: variantUsers["a", default: 0])),
+                    TipEffect.Variant(id: "b", share: Proportion(withRage, of: variantUsers["b", default: 0])),
+                ])
+            #expect(withRage > 0 && variantUsers["a", default: 0] > 5, "\(variantUsers) \(variantRage)")
             #expect(min(with, without) > 15, "the rollout splits the 60 users about in half: \(with) and \(without)")
             #expect((effect.pValue ?? 1) < 0.05)
+        }
+    }
+}
+
+extension StruggleStoreTests {
+    /// A problem's users by segment, from what is kept: the refresher's members of a segment that
+    /// reads history, and the users' attributes for one of attributes alone.
+    @Test(arguments: StoreUnderTest.available)
+    func aProblemsUsersAreCountedBySegment(_ kind: StoreUnderTest) async throws {
+        try await kind.with { store, _ in
+            try await store.createApp(
+                AppRecord(id: "shop", name: "Shop", identitySecret: "s", createdAt: Date(millisecondsSince1970: Self.yesterday)))
+            _ = try await store.insertEvents(Self.events(app: "shop"))
+            let refresher = StruggleRefresher(store: store, logger: Logger(label: "test"), now: { Date(millisecondsSince1970: Self.noon) })
+            _ = try await refresher.refresh(app: "shop")
+            try await store.replaceSegmentMembers(app: "shop", ["buyers": ["a", "b"], "gone": ["z"]])
+            #expect(try await store.segmentMembers(app: "shop") == ["buyers": ["a", "b"], "gone": ["z"]])
+            _ = try await store.updateAttributes(
+                app: "shop", user: "c", ["plan": .string("pro")], at: Date(millisecondsSince1970: Self.noon), limit: 50)
+            let segments = [
+                Segment(name: "buyers", rule: try Rule(parsing: "count(tap:pay) >= 1 within 7d")),
+                Segment(name: "pro", rule: try Rule(parsing: "user.plan == \"pro\"")),
+                Segment(name: "free", rule: try Rule(parsing: "user.plan == \"free\"")),
+            ]
+            let period = Period(from: Self.yesterday, to: Self.today + Period.day)
+            let problem = try #require(try await Problems(store: store).list(app: "shop", catalog: nil, period: period).first)
+            #expect(problem.signal == .rageTaps && problem.users == 2, "a and c")
+            let shares = try await Problems.segments(
+                of: problem, segments: segments, store: store, app: "shop", period: period, now: Self.noon)
+            #expect(
+                shares == [
+                    SegmentShare(segment: "buyers", users: 1, members: 2), SegmentShare(segment: "pro", users: 1, members: 1),
+                    SegmentShare(segment: "free", users: 0, members: 0),
+                ])
         }
     }
 }

@@ -185,6 +185,8 @@ class Builder {
     this.stage = "pick";
     this.browsing = false;
     this.pick = null;
+    /** @type {Record<string, HTMLElement>} the outlines drawn, by which ("hover", "pick") */
+    this.boxes = {};
     this.locale = "default";
     this.renderer = new Renderer({ window: this.window, server: client.server });
   }
@@ -259,7 +261,6 @@ class Builder {
   /** Draws (or moves) the outline of `element`, labelled with what the tip would point to. */
   outline(which, element) {
     const doc = this.document;
-    this.boxes ??= {};
     if (which === "hover") this.hovered = element === this.pick?.element ? null : element;
     const target = which === "hover" ? this.hovered : element;
     let box = this.boxes[which];

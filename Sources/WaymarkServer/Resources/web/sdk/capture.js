@@ -42,6 +42,7 @@ export function capture(win, on) {
   // Touch: a long press (half a second without moving) and a swipe (40 px or more, named by its
   // main direction, on the nearest element that scrolls that way, else where it began). The
   // browser's own scrolling does not stop touch events, so a swipe that pans a list counts.
+  /** @type {{x: number, y: number, target: any, timer?: any} | null} */
   let touch = null;
   const passive = { capture: true, passive: true };
   listen(doc, "touchstart", (event) => {

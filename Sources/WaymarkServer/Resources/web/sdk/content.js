@@ -103,7 +103,11 @@ export function utf8Prefix(text, bytes) {
   return text.slice(0, end);
 }
 
-/** A button with a label, a class and a click handler: every control the SDK draws is one. */
+/**
+ * A button with a label, a class and a click handler: every control the SDK draws is one.
+ * @param {Document} doc
+ * @param {{text: string, className?: string, label?: string, onClick: (event: MouseEvent) => void}} options
+ */
 export function button(doc, { text, className, label, onClick }) {
   const element = doc.createElement("button");
   element.type = "button";

@@ -145,6 +145,7 @@ const MARKER = 44;
  * {width, height}) and `blocked(square)` finds no control of the page; when every side is blocked,
  * the first that fits; when none fits, below, kept inside the window. Answers {left, top}.
  */
+/** @param {(square: {left: number, top: number, right: number, bottom: number}) => boolean} [blocked] */
 export function markerPlace(anchor, view, blocked = () => false) {
   // Centred on the anchor across the side it is on, as far as the window allows.
   const middle = Math.max(0, Math.min(anchor.top + anchor.height / 2 - MARKER / 2, view.height - MARKER));

@@ -163,6 +163,10 @@ const FREQUENCY_MS = { immediate: 0, hourly: 3600000, daily: 86400000, weekly: 6
  *          policy: {maxDisplayCount, maxDisplayDuration (seconds), expiresAt (ms)}}]`, rules in JSON form.
  */
 export class Engine {
+  /**
+   * @param {any[]} tips
+   * @param {{frequency?: string, snapshot?: any, sightReported?: boolean}} options
+   */
   constructor(tips, { frequency = "immediate", snapshot, sightReported = false } = {}) {
     // With sightReported the renderer says when a showing tip comes into sight (setTip): a tip
     // shows and resumes out of sight, and its display time starts when it is seen.

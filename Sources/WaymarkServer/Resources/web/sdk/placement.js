@@ -11,6 +11,7 @@ export function isShown(element) {
 /** An anchor as the catalog names it (docs/web-sdk.md): { name, key } for NAME[KEY], { name,
  *  pick: "visible" } for NAME:visible, { name, pick: N } for NAME:N, { name } for NAME; null for
  *  text that is none of these. */
+/** @returns {{name: string, key?: string, pick?: any} | null} */
 export function parseAnchor(text) {
   const m = /^([^[\]:\s]+)(?:\[([^\]]+)\]|:(visible|[1-9]\d{0,3}))?$/.exec(text);
   return m && { name: m[1], key: m[2], pick: m[3] && (m[3] === "visible" ? m[3] : Number(m[3])) };
@@ -150,7 +151,8 @@ export function tipPlace(box, { width, height }, area, avoid = []) {
 
 /** The places on one side of the anchor: centred on it, then slid each way as far as the arrow
  *  still reaches it (14 px from the tip's corners), then just clear of each control's middle on
- *  either hand, inside the area: wherever a place covers the fewest controls, one of these does. */
+ *  either hand, inside the area: wherever a place covers the fewest controls, one of these does.
+ *  @returns {Iterable<Place>} */
 function along(box, { width, height }, area, side, room, avoid) {
   const across = side === "below" || side === "above";
   const shown = across ? Math.min(height, Math.max(room[side], 0)) : height;
@@ -183,6 +185,9 @@ function covers(place, control) {
   return x > place.left && x < place.left + place.width && y > place.top && y < place.top + place.height;
 }
 
+/** @typedef {{side: string, left: number, top: number, width: number, height: number, maxHeight: number, covers?: number}} Place */
+
+/** @param {Place} place */
 function finish({ side, left, top, width, height, maxHeight, covers: count }, box) {
   const across = side === "below" || side === "above";
   const arrow = across
@@ -197,6 +202,12 @@ function finish({ side, left, top, width, height, maxHeight, covers: count }, bo
  * DOM's edge of placement: it measures the tip and writes styles. Coordinates are the document's:
  * the tip scrolls with the page. `avoid`: the page's controls to keep clear of (`pageControls`).
  * Answers the side chosen.
+ */
+/**
+ * @param {Window} win
+ * @param {any} box
+ * @param {HTMLElement} root
+ * @param {{spot?: HTMLElement, pointer?: HTMLElement, arrow?: HTMLElement, avoid?: any[]}} parts
  */
 export function placeBeside(win, box, root, { spot, pointer, arrow, avoid } = {}) {
   root.style.maxHeight = "";

@@ -7,6 +7,10 @@ import { Renderer } from "./renderer.js";
 /** Draws one tip, as delivered by the server; closing or answering it only takes it away.
  *  `words`: the SDK's own words in the client's language (a catalog's `ui`), if any. Answers the
  *  Renderer, whose stop() takes the preview away. */
+/**
+ * @param {any} tip
+ * @param {{window?: Window, server?: string, words?: object}} options
+ */
 export function previewTip(tip, { window: win = globalThis.window, server, words } = {}) {
   const renderer = new Renderer({ window: win, server });
   renderer.tipView.words = words;
@@ -15,6 +19,11 @@ export function previewTip(tip, { window: win = globalThis.window, server, words
 }
 
 /** Opens one tour at a page, as delivered by the server. Answers the Renderer. */
+/**
+ * @param {any} tour
+ * @param {number} [page]
+ * @param {{window?: Window, server?: string, words?: object}} options
+ */
 export function previewTour(tour, page = 0, { window: win = globalThis.window, server, words } = {}) {
   const renderer = new Renderer({ window: win, server });
   renderer.tipView.words = words;
@@ -25,6 +34,10 @@ export function previewTour(tour, page = 0, { window: win = globalThis.window, s
 /** A checklist's panel, or the help panel with an article open, as the launcher shows them:
  *  `catalog` holds the one checklist or article ({ checklists: [...] } or { articles: [...] }),
  *  nothing is done, kept or sent. Answers the launcher's Guide, whose stop() takes it away. */
+/**
+ * @param {any} catalog
+ * @param {{window?: Window, server?: string}} options
+ */
 export function previewLauncher(catalog, { window: win = globalThis.window, server } = {}) {
   const nothing = () => {};
   const client = {

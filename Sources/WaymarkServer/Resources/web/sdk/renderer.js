@@ -10,6 +10,20 @@ import { drawTip } from "./tips.js";
 
 // What a hook the renderer is not given does: nothing (a tip's close button, survey and buttons
 // then only take the tip away).
+/**
+ * @typedef {object} Hooks
+ * @property {(name: string, target?: string, properties?: object) => void} record
+ * @property {(id: string) => void} seen
+ * @property {(id: string, visible: boolean) => void} sight
+ * @property {(id: string) => void} [close]
+ * @property {(id: string, score: any, comment?: string) => void} [answer]
+ * @property {(action: object, where: object) => void} [press]
+ * @property {(tour: string, page: number) => Promise<any>} claim
+ * @property {(tour: string, page: number) => boolean} isClaimed
+ * @property {(id: string, ending: string | undefined, page: number) => void} tourClosed
+ * @property {(id: string, page: number, scroll: number) => void} tourMoved
+ */
+/** @type {Hooks} */
 const NO_HOOKS = Object.freeze({ record() {}, seen() {}, sight() {}, async claim() {}, isClaimed: () => false, tourClosed() {}, tourMoved() {} });
 
 /** Draws tips and tours into one window's page, and takes them away. */
@@ -29,6 +43,7 @@ export class Renderer {
     this.window = win;
     this.document = win.document;
     this.server = server;
+    /** @type {Hooks} */
     this.hooks = { ...NO_HOOKS, ...hooks };
     this.rendered = new Map(); // tip id -> { root, extras, place, previousFocus, kept, order, waiting }
     this.drawn = 0; // tips drawn so far: the stage's order among equals

@@ -135,7 +135,7 @@ function readLiteral(value) {
 function withWindow(node, within) {
   if (within == null) return node;
   const match = WINDOW.exec(within);
-  check(match && match[1] * UNIT_MS[match[2]] <= LIMITS.maxWindowDays * UNIT_MS.d, `window ${within}`);
+  check(match && /** @type {any} */ (match[1]) * UNIT_MS[match[2]] <= LIMITS.maxWindowDays * UNIT_MS.d, `window ${within}`);
   node.within = within;
   return node;
 }

@@ -39,6 +39,7 @@ let package = Package(
             dependencies: [
                 .product(name: "WaymarkAnalytics", package: "Waymark"),
                 .product(name: "WaymarkSQLite", package: "Waymark"),
+                .product(name: "WaymarkPostgres", package: "Waymark"),
                 .product(name: "WaymarkStore", package: "Waymark"),
                 .product(name: "WaymarkCatalog", package: "Waymark"),
                 .product(name: "WaymarkSupport", package: "Waymark"),

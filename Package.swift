@@ -21,7 +21,8 @@ import PackageDescription
 //   waymark          the command-line tool: options, logging and metrics set up once, the demo
 let package = Package(
     name: "Waymark",
-    platforms: [.macOS(.v14), .iOS(.v17), .tvOS(.v17), .watchOS(.v10)],
+    // The Swift SDK's modules are written for iOS 15 and its peers; the server's need macOS 14.
+    platforms: [.macOS(.v14), .iOS(.v15), .tvOS(.v15), .watchOS(.v8)],
     products: [
         .library(name: "WaymarkSupport", targets: ["WaymarkSupport"]),
         .library(name: "WaymarkRules", targets: ["WaymarkRules"]),
@@ -38,6 +39,12 @@ let package = Package(
         .library(name: "WaymarkNarration", targets: ["WaymarkNarration"]),
         .library(name: "WaymarkApplication", targets: ["WaymarkApplication"]),
         .executable(name: "waymark", targets: ["waymark"]),
+    ],
+    // On by default. An app that links only the Swift SDK turns it off (`traits: []` on its
+    // `.package` line) and then resolves no other package (see below and docs/swift-sdk.md).
+    traits: [
+        .trait(name: "Server", description: "The server, console, stores and tools, and the packages they need"),
+        .default(enabledTraits: ["Server"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -239,6 +246,16 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// Every product of another package is needed by the server's targets only, and only with the
+// `Server` trait: without it, SwiftPM resolves none of those packages. The SDK's modules
+// (WaymarkSupport, WaymarkRules, WaymarkEngine, WaymarkAPI, WaymarkClient) depend on none.
+for target in package.targets {
+    target.dependencies = target.dependencies.map { dependency in
+        guard case .productItem(let name, let package, let aliases, nil) = dependency else { return dependency }
+        return .product(name: name, package: package ?? name, moduleAliases: aliases, condition: .when(traits: ["Server"]))
+    }
+}
 
 // Every target: members are visible only through the modules a file imports, and existential
 // types are spelt `any`. The test command (scripts/test) also turns every warning into an error.

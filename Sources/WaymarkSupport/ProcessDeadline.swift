@@ -13,6 +13,7 @@ import Foundation
 /// process.waitUntilExit()
 /// if deadline.cancel() { /* it was killed: report the time limit, not the exit status */ }
 /// ```
+@available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
 public final class ProcessDeadline: @unchecked Sendable {
     private let pid: Int32
     private let condition = NSCondition()

@@ -1,45 +1,41 @@
 package dev.waymark.client;
 
-import java.io.File;
-import java.io.FileOutputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import org.json.JSONException;
 import org.json.JSONObject;
 
-/** A JSON document kept in a file: written whole to a new file and renamed over the old, so a crash leaves one or the other. */
+/** A JSON document kept in one file of a {@link Storage}, written whole. */
 final class KeptFile {
-    private final File file;
+    private final Storage storage;
+    final String name;
 
-    /** A file, or none (null) to keep nothing. */
-    KeptFile(File file) { this.file = file; }
+    /** A file of {@code storage}, or none (a null storage) to keep nothing. */
+    KeptFile(Storage storage, String name) {
+        this.storage = storage;
+        this.name = name;
+    }
 
     /** The document, or null when there is none or it does not read. */
     JSONObject load() {
-        if (file == null || !file.exists()) return null;
+        if (storage == null) return null;
         try {
-            return new JSONObject(new String(Files.readAllBytes(file.toPath()), StandardCharsets.UTF_8));
+            byte[] bytes = storage.read(name);
+            return bytes == null ? null : new JSONObject(new String(bytes, StandardCharsets.UTF_8));
         } catch (IOException | JSONException unreadable) {
             return null;
         }
     }
 
-    void save(JSONObject document) {
-        if (file == null) return;
-        File temporary = new File(file.getPath() + ".new");
+    /** Writes the document's bytes; answers whether they were kept. */
+    boolean save(byte[] bytes) {
+        if (storage == null) return true;
         try {
-            FileOutputStream out = new FileOutputStream(temporary);
-            try {
-                out.write(document.toString().getBytes(StandardCharsets.UTF_8));
-                out.getFD().sync();
-            } finally {
-                out.close();
-            }
-            if (!temporary.renameTo(file)) throw new IOException("cannot rename " + temporary + " to " + file);
+            storage.write(name, bytes);
+            return true;
         } catch (IOException error) {
             // A state not kept is made again from the next change; the app goes on.
-            temporary.delete();
+            return false;
         }
     }
 }

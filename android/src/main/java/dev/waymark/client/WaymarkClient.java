@@ -55,7 +55,8 @@ import org.json.JSONObject;
  *       stored once.
  *   <li>The engine's state, the tour triggers' and checklists' progress and the credits claimed
  *       are kept in files as well; {@link #syncProgress()} shares progress with the user's other
- *       devices.
+ *       devices. One background thread writes every file, within a second of a change: no call
+ *       from the main thread waits for the disk, and a crash loses at most the last second.
  *   <li>Surveys ({@link #answer}), buttons ({@link #press}), hotspots, narration, checklists
  *       ({@link #checklists()}) and the help launcher ({@link #helpOpened}, {@link #searchHelp})
  *       send the events the server's analytics and the rules read.
@@ -116,6 +117,12 @@ public final class WaymarkClient {
     public static final class Options {
         /** Where the catalog, the event queue, the engine's state and the claims are kept; null: in memory only. */
         public File directory;
+        /**
+         * Where the client keeps its files, in place of {@link #directory}: null for the
+         * directory's files. Whichever it is, it is written only by the client's one background
+         * writer, within a second of a change (see {@link WaymarkClient}).
+         */
+        public Storage storage;
         /** Events per upload (the server takes at most 500). */
         public int batchSize = 100;
         /** How often queued events are uploaded when no batch fills up, in ms. */
@@ -231,15 +238,15 @@ public final class WaymarkClient {
     private final Map<String, Object> attributes = new TreeMap<String, Object>();
     private JSONObject claims;
     private volatile ScheduledExecutorService background;
-    /** Whether a save of the engine's state is scheduled. */
-    private boolean saveScheduled;
+    /** Writes what changed on its own thread, within a second. */
+    private final Keeper keeper;
     private ScheduledFuture<?> timer;
     /** The moment the timer is set for. */
     private long timerAt = Long.MAX_VALUE;
     private int failedFlushes;
 
-    /** Where this client keeps its files: the options' directory, or null (in memory; always in a preview). */
-    private final File directory;
+    /** Where this client keeps its files: the options' storage or directory, or null (in memory; always in a preview). */
+    private final Storage storage;
 
     /** The query parameter of a preview link that carries the preview's token. */
     public static final String PREVIEW_PARAMETER = "waymark-preview";
@@ -312,12 +319,12 @@ public final class WaymarkClient {
         this.options = options;
         this.renderer = renderer;
         transport = new Transport(server, key, options.connectTimeout, options.readTimeout);
-        directory = inMemory ? null : options.directory;
-        if (directory != null) directory.mkdirs();
-        queue = new EventQueue(file("events.jsonl"), options.queueLimit);
-        catalogFile = new KeptFile(file("catalog.json"));
-        engineFile = new KeptFile(file("engine.json"));
-        claimsFile = new KeptFile(file("claims.json"));
+        storage = inMemory ? null : options.storage != null ? options.storage : options.directory != null ? Storage.directory(options.directory) : null;
+        keeper = new Keeper(lock, KEEP_DELAY, options.background);
+        queue = new EventQueue(storage, options.queueLimit, keeper::queueChanged);
+        catalogFile = new KeptFile(storage, "catalog.json");
+        engineFile = new KeptFile(storage, "engine.json");
+        claimsFile = new KeptFile(storage, "claims.json");
         JSONObject keptClaims = claimsFile.load();
         claims = keptClaims != null ? keptClaims : new JSONObject();
         JSONObject kept = catalogFile.load();
@@ -329,12 +336,12 @@ public final class WaymarkClient {
         }
         engine = makeEngine(engineFile.load());
         engine.setContext(contextValues(), now());
-        tourFile = new KeptFile(file("tours.json"));
-        triggerFile = new KeptFile(file("tour-triggers.json"));
+        tourFile = new KeptFile(storage, "tours.json");
+        triggerFile = new KeptFile(storage, "tour-triggers.json");
         makeTriggers(tourFile.load(), triggerFile.load());
-        checklistFile = new KeptFile(file("checklists.json"));
+        checklistFile = new KeptFile(storage, "checklists.json");
         makeChecklists(checklistFile.load());
-        listeningFile = new KeptFile(file("listening.json"));
+        listeningFile = new KeptFile(storage, "listening.json");
         listening = listeningFile.load();
     }
 
@@ -364,7 +371,14 @@ public final class WaymarkClient {
         for (Map.Entry<String, Object> entry : contextValues().entrySet()) tourGate.evaluator().setContext(entry.getKey(), entry.getValue(), now());
     }
 
-    private File file(String name) { return directory == null ? null : new File(directory, name); }
+    /** The longest a change waits to be written: what a crash may lose. */
+    static final long KEEP_DELAY = 1_000;
+
+    /**
+     * Waits until every change made before the call is written to the storage: for tests and
+     * for tools that exit right after; an app never needs it.
+     */
+    void awaitKept() throws InterruptedException { keeper.awaitWritten(); }
 
     private long now() { return options.clock.now(); }
 
@@ -472,16 +486,20 @@ public final class WaymarkClient {
         }
     }
 
-    /** Stops the background work and keeps what is queued for the next start. */
+    /**
+     * Stops the background work and keeps what is queued for the next start: written by the
+     * client's writer at once, not on the calling thread (the app's main thread, going to the
+     * background), which does not wait for it.
+     */
     public void stop() {
         synchronized (lock) {
             if (background != null) background.shutdownNow();
             background = null;
-            engineFile.save(engine.snapshot());
-            triggerFile.save(tourGate.evaluator().snapshot());
-            checklistFile.save(checklists.kept());
         }
-        queue.close();
+        keeper.keep(engineFile, engine::snapshot);
+        keeper.keep(triggerFile, () -> tourGate.evaluator().snapshot());
+        keeper.keep(checklistFile, () -> checklists.kept());
+        keeper.writeSoon();
     }
 
     private void scheduleFlush(long delay) {
@@ -697,7 +715,7 @@ public final class WaymarkClient {
         synchronized (lock) {
             if (change.getAsBoolean()) {
                 progressChanges += 1;
-                tourFile.save(tourGate.progress());
+                keeper.keep(tourFile, () -> tourGate.progress());
             }
         }
         openDueTour();
@@ -736,28 +754,13 @@ public final class WaymarkClient {
     }
 
     /**
-     * After a change the engine's timer is set again and its state kept: within a second on the
-     * background thread (a file written and synced on every tap would cost the main thread), or at
-     * once when the client runs no background work. {@link #stop()} keeps it too.
+     * After a change the engine's timer is set again and its state kept by the writer, within a
+     * second (a file written and synced on every tap would cost the main thread).
      */
     private void changed(List<Engine.Command> commands) {
         if (!commands.isEmpty()) progressChanges += 1;
         scheduleTimer();
-        ScheduledExecutorService executor = background;
-        if (executor == null) {
-            engineFile.save(engine.snapshot());
-            return;
-        }
-        if (saveScheduled) return;
-        saveScheduled = true;
-        executor.schedule(() -> {
-            JSONObject snapshot;
-            synchronized (lock) {
-                saveScheduled = false;
-                snapshot = engine.snapshot();
-            }
-            engineFile.save(snapshot);
-        }, 1, TimeUnit.SECONDS);
+        keeper.keep(engineFile, engine::snapshot);
     }
 
     /**
@@ -1154,7 +1157,7 @@ public final class WaymarkClient {
         }
         synchronized (lock) {
             progressChanges += 1;
-            checklistFile.save(checklists.kept());
+            keeper.keep(checklistFile, () -> checklists.kept());
         }
         return all;
     }
@@ -1275,14 +1278,14 @@ public final class WaymarkClient {
         synchronized (lock) {
             boolean changedMeanwhile = progressChanges != changes;
             JSONObject tours = merged.optJSONObject("tours");
-            if (tours != null && tourGate.merge(tours)) tourFile.save(tourGate.progress());
+            if (tours != null && tourGate.merge(tours)) keeper.keep(tourFile, () -> tourGate.progress());
             checklists.merge(merged.optJSONObject("checklists"));
-            checklistFile.save(checklists.kept());
+            keeper.keep(checklistFile, () -> checklists.kept());
             // The latest choice of the listener's mode among the user's devices.
             JSONObject remote = merged.optJSONObject("listening");
             if (remote != null && isLater(remote, listening)) {
                 listening = remote;
-                listeningFile.save(remote);
+                keeper.keep(listeningFile, () -> remote);
             }
             JSONObject tips = merged.optJSONObject("tips");
             commands = tips != null ? engine.merge(tips, now()) : Collections.<Engine.Command>emptyList();
@@ -1327,7 +1330,7 @@ public final class WaymarkClient {
             listening = choice;
             progressChanges += 1;
         }
-        listeningFile.save(choice);
+        keeper.keep(listeningFile, () -> choice);
     }
 
     /** Whether a choice of the listener's mode came after another (at the same moment, on after off). */
@@ -1420,7 +1423,7 @@ public final class WaymarkClient {
             Json.put(kept, "etag", etag);
             Json.put(kept, "query", query);
             Json.put(kept, "catalog", fresh);
-            catalogFile.save(kept);
+            keeper.keep(catalogFile, () -> kept);
             // The running engine takes the new tips: states kept by id, removed tips taken down.
             commands = engine.update(readTips(), frequency(), now());
             makeTriggers(tourGate.progress(), tourGate.evaluator().snapshot());
@@ -1547,7 +1550,7 @@ public final class WaymarkClient {
                     JSONObject grant = answer.json();
                     synchronized (lock) {
                         Json.put(claims, key, grant);
-                        claimsFile.save(claims);
+                        keeper.keep(claimsFile, () -> claims);
                     }
                     return grant;
                 }

@@ -769,15 +769,15 @@ public final class WaymarkClient {
      */
     private void deliver(List<Engine.Command> commands) {
         for (Engine.Command command : commands) {
-            if (command.action.equals("hide") && options.countsTipsWhenSeen) {
+            if (command.action == Engine.Command.Action.HIDE && options.countsTipsWhenSeen) {
                 synchronized (lock) {
                     unseen.remove(command.tip);
                 }
             }
             String name;
-            if (command.action.equals("show")) name = "tip_shown";
-            else if (command.action.equals("hide") && "closed".equals(command.reason)) name = "tip_closed";
-            else if (command.action.equals("hide") && "dismissed".equals(command.reason)) name = "tip_dismissed";
+            if (command.action == Engine.Command.Action.SHOW) name = "tip_shown";
+            else if (command.reason == Engine.Command.Reason.CLOSED) name = "tip_closed";
+            else if (command.reason == Engine.Command.Reason.DISMISSED) name = "tip_dismissed";
             else continue;
             DeliveredTip tip = tip(command.tip);
             Map<String, Object> properties = tip != null ? tipProperties(tip) : new HashMap<String, Object>();
@@ -806,9 +806,9 @@ public final class WaymarkClient {
             for (Engine.Command command : commands) {
                 DeliveredTip tip = delivered.get(command.tip);
                 switch (command.action) {
-                    case "show": if (tip != null) renderer.show(tip, command); break;
-                    case "hide": renderer.hide(tip, command); break;
-                    case "pause": renderer.pause(tip, command); break;
+                    case SHOW: if (tip != null) renderer.show(tip, command); break;
+                    case HIDE: renderer.hide(tip, command); break;
+                    case PAUSE: renderer.pause(tip, command); break;
                     default: renderer.resume(tip, command); break;
                 }
             }

@@ -82,15 +82,42 @@ public final class Engine {
 
     /** What the renderer is told: show, hide, pause or resume a tip in its container. */
     public static final class Command {
-        public final String action;
+        /** What to do with the tip. */
+        public enum Action {
+            SHOW("show"), HIDE("hide"), PAUSE("pause"), RESUME("resume");
+
+            /** Its name in the conformance cases and the other SDKs: {@code show}. */
+            public final String wireName;
+
+            Action(String wireName) { this.wireName = wireName; }
+        }
+
+        /** Why a tip was hidden for good. */
+        public enum Reason {
+            DISMISSED("dismissed"), CLOSED("closed"), MAX_DISPLAY_COUNT("maxDisplayCount"), MAX_DISPLAY_DURATION("maxDisplayDuration"),
+            EXPIRED("expired"), REMOVED("removed");
+
+            /** Its name in the conformance cases, analytics and the other SDKs: {@code maxDisplayCount}. */
+            public final String wireName;
+
+            Reason(String wireName) { this.wireName = wireName; }
+
+            /** The reason of a wire name, or null. */
+            static Reason of(String wireName) {
+                for (Reason reason : values()) if (reason.wireName.equals(wireName)) return reason;
+                return null;
+            }
+        }
+
+        public final Action action;
         public final String tip;
         public final String container;
         public final String anchor;
-        /** Why a tip was hidden: dismissed, closed, maxDisplayCount, maxDisplayDuration, expired, removed. */
-        public final String reason;
+        /** Why a tip was hidden ({@link Action#HIDE}); null otherwise. */
+        public final Reason reason;
         public final long time;
 
-        Command(String action, String tip, String container, String anchor, String reason, long time) {
+        Command(Action action, String tip, String container, String anchor, Reason reason, long time) {
             this.action = action;
             this.tip = tip;
             this.container = container;
@@ -100,7 +127,7 @@ public final class Engine {
         }
 
         @Override public String toString() {
-            return action + " " + tip + " in " + container + (reason != null ? " (" + reason + ")" : "") + " at " + time;
+            return action.wireName + " " + tip + " in " + container + (reason != null ? " (" + reason.wireName + ")" : "") + " at " + time;
         }
     }
 
@@ -473,7 +500,7 @@ public final class Engine {
     /** The active tips, as show commands: what a renderer draws after a restart. */
     public List<Command> activeTips() {
         List<Command> active = new ArrayList<Command>();
-        for (int i = 0; i < tips.size(); i++) if (states[i].phase.equals("active")) active.add(command("show", i, null));
+        for (int i = 0; i < tips.size(); i++) if (states[i].phase.equals("active")) active.add(command(Command.Action.SHOW, i, null));
         return active;
     }
 
@@ -730,7 +757,7 @@ public final class Engine {
         occupant[containerOf[i]] = i;
         lastShow = clock();
         scheduleTip(i);
-        emit("show", i, null);
+        emit(Command.Action.SHOW, i, null);
     }
 
     private void finish(int i, String reason) {
@@ -738,7 +765,7 @@ public final class Engine {
         if (state.isFinished()) return;
         state.settle(clock());
         if (state.phase.equals("active") || state.phase.equals("paused")) {
-            emit("hide", i, reason);
+            emit(Command.Action.HIDE, i, reason);
             occupant[containerOf[i]] = -1;
             markContainer(containerOf[i]);
         }
@@ -759,7 +786,7 @@ public final class Engine {
                 states[i].activeSince = sightReported ? NONE : clock();
                 states[i].displayCount += 1;
                 scheduleTip(i);
-                emit("resume", i, null);
+                emit(Command.Action.RESUME, i, null);
             }
         } else {
             if (!hidden.add(container)) return;
@@ -773,7 +800,7 @@ public final class Engine {
             } else {
                 states[i].settle(clock());
                 states[i].phase = "paused";
-                emit("pause", i, null);
+                emit(Command.Action.PAUSE, i, null);
             }
         }
     }
@@ -793,10 +820,10 @@ public final class Engine {
         return state.activeSince + Math.max(0, (long) (limit * 1000) - state.displayedMillis);
     }
 
-    private void emit(String action, int i, String reason) { output.add(command(action, i, reason)); }
+    private void emit(Command.Action action, int i, String reason) { output.add(command(action, i, reason)); }
 
-    private Command command(String action, int i, String reason) {
+    private Command command(Command.Action action, int i, String reason) {
         Tip tip = tips.get(i);
-        return new Command(action, tip.id, tip.container, tip.anchor, reason, clock());
+        return new Command(action, tip.id, tip.container, tip.anchor, Command.Reason.of(reason), clock());
     }
 }

@@ -20,7 +20,7 @@ abstract class AgainstServer {
 
     final WaymarkClient.Renderer renderer = new WaymarkClient.Renderer() {
         @Override public void show(DeliveredTip tip, Engine.Command command) { drawn.add("show " + tip.id + ": " + tip.title); }
-        @Override public void hide(DeliveredTip tip, Engine.Command command) { drawn.add("hide " + command.tip + " " + command.reason); }
+        @Override public void hide(DeliveredTip tip, Engine.Command command) { drawn.add("hide " + command.tip + " " + command.reason.wireName); }
         @Override public void pause(DeliveredTip tip, Engine.Command command) { drawn.add("pause " + command.tip); }
         @Override public void resume(DeliveredTip tip, Engine.Command command) { drawn.add("resume " + command.tip); }
     };

@@ -76,10 +76,10 @@ class EngineConformanceTest {
     static String line(Engine.Command command) {
         JSONObject line = new JSONObject();
         Evaluator.put(line, "t", Values.formatTime(command.time));
-        Evaluator.put(line, command.action, command.tip);
+        Evaluator.put(line, command.action.wireName, command.tip);
         Evaluator.put(line, "container", command.container);
         if (command.anchor != null) Evaluator.put(line, "anchor", command.anchor);
-        if (command.reason != null) Evaluator.put(line, "reason", command.reason);
+        if (command.reason != null) Evaluator.put(line, "reason", command.reason.wireName);
         return canonical(line);
     }
 
@@ -243,7 +243,7 @@ class EngineConformanceTest {
         List<Engine.Command> commands = engine.update(Arrays.asList(tip(new JSONObject("{\"id\":\"b\",\"container\":\"cart\",\"trigger\":\"tap\"}")),
             tip(new JSONObject("{\"id\":\"c\",\"container\":\"home\",\"trigger\":\"tap\"}"))), 2);
         List<String> seen = new ArrayList<String>();
-        for (Engine.Command command : commands) seen.add((command.action + " " + command.tip + " " + (command.reason == null ? "" : command.reason)).trim());
+        for (Engine.Command command : commands) seen.add((command.action.wireName + " " + command.tip + " " + (command.reason == null ? "" : command.reason.wireName)).trim());
         assertEquals(Arrays.asList("hide a removed", "show c"), seen);
         assertEquals("finished:closed", engine.phase("b"));
         assertEquals("finished:removed", engine.phase("a"));

@@ -16,7 +16,7 @@ class SightTest {
     void displayTimeStartsWhenTheTipIsSeen() throws Exception {
         Engine.Tip tip = new Engine.Tip("t", "home", null, Rule.parse("go"), null, 0, null, 0, new Engine.Policy(null, 10.0, null));
         Engine engine = new Engine(Collections.singletonList(tip), "immediate", null, true);
-        assertEquals("show", engine.record("go", null, s(0), null).get(0).action);
+        assertEquals(Engine.Command.Action.SHOW, engine.record("go", null, s(0), null).get(0).action);
         assertTrue(engine.advance(s(500)).isEmpty(), "never seen: no display time");
         engine.setTip("t", true, s(500));
         engine.setContainer("home", false, s(504));
@@ -26,7 +26,7 @@ class SightTest {
         assertEquals(4000, engine.progress().getJSONObject("t").getLong("displayedMillis"));
         List<Engine.Command> commands = engine.advance(s(800));
         assertEquals(1, commands.size());
-        assertEquals("maxDisplayDuration", commands.get(0).reason);
+        assertEquals(Engine.Command.Reason.MAX_DISPLAY_DURATION, commands.get(0).reason);
         assertEquals(s(706), commands.get(0).time);
     }
 }

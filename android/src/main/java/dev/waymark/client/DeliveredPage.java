@@ -19,7 +19,7 @@ public final class DeliveredPage {
     public final int reward;
     /** Its buttons, in order; empty when it has none. */
     public final List<DeliveredAction> actions;
-    public final JSONObject json;
+    final JSONObject json;
 
     DeliveredPage(JSONObject json) {
         this.json = json;

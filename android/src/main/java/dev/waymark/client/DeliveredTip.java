@@ -31,7 +31,7 @@ public final class DeliveredTip {
     /** The tip's own look, when it has one (the catalog's with what the tip changes); else null: {@link WaymarkClient#theme()}. */
     public final DeliveredTheme theme;
     /** Everything the catalog says of the tip. */
-    public final JSONObject json;
+    final JSONObject json;
 
     DeliveredTip(JSONObject json) {
         this.json = json;

@@ -10,7 +10,7 @@ public final class DeliveredTour {
     /** The screens whose help lists it; null: every screen. */
     public final List<String> screens;
     /** Everything the catalog says of the tour. */
-    public final JSONObject json;
+    final JSONObject json;
 
     DeliveredTour(JSONObject json) {
         this.json = json;

@@ -1252,11 +1252,11 @@ public final class WaymarkClient {
      * trigger, checklist items done there are done here. Needs the userHash; without one it does
      * nothing and answers null. The client calls it at {@link #start()} and, after changes, with
      * the background uploads; merging is a join, so a call that fails changes nothing and a later
-     * one catches up. Answers the merged progress.
+     * one catches up. Answers whether it synced (false without a userHash).
      */
-    public JSONObject syncProgress() throws WaymarkException {
+    public boolean syncProgress() throws WaymarkException {
         String proof = userHash;
-        if (proof == null) return null;
+        if (proof == null) return false;
         JSONObject progress = new JSONObject();
         long changes;
         synchronized (lock) {
@@ -1294,7 +1294,7 @@ public final class WaymarkClient {
             progressShared = changedMeanwhile ? changes : progressChanges;
         }
         deliver(commands);
-        return merged;
+        return true;
     }
 
     /**
@@ -1360,11 +1360,14 @@ public final class WaymarkClient {
     }
 
     /** The catalog the client runs (from the server or from its file), or null. */
-    public JSONObject catalog() {
+    JSONObject catalog() {
         synchronized (lock) {
             return catalog;
         }
     }
+
+    /** The version of the catalog the client runs (from the server or from its file), or null without one. */
+    public Integer catalogVersion() { return version(); }
 
     /**
      * Waymark's word for {@code key} ({@code next}, {@code back}, {@code readAloud}, {@code help}...)
@@ -1510,9 +1513,9 @@ public final class WaymarkClient {
      * page's credit only for a page it has seen read), a 409 {@code not_read} is tried again after
      * another upload, failures of the network are retried with backoff. A claim granted before,
      * in this run or an earlier one, answers from the claims kept on the device.
-     * The answer is the server's: {@code grantId}, {@code credits}, {@code balance}, {@code created}.
+     * The answer is the server's grant; {@link Grant#created} is false when it was granted before.
      */
-    public JSONObject claim(String tour, String page) throws WaymarkException {
+    public Grant claim(String tour, String page) throws WaymarkException {
         JSONObject body = new JSONObject();
         Json.put(body, "tour", tour);
         Json.put(body, "page", page);
@@ -1520,7 +1523,7 @@ public final class WaymarkClient {
     }
 
     /** Claims a completed checklist's credits, as {@link #claim(String, String)} does a page's. */
-    public JSONObject claimChecklist(String checklist) throws WaymarkException {
+    public Grant claimChecklist(String checklist) throws WaymarkException {
         return claim("checklist:" + checklist, Json.put(new JSONObject(), "checklist", checklist));
     }
 
@@ -1531,10 +1534,10 @@ public final class WaymarkClient {
         }
     }
 
-    private JSONObject claim(String key, JSONObject body) throws WaymarkException {
+    private Grant claim(String key, JSONObject body) throws WaymarkException {
         synchronized (lock) {
             JSONObject kept = claims.optJSONObject(key);
-            if (kept != null) return Json.put(Json.copy(kept), "created", false);
+            if (kept != null) return Grant.from(kept, false);
         }
         String proof = userHash;
         if (proof == null) throw new WaymarkException(0, "unidentified", "a claim needs the user's userHash, from the app's backend");
@@ -1552,7 +1555,7 @@ public final class WaymarkClient {
                         Json.put(claims, key, grant);
                         keeper.keep(claimsFile, () -> claims);
                     }
-                    return grant;
+                    return Grant.from(grant, grant.optBoolean("created", true));
                 }
                 WaymarkException error = answer.error();
                 // The page's reading may still be on its way: upload and ask once more.

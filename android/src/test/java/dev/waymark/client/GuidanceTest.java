@@ -118,10 +118,10 @@ class GuidanceTest extends AgainstServer {
         assertEquals(3, again.checklists().get(0).doneCount());
         again.record("tap", "checkout", null);
         assertTrue(again.checklists().get(0).completed);
-        JSONObject granted = again.claimChecklist("first-steps");
-        assertTrue(granted.getBoolean("created"), granted.toString());
-        assertEquals(10, granted.getInt("credits"));
-        assertFalse(again.claimChecklist("first-steps").getBoolean("created"), "claimed once");
+        Grant granted = again.claimChecklist("first-steps");
+        assertTrue(granted.created, granted.toString());
+        assertEquals(10, granted.credits);
+        assertFalse(again.claimChecklist("first-steps").created, "claimed once");
 
         List<JSONObject> events = stored(again, "g2");
         List<String> items = new ArrayList<String>();
@@ -143,7 +143,7 @@ class GuidanceTest extends AgainstServer {
         first.close("welcome");
         first.record("screen", "product", null);
         first.tourProgressed("shop-tour", 2, true);
-        assertNotNull(first.syncProgress());
+        assertTrue(first.syncProgress());
         first.stop();
 
         File otherPhone = Files.createTempDirectory("waymark-android-other").toFile();

@@ -39,7 +39,7 @@ class WaymarkClientTest extends AgainstServer {
         WaymarkClient offline = client(phone, "u1");
         offline.start();
         assertTrue(drawn.isEmpty(), "nothing was showing: " + drawn);
-        assertNotNull(offline.catalog());
+        assertNotNull(offline.catalogVersion());
         assertEquals(Integer.valueOf(1), offline.refresh(), "offline, the kept version goes on");
         List<Engine.Command> shown = offline.record("screen", "products", null);
         assertEquals(1, shown.size());
@@ -237,7 +237,7 @@ class WaymarkClientTest extends AgainstServer {
     void eventsRecordedOfflineAreDeliveredOnceWhenTheServerIsBack() throws Exception {
         WaymarkClient phoneClient = client(phone, "u2");
         phoneClient.start();
-        assertNull(phoneClient.catalog(), "never online: no catalog");
+        assertNull(phoneClient.catalogVersion(), "never online: no catalog");
         for (int i = 0; i < 30; i++) {
             Map<String, Object> properties = new HashMap<String, Object>();
             properties.put("index", i);
@@ -279,9 +279,9 @@ class WaymarkClientTest extends AgainstServer {
         page.put("page", "checkout");
         first.record("page_viewed", "checkout", page);
         first.record("page_read_to_bottom", "checkout", page);
-        JSONObject granted = first.claim("shop-tour", "checkout");
-        assertTrue(granted.getBoolean("created"), granted.toString());
-        int credits = granted.getInt("credits");
+        Grant granted = first.claim("shop-tour", "checkout");
+        assertTrue(granted.created, granted.toString());
+        int credits = granted.credits;
         assertTrue(credits > 0);
         assertTrue(first.isClaimed("shop-tour", "checkout"));
         first.stop();
@@ -289,9 +289,9 @@ class WaymarkClientTest extends AgainstServer {
         // The app restarts: the kept claim answers, without asking again.
         server.stop();
         WaymarkClient restarted = client(phone, "u3");
-        JSONObject kept = restarted.claim("shop-tour", "checkout");
-        assertFalse(kept.getBoolean("created"));
-        assertEquals(granted.getString("grantId"), kept.getString("grantId"));
+        Grant kept = restarted.claim("shop-tour", "checkout");
+        assertFalse(kept.created);
+        assertEquals(granted.grantId, kept.grantId);
         restarted.stop();
 
         // Another device of the same user asks the server, which grants nothing more.
@@ -299,9 +299,9 @@ class WaymarkClientTest extends AgainstServer {
         File otherPhone = Files.createTempDirectory("waymark-android-other").toFile();
         try {
             WaymarkClient other = client(otherPhone, "u3");
-            JSONObject again = other.claim("shop-tour", "checkout");
-            assertFalse(again.getBoolean("created"));
-            assertEquals(granted.getString("grantId"), again.getString("grantId"));
+            Grant again = other.claim("shop-tour", "checkout");
+            assertFalse(again.created);
+            assertEquals(granted.grantId, again.grantId);
             other.stop();
         } finally {
             delete(otherPhone);
@@ -367,7 +367,7 @@ class WaymarkClientTest extends AgainstServer {
             phoneClient.pageRead("shop-tour", page.id);
         }
         phoneClient.tourProgressed("shop-tour", 2, false);
-        assertTrue(phoneClient.claim("shop-tour", "checkout").getBoolean("created"));
+        assertTrue(phoneClient.claim("shop-tour", "checkout").created);
         phoneClient.tourProgressed("shop-tour", 2, true);
         assertTrue(phoneClient.isTourFinished("shop-tour"));
         phoneClient.record("tap", "tour-start", null);

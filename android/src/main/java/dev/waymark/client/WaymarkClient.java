@@ -36,21 +36,22 @@ import org.json.JSONObject;
  * claims rewards. Drawing is the renderer's work, with the app's own views.
  *
  * <pre>{@code
- * WaymarkClient.Options options = new WaymarkClient.Options();
- * options.directory = new File(context.getFilesDir(), "waymark");
- * options.rendererExecutor = mainThreadExecutor;
- * WaymarkClient waymark = new WaymarkClient("wm_pk_…", "https://guide.example.com", "u42", userHash,
- *     new WaymarkClient.Context("android", Build.MODEL, BuildConfig.VERSION_NAME, "hi-IN"), options, renderer);
+ * WaymarkClient waymark = WaymarkClient.builder("wm_pk_…", "https://guide.example.com")
+ *     .user("u42", userHash)
+ *     .context(new WaymarkClient.Context("android", Build.MODEL, BuildConfig.VERSION_NAME, "hi-IN"))
+ *     .directory(new File(context.getFilesDir(), "waymark"))
+ *     .renderer(renderer).rendererExecutor(mainThreadExecutor)
+ *     .build();
  * waymark.start();                                  // off the main thread: one request
  * waymark.record("tap", "search", null);            // from the main thread, as the user acts
  * }</pre>
  *
  * <ul>
- *   <li>The catalog is fetched with its ETag and kept in {@link Options#directory}: the app starts
+ *   <li>The catalog is fetched with its ETag and kept in {@link Builder#directory}: the app starts
  *       from the last good one and runs from it while offline; {@link #refresh()} asks the server
  *       only whether it changed.
  *   <li>Events are kept in a file until the server has answered for them and uploaded in batches,
- *       every {@link Options#flushInterval} ms or as soon as a batch is full, with exponential
+ *       every {@link Builder#flushInterval} ms or as soon as a batch is full, with exponential
  *       backoff after failures. Each has a time-ordered id made once, so a retried upload is
  *       stored once.
  *   <li>The engine's state, the tour triggers' and checklists' progress and the credits claimed
@@ -113,47 +114,188 @@ public final class WaymarkClient {
         long now();
     }
 
-    /** How the client keeps its data and talks to the server; every field has a default fit for a phone. */
+    /**
+     * How the client keeps its data and talks to the server: immutable, made by a {@link Builder}
+     * (whose setters document each value); every value has a default fit for a phone.
+     */
     public static final class Options {
         /** Where the catalog, the event queue, the engine's state and the claims are kept; null: in memory only. */
-        public File directory;
+        public final File directory;
+        /** Where the client keeps its files, in place of {@link #directory}; null: the directory's files. */
+        public final Storage storage;
+        public final int batchSize;
+        public final long flushInterval;
+        public final long refreshInterval;
+        public final long retryInitial;
+        public final long retryMaximum;
+        public final int claimAttempts;
+        public final int queueLimit;
+        public final int connectTimeout;
+        public final int readTimeout;
+        public final Executor rendererExecutor;
+        public final boolean background;
+        public final Clock clock;
+        public final TourOpener onTour;
+        public final ActionHandler onAction;
+        public final boolean countsTipsWhenSeen;
+
+        private Options(Builder builder) {
+            directory = builder.directory;
+            storage = builder.storage;
+            batchSize = builder.batchSize;
+            flushInterval = builder.flushInterval;
+            refreshInterval = builder.refreshInterval;
+            retryInitial = builder.retryInitial;
+            retryMaximum = builder.retryMaximum;
+            claimAttempts = builder.claimAttempts;
+            queueLimit = builder.queueLimit;
+            connectTimeout = builder.connectTimeout;
+            readTimeout = builder.readTimeout;
+            rendererExecutor = builder.rendererExecutor;
+            background = builder.background;
+            clock = builder.clock;
+            onTour = builder.onTour;
+            onAction = builder.onAction;
+            countsTipsWhenSeen = builder.countsTipsWhenSeen;
+        }
+    }
+
+    /** A builder for the app's public key and server: {@link WaymarkClient#builder(String, String)}. */
+    public static Builder builder(String key, String server) { return new Builder(key, server); }
+
+    /**
+     * Makes a client, as an app does once:
+     *
+     * <pre>{@code
+     * WaymarkClient waymark = WaymarkClient.builder("wm_pk_…", "https://guide.example.com")
+     *     .user("u42", userHash)
+     *     .context(new WaymarkClient.Context("android", Build.MODEL, BuildConfig.VERSION_NAME, "hi-IN"))
+     *     .directory(new File(context.getFilesDir(), "waymark"))
+     *     .renderer(renderer).rendererExecutor(mainThreadExecutor)
+     *     .build();
+     * }</pre>
+     */
+    public static final class Builder {
+        private final String key;
+        private final String server;
+        private String user;
+        private String userHash;
+        private Context context = new Context(null, null, null, null);
+        private Renderer renderer;
+        private File directory;
+        private Storage storage;
+        private int batchSize = 100;
+        private long flushInterval = 15_000;
+        private long refreshInterval = 300_000;
+        private long retryInitial = 2_000;
+        private long retryMaximum = 600_000;
+        private int claimAttempts = 4;
+        private int queueLimit = 10_000;
+        private int connectTimeout = 10_000;
+        private int readTimeout = 15_000;
+        private Executor rendererExecutor;
+        private boolean background = true;
+        private Clock clock = System::currentTimeMillis;
+        private TourOpener onTour;
+        private ActionHandler onAction;
+        private boolean countsTipsWhenSeen;
+
+        private Builder(String key, String server) {
+            this.key = require(key, "the app's public key");
+            this.server = require(server, "the server's address");
+        }
+
+        private static <T> T require(T value, String what) {
+            if (value == null) throw new IllegalArgumentException(what + " is missing");
+            return value;
+        }
+
+        private static long positive(long value, String what) {
+            if (value <= 0) throw new IllegalArgumentException(what + " must be positive, not " + value);
+            return value;
+        }
+
+        /** Who the user is (required); {@code userHash} proves it (the app's backend makes it), or null. */
+        public Builder user(String user, String userHash) {
+            this.user = require(user, "the user");
+            this.userHash = userHash;
+            return this;
+        }
+
+        /** The device and app the catalog is resolved for; none by default. */
+        public Builder context(Context context) { this.context = require(context, "the context"); return this; }
+
+        /** What draws the tips, with the app's own views; null: the app reads commands from {@link #record} alone. */
+        public Builder renderer(Renderer renderer) { this.renderer = renderer; return this; }
+
+        /** Where the catalog, the event queue, the engine's state and the claims are kept; none: in memory only. */
+        public Builder directory(File directory) { this.directory = directory; return this; }
+
         /**
-         * Where the client keeps its files, in place of {@link #directory}: null for the
-         * directory's files. Whichever it is, it is written only by the client's one background
-         * writer, within a second of a change (see {@link WaymarkClient}).
+         * Where the client keeps its files, in place of {@link #directory}. Whichever it is, it is
+         * written only by the client's one background writer, within a second of a change.
          */
-        public Storage storage;
-        /** Events per upload (the server takes at most 500). */
-        public int batchSize = 100;
-        /** How often queued events are uploaded when no batch fills up, in ms. */
-        public long flushInterval = 15_000;
-        /** How often the catalog is checked for a new version, in ms. */
-        public long refreshInterval = 300_000;
-        /** The wait after the first failed upload, doubling up to {@link #retryMaximum}, in ms. */
-        public long retryInitial = 2_000;
-        public long retryMaximum = 600_000;
-        /** How many times a claim is tried when the server cannot be reached or fails. */
-        public int claimAttempts = 4;
-        /** The most events kept while offline; the oldest are dropped first. */
-        public int queueLimit = 10_000;
-        public int connectTimeout = 10_000;
-        public int readTimeout = 15_000;
-        /** Where the renderer is called: the app's main thread, say; null: on the calling thread. */
-        public Executor rendererExecutor;
-        /** Whether {@link #start()} starts the background uploads, refreshes and engine timer. */
-        public boolean background = true;
-        public Clock clock = System::currentTimeMillis;
+        public Builder storage(Storage storage) { this.storage = storage; return this; }
+
+        /** Events per upload, 1 to 500 (the most the server takes); 100 by default. */
+        public Builder batchSize(int events) {
+            if (events < 1 || events > 500) throw new IllegalArgumentException("a batch holds 1 to 500 events, not " + events);
+            batchSize = events;
+            return this;
+        }
+
+        /** How often queued events are uploaded when no batch fills up, in ms; 15 s by default. */
+        public Builder flushInterval(long millis) { flushInterval = positive(millis, "the flush interval"); return this; }
+
+        /** How often the catalog is checked for a new version, in ms; 5 minutes by default. */
+        public Builder refreshInterval(long millis) { refreshInterval = positive(millis, "the refresh interval"); return this; }
+
+        /** The wait after the first failed upload, doubling up to {@code maximum}, in ms; 2 s and 10 minutes by default. */
+        public Builder retry(long initial, long maximum) {
+            retryInitial = positive(initial, "the first retry's wait");
+            retryMaximum = Math.max(initial, positive(maximum, "the longest retry wait"));
+            return this;
+        }
+
+        /** How many times a claim is tried when the server cannot be reached or fails; 4 by default. */
+        public Builder claimAttempts(int attempts) { claimAttempts = (int) positive(attempts, "the claim attempts"); return this; }
+
+        /** The most events kept while offline, the oldest dropped first; 10,000 by default. */
+        public Builder queueLimit(int events) { queueLimit = (int) positive(events, "the queue's limit"); return this; }
+
+        /** The network's timeouts, in ms: to connect and to read an answer; 10 s and 15 s by default. */
+        public Builder timeouts(int connect, int read) {
+            connectTimeout = (int) positive(connect, "the connect timeout");
+            readTimeout = (int) positive(read, "the read timeout");
+            return this;
+        }
+
+        /** Where the renderer is called: the app's main thread, say; none: on the calling thread. */
+        public Builder rendererExecutor(Executor executor) { rendererExecutor = executor; return this; }
+
+        /**
+         * Whether {@link #start()} starts the background uploads, refreshes and engine timer, and
+         * files are written on the client's own thread; true by default. False (tests, command-line
+         * tools) does everything on the calling thread.
+         */
+        public Builder background(boolean on) { background = on; return this; }
+
+        /** The time source: milliseconds since 1970. Tests inject their own. */
+        public Builder clock(Clock clock) { this.clock = require(clock, "the clock"); return this; }
+
         /**
          * A tour whose trigger held, for the app to open: the client runs the catalog's tour
          * triggers with the events it records, as the web SDK does, and opens one at a time, never
-         * one the user finished. Null: tours open only when the app opens them.
+         * one the user finished. None: tours open only when the app opens them.
          */
-        public TourOpener onTour;
+        public Builder onTour(TourOpener opener) { onTour = opener; return this; }
+
         /**
          * A pressed button that leads out of Waymark (a route in the app, a web page, a tour), for
-         * the app to follow; called where the renderer is. Null: such buttons only send their event.
+         * the app to follow; called where the renderer is. None: such buttons only send their event.
          */
-        public ActionHandler onAction;
+        public Builder onAction(ActionHandler handler) { onAction = handler; return this; }
+
         /**
          * Whether the app's renderer says when a tip it draws comes into the user's sight and
          * leaves it ({@link WaymarkClient#setTip}), as the web SDK does: then {@code tip_shown} is
@@ -161,7 +303,30 @@ public final class WaymarkClient {
          * ({@code maxDisplayDuration}) counts only while it is in sight. False by default: a tip
          * counts as seen from when it shows.
          */
-        public boolean countsTipsWhenSeen;
+        public Builder countsTipsWhenSeen(boolean on) { countsTipsWhenSeen = on; return this; }
+
+        /** The client: it reads what its storage keeps now, once; call {@link #start()} next. */
+        public WaymarkClient build() {
+            return new WaymarkClient(key, server, require(user, "the user (Builder.user)"), userHash, context, new Options(this), renderer, false);
+        }
+
+        /**
+         * A client showing a preview of the app's draft, from a preview link (made in the console,
+         * opened on the phone): the link's token stands in for the key this builder was given. It
+         * shows the draft's tips, tours, checklists and help for everyone and without display
+         * limits, keeps its state in memory only (whatever {@link #directory} says: the user's own
+         * state is untouched), and sends events the server keeps with the preview, out of every
+         * report. Wire it to the app's deep link, {@link #start()} it, use it while
+         * {@link WaymarkClient#preview()} has not ended, draw a "Preview" mark meanwhile, and go
+         * back to the app's own client after. It needs no userHash.
+         *
+         * @throws IllegalArgumentException when the link carries no preview token
+         */
+        public WaymarkClient buildPreview(String link) {
+            String token = previewToken(link);
+            if (token == null) throw new IllegalArgumentException("the link has no " + PREVIEW_PARAMETER + " token: " + link);
+            return new WaymarkClient(token, server, require(user, "the user (Builder.user)"), null, context, new Options(this), renderer, true);
+        }
     }
 
     /** Follows a button that leads out of Waymark: opens the app's route, the web page or the tour. */
@@ -203,7 +368,7 @@ public final class WaymarkClient {
     public final Options options;
     private final Renderer renderer;
     private final Transport transport;
-    /** With {@link Options#countsTipsWhenSeen}, the tip_shown events of tips shown and not yet seen, by tip. Guarded by lock. */
+    /** With {@link Builder#countsTipsWhenSeen}, the tip_shown events of tips shown and not yet seen, by tip. Guarded by lock. */
     private final Map<String, Map<String, Object>> unseen = new HashMap<String, Map<String, Object>>();
     private final EventQueue queue;
     private final KeptFile catalogFile;
@@ -251,23 +416,6 @@ public final class WaymarkClient {
     /** The query parameter of a preview link that carries the preview's token. */
     public static final String PREVIEW_PARAMETER = "waymark-preview";
 
-    /**
-     * A client showing a preview of the app's draft, from a preview link (made in the console,
-     * opened on the phone): the link's token stands in for the client key. It shows the draft's
-     * tips, tours, checklists and help for everyone and without display limits, keeps its state in
-     * memory only (whatever {@code options.directory} says: the user's own state is untouched),
-     * and sends events the server keeps with the preview, out of every report. Wire it to the app's
-     * deep link, {@link #start()} it, use it while {@link #preview()} has not ended, draw a
-     * "Preview" mark meanwhile, and go back to the app's own client after.
-     *
-     * @throws IllegalArgumentException when the link carries no preview token
-     */
-    public static WaymarkClient preview(String link, String server, String user, Context context, Options options, Renderer renderer) {
-        String token = previewToken(link);
-        if (token == null) throw new IllegalArgumentException("the link has no " + PREVIEW_PARAMETER + " token: " + link);
-        return new WaymarkClient(token, server, user, null, context, options, renderer, true);
-    }
-
     /** The preview token a link carries (its {@code waymark-preview} query parameter), or null. */
     public static String previewToken(String link) {
         if (link == null) return null;
@@ -299,17 +447,12 @@ public final class WaymarkClient {
         }
     }
 
-    /** Set while this client shows a preview of the draft ({@link #preview(String, String, String, Context, Options, Renderer)}); null for the app's own client. */
+    /** Set while this client shows a preview of the draft ({@link Builder#buildPreview(String)}); null for the app's own client. */
     public DeliveredPreview preview() {
         synchronized (lock) {
             JSONObject preview = catalog != null ? catalog.optJSONObject("preview") : null;
             return preview != null ? new DeliveredPreview(preview) : null;
         }
-    }
-
-    /** A client for {@code user}; {@code userHash} proves the user (the app's backend makes it), or null. */
-    public WaymarkClient(String key, String server, String user, String userHash, Context context, Options options, Renderer renderer) {
-        this(key, server, user, userHash, context, options, renderer, false);
     }
 
     private WaymarkClient(String key, String server, String user, String userHash, Context context, Options options, Renderer renderer, boolean inMemory) {
@@ -610,7 +753,7 @@ public final class WaymarkClient {
     }
 
     /**
-     * With {@link Options#countsTipsWhenSeen}, the renderer says that a tip it draws came into the
+     * With {@link Builder#countsTipsWhenSeen}, the renderer says that a tip it draws came into the
      * user's sight (at least half of it on the screen, uncovered, for half a second, or touched) or
      * left it (scrolled away, covered, the app in the background). The first time a shown tip is
      * seen, {@code tip_shown} is sent; display time counts only while the tip is in sight.

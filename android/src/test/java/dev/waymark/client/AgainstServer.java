@@ -59,19 +59,20 @@ abstract class AgainstServer {
     }
 
     WaymarkClient client(File directory, String user, String locale, boolean countsTipsWhenSeen) throws Exception {
-        WaymarkClient.Options options = new WaymarkClient.Options();
-        options.countsTipsWhenSeen = countsTipsWhenSeen;
-        options.onTour = (tour, page) -> opened.add(tour.id + " at " + page + " of " + tour.pages.size());
-        options.onAction = request -> followed.add(request.action.kind + " " + request.action.to + " from "
-            + (request.tip != null ? request.tip : request.tour + "/" + request.page));
-        options.directory = directory;
-        options.background = false;
-        options.retryInitial = 10;
-        options.connectTimeout = 2_000;
-        options.readTimeout = 10_000;
         String hash = ServerProcess.userHash(user, app.getString("identitySecret"));
-        return new WaymarkClient(app.getString("clientKey"), server.url, user, hash,
-            new WaymarkClient.Context("android", "Pixel 4a", "1.4.0", locale), options, renderer);
+        return WaymarkClient.builder(app.getString("clientKey"), server.url)
+            .user(user, hash)
+            .context(new WaymarkClient.Context("android", "Pixel 4a", "1.4.0", locale))
+            .renderer(renderer)
+            .countsTipsWhenSeen(countsTipsWhenSeen)
+            .onTour((tour, page) -> opened.add(tour.id + " at " + page + " of " + tour.pages.size()))
+            .onAction(request -> followed.add(request.action.kind + " " + request.action.to + " from "
+                + (request.tip != null ? request.tip : request.tour + "/" + request.page)))
+            .directory(directory)
+            .background(false)
+            .retry(10, 600_000)
+            .timeouts(2_000, 10_000)
+            .build();
     }
 
     /** A client started with the catalog the server has now. */

@@ -61,10 +61,12 @@ class KeeperTest extends AgainstServer {
         first.awaitKept();
 
         BlockingStorage storage = new BlockingStorage(phone);
-        WaymarkClient.Options options = new WaymarkClient.Options();
-        options.storage = storage;
-        WaymarkClient client = new WaymarkClient(app.getString("clientKey"), server.url, "u9", null,
-            new WaymarkClient.Context("android", "Pixel 4a", "1.4.0", "hi-IN"), options, renderer);
+        WaymarkClient client = WaymarkClient.builder(app.getString("clientKey"), server.url)
+            .user("u9", null)
+            .context(new WaymarkClient.Context("android", "Pixel 4a", "1.4.0", "hi-IN"))
+            .renderer(renderer)
+            .storage(storage)
+            .build();
         // Everything an app calls from its main thread that changes what is kept: the engine's
         // state, events, tour progress, the listener's choice.
         client.record("screen", "products", null);

@@ -146,12 +146,14 @@ class WaymarkClientTest extends AgainstServer {
         assertEquals(preview.getString("token"), WaymarkClient.previewToken(link));
         assertNull(WaymarkClient.previewToken("myshop://home?tab=1"));
         assertNull(WaymarkClient.previewToken("myshop://home?waymark-preview="));
-        assertThrows(IllegalArgumentException.class, () -> WaymarkClient.preview("myshop://home", server.url, "u1", null, new WaymarkClient.Options(), renderer));
-
-        WaymarkClient.Options options = new WaymarkClient.Options();
-        options.directory = new File(phone, "previewing");
-        options.background = false;
-        WaymarkClient previewing = WaymarkClient.preview(link, server.url, "u1", new WaymarkClient.Context("android", "Pixel 4a", "1.4.0", "hi-IN"), options, renderer);
+        WaymarkClient.Builder builder = WaymarkClient.builder(app.getString("clientKey"), server.url)
+            .user("u1", null)
+            .context(new WaymarkClient.Context("android", "Pixel 4a", "1.4.0", "hi-IN"))
+            .renderer(renderer)
+            .directory(new File(phone, "previewing"))
+            .background(false);
+        assertThrows(IllegalArgumentException.class, () -> builder.buildPreview("myshop://home"));
+        WaymarkClient previewing = builder.buildPreview(link);
         previewing.start();
         assertEquals(preview.getString("expiresAt"), previewing.preview().expires);
         assertFalse(previewing.preview().ended);
@@ -168,7 +170,7 @@ class WaymarkClientTest extends AgainstServer {
         String events = server.admin("/v1/admin/previews/" + preview.getString("id") + "/events", key);
         assertTrue(events.contains("\"name\":\"activation\""), events);
         assertEquals("200 ", server.admin("/v1/admin/events?format=ndjson", key), "none of the app's events");
-        assertFalse(options.directory.exists(), "a preview keeps nothing on the phone");
+        assertFalse(previewing.options.directory.exists(), "a preview keeps nothing on the phone");
 
         // Paired, the app sends a picture of its screen with where its anchors are; its own client cannot.
         java.awt.image.BufferedImage picture = new java.awt.image.BufferedImage(180, 370, java.awt.image.BufferedImage.TYPE_INT_RGB);
@@ -403,12 +405,14 @@ class WaymarkClientTest extends AgainstServer {
     void theEngineStateIsKeptInTheBackgroundSoAKilledAppGoesOn() throws Exception {
         server.start();
         server.publishShop(app.getString("secretKey"));
-        WaymarkClient.Options options = new WaymarkClient.Options();
-        options.directory = phone;
-        options.flushInterval = 60_000;
         String hash = ServerProcess.userHash("u8", app.getString("identitySecret"));
-        WaymarkClient running = new WaymarkClient(app.getString("clientKey"), server.url, "u8", hash,
-            new WaymarkClient.Context("android", "Pixel 4a", "1.4.0", "hi-IN"), options, renderer);
+        WaymarkClient running = WaymarkClient.builder(app.getString("clientKey"), server.url)
+            .user("u8", hash)
+            .context(new WaymarkClient.Context("android", "Pixel 4a", "1.4.0", "hi-IN"))
+            .renderer(renderer)
+            .directory(phone)
+            .flushInterval(60_000)
+            .build();
         running.start();
         running.record("screen", "products", null);
         assertEquals("active", running.phase("product-list-tip"));
@@ -427,5 +431,19 @@ class WaymarkClientTest extends AgainstServer {
         assertEquals("active", kept, "the state was kept within the deadline");
         running.stop();
         assertEquals("active", client(phone, "u8").phase("product-list-tip"), "and the next start goes on from it");
+    }
+
+    @Test
+    void theBuilderRefusesWhatCannotWorkAndItsOptionsStayAsBuilt() {
+        WaymarkClient.Builder builder = WaymarkClient.builder("wm_pk_test", "http://127.0.0.1:9");
+        assertThrows(IllegalArgumentException.class, builder::build, "a client needs its user");
+        assertThrows(IllegalArgumentException.class, () -> builder.batchSize(501), "the server takes at most 500 events a batch");
+        assertThrows(IllegalArgumentException.class, () -> builder.flushInterval(0));
+        assertThrows(IllegalArgumentException.class, () -> WaymarkClient.builder(null, "http://127.0.0.1:9"));
+        WaymarkClient client = builder.user("u1", null).batchSize(50).background(false).build();
+        builder.batchSize(20);
+        assertEquals(50, client.options.batchSize, "a client's options do not change with its builder");
+        assertEquals(15_000, client.options.flushInterval);
+        assertNull(client.catalogVersion(), "in memory, never online");
     }
 }

@@ -62,6 +62,16 @@ public struct IncomingEvent: Codable, Hashable, Sendable {
         }
     }
 
+    /// What the guidance itself did, as the SDKs send it: tips shown, closed, dismissed and
+    /// acted on, hotspots, surveys, tour pages, videos, narration, checklists and the help. The
+    /// events an app hands to its own analytics (`GuidanceEvent` in WaymarkClient): a stable list, in the
+    /// Swift and Java SDKs alike; docs/analytics-forwarding.md describes each.
+    public static let guidanceNames: Set<String> = [
+        "tip_shown", "tip_closed", "tip_dismissed", "tip_action", "hotspot_opened", "survey_answered",
+        "page_viewed", "page_read_to_bottom", "tour_action", "video_played", "narration_played", "narration_completed",
+        "checklist_opened", "checklist_item_done", "checklist_completed", "help_opened", "help_searched", "article_opened",
+    ]
+
     /// Names the SDKs send by themselves.
     public static let standardNames: Set<String> = [
         "tap", "pan", "keystroke", "activation", "scroll", "screen",

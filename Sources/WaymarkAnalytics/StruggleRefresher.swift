@@ -46,6 +46,8 @@ public struct StruggleRefresher: Service {
                             let looked = try await refresh(app: app.id)
                             if looked > 0 { logger.debug("looked for struggles", metadata: ["app": "\(app.id)", "days": "\(looked)"]) }
                         } catch {
+                            // Stopping the server cancels a look under way: no failure to report.
+                            if Task.isCancelled { return }
                             logger.warning("could not look for struggles", metadata: ["app": "\(app.id)", "error": "\(error)"])
                         }
                     }

@@ -63,13 +63,19 @@ public final class WaymarkClient: Sendable {
         /// (`maxDisplayDuration`) counts only while it is in sight. `false` by default: a tip
         /// counts as seen from when it shows.
         public var countsTipsWhenSeen: Bool
+        /// Each guidance event as the client queues it (``GuidanceEvent``; the names are
+        /// `IncomingEvent.guidanceNames`), for the app to hand to its own analytics
+        /// beside its funnel. Called on the thread that caused it (a tap's, the engine's timer's):
+        /// keep it quick, as a tracker's `log` call is.
+        public var onGuidanceEvent: (@Sendable (GuidanceEvent) -> Void)?
 
         /// Options with the defaults: uploads of 100 events every 15 s, the catalog checked every 5 minutes, 10,000 events kept offline.
         public init(
             directory: URL? = nil, batchSize: Int = 100, flushInterval: TimeInterval = 15, refreshInterval: TimeInterval = 300,
             retry: RetryPolicy = RetryPolicy(), claimAttempts: Int = 4, queueLimit: Int = 10_000, session: URLSession? = nil,
             clock: @escaping @Sendable () -> Date = { Date() }, onAction: (@Sendable (ActionRequest) -> Void)? = nil,
-            onTour: (@Sendable (TourStart) -> Void)? = nil, countsTipsWhenSeen: Bool = false
+            onTour: (@Sendable (TourStart) -> Void)? = nil, countsTipsWhenSeen: Bool = false,
+            onGuidanceEvent: (@Sendable (GuidanceEvent) -> Void)? = nil
         ) {
             self.directory = directory
             self.batchSize = min(max(batchSize, 1), EventBatch.maxEvents)
@@ -83,6 +89,7 @@ public final class WaymarkClient: Sendable {
             self.onAction = onAction
             self.onTour = onTour
             self.countsTipsWhenSeen = countsTipsWhenSeen
+            self.onGuidanceEvent = onGuidanceEvent
         }
     }
 
@@ -271,7 +278,7 @@ public final class WaymarkClient: Sendable {
         self.state = state
         let lifecycle = Lifecycle(
             queue: queue, state: state, user: user, properties: Self.standardProperties(context),
-            countsWhenSeen: options.countsTipsWhenSeen)
+            countsWhenSeen: options.countsTipsWhenSeen, onGuidanceEvent: options.onGuidanceEvent)
         self.lifecycle = lifecycle
         engine = Self.makeEngine(
             tips: Self.scheduled(entry?.catalog.tips ?? []),
@@ -1002,6 +1009,8 @@ struct Lifecycle: Sendable {
     let properties: [String: ContextValue]
     /// Whether `tip_shown` waits until the renderer says the tip was seen (``seen(_:at:)``).
     let countsWhenSeen: Bool
+    /// The app's hook for guidance events, told of each as it is queued.
+    let onGuidanceEvent: (@Sendable (GuidanceEvent) -> Void)?
 
     func record(_ commands: [RenderCommand]) {
         if !commands.isEmpty { state.withLock { $0.progressChanges += 1 } }
@@ -1039,11 +1048,38 @@ struct Lifecycle: Sendable {
             if case .number(let number) = value { return number.isFinite }
             return true
         }
+        let id = EventID.make(at: time)
         queue.append(
             IncomingEvent(
-                id: EventID.make(at: time), user: user, name: name, target: target, timestamp: Timestamp.format(time),
+                id: id, user: user, name: name, target: target, timestamp: Timestamp.format(time),
                 properties: properties.isEmpty ? nil : properties
             )
         )
+        if let onGuidanceEvent, IncomingEvent.guidanceNames.contains(name) {
+            onGuidanceEvent(GuidanceEvent(id: id, name: name, target: target, time: time, properties: properties))
+        }
     }
+}
+
+/// One thing the guidance did, for the app's own analytics (``WaymarkClient/Options/onGuidanceEvent``):
+/// the event as Waymark's server gets it. `tip_shown` with `tip`, `container` and `variant`;
+/// `page_read_to_bottom` with `tour`; `help_searched` with `query` and `results`; and the
+/// app's standard properties (`platform`, `appVersion`, `locale`) on every one.
+///
+/// ```swift
+/// options.onGuidanceEvent = { event in
+///     Analytics.logEvent("waymark_" + event.name, parameters: event.properties.mapValues(\.description))
+/// }
+/// ```
+public struct GuidanceEvent: Hashable, Sendable {
+    /// The event's id, the same the server stores: a receiver of both can join them.
+    public var id: String
+    /// One of `IncomingEvent.guidanceNames`.
+    public var name: String
+    /// The tip, tour, checklist or article it is about, where it has one.
+    public var target: String?
+    /// When it happened.
+    public var time: Date
+    /// Its properties, the app's standard ones among them.
+    public var properties: [String: ContextValue]
 }

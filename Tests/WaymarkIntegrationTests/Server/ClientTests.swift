@@ -150,6 +150,32 @@ final class LiveServer: Sendable {
         }
     }
 
+    /// The app's own analytics hear of every guidance event as it is queued, with the id the
+    /// server stores it under, and of nothing else (not the user's taps or screens).
+    @Test(arguments: StoreUnderTest.available)
+    func guidanceEventsReachTheAppsOwnAnalytics(_ kind: StoreUnderTest) async throws {
+        try await LiveServer.with(kind) { server in
+            let heard = Locked<[GuidanceEvent]>([])
+            var options = Self.options(server.directory.appendingPathComponent("phone"))
+            options.onGuidanceEvent = { event in heard.withLock { $0.append(event) } }
+            let client = await WaymarkClient.start(
+                key: server.shop.clientKey, server: server.url, user: "tracked", context: Self.context, options: options)
+            _ = client.record("activation")
+            _ = client.record("tap", target: "welcome-close")
+            _ = try client.answer(survey: "checkout-survey", score: 4, comment: "ठीक है")
+            let events = heard.withLock { $0 }
+            #expect(events.map(\.name) == ["tip_shown", "tip_dismissed", "survey_answered"])
+            #expect(events[0].target == "welcome" && events[0].properties["tip"] == .string("welcome"))
+            #expect(events[0].properties["platform"] == .string("ios") && events[0].properties["locale"] == .string("hi-IN"))
+            #expect(events[2].properties["comment"] == .string("ठीक है"))
+            _ = try await client.flush()
+            let stored = try await server.store.events(
+                app: server.shop.appId, period: Period(from: 0, to: Int64.max), user: "tracked", after: nil, limit: 10)
+            #expect(Set(events.map(\.id)).isSubset(of: Set(stored.map(\.id))), "the same ids as the server's")
+            await client.stop()
+        }
+    }
+
     /// With `countsTipsWhenSeen` the app's renderer says when a tip came into sight, and only then is
     /// it counted: once, however often it comes back into sight; a tip dismissed unseen is never counted.
     @Test(arguments: StoreUnderTest.available)

@@ -138,6 +138,7 @@ public final class WaymarkClient {
         public final TourOpener onTour;
         public final ActionHandler onAction;
         public final boolean countsTipsWhenSeen;
+        public final GuidanceEvent.Listener onGuidanceEvent;
 
         private Options(Builder builder) {
             directory = builder.directory;
@@ -157,6 +158,7 @@ public final class WaymarkClient {
             onTour = builder.onTour;
             onAction = builder.onAction;
             countsTipsWhenSeen = builder.countsTipsWhenSeen;
+            onGuidanceEvent = builder.onGuidanceEvent;
         }
     }
 
@@ -199,6 +201,7 @@ public final class WaymarkClient {
         private TourOpener onTour;
         private ActionHandler onAction;
         private boolean countsTipsWhenSeen;
+        private GuidanceEvent.Listener onGuidanceEvent;
 
         private Builder(String key, String server) {
             this.key = require(key, "the app's public key");
@@ -304,6 +307,14 @@ public final class WaymarkClient {
          * counts as seen from when it shows.
          */
         public Builder countsTipsWhenSeen(boolean on) { countsTipsWhenSeen = on; return this; }
+
+        /**
+         * Hears of each guidance event as the client queues it ({@link GuidanceEvent#NAMES}), for
+         * the app to hand to its own analytics beside its funnel:
+         * {@code .onGuidanceEvent(event -> analytics.logEvent("waymark_" + event.name, bundle(event.properties)))}.
+         * Called on the thread that caused it: keep it quick.
+         */
+        public Builder onGuidanceEvent(GuidanceEvent.Listener listener) { onGuidanceEvent = listener; return this; }
 
         /** The client: it reads what its storage keeps now, once; call {@link #start()} next. */
         public WaymarkClient build() {
@@ -963,8 +974,9 @@ public final class WaymarkClient {
     private void enqueue(String name, String target, long time, Map<String, ?> properties) {
         JSONObject event = new JSONObject();
         JSONObject props = new JSONObject();
+        String id = EventID.make(time);
         try {
-            event.put("id", EventID.make(time));
+            event.put("id", id);
             event.put("user", user);
             event.put("name", name);
             if (target != null) event.put("target", target);
@@ -984,6 +996,15 @@ public final class WaymarkClient {
             throw new IllegalArgumentException(cannotHappen);
         }
         queue.append(event);
+        GuidanceEvent.Listener listener = options.onGuidanceEvent;
+        if (listener != null && GuidanceEvent.NAMES.contains(name)) {
+            Map<String, Object> copy = new HashMap<String, Object>();
+            for (java.util.Iterator<String> keys = props.keys(); keys.hasNext();) {
+                String key = keys.next();
+                copy.put(key, props.opt(key));
+            }
+            listener.onGuidanceEvent(new GuidanceEvent(id, name, target, time, copy));
+        }
         if (queue.count() >= options.batchSize && background != null) {
             ScheduledExecutorService executor = background;
             executor.execute(() -> {

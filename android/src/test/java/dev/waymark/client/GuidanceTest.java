@@ -233,4 +233,37 @@ class GuidanceTest extends AgainstServer {
         assertEquals(text + "é", WaymarkClient.prefix(text + "éé", 512));
         assertEquals("short", WaymarkClient.prefix("short", 512));
     }
+
+    @Test
+    void guidanceEventsReachTheAppsOwnAnalytics() throws Exception {
+        server.start();
+        server.publishShop(app.getString("secretKey"));
+        List<GuidanceEvent> heard = Collections.synchronizedList(new ArrayList<GuidanceEvent>());
+        WaymarkClient tracked = WaymarkClient.builder(app.getString("clientKey"), server.url)
+            .user("g9", null)
+            .context(new WaymarkClient.Context("android", "Pixel 4a", "1.4.0", "hi-IN"))
+            .renderer(renderer)
+            .directory(phone)
+            .background(false)
+            .onGuidanceEvent(heard::add)
+            .build();
+        tracked.start();
+        tracked.record("activation", null, null);
+        tracked.record("tap", "welcome-close", null);
+        tracked.answer("checkout-survey", 4, "ठीक है");
+        List<String> names = new ArrayList<String>();
+        for (GuidanceEvent event : heard) names.add(event.name);
+        assertEquals(Arrays.asList("tip_shown", "tip_dismissed", "survey_answered"), names, "guidance only: not the taps");
+        assertEquals("welcome", heard.get(0).target);
+        assertEquals("welcome", heard.get(0).properties.get("tip"));
+        assertEquals("android", heard.get(0).properties.get("platform"));
+        assertEquals("ठीक है", heard.get(2).properties.get("comment"));
+        assertThrows(UnsupportedOperationException.class, () -> heard.get(0).properties.put("tip", "other"));
+        tracked.flush();
+        List<JSONObject> stored = stored(tracked, "g9");
+        List<String> ids = new ArrayList<String>();
+        for (JSONObject event : stored) ids.add(event.getString("id"));
+        for (GuidanceEvent event : heard) assertTrue(ids.contains(event.id), "the server keeps it under the same id: " + event);
+        tracked.stop();
+    }
 }

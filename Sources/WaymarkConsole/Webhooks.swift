@@ -79,7 +79,7 @@ extension WaymarkConsole {
         values["endpoints"] = endpoints.map { endpoint in
             [
                 "id": endpoint.id, "url": endpoint.url,
-                "types": endpoint.types.isEmpty ? "every type" : endpoint.types.joined(separator: ", "),
+                "types": endpoint.types.isEmpty ? "every type but guidance.events" : endpoint.types.joined(separator: ", "),
                 "createdAt": Self.format(endpoint.createdAt),
                 "rotating": endpoint.previousValid(at: time).map(Self.format) ?? "",
             ] as [String: Any]

@@ -13,7 +13,8 @@ extension PostgresStore {
             INSERT INTO webhook_deliveries (event, endpoint, app, type, user_id, body, created_at, state, attempts, next_attempt_at)
             SELECT \(notice.id), id, app, \(notice.type), \(notice.user), \(notice.body), \(time), 'pending', 0, \(time)
             FROM webhook_endpoints
-            WHERE app = \(notice.app) AND (types = '*' OR strpos(',' || types || ',', ',' || \(notice.type) || ',') > 0)
+            WHERE app = \(notice.app)
+            AND ((types = '*' AND NOT \(notice.onlyWhenNamed)) OR strpos(',' || types || ',', ',' || \(notice.type) || ',') > 0)
             """,
             logger: logger)
     }

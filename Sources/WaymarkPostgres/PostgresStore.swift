@@ -228,18 +228,18 @@ public final class PostgresStore: Store, Service {
     /// so a batch holding an event stored before (a client's retry, or one id twice) fails as a
     /// whole on the primary key, and is then inserted with ``insertEventsSkippingStored(_:numbers:)``.
     public func insertEvents(
-        _ events: [StoredEvent], notice: @escaping @Sendable (StoredEvent) -> WebhookNotice?
+        _ events: [StoredEvent], notices: @escaping @Sendable ([StoredEvent]) -> [WebhookNotice]
     ) async throws(StoreError) -> [Bool] {
         guard !events.isEmpty else { return [] }
         if let error = StoreError.invalidEventIDs(events) { throw error }
         let numbers = try await appNumbers(events)
-        let notices = events.map(notice)
-        if notices.contains(where: { $0 != nil }) {
-            // The few batches a webhook hears of take the slower way, in one transaction with
-            // their notices, each written only when its event is new.
+        if !notices(events).isEmpty {
+            // The batches a webhook hears of take the slower way, in one transaction with their
+            // notices, made of the events that were new.
             return try await transaction { connection in
                 let inserted = try await Self.insertEventsSkippingStored(events, numbers: numbers, connection, self.logger)
-                for case (true, let notice?) in zip(inserted, notices) { try await Self.enqueue(notice, connection, self.logger) }
+                let new = zip(events, inserted).compactMap { $1 ? $0 : nil }
+                for notice in notices(new) { try await Self.enqueue(notice, connection, self.logger) }
                 return inserted
             }
         }

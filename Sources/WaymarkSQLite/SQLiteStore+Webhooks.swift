@@ -46,9 +46,9 @@ extension SQLiteStore {
             sql: """
                 INSERT INTO webhook_deliveries (event, endpoint, app, type, user, body, created_at, state, attempts, next_attempt_at)
                 SELECT ?, id, app, ?, ?, ?, ?, 'pending', 0, ? FROM webhook_endpoints
-                WHERE app = ? AND (types = '*' OR instr(',' || types || ',', ',' || ? || ',') > 0)
+                WHERE app = ? AND ((types = '*' AND NOT ?) OR instr(',' || types || ',', ',' || ? || ',') > 0)
                 """
-        ).execute(arguments: [notice.id, notice.type, notice.user, notice.body, time, time, notice.app, notice.type])
+        ).execute(arguments: [notice.id, notice.type, notice.user, notice.body, time, time, notice.app, notice.onlyWhenNamed, notice.type])
     }
 
     public func createWebhookEndpoint(_ endpoint: WebhookEndpoint, limit: Int, audit: AuditEntry) async throws(StoreError) -> Bool {

@@ -279,7 +279,7 @@ public final class SQLiteStore: Store {
     // MARK: Events
 
     public func insertEvents(
-        _ events: [StoredEvent], notice: @escaping @Sendable (StoredEvent) -> WebhookNotice?
+        _ events: [StoredEvent], notices: @escaping @Sendable ([StoredEvent]) -> [WebhookNotice]
     ) async throws(StoreError) -> [Bool] {
         guard !events.isEmpty else { return [] }
         if let error = StoreError.invalidEventIDs(events) { throw error }
@@ -300,15 +300,16 @@ public final class SQLiteStore: Store {
                     """)
             var inserted: [Bool] = []
             inserted.reserveCapacity(events.count)
+            var new: [StoredEvent] = []
             for event in events {
                 try statement.execute(arguments: [
                     event.app, event.id, event.user, event.name, event.target, event.timestamp, event.receivedAt,
                     event.clamped, event.properties, event.platform, event.appVersion,
                 ])
-                let new = db.changesCount > 0
-                if new, let notice = notice(event) { try Self.enqueue(notice, db) }
-                inserted.append(new)
+                inserted.append(db.changesCount > 0)
+                if db.changesCount > 0 { new.append(event) }
             }
+            for notice in notices(new) { try Self.enqueue(notice, db) }
             return inserted
         }
     }

@@ -1,3 +1,4 @@
+import Foundation
 import WaymarkStore
 import WaymarkSupport
 
@@ -5,7 +6,9 @@ import WaymarkSupport
 /// are then written together in the next one, so each still gets its answer only after its events
 /// are committed, but many uploads share one commit. With one upload at a time it is one
 /// transaction per upload, as without it. The webhook notices of new survey answers and completed
-/// checklists (``WebhookNotices/forEvent(_:)``) are written in the same transactions.
+/// checklists (``WebhookNotices/forEvent(_:)``), and of the guidance events of apps with an
+/// endpoint that takes them (``WebhookNotices/guidance(_:apps:)``), are written in the same
+/// transactions.
 ///
 /// SQLite has one writer, so one transaction is written at a time; a database that takes several
 /// writers at once (``Store/isShared``: PostgreSQL) gets up to ``writers`` transactions in flight,
@@ -24,13 +27,16 @@ final class EventWriter: Sendable {
     let store: any Store
     /// The most events one transaction takes (uploads are never split).
     let limit: Int
+    /// Which apps have an endpoint that takes `guidance.events`.
+    let subscribers: GuidanceSubscribers
     /// The most transactions written at once.
     let writers: Int
     private let state = Locked(State())
 
-    init(store: any Store, limit: Int = 5_000) {
+    init(store: any Store, limit: Int = 5_000, now: @escaping @Sendable () -> Date = { Date() }) {
         self.store = store
         self.limit = limit
+        subscribers = GuidanceSubscribers(store: store, now: now)
         writers = store.isShared ? 4 : 1
     }
 
@@ -63,7 +69,10 @@ final class EventWriter: Sendable {
             }
             if group.isEmpty { return }
             do {
-                let inserted = try await store.insertEvents(group.flatMap(\.events), notice: WebhookNotices.forEvent)
+                let events = group.flatMap(\.events)
+                let apps = try await subscribers.apps(among: Set(events.map(\.app)))
+                let inserted = try await store.insertEvents(
+                    events, notices: { new in new.compactMap(WebhookNotices.forEvent) + WebhookNotices.guidance(new, apps: apps) })
                 var offset = 0
                 for upload in group {
                     upload.continuation.resume(returning: Array(inserted[offset..<(offset + upload.events.count)]))
@@ -73,5 +82,33 @@ final class EventWriter: Sendable {
                 for upload in group { upload.continuation.resume(throwing: error) }
             }
         }
+    }
+}
+
+/// Which apps have a webhook endpoint that takes `guidance.events`, read from the store at most
+/// once per ``lifetime`` per app: an endpoint added or removed (here or through another server)
+/// takes effect within it. Uploads of the other apps keep the store's fastest way in.
+final class GuidanceSubscribers: Sendable {
+    static let lifetime: TimeInterval = 10
+    let store: any Store
+    let now: @Sendable () -> Date
+    private let known = Locked<[String: (subscribed: Bool, at: Date)]>([:])
+
+    init(store: any Store, now: @escaping @Sendable () -> Date) {
+        self.store = store
+        self.now = now
+    }
+
+    /// Those of `apps` with such an endpoint.
+    func apps(among apps: Set<String>) async throws -> Set<String> {
+        let time = now()
+        let stale = known.withLock { known in
+            apps.filter { app in known[app].map { time.timeIntervalSince($0.at) >= Self.lifetime } ?? true }
+        }
+        for app in stale {
+            let subscribed = try await store.webhookEndpoints(app: app).contains { $0.types.contains(WebhookType.guidanceEvents.rawValue) }
+            known.withLock { $0[app] = (subscribed, time) }
+        }
+        return known.withLock { known in apps.filter { known[$0]?.subscribed == true } }
     }
 }

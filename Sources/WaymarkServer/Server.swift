@@ -70,7 +70,7 @@ public struct WaymarkServer: Sendable {
         self.logger = logger
         self.metrics = metrics
         self.now = now
-        eventWriter = EventWriter(store: store)
+        eventWriter = EventWriter(store: store, now: now)
         live = LiveCatalogs()
         keys = KeyCache(lifetime: store.isShared ? KeyCache.sharedLifetime : nil)
     }

@@ -20,6 +20,10 @@ public enum WebhookType: String, CaseIterable, Sendable {
     case catalogRolledBack = "catalog.rolled_back"
     /// Everything about one user was erased.
     case userErased = "user.erased"
+    /// The guidance events of an upload (tips shown, tour pages read, help searched...), for the
+    /// team's own analytics: only to endpoints that name this type, never to those that take
+    /// every type, since every upload may have some.
+    case guidanceEvents = "guidance.events"
 }
 
 /// What each change tells the app's endpoints: a JSON body with the notice's id (the receiver's
@@ -72,6 +76,38 @@ public enum WebhookNotices {
             data.append(("checklist", event.target.map(jsonString) ?? "null"))
         }
         return notice(type, app: event.app, user: event.user, at: Date(millisecondsSince1970: event.receivedAt), data: data)
+    }
+
+    /// The most events one `guidance.events` notice holds; an upload's more go in several.
+    public static let guidanceBatch = 500
+
+    /// `guidance.events`: the guidance events (``WaymarkAPI/IncomingEvent/guidanceNames``) among
+    /// `events` of the apps in `apps`, one notice per app and at most ``guidanceBatch`` events,
+    /// each as the export writes it: `id`, `user`, `name`, `target`, `time`, `properties`.
+    public static func guidance(_ events: [StoredEvent], apps: Set<String>) -> [WebhookNotice] {
+        guard !apps.isEmpty else { return [] }
+        var byApp: [String: [StoredEvent]] = [:]
+        for event in events where apps.contains(event.app) && IncomingEvent.guidanceNames.contains(event.name) {
+            byApp[event.app, default: []].append(event)
+        }
+        return byApp.sorted { $0.key < $1.key }.flatMap { app, events in
+            stride(from: 0, to: events.count, by: guidanceBatch).map { start in
+                let chunk = events[start..<min(start + guidanceBatch, events.count)]
+                let items = chunk.map { event in
+                    object([
+                        ("id", jsonString(event.id)), ("name", jsonString(event.name)), ("properties", event.properties ?? "{}"),
+                        ("target", event.target.map(jsonString) ?? "null"),
+                        ("time", jsonString(Timestamp.format(Date(millisecondsSince1970: event.timestamp)))),
+                        ("user", jsonString(event.user)),
+                    ])
+                }
+                var notice = notice(
+                    .guidanceEvents, app: app, user: nil, at: Date(millisecondsSince1970: chunk.map(\.receivedAt).max() ?? 0),
+                    data: [("events", "[" + items.joined(separator: ",") + "]")])
+                notice.onlyWhenNamed = true
+                return notice
+            }
+        }
     }
 
     /// A notice whose `data` has these members, each already JSON; written by hand so that an
@@ -288,7 +324,7 @@ extension WaymarkServer {
 struct WebhookSummary: Codable {
     var id: String
     var url: String
-    /// The types it takes; empty: every type.
+    /// The types it takes; empty: every type but `guidance.events`.
     var types: [String]
     var createdAt: String
     /// Until when a rotated-out secret still signs beside the current one.

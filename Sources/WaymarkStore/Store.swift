@@ -62,9 +62,10 @@ public protocol Store: AccountStore, AnalyticsStore, AnchorStore, CaptureStore, 
 
     /// Stores events, each once per (app, id) for good; returns, per event in order, whether it was
     /// new (`true`) or a duplicate. Committed before it returns. A batch holding an event of an app
-    /// that does not exist stores nothing (`.conflict`). Each new event for which `notice` makes a
-    /// webhook notice adds it to the outbox in the same transaction; a duplicate adds none.
-    func insertEvents(_ events: [StoredEvent], notice: @escaping @Sendable (StoredEvent) -> WebhookNotice?) async throws(StoreError)
+    /// that does not exist stores nothing (`.conflict`). The webhook notices `notices` makes of
+    /// the new events (duplicates left out) go to the outbox in the same transaction. A store may
+    /// also call it with every event, before inserting, to learn whether it makes any.
+    func insertEvents(_ events: [StoredEvent], notices: @escaping @Sendable ([StoredEvent]) -> [WebhookNotice]) async throws(StoreError)
         -> [Bool]
     func eventCount(app: String) async throws(StoreError) -> Int
     /// The user's latest `page_viewed` and `page_read_to_bottom` events whose target is `page`,
@@ -106,7 +107,7 @@ public protocol Store: AccountStore, AnalyticsStore, AnchorStore, CaptureStore, 
 extension Store {
     /// Stores events that no webhook hears of (imports, generated traffic).
     public func insertEvents(_ events: [StoredEvent]) async throws(StoreError) -> [Bool] {
-        try await insertEvents(events, notice: { _ in nil })
+        try await insertEvents(events, notices: { _ in [] })
     }
 
     /// Publishes a version that no webhook hears of (a copy's history, tests of storage).

@@ -108,14 +108,18 @@ public struct WebhookNotice: Hashable, Sendable {
     public var createdAt: Date
     /// The JSON body delivered.
     public var body: String
+    /// Whether only endpoints that name `type` get it, not those that take every type: for
+    /// notices many times as frequent as the others (each upload's guidance events).
+    public var onlyWhenNamed: Bool
 
-    public init(id: String, app: String, type: String, user: String?, createdAt: Date, body: String) {
+    public init(id: String, app: String, type: String, user: String?, createdAt: Date, body: String, onlyWhenNamed: Bool = false) {
         self.id = id
         self.app = app
         self.type = type
         self.user = user
         self.createdAt = createdAt
         self.body = body
+        self.onlyWhenNamed = onlyWhenNamed
     }
 }
 

@@ -173,6 +173,48 @@ final class WebhookReceiver: Sendable {
         }
     }
 
+    /// An endpoint that names `guidance.events` gets each upload's guidance events in one signed
+    /// delivery, and a repeat of the upload adds none; one that takes every type gets none of them.
+    @Test(arguments: StoreUnderTest.available)
+    func guidanceEventsReachAnEndpointThatNamesThemBatched(_ kind: StoreUnderTest) async throws {
+        let receiver = WebhookReceiver()
+        try await receiver.run { url in
+            try await withServer(kind) { client, app, _, _ in
+                let guidance = try await Self.createEndpoint(client, app, url: url + "?guidance", types: ["guidance.events"])
+                _ = try await Self.createEndpoint(client, app, url: url + "?all")
+                let ids = (0..<4).map { _ in UUID().uuidString.lowercased() }
+                let events = [
+                    #"{"id":"\#(ids[0])","user":"u1","name":"tip_shown","target":"welcome","timestamp":"2026-11-20T10:00:00Z","properties":{"tip":"welcome","locale":"hi-IN"}}"#,
+                    ServerTests.event(ids[1]),
+                    #"{"id":"\#(ids[2])","user":"u2","name":"page_read_to_bottom","target":"checkout","timestamp":"2026-11-20T10:00:05Z","properties":{"tour":"shop-tour"}}"#,
+                    #"{"id":"\#(ids[3])","user":"u1","name":"help_searched","timestamp":"2026-11-20T10:00:09Z","properties":{"query":"ऑर्डर रद्द","results":0}}"#,
+                ]
+                for _ in 0..<2 {
+                    let response = try await client.execute(
+                        uri: "/v1/events", method: .post, headers: ServerTests.auth(app.clientKey),
+                        body: ByteBuffer(string: #"{"events":[\#(events.joined(separator: ","))]}"#))
+                    #expect(response.status == .ok)
+                }
+                #expect(try await eventually(within: 20) { !receiver.of("guidance.events").isEmpty })
+                // Time for a wrong second delivery to arrive, were one sent.
+                _ = try await eventually(within: 1) { receiver.of("guidance.events").count > 1 }
+                let deliveries = receiver.of("guidance.events")
+                #expect(deliveries.count == 1 && deliveries[0].uri.hasSuffix("?guidance"), "\(deliveries.map(\.uri))")
+                let delivery = try #require(deliveries.first)
+                let signature = try #require(delivery.headers[HTTPField.Name("Waymark-Signature")!])
+                #expect(WebhookSignature.verify(signature, body: delivery.body, secret: guidance.secret, now: Date()))
+                let sent = try #require(delivery.data["events"] as? [[String: Any]])
+                #expect(sent.map { $0["id"] as? String } == [ids[0], ids[2], ids[3]], "the guidance events, not the tap")
+                #expect(sent.map { $0["name"] as? String } == ["tip_shown", "page_read_to_bottom", "help_searched"])
+                #expect(sent[0]["user"] as? String == "u1" && sent[0]["target"] as? String == "welcome")
+                #expect((sent[0]["properties"] as? [String: Any])?["locale"] as? String == "hi-IN")
+                #expect((sent[2]["properties"] as? [String: Any])?["query"] as? String == "ऑर्डर रद्द")
+                #expect(sent[2]["time"] as? String == "2026-11-20T10:00:09Z" && sent[2]["target"] is NSNull, "\(sent[2])")
+                #expect(receiver.deliveries.allSatisfy { !$0.uri.hasSuffix("?all") || $0.type != "guidance.events" })
+            }
+        }
+    }
+
     @Test(arguments: StoreUnderTest.available)
     func failedDeliveriesAreRetriedListedAndSentAgain(_ kind: StoreUnderTest) async throws {
         // The first two attempts of each delivery get a 503.

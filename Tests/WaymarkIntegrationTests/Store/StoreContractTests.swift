@@ -821,9 +821,14 @@ import WaymarkTestSupport
             let survey = Self.event("a", "e1", "survey_answered", target: "nps")
             let inserted = try await store.insertEvents(
                 [survey, Self.event("a", "e2"), survey, Self.event("b", "e3", "survey_answered")],
-                notice: { $0.name == "survey_answered" ? Self.notice($0.app, "survey.answered", user: $0.user) : nil })
+                notices: { new in
+                    new.compactMap { $0.name == "survey_answered" ? Self.notice($0.app, "survey.answered", user: $0.user) : nil }
+                })
             #expect(inserted == [true, true, false, true])
-            #expect(try await store.insertEvents([survey], notice: { Self.notice($0.app, "survey.answered", user: $0.user) }) == [false])
+            #expect(
+                try await store.insertEvents(
+                    [survey], notices: { new in new.map { Self.notice($0.app, "survey.answered", user: $0.user) } })
+                    == [false])
             var deliveries = try await store.webhookDeliveries(app: "a", endpoint: nil, limit: 10)
             #expect(deliveries.map(\.type) == ["survey.answered"] && deliveries.map(\.endpoint) == ["all"])
             #expect(try await store.webhookDeliveries(app: "b", endpoint: nil, limit: 10).isEmpty)
@@ -840,6 +845,16 @@ import WaymarkTestSupport
                 app: "a", document: "tips: []", at: Self.t0 + 3, note: nil, audit: { _ in [] },
                 notice: { Self.notice($0.app, "catalog.published", at: 3) })
             #expect(try await store.webhookDeliveries(app: "a", endpoint: nil, limit: 10).count == 4)
+            // A notice only for endpoints that name its type: "grants" gets it, "all" (every type) does not.
+            _ = try await store.insertEvents(
+                [Self.event("a", "e9")],
+                notices: { new in
+                    var notice = Self.notice("a", "credit.granted", user: "u1", at: 5)
+                    notice.onlyWhenNamed = true
+                    return new.isEmpty ? [] : [notice]
+                })
+            #expect(try await store.webhookDeliveries(app: "a", endpoint: "grants", limit: 10).count == 2)
+            #expect(try await store.webhookDeliveries(app: "a", endpoint: "all", limit: 10).count == 3)
 
             // Erasing u1 takes their deliveries; its own notice is not theirs.
             _ = try await store.eraseUser(

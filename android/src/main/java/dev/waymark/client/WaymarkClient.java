@@ -416,6 +416,8 @@ public final class WaymarkClient {
     private volatile ScheduledExecutorService background;
     /** Writes what changed on its own thread, within a second. */
     private final Keeper keeper;
+    /** Sends the queue to the server. */
+    private final Uploader uploader;
     private ScheduledFuture<?> timer;
     /** The moment the timer is set for. */
     private long timerAt = Long.MAX_VALUE;
@@ -476,6 +478,7 @@ public final class WaymarkClient {
         storage = inMemory ? null : options.storage != null ? options.storage : options.directory != null ? Storage.directory(options.directory) : null;
         keeper = new Keeper(lock, KEEP_DELAY, options.background);
         queue = new EventQueue(storage, options.queueLimit, keeper::queueChanged);
+        uploader = new Uploader(queue, transport, options.batchSize);
         catalogFile = new KeptFile(storage, "catalog.json");
         engineFile = new KeptFile(storage, "engine.json");
         claimsFile = new KeptFile(storage, "claims.json");
@@ -1350,16 +1353,7 @@ public final class WaymarkClient {
         String folded = HelpSearch.fold(query);
         if (folded.length() > 100) folded = folded.substring(0, Character.isLowSurrogate(folded.charAt(100)) ? 99 : 100);
         if (folded.isEmpty()) return listing(screen);
-        List<DeliveredArticle> articles = new ArrayList<DeliveredArticle>();
-        for (DeliveredArticle article : articles()) if (HelpSearch.matches(HelpSearch.text(article), folded)) articles.add(article);
-        List<DeliveredTour> tours = new ArrayList<DeliveredTour>();
-        for (DeliveredTour tour : tours()) if (HelpSearch.matches(HelpSearch.fold(tour.title()), folded)) tours.add(tour);
-        List<DeliveredChecklist> found = new ArrayList<DeliveredChecklist>();
-        for (DeliveredChecklist checklist : deliveredChecklists()) {
-            if (HelpSearch.matches(HelpSearch.fold(checklist.content.title), folded)) found.add(checklist);
-        }
-        HelpResults results = new HelpResults(Collections.unmodifiableList(articles), 0, Collections.unmodifiableList(tours),
-            Collections.unmodifiableList(found));
+        HelpResults results = HelpResults.found(folded, articles(), tours(), deliveredChecklists());
         Map<String, Object> properties = new HashMap<String, Object>();
         properties.put("query", folded);
         properties.put("screen", screen != null ? screen : "home");
@@ -1376,26 +1370,7 @@ public final class WaymarkClient {
     }
 
     /** Every article, the screen's first; the tours and checklists of the screen or of every screen. */
-    private HelpResults listing(String screen) {
-        List<DeliveredArticle> articles = new ArrayList<DeliveredArticle>();
-        List<DeliveredArticle> others = new ArrayList<DeliveredArticle>();
-        for (DeliveredArticle article : articles()) {
-            if (screen != null && article.screens != null && article.screens.contains(screen)) articles.add(article);
-            else others.add(article);
-        }
-        int forScreen = articles.size();
-        articles.addAll(others);
-        List<DeliveredTour> tours = new ArrayList<DeliveredTour>();
-        for (DeliveredTour tour : tours()) if (belongs(tour.screens, screen)) tours.add(tour);
-        List<DeliveredChecklist> found = new ArrayList<DeliveredChecklist>();
-        for (DeliveredChecklist checklist : deliveredChecklists()) if (belongs(checklist.screens, screen)) found.add(checklist);
-        return new HelpResults(Collections.unmodifiableList(articles), forScreen, Collections.unmodifiableList(tours),
-            Collections.unmodifiableList(found));
-    }
-
-    private static boolean belongs(List<String> screens, String screen) {
-        return screens == null || (screen != null && screens.contains(screen));
-    }
+    private HelpResults listing(String screen) { return HelpResults.listed(screen, articles(), tours(), deliveredChecklists()); }
 
     private List<DeliveredArticle> articles() { return Json.objects(catalog(), "articles", DeliveredArticle::new); }
 
@@ -1631,46 +1606,7 @@ public final class WaymarkClient {
     }
 
     /** Uploads queued events, batch after batch, until none is left; throws when the server cannot take them now (they stay queued). */
-    public FlushReport flush() throws WaymarkException {
-        FlushReport report = new FlushReport();
-        while (true) {
-            List<JSONObject> batch = queue.take(Math.min(Math.max(options.batchSize, 1), 500));
-            if (batch.isEmpty()) break;
-            JSONObject body = new JSONObject();
-            JSONArray list = new JSONArray();
-            for (JSONObject event : batch) list.put(event);
-            Transport.Answer answer;
-            try {
-                body.put("events", list);
-                answer = transport.post("/v1/events", body);
-            } catch (WaymarkException | JSONException error) {
-                queue.release(batch);
-                if (error instanceof WaymarkException) throw (WaymarkException) error;
-                throw new WaymarkException(0, "bad_request", error.getMessage());
-            }
-            if (answer.status != 200) {
-                queue.release(batch);
-                throw answer.error();
-            }
-            Set<String> answered = new HashSet<String>();
-            JSONArray results = answer.json().optJSONArray("results");
-            for (int i = 0; results != null && i < results.length(); i++) {
-                JSONObject result = results.optJSONObject(i);
-                if (result == null) continue;
-                String id = result.optString("id", null);
-                if (id != null) answered.add(id);
-                String status = result.optString("status");
-                if (status.equals("accepted")) report.accepted += 1;
-                else if (status.equals("duplicate")) report.duplicates += 1;
-                else report.rejected += 1;
-            }
-            // An event the answer does not name (its id was refused) is not sent again either.
-            for (JSONObject event : batch) answered.add(event.optString("id"));
-            queue.remove(answered);
-        }
-        report.remaining = queue.count();
-        return report;
-    }
+    public FlushReport flush() throws WaymarkException { return uploader.flush(); }
 
     /**
      * Claims a tour page's credits for the user, once: queued events go first (the server grants a

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import WaymarkAPI
 import WaymarkCatalog
+import WaymarkDelivery
 import WaymarkEngine
 import WaymarkHTML
 import WaymarkRules
@@ -69,6 +70,7 @@ extension WaymarkServer {
         var session = BuilderSession(
             tip: tip, expires: Timestamp.format(record.expiresAt), console: "/console/apps/\(record.app)/tips/\(tip)",
             locales: ["default"] + catalog.locales)
+        for locale in catalog.locales { session.ui[locale] = InterfaceText.strings(forLocale: locale) }
         if let existing = catalog.tips.first(where: { $0.id == tip }) {
             session.exists = true
             session.renderer = existing.renderer.rawValue
@@ -151,6 +153,9 @@ struct BuilderSession: Encodable {
     var selector: String?
     var container: String?
     var content: [String: BuilderText] = [:]
+    /// The SDK's own words (Read aloud, Close...) in each of the catalog's locales that Waymark
+    /// speaks, as a catalog delivered in that locale carries them: the sample tip draws them.
+    var ui: [String: [String: String]] = [:]
 }
 
 /// A tip's words in one locale, as the builder writes them: the body is Markdown.

@@ -125,6 +125,8 @@ class BuilderWalkTests(BrowserTest):
         drawn = self.wait_for(lambda _: self.driver.find_element(By.CSS_SELECTOR, f'[data-waymark-tip="{tip}"]'), "the tip drawn")
         self.wait_for(lambda _: drawn.find_element(By.TAG_NAME, "h2").text == "आपकी कार्ट", "the Hindi title on the page")
         self.assertEqual(drawn.get_attribute("lang"), "hi")
+        # The SDK's own words are Hindi too, as a Hindi reader would see them.
+        self.wait_for(lambda _: "पढ़कर सुनाएँ" in drawn.text, f"the Hindi Read aloud on the sample: {drawn.text!r}")
         self.shot("4-hindi")
         if phone:
             # On a smaller phone, and with the phone's text at 200%, the bar and its buttons stay on the screen.

@@ -3,6 +3,7 @@ import Hummingbird
 import HummingbirdTesting
 import NIOFoundationEssentialsCompat
 import Testing
+import WaymarkDelivery
 import WaymarkServer
 import WaymarkStore
 import WaymarkTestSupport
@@ -82,6 +83,10 @@ import WaymarkTestSupport
             let content = try #require(session["content"] as? [String: [String: String]])
             #expect(content["default"] == ["title": "Your cart", "text": "Review it here", "button": "Later"])
             #expect(content["hi"] == ["title": "आपकी कार्ट", "text": "यहाँ देखें", "button": ""])
+            // The SDK's own words in Hindi, for the sample tip as a Hindi reader sees it.
+            let ui = try #require(session["ui"] as? [String: [String: String]])
+            #expect(ui.keys.sorted() == ["hi"] && ui["hi"]?["readAloud"] == InterfaceText.strings(forLocale: "hi")?["readAloud"])
+            #expect(ui["hi"]?["readAloud"] != InterfaceText.english["readAloud"])
 
             // Saving: the picked element, the words in each locale; the rules stay as they were.
             let body = """

@@ -292,6 +292,8 @@ class Builder {
     if (!this.pick) return this.renderer.erase(this.session.tip, true);
     const words = this.content[this.locale];
     const fallback = this.content.default;
+    // The SDK's own words (Read aloud, Close) in the language being written, as a reader sees them.
+    this.renderer.tipView.words = this.session.ui?.[this.locale];
     this.renderer.draw(sampleTip(this.session, this.pick, this.locale, { title: words.title || fallback.title || "…", text: words.text || fallback.text, button: words.button || fallback.button }));
   }
 

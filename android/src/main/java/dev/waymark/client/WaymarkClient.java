@@ -8,8 +8,6 @@ import dev.waymark.rules.Values;
 import java.io.File;
 import java.nio.charset.StandardCharsets;
 import java.text.BreakIterator;
-import java.io.UnsupportedEncodingException;
-import java.net.URLEncoder;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
@@ -382,7 +380,8 @@ public final class WaymarkClient {
     /** With {@link Builder#countsTipsWhenSeen}, the tip_shown events of tips shown and not yet seen, by tip. Guarded by lock. */
     private final Map<String, Map<String, Object>> unseen = new HashMap<String, Map<String, Object>>();
     private final EventQueue queue;
-    private final KeptFile catalogFile;
+    /** The server's catalog and the kept one. */
+    private final CatalogSource catalogSource;
     private final KeptFile engineFile;
     private final KeptFile claimsFile;
     private final KeptFile tourFile;
@@ -406,8 +405,6 @@ public final class WaymarkClient {
     private final Object lock = new Object();
     private volatile String userHash;
     private JSONObject catalog;
-    private String etag;
-    private String catalogQuery;
     private Map<String, DeliveredTip> tips = new HashMap<String, DeliveredTip>();
     private volatile Map<String, String> ignoredTips = Collections.emptyMap();
     private Engine engine;
@@ -479,18 +476,12 @@ public final class WaymarkClient {
         keeper = new Keeper(lock, KEEP_DELAY, options.background);
         queue = new EventQueue(storage, options.queueLimit, keeper::queueChanged);
         uploader = new Uploader(queue, transport, options.batchSize);
-        catalogFile = new KeptFile(storage, "catalog.json");
+        catalogSource = new CatalogSource(transport, storage, keeper, context, user);
         engineFile = new KeptFile(storage, "engine.json");
         claimsFile = new KeptFile(storage, "claims.json");
         JSONObject keptClaims = claimsFile.load();
         claims = keptClaims != null ? keptClaims : new JSONObject();
-        JSONObject kept = catalogFile.load();
-        JSONObject keptCatalog = kept != null ? kept.optJSONObject("catalog") : null;
-        if (keptCatalog != null) {
-            catalog = keptCatalog;
-            etag = kept.optString("etag", null);
-            catalogQuery = kept.optString("query", null);
-        }
+        catalog = catalogSource.kept();
         engine = makeEngine(engineFile.load());
         engine.setContext(contextValues(), now());
         tourFile = new KeptFile(storage, "tours.json");
@@ -1538,34 +1529,11 @@ public final class WaymarkClient {
      * Never throws: offline, the client goes on with the catalog it has.
      */
     public Integer refresh() {
-        String query = catalogQuery();
-        String sentTag;
-        synchronized (lock) {
-            sentTag = query.equals(catalogQuery) ? etag : null;
-        }
-        Transport.Answer answer;
-        try {
-            answer = transport.get("/v1/catalog?" + query, sentTag, userHash);
-        } catch (WaymarkException offline) {
-            return version();
-        }
-        if (answer.status == 304 || answer.status != 200) return version();
-        JSONObject fresh;
-        try {
-            fresh = answer.json();
-        } catch (WaymarkException damaged) {
-            return version();
-        }
+        JSONObject fresh = catalogSource.fetch(userHash);
+        if (fresh == null) return version();
         List<Engine.Command> commands;
         synchronized (lock) {
             catalog = fresh;
-            etag = answer.etag;
-            catalogQuery = query;
-            JSONObject kept = new JSONObject();
-            Json.put(kept, "etag", etag);
-            Json.put(kept, "query", query);
-            Json.put(kept, "catalog", fresh);
-            keeper.keep(catalogFile, () -> kept);
             // The running engine takes the new tips: states kept by id, removed tips taken down.
             commands = engine.update(readTips(), frequency(), now());
             makeTriggers(tourGate.progress(), tourGate.evaluator().snapshot());
@@ -1580,28 +1548,6 @@ public final class WaymarkClient {
     private Integer version() {
         synchronized (lock) {
             return catalog != null && catalog.has("version") ? catalog.optInt("version") : null;
-        }
-    }
-
-    private String catalogQuery() {
-        StringBuilder query = new StringBuilder();
-        String[][] items = {
-            {"platform", context.platform}, {"model", context.model}, {"appVersion", context.appVersion}, {"locale", context.locale},
-            {"user", user},
-        };
-        for (String[] item : items) {
-            if (item[1] == null) continue;
-            if (query.length() > 0) query.append('&');
-            query.append(item[0]).append('=').append(encode(item[1]));
-        }
-        return query.toString();
-    }
-
-    private static String encode(String text) {
-        try {
-            return URLEncoder.encode(text, "UTF-8").replace("+", "%20");
-        } catch (UnsupportedEncodingException cannotHappen) {
-            throw new IllegalStateException(cannotHappen);
         }
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import WaymarkAnalytics
 import WaymarkStore
+import WaymarkSupport
 
 /// Eligible counts replay every event of a period through the tips' rules: seconds for a million
 /// events, too long to hold a page. So they are counted in the background, once per app, live
@@ -35,14 +36,29 @@ actor EligibleCache {
     ) async throws -> [Backtest.Outcome]? {
         let task = entry(key, now: now, count: count)
         guard let patience else { return try await task.value }
-        return try await withThrowingTaskGroup(of: [Backtest.Outcome]?.self) { group in
-            group.addTask { try await task.value }
-            group.addTask {
-                try? await Task.sleep(for: patience)
-                return nil
+        // Whichever comes first, the counts or the end of patience. Not a task group: leaving one
+        // waits for every child, and waiting for a task's value cannot be cancelled, so the page
+        // would wait for the whole count.
+        let answered = Locked(false)
+        return try await withCheckedThrowingContinuation { continuation in
+            @Sendable func answer(_ result: Result<[Backtest.Outcome]?, any Error>) {
+                let first = answered.withLock { answered in
+                    defer { answered = true }
+                    return !answered
+                }
+                if first { continuation.resume(with: result) }
             }
-            defer { group.cancelAll() }
-            return try await group.next() ?? nil
+            Task {
+                do {
+                    answer(.success(try await task.value))
+                } catch {
+                    answer(.failure(error))
+                }
+            }
+            Task {
+                try? await Task.sleep(for: patience)
+                answer(.success(nil))
+            }
         }
     }
 

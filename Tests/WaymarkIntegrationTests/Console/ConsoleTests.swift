@@ -1533,6 +1533,16 @@ import WaymarkTestSupport
         }
         let key = EligibleCache.Key(app: "a", version: 1, period: Period(from: 0, to: Period.day), tip: nil)
         let start = Date()
+        // A count that goes on until the test lets it: the page does not wait for it.
+        let (gate, open) = AsyncStream.makeStream(of: Void.self)
+        let held = EligibleCache.Key(app: "held", version: 1, period: key.period, tip: nil)
+        let blocked: @Sendable () async throws -> [Backtest.Outcome] = {
+            for await _ in gate { break }
+            return result
+        }
+        #expect(try await cache.counts(held, now: start, patience: .milliseconds(10), count: blocked) == nil, "answered while counting")
+        open.yield()
+        #expect(try await cache.counts(held, now: start, patience: nil, count: blocked) == result, "then kept")
         #expect(try await cache.counts(key, now: start, patience: .milliseconds(10), count: slow) == nil, "not ready yet")
         #expect(try await cache.counts(key, now: start + 1, patience: nil, count: slow) == result)
         #expect(try await cache.counts(key, now: start + 60, patience: .seconds(5), count: slow) == result)

@@ -156,25 +156,31 @@ import Testing
         }.join(entry: "waymark.js")
         #expect(
             joined.parts.keys.sorted() == [
-                "builder.js", "controls.js", "launcher.js", "narration.js", "previewing.js", "sightings.js", "theme.js", "tours.js",
+                "builder.js", "controls.js", "identity.js", "kinds.js", "launcher.js", "narration.js", "previewing.js", "sightings.js",
+                "theme.js", "tours.js",
             ],
             """
-            parts: the tour panel, the controls, narration and checklists when a catalog has them; a screen's names once a day; \
-            the preview mark in a preview; the page builder in a builder; the app's look with a theme
+            parts: the tour panel, the controls, the kinds' looks, narration and checklists when a catalog has them; what an \
+            identity proof allows for a user who has one; a screen's names once a day; the preview mark in a preview; the page \
+            builder in a builder; the app's look with a theme
             """)
         for file in files {
-            // Pages get rules parsed, and draw no previews: those modules are served alone (/sdk/src/).
             let scope = "\nconst \(ModuleJoiner.variable(file)) = (() => {"
             let place =
                 joined.main.contains(scope) ? "main" : joined.parts.filter { $0.value.contains(scope) }.keys.sorted().joined(separator: " ")
-            let expected =
-                ["ruletext.js", "preview.js"].contains(file)
-                ? ""
-                // The builder draws the preview mark too: a builder's tab loads it alone.
-                : file == "previewing.js"
-                    ? "builder.js previewing.js"
-                    : ["tours.js", "controls.js", "narration.js", "sightings.js", "theme.js", "builder.js"].contains(file)
-                        ? file : ["launcher.js", "checklists.js", "help.js"].contains(file) ? "launcher.js" : "main"
+            // Pages get rules parsed, and draw no previews: those modules are served alone (/sdk/src/). The
+            // builder draws the preview mark too, so a builder's tab loads it alone. A modal tip's kind and
+            // the tour panel hold the page; the tour panel and the user's other devices join how far a
+            // tour got.
+            let elsewhere = [
+                "ruletext.js": "", "preview.js": "", "previewing.js": "builder.js previewing.js", "modal.js": "kinds.js tours.js",
+                "tourprogress.js": "identity.js tours.js", "checklists.js": "launcher.js", "help.js": "launcher.js",
+            ]
+            let own = [
+                "tours.js", "controls.js", "narration.js", "sightings.js", "theme.js", "builder.js", "kinds.js", "identity.js",
+                "launcher.js",
+            ]
+            let expected = elsewhere[file] ?? (own.contains(file) ? file : "main")
             #expect(place == expected, "\(file) is in \(place)")
         }
         let exports = joined.main.split(separator: "\n").last!.firstMatch(of: /export const \{ (.*) \} = __waymark;/)?.1

@@ -31,8 +31,8 @@ import WaymarkSupport
         #expect(
             sdk.files.map(\.path)
                 == [
-                    "waymark.js", "builder.js", "controls.js", "launcher.js", "narration.js", "previewing.js", "sightings.js", "theme.js",
-                    "tours.js",
+                    "waymark.js", "builder.js", "controls.js", "identity.js", "kinds.js", "launcher.js", "narration.js", "previewing.js",
+                    "sightings.js", "theme.js", "tours.js",
                 ].map {
                     "\(sdk.version)/\($0)"
                 })

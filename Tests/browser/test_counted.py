@@ -3,6 +3,7 @@ for a moment, not when the engine decides to show it, and the engine counts disp
 the tip is in sight. A tip anchored to an item of a virtualised list that is not drawn waits,
 hidden, and is counted only once the user scrolls to the item. Run by scripts/test.
 """
+import json
 import os
 import sqlite3
 import time
@@ -17,6 +18,13 @@ def demo():
     return test_demo_shop.demo
 
 setUpModule, tearDownModule = own_demo(narration=False)
+
+# The guidance's own events, as IncomingEvent.guidanceNames lists them (docs/analytics-forwarding.md).
+GUIDANCE = {
+    "tip_shown", "tip_closed", "tip_dismissed", "tip_action", "hotspot_opened", "survey_answered", "page_viewed",
+    "page_read_to_bottom", "tour_action", "video_played", "narration_played", "narration_completed", "checklist_opened",
+    "checklist_item_done", "checklist_completed", "help_opened", "help_searched", "article_opened",
+}
 
 
 class CountedTests(BrowserTest):
@@ -33,6 +41,42 @@ class CountedTests(BrowserTest):
             const engine = (await import('/sdk/waymark.js')).Waymark.client.engine;
             const state = engine.states[engine.tips.findIndex((t) => t.id === arguments[0])];
             return [state.displayedMillis, state.activeSince !== null];""", tip)
+
+    def test_the_app_hears_each_guidance_event_as_it_is_queued_and_none_of_its_own(self):
+        """Waymark.start({ onGuidanceEvent }) hands the app's own analytics each guidance event, a copy
+        with the id the server stores it under (docs/analytics-forwarding.md); the user's taps,
+        screens and the app's own events stay the app's."""
+        self.at((360, 740))
+        user = "hook-listener"
+        self.open_shop(user)
+        self.wait_tip("welcome")
+        # The shop started the SDK; it starts again with a hook, going on where it was.
+        self.driver.execute_script("""
+            const { Waymark } = await import('/sdk/waymark.js');
+            window.heard = [];
+            await Waymark.start({ ...Waymark.client.options, onGuidanceEvent: (event) => window.heard.push(event) });""")
+        self.wait_tip("welcome").find_element(By.CSS_SELECTOR, '[data-waymark-action="later"]').click()
+        self.wait_tip("welcome", shown=False)
+        self.driver.execute_script("document.body.click()")
+        self.driver.execute_script("(await import('/sdk/waymark.js')).Waymark.track('added_to_cart', 'p1')")
+        heard = self.wait_for(lambda d: d.execute_script(
+            "return window.heard.some((e) => e.name === 'tip_action') && window.heard"), "the welcome's button heard")
+        names = {event["name"] for event in heard}
+        self.assertIn("tip_action", names)
+        self.assertTrue(names <= GUIDANCE, f"only guidance events: {names - GUIDANCE}")
+        # Each one as the server stores it: the same id, name, target and properties.
+        self.drain_queue(user)
+        with sqlite3.connect(os.path.join(demo().directory, "data", "waymark.sqlite")) as database:
+            stored = {row[0]: row[1:] for row in database.execute(
+                "SELECT id, name, target, properties FROM events WHERE user = ?", (user,))}
+        for event in heard:
+            name, target, properties = stored[event["id"]]
+            self.assertEqual((name, target, json.loads(properties)), (event["name"], event.get("target"), event["properties"]))
+        self.assertTrue({"tap", "screen", "activation", "added_to_cart"} & {row[0] for row in stored.values()}, "the app's own events are stored")
+        # The copy is the app's: changing it changes nothing that is sent.
+        self.assertEqual(self.driver.execute_script("""
+            window.heard[0].properties.tip = 'changed';
+            return JSON.stringify(localStorage).includes('changed')"""), False)
 
     def test_a_tip_whose_anchor_is_not_drawn_is_counted_when_the_user_reaches_it(self):
         self.at((360, 740))

@@ -4,6 +4,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { Engine } from "../../Sources/WaymarkServer/Resources/web/sdk/engine.js";
+import { mergeTips, tipProgress } from "../../Sources/WaymarkServer/Resources/web/sdk/identity.js";
 import { parseRule } from "../../Sources/WaymarkServer/Resources/web/sdk/ruletext.js";
 import { formatTime, parseTime } from "../../Sources/WaymarkServer/Resources/web/sdk/values.js";
 
@@ -31,7 +32,7 @@ function play(engine, step) {
   if (step.container) return engine.setContainer(step.container, step.visible, time);
   if (step.close) return engine.close(step.close, time);
   if (step.tip) return engine.setTip(step.tip, step.visible, time);
-  if (step.merge) return engine.merge(step.merge, time);
+  if (step.merge) return mergeTips(engine, step.merge, time);
   return engine.advance(time);
 }
 
@@ -47,7 +48,7 @@ for (const c of [...cases, ...progressCases]) {
     const output = c.steps.flatMap((step) => play(engine, step).map(line));
     assert.deepEqual(byInstant(output), byInstant(c.expect));
     assert.deepEqual(output.map((l) => l.t), c.expect.map((l) => l.t));
-    if (c.progress) assert.deepEqual(engine.progress(), c.progress);
+    if (c.progress) assert.deepEqual(tipProgress(engine), c.progress);
   });
 }
 
@@ -66,13 +67,13 @@ test("progress merged in any order comes to the same progress, and merged again 
     const results = [[0, 1, 2], [2, 1, 0], [1, 2, 0]].map((order) => {
       const engine = new Engine(tips);
       engine.record("tap", undefined, 0);
-      for (const index of order) engine.merge(pieces[index], 2000);
+      for (const index of order) mergeTips(engine, pieces[index], 2000);
       engine.advance(3000);
-      const progress = engine.progress();
-      for (const index of order) assert.deepEqual(engine.merge(pieces[index], 3000), []);
-      assert.deepEqual(engine.progress(), progress);
+      const progress = tipProgress(engine);
+      for (const index of order) assert.deepEqual(mergeTips(engine, pieces[index], 3000), []);
+      assert.deepEqual(tipProgress(engine), progress);
       engine.advance(60000);
-      return engine.progress();
+      return tipProgress(engine);
     });
     assert.deepEqual(results[1], results[0], JSON.stringify(pieces));
     assert.deepEqual(results[2], results[0], JSON.stringify(pieces));
@@ -90,7 +91,7 @@ test("with sight reported, display time starts when the tip is seen (as the Swif
   engine.setContainer("home", true, s(600));
   assert.deepEqual(engine.advance(s(700)), [], "resumed out of sight until seen again");
   engine.setTip("t", true, s(700));
-  assert.equal(engine.progress().t.displayedMillis, 4000);
+  assert.equal(tipProgress(engine).t.displayedMillis, 4000);
   const commands = engine.advance(s(800));
   assert.deepEqual(commands.map((c) => [c.action, c.reason, c.time]), [["hide", "maxDisplayDuration", s(706)]]);
 });

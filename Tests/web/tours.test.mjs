@@ -3,7 +3,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { TourGate } from "../../Sources/WaymarkServer/Resources/web/sdk/engine.js";
+import { Evaluator, triggerRules } from "../../Sources/WaymarkServer/Resources/web/sdk/engine.js";
+import { TourGate } from "../../Sources/WaymarkServer/Resources/web/sdk/tours.js";
 import { parseRule } from "../../Sources/WaymarkServer/Resources/web/sdk/ruletext.js";
 import { parseTime } from "../../Sources/WaymarkServer/Resources/web/sdk/values.js";
 
@@ -26,7 +27,7 @@ for (const item of cases) {
       else if (step.press) gate.pressed(step.press, step.page, step.kind, step.to);
       else if (step.left) gate.open = null;
       else if (step.merge) gate.merge(step.merge);
-      else if (step.restart) gate = new TourGate(tours, gate.progress, gate.evaluator.snapshot());
+      else if (step.restart) gate = new TourGate(tours, gate.progress, new Evaluator(triggerRules(tours), gate.evaluator.snapshot()));
       const due = gate.due();
       if (due) opened.push({ t: step.t, open: due.tour, page: due.page });
     }

@@ -4,10 +4,10 @@
 
 import { capture, containerShown, currentScreen } from "./capture.js";
 import { asName, inLocale } from "./content.js";
-import { Engine, TourGate } from "./engine.js";
-import { Renderer } from "./renderer.js";
+import { Engine, Evaluator, triggerRules } from "./engine.js";
+import { KINDS, Renderer } from "./renderer.js";
 import { ruleFromJSON } from "./rules.js";
-import { KeptState, keepListening, listenChoice, listening, pickedLocale, previewToken } from "./storage.js";
+import { KeptState, keepListening, pickedLocale, previewToken } from "./storage.js";
 import { Transport, eventID } from "./transport.js";
 import { formatTime, parseTime } from "./values.js";
 
@@ -40,6 +40,10 @@ export class WaymarkClient {
     this.unseen = new Map();
     // The tips whose anchor was reported missing in this screen view.
     this.missed = new Set();
+    // What the user's other devices last said of the checklists, and whether the listener's mode
+    // is being set from theirs (identity.js).
+    this.sharedLists = undefined;
+    this.sharedListening = false;
   }
 
   async start() {
@@ -62,21 +66,24 @@ export class WaymarkClient {
         // A tour ended ("finished", "dismissed") does not open by its trigger again; one left
         // (another replaced it, the SDK stopped) has not ended.
         tourClosed: (id, ending, page) => {
-          if (ending) this.toursChanged(this.gate.end(id, page, ending));
-          else if (this.gate.open === id) this.gate.open = null;
+          if (ending) this.toursChanged(this.gate?.end(id, page, ending));
+          else if (this.gate?.open === id) this.gate.open = null;
           this.kept.save("openTour", null);
           this.syncContainers();
         },
         // Where the reader of the open tour is: a reload or a return opens it there again.
         tourMoved: (tour, page, scroll) => {
           this.kept.persist("openTour", () => ({ tour, page, scroll }));
-          this.toursChanged(this.gate.reached(tour, page));
+          this.toursChanged(this.gate?.reached(tour, page));
         },
       },
     });
     // The listener's mode turned on or off, here or by the catalog's default: what shows speaks,
     // or stops; a choice the user made goes to their other devices.
-    this.window.addEventListener("waymark:listen", (this.onListen = () => this.listeningChanged()));
+    this.window.addEventListener("waymark:listen", (this.onListen = () => {
+      const shared = this.sharedListening;
+      if (!this.stopped) this.renderer.loadNarration().then((narration) => narration?.listeningChanged(this, shared));
+    }));
     this.claimed = new Set(this.kept.load("claimed", []));
     // The furthest page the user reached in each tour and how it ended, here or on their other devices.
     this.tourProgress = this.kept.load("tourProgress", {});
@@ -177,6 +184,7 @@ export class WaymarkClient {
     // beside the first words it will read.
     if (this.tours.size) this.renderer.loadTours();
     if (tips.length || this.tours.size || catalog.articles) this.renderer.loadNarration();
+    if (tips.some((t) => KINDS.includes(t.renderer))) this.renderer.loadKinds();
     // And the controls, so a survey, a hotspot or a tip with buttons shows at once too.
     if ([...tips, ...(catalog.tours ?? []).flatMap((tour) => tour.pages)].some((t) => t.survey || t.actions || t.renderer === "hotspot")) this.renderer.loadControls();
     const gated = [];
@@ -211,18 +219,23 @@ export class WaymarkClient {
         this.lists = new module.Guide(this, catalog, this.sharedLists);
       });
     }
-    // A newer catalog keeps what the triggers have seen so far, including since the kept one ran.
-    const seen = this.gate?.evaluator.snapshot() ?? this.kept.load("tours", undefined);
-    const open = this.gate?.open;
-    this.gate = new TourGate(gated, this.tourProgress, seen);
-    this.gate.open = open;
+    // The tours' triggers run here from the start; which tour opens is the tour part's gate's to
+    // decide once it is here. A newer catalog keeps what the triggers have seen so far, including
+    // since the kept one ran.
+    this.tourRules = new Evaluator(triggerRules(gated), this.tourRules?.snapshot() ?? this.kept.load("tours", undefined));
     this.setContextValues({});
-    // A tour the reader left open (a reload, a return) opens again where they were.
-    if (!this.resumedTour) {
+    if (!this.tours.size) this.gate = null;
+    else this.renderer.loadTours().then((module) => {
+      if (!module || this.catalog !== catalog || this.stopped) return;
+      const open = this.gate?.open ?? this.renderer.tourPanel?.id ?? null;
+      this.gate = new module.TourGate(gated, this.tourProgress, this.tourRules);
+      this.gate.open = open;
+      // A tour the reader left open (a reload, a return) opens again where they were.
+      const at = !this.resumedTour && this.kept.load("openTour", null);
       this.resumedTour = true;
-      const at = this.kept.load("openTour", null);
       if (at && this.tours.has(at.tour) && !this.gate.ended(at.tour)) this.openTour(at.tour, at.page, at.scroll);
-    }
+      else this.checkTours();
+    });
   }
 
   // -- Input --
@@ -236,7 +249,7 @@ export class WaymarkClient {
     this.enqueue(cleanName, cleanTarget, properties, now);
     // Rules test properties as they are typed (`purchase where amount >= 500`): text, finite numbers, flags.
     const typed = Object.fromEntries(Object.entries(properties ?? {}).filter(([, v]) => scalar(v)));
-    this.gate.evaluator.record(cleanName, cleanTarget, now, typed);
+    this.tourRules.record(cleanName, cleanTarget, now, typed);
     this.lists?.record(cleanName, cleanTarget, now, typed);
     const commands = this.engine.record(cleanName, cleanTarget, now, typed);
     this.render(commands);
@@ -254,7 +267,7 @@ export class WaymarkClient {
     const now = Date.now();
     this.contextValues = all;
     this.lists?.setContext(all, now);
-    for (const [path, value] of Object.entries(all)) this.gate.evaluator.setContext(path, value ?? null, now);
+    for (const [path, value] of Object.entries(all)) this.tourRules.setContext(path, value ?? null, now);
     this.render(this.engine.setContext(Object.fromEntries(Object.entries(all).map(([k, v]) => [k, v ?? null])), now));
   }
 
@@ -332,6 +345,9 @@ export class WaymarkClient {
     // Typed values go as they are; anything else as text, as it always has.
     event.properties = Object.fromEntries(Object.entries(props).map(([k, v]) => [k, scalar(v) ? v : String(v)]));
     this.transport.send(event);
+    // The guidance's own events go to the app's analytics too (docs/analytics-forwarding.md), each
+    // a copy with the id the server stores it under; the app's own taps and screens do not.
+    if (GUIDANCE.test(name)) this.options.onGuidanceEvent?.(structuredClone(event));
   }
 
   /** Sends the queued events now. */
@@ -369,43 +385,12 @@ export class WaymarkClient {
   }
 
   // -- Progress that follows the user --
-  /** Shares the user's progress with their other devices, with the identity proof: the engine's
-   *  tips and the tours' furthest pages and endings go to the server (POST /v1/progress), and the
-   *  join of every device's comes back, so a tip closed on the phone stays closed here. At start,
-   *  and two seconds after the engine shows or finishes a tip or a tour moves on. */
-  async syncProgress() {
-    if (!this.userHash || !this.engine) return;
-    const listen = listenChoice(this.window);
-    const result = await this.transport.post("/v1/progress", {
-      user: this.user, userHash: this.userHash,
-      progress: { tips: this.engine.progress(), tours: this.tourProgress, checklists: this.lists?.progress(), ...(listen && { listening: listen }) },
-    });
-    const progress = result?.answer?.progress;
-    if (result?.outcome === "refused") console.warn("waymark: progress stays on this page:", result.message);
-    if (!progress || this.stopped) return;
-    this.toursChanged(this.gate.merge(progress.tours ?? {}), true);
-    this.sharedLists = progress.checklists;
-    this.lists?.merge(progress.checklists);
-    this.render(this.engine.merge(progress.tips ?? {}, Date.now()), true);
-    // The latest choice of the listener's mode among the user's devices.
-    const remote = progress.listening;
-    if (remote && remote.at > (listenChoice(this.window)?.at ?? -1)) {
-      this.sharedListening = true;
-      keepListening(this.window, remote);
-      this.sharedListening = false;
-    }
-  }
-
-  /** The listener's mode changed: what shows speaks (once seen), or speaking stops; the user's
-   *  own choice is shared with their other devices, unless it came from them. */
-  listeningChanged() {
-    if (this.stopped) return;
-    this.renderer.loadNarration().then((narration) => {
-      if (!narration || this.stopped) return;
-      if (!listening(this.window)) narration.stopSpeaking();
-      else for (const entry of this.renderer.rendered.values()) this.renderer.speak(entry.root);
-    });
-    if (listenChoice(this.window) && !this.sharedListening) this.progressChanged();
+  /** Shares the user's progress with their other devices now, with the identity proof
+   *  (identity.js). At start, and two seconds after the
+   *  engine shows or finishes a tip or a tour moves on. */
+  syncProgress() {
+    if (!this.userHash || !this.engine) return Promise.resolve();
+    return this.identified().then((module) => module?.sync(this));
   }
 
   /** Keeps the tours' progress when it `grew` (and shares it, unless it came from elsewhere). */
@@ -463,9 +448,9 @@ export class WaymarkClient {
 
   // -- Tours --
   checkTours() {
-    const due = !this.renderer.tourPanel && this.gate.due();
+    const due = !this.renderer.tourPanel && this.gate?.due();
     if (due) this.openTour(due.tour, due.page);
-    this.kept.persist("tours", () => this.gate.evaluator.snapshot());
+    this.kept.persist("tours", () => this.tourRules.snapshot());
   }
 
   /** Opens a tour at a page (`Waymark.startTour("welcome")`), by default where the user left it
@@ -473,12 +458,13 @@ export class WaymarkClient {
   openTour(id, page, scroll = 0) {
     const tour = this.tours.get(id);
     if (page === undefined && this.renderer.tourPanel?.id === id) return true;
-    page ??= this.gate.ended(id) ? 0 : Math.min(this.tourProgress[id]?.page ?? 0, tour?.pages.length - 1);
+    const at = this.tourProgress[id];
+    page ??= at?.finished || at?.dismissed ? 0 : Math.min(at?.page ?? 0, tour?.pages.length - 1);
     const opened = this.renderer.openTour(tour, page, scroll);
     // The tour takes the screen: the launcher's panels close.
     if (opened) this.lists?.closePanels();
     if (opened) {
-      this.gate.open = id;
+      if (this.gate) this.gate.open = id;
       this.syncContainers();
     }
     return opened;
@@ -486,33 +472,26 @@ export class WaymarkClient {
 
   /** Sets the user's attributes, which rules read as user.<name> (null removes one): at once on
    *  this page, and with the user's identity proof on the server, whose targeting reads them; the
-   *  catalog is then fetched again. A Date is a time, {version: "5.2.1"} a version. */
+   *  catalog is then fetched again (identity.js). A Date is a time, {version: "5.2.1"} a version. */
   async identify(attributes) {
-    const wire = {};
     const local = {};
-    for (const [name, value] of Object.entries(attributes)) {
-      wire[name] = value instanceof Date ? { time: value.toISOString() } : value ?? null;
-      local["user." + name] = value;
-    }
+    for (const [name, value] of Object.entries(attributes)) local["user." + name] = value;
     this.setContextValues(local);
     if (!this.userHash) return { outcome: "unidentified" };
-    const result = await this.transport.post("/v1/identify", { user: this.user, userHash: this.userHash, attributes: wire });
-    if (result?.outcome === "granted") await this.refresh();
-    else console.warn("waymark: the attributes stay on this page:", result?.message ?? "the server cannot be reached");
-    return result;
+    return (await this.identified())?.identify(this, attributes);
   }
 
-  /** Claims a tour page's credit once, after sending the events that show it read (the server
-   *  checks them); a user without an identity proof cannot earn credits. */
+  /** Claims a tour page's credit once (identity.js); a user without an identity proof cannot earn
+   *  credits. */
   async claim(tour, page) {
     if (!this.userHash) return { outcome: "unidentified" };
-    await this.flush();
-    const result = await this.transport.post("/v1/rewards/claims", { user: this.user, userHash: this.userHash, tour, page: page.id });
-    if (result?.outcome === "granted") {
-      this.claimed.add(`${tour}/${page.id}`);
-      this.kept.save("claimed", [...this.claimed]);
-    }
-    return result;
+    return (await this.identified())?.claim(this, tour, page);
+  }
+
+  /** The part for a user with an identity proof: their progress on their other devices, their
+   *  attributes on the server, their tour credits. Loaded only for such a user. */
+  identified() {
+    return this.renderer.part("what the user's identity proof allows", () => import("./identity.js"));
   }
 
   /** While a video plays full screen, the tour panel and every tip pause; they come back as they were. */
@@ -538,6 +517,10 @@ export class WaymarkClient {
     this.lists?.stop();
   }
 }
+
+/** The names of the guidance's own events, the same list in every SDK (`IncomingEvent.guidanceNames`). */
+export const GUIDANCE =
+  /^(tip_(shown|closed|dismissed|action)|hotspot_opened|survey_answered|page_(viewed|read_to_bottom)|tour_action|video_played|narration_(played|completed)|checklist_(opened|item_done|completed)|help_(opened|searched)|article_opened)$/;
 
 /** A property value rules test and the server keeps typed: text, a finite number or a flag. */
 const scalar = (v) => typeof v === "string" || typeof v === "boolean" || Number.isFinite(v);

@@ -248,7 +248,7 @@ export function press(client, action, { tip, tour, page }) {
     if (action.kind === "next") return panel?.advance();
     // The button ends the tour as its kind says (docs/rules.md#tours), so a trigger that still
     // holds does not open it again.
-    client.toursChanged(client.gate.pressed(tour.id, tour.pages.indexOf(page), action.kind, action.to));
+    client.toursChanged(client.gate?.pressed(tour.id, tour.pages.indexOf(page), action.kind, action.to));
     if (action.kind !== "url") client.renderer.closeTour();
   }
   if (action.kind === "next" || action.kind === "dismiss") return;

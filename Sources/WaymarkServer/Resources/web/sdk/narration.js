@@ -7,7 +7,7 @@
 // its own (narration.js).
 
 import { formatDuration, safeURL, word } from "./content.js";
-import { keepListening, listening } from "./storage.js";
+import { keepListening, listenChoice, listening } from "./storage.js";
 import { installStyle } from "./style.js";
 
 export { listening };
@@ -165,4 +165,14 @@ export function narrationControl(view, content, target, highlight, properties = 
   });
   button.addEventListener("click", pressed(() => (synth.speaking ? synth.cancel() : button.speak().catch(() => {}))));
   return button;
+}
+
+/** The listener's mode changed, by the user or by the catalog's default: what shows speaks (once
+ *  seen), or speaking stops. The user's own choice goes to their other devices, unless it came
+ *  from them (`shared`). */
+export function listeningChanged(client, shared) {
+  if (client.stopped) return;
+  if (!listening(client.window)) stopSpeaking();
+  else for (const entry of client.renderer.rendered.values()) client.renderer.speak(entry.root);
+  if (listenChoice(client.window) && !shared) client.progressChanged();
 }

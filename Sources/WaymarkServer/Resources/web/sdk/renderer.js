@@ -2,8 +2,7 @@
 // nothing else. What its controls do comes from the hooks it is given, so the client connects them
 // to the engine and the server, and the console's preview to nothing at all.
 
-import { holdModal } from "./modal.js";
-import { isTyping, mostlyInView } from "./placement.js";
+import { mostlyInView } from "./placement.js";
 import { arrange } from "./stage.js";
 import { installStyle } from "./style.js";
 import { drawTip } from "./tips.js";
@@ -24,6 +23,8 @@ import { drawTip } from "./tips.js";
  * @property {(id: string, page: number, scroll: number) => void} tourMoved
  */
 /** @type {Hooks} */
+/** The renderers whose look is the kinds part's (kinds.js). */
+export const KINDS = ["spotlight", "pointer", "banner", "modal"];
 const NO_HOOKS = Object.freeze({ record() {}, seen() {}, sight() {}, async claim() {}, isClaimed: () => false, tourClosed() {}, tourMoved() {} });
 
 /** Draws tips and tours into one window's page, and takes them away. */
@@ -47,8 +48,9 @@ export class Renderer {
     this.hooks = { ...NO_HOOKS, ...hooks };
     this.rendered = new Map(); // tip id -> { root, extras, place, previousFocus, kept, order, waiting }
     this.drawn = 0; // tips drawn so far: the stage's order among equals
-    this.waiting = new Map(); // tip id -> a tip to draw once the controls part is here
+    this.waiting = new Map(); // tip id -> a tip to draw once the part it needs is here
     this.parts = {};
+    this.kinds = null; // the kinds part, once loaded
     this.tourPanel = null;
     this.unstyle = [installStyle(win)];
     // What moves a drawing without an event: its anchor or the page around it changing size (an
@@ -118,14 +120,15 @@ export class Renderer {
   }
 
   /** Draws a tip (again, if it is drawn already). A survey or a hotspot, which is nothing without
-   *  them, waits for the controls part (loaded with the catalog, so it is rarely waited for); a
-   *  tip's buttons join it when the part comes. If it cannot be loaded, the tip shows its words
-   *  without them. */
+   *  them, waits for the controls part, and a spotlight, a pointer, a banner or a modal for the kinds
+   *  part, their look (each loaded with the catalog, so rarely waited for); a tip's buttons join it when the part comes. If a part cannot
+   *  be loaded, the tip shows its words without it. */
   draw(tip, waited) {
     this.erase(tip.id, true);
-    if ((tip.survey || tip.renderer === "hotspot") && !this.tipView.controls && !waited) {
+    const needs = (tip.survey || tip.renderer === "hotspot") && !this.tipView.controls ? this.loadControls() : KINDS.includes(tip.renderer) && !this.kinds ? this.loadKinds() : null;
+    if (needs && !waited) {
       this.waiting.set(tip.id, tip);
-      return this.loadControls().then(() => this.waiting.get(tip.id) === tip && this.draw(tip, true));
+      return needs.then(() => this.waiting.get(tip.id) === tip && this.draw(tip, true));
     }
     const entry = drawTip(this.tipView, tip);
     entry.order = this.drawn++;
@@ -136,21 +139,11 @@ export class Renderer {
     this.arrange();
   }
 
-  /** A modal tip that shows (not paused, not waiting) holds the page (inert behind it) and takes
-   *  the focus (never from someone typing), also when it comes back after waiting; one that does
-   *  not lets the page go. A tip that does not show keeps no focus. */
+  /** A modal tip holds the page while it shows (kinds.js, which a modal tip waits for). A tip that
+   *  does not show keeps no focus. */
   hold(entry) {
     const shows = !entry.paused && !entry.waiting;
-    if (entry.root.getAttribute("aria-modal") && shows !== Boolean(entry.release)) {
-      if (shows) {
-        entry.release = holdModal(this.document, entry.root);
-        const active = this.document.activeElement;
-        if (!entry.root.contains(active) && !isTyping(active)) {
-          entry.previousFocus = active;
-          entry.root.focus({ preventScroll: true });
-        }
-      } else entry.release = entry.release();
-    }
+    if (entry.root.getAttribute("aria-modal")) this.kinds?.holdPage(this.document, entry, shows);
     if (!shows && entry.root.contains(this.document.activeElement) && entry.previousFocus?.isConnected) {
       entry.previousFocus.focus({ preventScroll: true });
     }
@@ -344,6 +337,11 @@ export class Renderer {
 
   loadTours() {
     return this.part("the tour panel", () => import("./tours.js"));
+  }
+
+  /** The look of a spotlight, a pointer, a banner and a modal (kinds.js). */
+  loadKinds() {
+    return this.part("the kinds of tips", () => import("./kinds.js").then((module) => (this.kinds = module)));
   }
 
   /** The controls part: buttons, surveys, hotspots, and what a pressed button does. */

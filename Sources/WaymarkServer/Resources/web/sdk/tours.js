@@ -1,10 +1,12 @@
 // Tours: a panel (a popover on large screens, full screen on small ones) with a page's video, its
 // words, its buttons, narration, progress, back and next; a page read to its end sends page_read_to_bottom and
-// claims the page's credit.
+// claims the page's credit. And TourGate, which decides which tour opens by its trigger.
 
 import { asName, button, buildContent, safeURL, textDirection, word } from "./content.js";
+import { Evaluator, triggerRules } from "./engine.js";
 import { holdModal } from "./modal.js";
 import { installStyle } from "./style.js";
+import { joinTours } from "./tourprogress.js";
 
 // The tour panel's look, installed with the part. Words wrap between words, never inside one
 // (a Devanagari word split between its syllables reads as two words).
@@ -220,5 +222,69 @@ export class TourPanel {
     this.release();
     this.root.remove();
     if (this.previousFocus?.isConnected) this.previousFocus.focus({ preventScroll: true });
+  }
+}
+
+/**
+ * Which tour opens by its trigger, as every SDK decides it (docs/rules.md#tours): one at a time;
+ * when none is open, the first in catalog order whose trigger holds and that has not ended, at
+ * the furthest page reached. A tour that ended, finished or dismissed, here or on another device,
+ * never opens by its trigger again; one left open opens again where the user was.
+ * `progress` is { id: { page, finished, dismissed } }, as the user's devices share it
+ * (tourprogress.js).
+ * tours: `[{id, trigger, pages}]`, the trigger a rule in JSON form (none: the app opens it).
+ */
+export class TourGate {
+  /** `evaluator` evaluates the triggers of the tours that have one, in catalog order
+   *  (`triggerRules(tours)`): the client keeps it from the start, so that the events before this
+   *  part arrived count. */
+  constructor(tours, progress = {}, evaluator = new Evaluator(triggerRules(tours))) {
+    this.tours = tours;
+    this.triggered = tours.filter((t) => t.trigger);
+    this.evaluator = evaluator;
+    this.progress = progress;
+    this.open = null;
+  }
+
+  ended(id) {
+    const p = this.progress[id];
+    return Boolean(p?.finished || p?.dismissed);
+  }
+
+  /** Takes in progress (a join: the further page, each ending either has); whether it grew. An
+   *  open tour that ended elsewhere is no longer open. */
+  merge(other) {
+    const grew = joinTours(this.progress, other);
+    if (this.ended(this.open)) this.open = null;
+    return grew;
+  }
+
+  reached(id, page) {
+    return this.merge({ [id]: { page } });
+  }
+
+  /** The user ended a tour at `page`: "finished" or "dismissed". */
+  end(id, page, ending) {
+    if (this.open === id) this.open = null;
+    return this.merge({ [id]: { page, [ending]: true } });
+  }
+
+  /** A button of `kind` pressed on `page`: next moves on (on the last page it finishes), dismiss
+   *  dismisses, route and tour finish (and a tour button's tour is open), url changes nothing. */
+  pressed(id, page, kind, to) {
+    if (kind === "next") return page + 1 < this.tours.find((t) => t.id === id)?.pages ? this.reached(id, page + 1) : this.end(id, page, "finished");
+    const ending = kind === "dismiss" ? "dismissed" : (kind === "route" || kind === "tour") && "finished";
+    const grew = Boolean(ending) && this.end(id, page, ending);
+    if (kind === "tour" && to) this.open = to;
+    return grew;
+  }
+
+  /** The tour to open now, marked open: { tour, page }, or null. */
+  due() {
+    if (this.open) return null;
+    const tour = this.triggered.find((t, i) => this.evaluator.value(i) && !this.ended(t.id));
+    if (!tour) return null;
+    this.open = tour.id;
+    return { tour: tour.id, page: Math.min(this.progress[tour.id]?.page ?? 0, Math.max(tour.pages - 1, 0)) };
   }
 }

@@ -8,15 +8,18 @@
 // The modules, from the language up (docs/web-sdk.md):
 //   rules.js      the rule language as the server ships it: ruleFromJSON, printRule
 //   values.js     comparing values, RFC 3339 time
-//   engine.js     Evaluator (incremental rules) and Engine (the tip scheduler)
+//   engine.js     Evaluator (incremental rules) and Engine (the incremental tip scheduler)
 //   content.js    the catalog's HTML as DOM through an allowlist, safe URLs, text helpers
-//   style.js      the renderers' style sheet
+//   style.js      the tips' style sheet
+//   kinds.js      the look of spotlights, pointers, banners and modals: a part the renderer
+//                 loads when a catalog has one of them
 //   placement.js  anchors, and where a tip goes beside one
 //   narration.js  the listen / read-aloud control
 //   tips.js       the six tip renderers
 //   modal.js      an open tour or modal tip: the page behind inert, Tab cycling inside
-//   tours.js      the tour panel, read-to-bottom and credits: a part of its own, which the
-//                 renderer loads when a catalog has a tour (/sdk/VERSION/tours.js)
+//   tours.js      the tour panel, read-to-bottom and credits, and TourGate (which tour opens): a
+//                 part of its own, which the renderer loads when a catalog has a tour
+//                 (/sdk/VERSION/tours.js)
 //   controls.js   buttons, the survey form, what a pressed button does, hotspot markers: a
 //                 part the renderer loads when a catalog has a survey, a button or a hotspot
 //   launcher.js   checklists.js (first steps done by rules, their launcher and panel) and
@@ -27,6 +30,8 @@
 //   transport.js  catalog, event batches, credit claims, identifies
 //   capture.js    taps, scrolls, keystrokes, screens, containers, layout
 //   client.js     WaymarkClient, which connects them
+//   identity.js   progress on the user's other devices, attributes on the server, tour credits:
+//                 a part the client loads for a user with an identity proof (a userHash)
 // Two modules are for tools, not pages, and are no part of the joined file: ruletext.js, the
 // parser of a rule's text (the server ships rules parsed), and preview.js, a tip or tour drawn
 // alone for the console. Tools load them from /sdk/src/, where every module is served as written. ruletext.js, rules.js, values.js and engine.js touch no

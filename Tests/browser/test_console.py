@@ -290,6 +290,8 @@ class ConsoleTests(unittest.TestCase):
         self.assertEqual(phone.current_url, f"{demo.url}/demo/?user=carla", "the token leaves the address; the tab keeps it")
         shown = self.wait_for(lambda: phone.find_element(By.CSS_SELECTOR, '[data-waymark-tip="preview-only"] h2'), "the draft's tip")
         self.assertEqual(shown.text, "Only in the preview")
+        # A preview is no user's own: it shares no progress, which the server would refuse it.
+        self.assertEqual([e["message"] for e in phone.get_log("browser") if "/v1/progress" in e["message"] or " 403" in e["message"]], [])
         box = phone.execute_script("const b = arguments[0].getBoundingClientRect(); return [b.left, b.top, b.right, b.bottom]", mark)
         self.assertTrue(box[0] >= 0 and box[2] <= 180 and box[3] <= 740 and box[3] - box[1] >= 44, f"a small pill, 44 px tall: {box}")
         phone.save_screenshot(os.path.join(SCREENSHOTS, "preview-phone-en-360-closed.png"))

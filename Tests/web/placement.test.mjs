@@ -2,7 +2,7 @@
 // tests computePosition.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { tipPlace } from "../../Sources/WaymarkServer/Resources/web/sdk/placement.js";
+import { findAnchor, tipPlace } from "../../Sources/WaymarkServer/Resources/web/sdk/placement.js";
 
 const area = { left: 0, top: 0, right: 360, bottom: 740 };
 const box = (left, top, width, height) => ({ left, top, width, height, right: left + width, bottom: top + height });
@@ -119,4 +119,21 @@ test("with controls anywhere, it covers none whenever some place beside the anch
     }
     if (free) assert.equal(place.covers, 0, `round ${round}: ${JSON.stringify({ anchor, size, controls, place })}`);
   }
+});
+
+test("an anchor's name is looked for as data-waymark-anchor, then as an id, then as the name taps carry", () => {
+  const named = { "data-waymark-anchor": "marked", id: "by-id", "data-waymark": "tapped" };
+  const document = (has) => ({
+    querySelector: (selector) => {
+      const found = Object.entries(named).find(([attribute]) => has.includes(attribute) && selector === `[${attribute}="search"]`);
+      return found ? found[1] : null;
+    },
+    getElementById: (id) => (has.includes("id") && id === "search" ? named.id : null),
+  });
+  globalThis.CSS ??= /** @type {any} */ ({ escape: (text) => text });
+  assert.equal(findAnchor(document(["data-waymark-anchor", "id", "data-waymark"]), "search"), "marked");
+  assert.equal(findAnchor(document(["id", "data-waymark"]), "search"), "by-id");
+  // A tip proposed from where people get lost names the tap's target, which data-waymark names.
+  assert.equal(findAnchor(document(["data-waymark"]), "search"), "tapped");
+  assert.equal(findAnchor(document([]), "search"), null);
 });

@@ -13,6 +13,9 @@ const element = (value, hidden = false) => ({
   getAttribute: () => value, isConnected: true, closest: () => (hidden ? {} : null), getBoundingClientRect: () => ({ width: 20, height: 10 }),
 });
 
+// CSS.escape, as a browser has it, for the names used here (none needs escaping).
+globalThis.CSS ??= /** @type {any} */ ({ escape: (text) => text });
+
 /** A page with marked elements (another screen's, hidden, among them), and a transport that answers as told. */
 function client({ answer = { outcome: "granted" }, screen = "products" } = {}) {
   const marked = {
@@ -25,7 +28,7 @@ function client({ answer = { outcome: "granted" }, screen = "products" } = {}) {
     posts, stored,
     lastScreen: screen,
     context: { platform: "web" },
-    catalog: { tips: [{ anchor: "search-box:visible" }, { anchor: "nowhere" }, {}, { selector: ".pay" }, { selector: "a::" }] },
+    catalog: { tips: [{ anchor: "search-box:visible" }, { anchor: "nowhere" }, { anchor: "add-to-cart" }, {}, { selector: ".pay" }, { selector: "a::" }] },
     document: {
       querySelectorAll: (selector) => {
         if (selector === ".pay") return [{}, {}];
@@ -33,19 +36,21 @@ function client({ answer = { outcome: "granted" }, screen = "products" } = {}) {
         return marked[selector.slice(1, -1)] ?? [];
       },
       getElementById: (id) => (id === "search-box" ? element("search-box") : id === "nowhere" ? element("nowhere", true) : null),
+      // A button whose taps are named add-to-cart (data-waymark), as a proposed tip names its anchor.
+      querySelector: (selector) => (selector === '[data-waymark="add-to-cart"]' ? element("add-to-cart") : null),
     },
     window: { localStorage: { getItem: (key) => stored.get(key) ?? null, setItem: (key, value) => stored.set(key, value) } },
     transport: { post: async (path, body) => (posts.push([path, body]), answer) },
   };
 }
 
-test("a screen reports its anchors, areas and the ids tips name, and is done for the day once kept", async () => {
+test("a screen reports its anchors, areas and the ids and tap names tips name, and is done for the day once kept", async () => {
   const page = client();
   await report(page, "waymark:screen:products", "products", "Fri Nov 27 2026");
   assert.deepEqual(page.posts, [[
     "/v1/anchors",
     {
-      platform: "web", screen: "products", anchors: ["product", "cart-link", "search-box"], areas: ["products", "header"],
+      platform: "web", screen: "products", anchors: ["product", "cart-link", "search-box", "add-to-cart"], areas: ["products", "header"],
       selectors: [{ selector: ".pay", matches: 2 }, { selector: "a::", matches: 0 }],
     },
   ]]);

@@ -23,7 +23,8 @@ export class WaymarkClient {
     this.document = win.document;
     this.server = String(server ?? new URL(import.meta.url).origin).replace(/\/+$/, "");
     this.user = String(user);
-    this.userHash = userHash;
+    // A preview is no user's own: it shares no progress, sends no attributes and earns no credit.
+    this.userHash = key === options.key ? userHash : undefined;
     this.context = {
       platform: context.platform ?? "web",
       model: context.model ?? (win.navigator.userAgentData?.mobile || /Mobi/.test(win.navigator.userAgent) ? "mobile-browser" : "desktop-browser"),

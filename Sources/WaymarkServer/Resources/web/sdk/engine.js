@@ -64,7 +64,7 @@ class Deadlines {
 }
 
 // A term's kind: an event seen (within a window), a chain of events (THEN), a count, a comparison.
-const OCCURRENCE = 0, CHAIN = 1, COUNT = 2;
+const OCCURRENCE = 0, CHAIN = 1, COUNT = 2, COMPARISON = 3;
 
 // A time that has not come: -Infinity, so that time fields hold only numbers (which the JIT keeps
 // unboxed); JSON writes it as null, as snapshots have it.
@@ -143,7 +143,7 @@ export class Evaluator {
     const saved = snapshot?.terms ?? {};
     this.rules = rules.map((rule, index) => this.compile(rule, saved, index));
     for (const term of this.byId) {
-      if (term.kind !== 3 && !term.all) this.listen(term);
+      if (term.kind !== COMPARISON && !term.all) this.listen(term);
       term.value = this.termValue(term);
       this.schedule(term);
     }
@@ -157,7 +157,7 @@ export class Evaluator {
     const key = printRule(rule);
     let term = this.terms.get(key);
     if (!term) {
-      const kind = "seq" in rule ? (rule.seq.length > 1 ? CHAIN : OCCURRENCE) : "count" in rule ? COUNT : 3;
+      const kind = "seq" in rule ? (rule.seq.length > 1 ? CHAIN : OCCURRENCE) : "count" in rule ? COUNT : COMPARISON;
       const state = newTermState(rule, saved[key]);
       const window = windowMillis(rule.within);
       // A chain with a window listens for all its names, whatever the target.
@@ -165,7 +165,7 @@ export class Evaluator {
       term = { id: this.byId.length, key, rule, kind, window, state, rules: [], value: false, deadline: Infinity, all, home: null, slot: 0 };
       this.terms.set(key, term);
       this.byId.push(term);
-      if (kind === 3) listIn(this.readers, rule.path).push(term);
+      if (kind === COMPARISON) listIn(this.readers, rule.path).push(term);
       else if (all) for (const name of new Set(rule.seq.map((e) => e.name))) listIn(this.listeners, name).push(term);
     }
     if (!term.rules.includes(index)) term.rules.push(index);

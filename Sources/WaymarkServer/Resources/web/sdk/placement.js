@@ -19,7 +19,9 @@ export function parseAnchor(text) {
 
 /**
  * The element a tip points at, or null: among the elements marked `data-waymark-anchor="NAME"`,
- * the first (else the element whose id is NAME), the one whose `data-waymark-key` is KEY, the
+ * the first (else the element whose id is NAME, else the first whose taps are named NAME by
+ * `data-waymark`, as a tip proposed from where people get lost names it), the one whose
+ * `data-waymark-key` is KEY, the
  * n-th in the page's order, or the highest on the screen of those the user can see. `previous`,
  * the element found the last time, stays the visible one while it still is, so a tip does not hop
  * along a list as it scrolls.
@@ -29,7 +31,7 @@ export function findAnchor(doc, anchor, previous) {
   if (!name) return null;
   const marked = `[data-waymark-anchor="${CSS.escape(name)}"]`;
   if (key) return doc.querySelector(`${marked}[data-waymark-key="${CSS.escape(key)}"]`);
-  if (!pick) return doc.querySelector(marked) ?? doc.getElementById(name);
+  if (!pick) return doc.querySelector(marked) ?? doc.getElementById(name) ?? doc.querySelector(`[data-waymark="${CSS.escape(name)}"]`);
   const all = doc.querySelectorAll(marked);
   if (pick !== "visible") return all[pick - 1] ?? null;
   const seen = (e) => {

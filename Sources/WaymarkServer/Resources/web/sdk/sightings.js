@@ -36,9 +36,10 @@ export async function report(client, key, screen, today) {
   const anchors = values("data-waymark-anchor");
   const selectors = new Map();
   for (const tip of client.catalog?.tips ?? []) {
-    // A tip may name an element by its id: one the page has counts as seen.
+    // A tip may name an element by its id, or by the name its taps carry: one the page has counts
+    // as seen.
     const name = tip.anchor && parseAnchor(tip.anchor)?.name;
-    const element = name && doc.getElementById(name);
+    const element = name && (doc.getElementById(name) ?? doc.querySelector(`[data-waymark="${CSS.escape(name)}"]`));
     if (element && isShown(element)) anchors.push(name);
     // A selector says how many elements it matches here: the console warns of none or several.
     if (tip.selector && selectors.size < 50) selectors.set(tip.selector, matches(doc, tip.selector));

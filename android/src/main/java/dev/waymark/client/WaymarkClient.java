@@ -387,9 +387,8 @@ public final class WaymarkClient {
     private final KeptFile tourFile;
     private final KeptFile triggerFile;
     private final KeptFile checklistFile;
-    private final KeptFile listeningFile;
-    /** The user's own choice of the listener's mode, {"on", "at"}, or null. Guarded by lock. */
-    private JSONObject listening;
+    /** Whether the user hears every tip as it appears. Guarded by lock. */
+    private final ListenersMode listening;
     /** The screen the app last recorded, and the tips whose anchor was reported missing on it. Guarded by lock. */
     private String screen;
     private final Set<String> anchorsMissed = new HashSet<String>();
@@ -489,8 +488,7 @@ public final class WaymarkClient {
         makeTriggers(tourFile.load(), triggerFile.load());
         checklistFile = new KeptFile(storage, "checklists.json");
         makeChecklists(checklistFile.load());
-        listeningFile = new KeptFile(storage, "listening.json");
-        listening = listeningFile.load();
+        listening = new ListenersMode(new KeptFile(storage, "listening.json"), keeper);
     }
 
     /** The checklists' run on the catalog's checklists, going on from what was kept. */
@@ -1394,7 +1392,7 @@ public final class WaymarkClient {
             Json.put(progress, "tips", engine.progress());
             Json.put(progress, "tours", tourGate.progress());
             Json.put(progress, "checklists", checklists.progress());
-            if (listening != null) Json.put(progress, "listening", listening);
+            if (listening.choice() != null) Json.put(progress, "listening", listening.choice());
         }
         JSONObject body = new JSONObject();
         Json.put(body, "user", user);
@@ -1412,11 +1410,7 @@ public final class WaymarkClient {
             checklists.merge(merged.optJSONObject("checklists"));
             keeper.keep(checklistFile, () -> checklists.kept());
             // The latest choice of the listener's mode among the user's devices.
-            JSONObject remote = merged.optJSONObject("listening");
-            if (remote != null && isLater(remote, listening)) {
-                listening = remote;
-                keeper.keep(listeningFile, () -> remote);
-            }
+            listening.merge(merged.optJSONObject("listening"));
             JSONObject tips = merged.optJSONObject("tips");
             commands = tips != null ? engine.merge(tips, now()) : Collections.<Engine.Command>emptyList();
             changed(commands);
@@ -1436,14 +1430,7 @@ public final class WaymarkClient {
      */
     public boolean listensToTips() {
         synchronized (lock) {
-            if (listening != null) return listening.optBoolean("on");
-            JSONArray locales = catalog != null ? catalog.optJSONArray("listen") : null;
-            String locale = context.locale != null ? context.locale.toLowerCase(Locale.ROOT).replace('_', '-') : null;
-            for (int i = 0; locale != null && locales != null && i < locales.length(); i++) {
-                String listed = locales.optString(i).toLowerCase(Locale.ROOT);
-                if (locale.equals(listed) || locale.startsWith(listed + "-")) return true;
-            }
-            return false;
+            return listening.isOn(catalog != null ? catalog.optJSONArray("listen") : null, context.locale);
         }
     }
 
@@ -1453,22 +1440,11 @@ public final class WaymarkClient {
      * catalog's default.
      */
     public void setListening(boolean on) {
-        JSONObject choice = new JSONObject();
-        Json.put(choice, "on", on);
-        Json.put(choice, "at", now());
+        long at = now();
         synchronized (lock) {
-            listening = choice;
+            listening.choose(on, at);
             progressChanges += 1;
         }
-        keeper.keep(listeningFile, () -> choice);
-    }
-
-    /** Whether a choice of the listener's mode came after another (at the same moment, on after off). */
-    private static boolean isLater(JSONObject choice, JSONObject other) {
-        if (other == null) return true;
-        long at = choice.optLong("at");
-        long otherAt = other.optLong("at");
-        return at != otherAt ? at > otherAt : choice.optBoolean("on") && !other.optBoolean("on");
     }
 
     /** {@link #syncProgress()} where being offline is no failure: the next sync catches up. */

@@ -80,8 +80,8 @@ struct CLITests {
         #expect(
             written == ["waymark.js"]
                 + [
-                    "waymark.js", "builder.js", "controls.js", "launcher.js", "narration.js", "previewing.js", "sightings.js", "theme.js",
-                    "tours.js",
+                    "waymark.js", "builder.js", "controls.js", "identity.js", "kinds.js", "launcher.js", "narration.js", "previewing.js",
+                    "sightings.js", "theme.js", "tours.js",
                 ].map { "\(version)/\($0)" })
         let main = try String(contentsOf: folder.appendingPathComponent("waymark.js"), encoding: .utf8)
         #expect(main == printed.output && main.contains("\"\(version)/\""), "the SDK names its version's folder")

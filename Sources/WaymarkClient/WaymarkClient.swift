@@ -320,8 +320,9 @@ public final class WaymarkClient: Sendable {
     @discardableResult
     public func record(_ name: String, target: String? = nil, properties: [String: ContextValue] = [:]) -> [RenderCommand] {
         let properties = properties.mapValues(\.asProperty)
-        let produced = engine.record(name, target: target, properties: properties)
+        // Queued before what it causes (the tip_shown of a tip it shows), as the other SDKs queue it.
         enqueue(name, target: target, properties: properties)
+        let produced = engine.record(name, target: target, properties: properties)
         let now = options.clock()
         checklistsChanged(
             state.withLock { state in

@@ -401,7 +401,7 @@ class TipsTests(BrowserTest):
         self.addCleanup(other.quit)
         other.get(f"{server.url}/demo/?user=pia")
         phase = ("const {Waymark} = await import('/sdk/waymark.js'); const c = Waymark.client;"
-                 " return [c?.engine?.phase('welcome'), c?.gate.ended('shop-tour'), c?.tourProgress['shop-tour']?.page]")
+                 " return [c?.engine?.phase('welcome'), c?.gate?.ended('shop-tour'), c?.tourProgress['shop-tour']?.page]")
         WebDriverWait(other, 10).until(lambda d: d.execute_script(phase) == ["finished:closed", True, 1])
         self.assertEqual(other.find_elements(By.CSS_SELECTOR, '[data-waymark-tip="welcome"]'), [])
         # A tour its trigger opens again opens at the furthest page the user reached anywhere.

@@ -157,6 +157,9 @@ public final class WaymarkClient: Sendable {
     /// Render commands for the app's renderer, in order: show, hide, pause, resume.
     public var commands: AsyncStream<RenderCommand> { engine.commands }
 
+    /// The server the client talks to.
+    public var server: URL { transport.server }
+
     /// The catalog the client runs, if it has one (from the server or from disk).
     public var catalog: DeliveredCatalog? { state.withLock { $0.entry?.catalog } }
 

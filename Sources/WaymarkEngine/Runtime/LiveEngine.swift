@@ -127,6 +127,11 @@ public final class LiveEngine: Sendable {
         state.withLock { $0.phase(of: tip) }
     }
 
+    /// A `show` for the tip that shows in `container` now (paused, if it is hidden), or `nil`.
+    public func occupant(of container: String) -> RenderCommand? {
+        state.withLock { $0.occupant(of: container) }
+    }
+
     /// Saves the state now.
     public func persist() throws {
         try store?.save(state.withLock { $0.snapshot() })

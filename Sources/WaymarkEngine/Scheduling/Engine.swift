@@ -257,6 +257,16 @@ public struct Engine: Sendable {
         }
     }
 
+    /// A `show` for the tip that shows in `container` now (paused, if the container is hidden), or
+    /// `nil`: what a renderer that takes over a container must draw.
+    public func occupant(of container: String) -> RenderCommand? {
+        guard let index = containerIndex[container], occupant[index] >= 0 else { return nil }
+        let tip = occupant[index]
+        return RenderCommand(
+            action: .show, tip: tips[tip].id, container: tips[tip].container, anchor: tips[tip].anchor,
+            time: evaluator.currentTime ?? Date(timeIntervalSince1970: 0))
+    }
+
     // MARK: The step
 
     mutating func perform(at time: Date, _ change: (inout Engine) -> Void) -> [RenderCommand] {

@@ -294,22 +294,18 @@ export class WaymarkClient {
     for (const id of this.renderer.rendered.keys()) this.lookForAnchor(id);
     // Once a day a screen, what it shows goes to the console (sightings.js), once it has drawn.
     const screen = this.lastScreen, key = "waymark:screen:" + screen, today = new Date().toDateString();
-    if (this.window.localStorage.getItem(key) !== today) {
-      setTimeout(() => this.renderer.part("sightings", () => import("./sightings.js")).then((m) => m?.report(this, key, screen, today)), 3000);
-    }
+    if (this.window.localStorage.getItem(key) !== today) setTimeout(() => this.sightings().then((m) => m?.report(this, key, screen, today)), 3000);
   }
 
-  /** A shown tip whose anchor is not in the page 5 s later, in the same screen view, is reported
-   *  once per view as `anchor_missing`: the console tells its author where it points at nothing. */
+  /** What the console learns of the page (sightings.js): its screens, and anchors not found. */
+  sightings() {
+    return this.renderer.part("sightings", () => import("./sightings.js"));
+  }
+
+  /** A shown tip whose anchor is not there 5 s later is reported (sightings.js). */
   lookForAnchor(id) {
-    const { missed, lastScreen: screen } = this;
-    setTimeout(() => {
-      const entry = this.renderer.rendered.get(id);
-      if (!entry?.lost || entry.paused || missed !== this.missed || missed.has(id)) return;
-      missed.add(id);
-      const tip = this.catalog.tips.find((t) => t.id === id);
-      this.enqueue("anchor_missing", id, { anchor: tip.anchor ?? tip.selector, screen }, Date.now());
-    }, 5000);
+    const { missed, lastScreen } = this;
+    this.sightings().then((m) => m?.lookForAnchor(this, id, missed, lastScreen));
   }
 
   /** Tells the engine which of its containers the page shows. One guidance at a time: while a

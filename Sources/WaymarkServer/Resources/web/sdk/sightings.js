@@ -2,7 +2,8 @@
 // (POST /v1/anchors) at most once a day a screen by each browser, so that the console can offer
 // authors the names developers gave them and warn of a tip that names one no screen has. Names
 // only: the page's data-waymark-anchor and data-waymark-container values, never its text, and no
-// user. Loaded as a part, when a screen is due.
+// user. And a shown tip whose anchor the page lacks, which the console shows its author. Loaded as
+// a part, when a screen is due or a tip shows.
 
 import { isShown, parseAnchor } from "./placement.js";
 
@@ -50,4 +51,17 @@ export async function report(client, key, screen, today) {
   };
   if ((await client.transport.post("/v1/anchors", body))?.outcome === "granted") storage.setItem(key, today);
   sending.delete(key);
+}
+
+/** A shown tip whose anchor is not in the page 5 s later, in the same screen view (`missed`, the
+ *  view's tips reported so far, on `screen`), is reported once per view as `anchor_missing`: the
+ *  console tells its author where it points at nothing. */
+export function lookForAnchor(client, id, missed, screen) {
+  setTimeout(() => {
+    const entry = client.renderer.rendered.get(id);
+    if (!entry?.lost || entry.paused || missed !== client.missed || missed.has(id)) return;
+    missed.add(id);
+    const tip = client.catalog.tips.find((t) => t.id === id);
+    client.enqueue("anchor_missing", id, { anchor: tip.anchor ?? tip.selector, screen }, Date.now());
+  }, 5000);
 }

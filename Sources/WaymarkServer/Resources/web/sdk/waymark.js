@@ -32,6 +32,8 @@
 //   client.js     WaymarkClient, which connects them
 //   identity.js   progress on the user's other devices, attributes on the server, tour credits:
 //                 a part the client loads for a user with an identity proof (a userHash)
+//   bridge.js     the page inside a hybrid app's WebView, drawing what the app's native core
+//                 decides: a part loaded only there (docs/hybrid-apps.md)
 // Two modules are for tools, not pages, and are no part of the joined file: ruletext.js, the
 // parser of a rule's text (the server ships rules parsed), and preview.js, a tip or tour drawn
 // alone for the console. Tools load them from /sdk/src/, where every module is served as written. ruletext.js, rules.js, values.js and engine.js touch no
@@ -51,9 +53,12 @@ export { formatTime, parseTime } from "./values.js";
 /** The SDK's entry point for pages: one client per page. */
 export const Waymark = {
   client: null,
+  /** In a hybrid app's WebView, whose app gives the page a native bridge (or `options.bridge`),
+   *  the app's native core guides and the page draws what it decides (bridge.js). */
   async start(options) {
     this.client?.stop();
-    this.client = new WaymarkClient(options);
+    const bridge = options.bridge ?? globalThis.WaymarkNative ?? globalThis.webkit?.messageHandlers?.waymark;
+    this.client = bridge ? new (await import("./bridge.js")).WebViewClient({ ...options, bridge }) : new WaymarkClient(options);
     return this.client.start();
   },
   track(name, target, properties) { return this.client?.record(name, target, properties) ?? []; },

@@ -419,6 +419,10 @@ public final class WaymarkClient {
     private long timerAt = Long.MAX_VALUE;
     private int failedFlushes;
 
+    private final String server;
+    /** Told of each new catalog before its tips are drawn (a {@link WebViewBridge}'s page). */
+    private volatile Runnable catalogListener;
+
     /** Where this client keeps its files: the options' storage or directory, or null (in memory; always in a preview). */
     private final Storage storage;
 
@@ -470,6 +474,7 @@ public final class WaymarkClient {
         this.context = context;
         this.options = options;
         this.renderer = renderer;
+        this.server = server;
         transport = new Transport(server, key, options.connectTimeout, options.readTimeout);
         storage = inMemory ? null : options.storage != null ? options.storage : options.directory != null ? Storage.directory(options.directory) : null;
         keeper = new Keeper(lock, KEEP_DELAY, options.background);
@@ -1517,8 +1522,30 @@ public final class WaymarkClient {
             engine.setContext(contextValues(), now());
             changed(commands);
         }
+        Runnable listener = catalogListener;
+        if (listener != null) listener.run();
         deliver(commands);
         return version();
+    }
+
+    /** Runs {@code listener} on each new catalog, before its tips are drawn. */
+    void onCatalog(Runnable listener) { catalogListener = listener; }
+
+    /** The catalog running now, as the server sent it (an empty one before the first). */
+    JSONObject catalogJSON() {
+        synchronized (lock) {
+            return catalog != null ? Json.copy(catalog) : new JSONObject();
+        }
+    }
+
+    /** The server's address, as the client was built with it. */
+    String server() { return server; }
+
+    /** The tip that shows in a container now (paused, if it is hidden), as a show command; null: none. */
+    Engine.Command occupant(String container) {
+        synchronized (lock) {
+            return engine.occupant(container);
+        }
     }
 
     private Integer version() {

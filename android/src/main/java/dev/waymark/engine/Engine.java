@@ -504,6 +504,12 @@ public final class Engine {
         return active;
     }
 
+    /** The tip that shows in a container now (paused, if the container is hidden), as a show command; null: none. */
+    public Command occupant(String container) {
+        Integer c = containerIndex.get(container);
+        return c == null || occupant[c] < 0 ? null : command(Command.Action.SHOW, occupant[c], null);
+    }
+
     /** No later than the next moment something can change without an event; null: nothing will. */
     public Long nextChange() {
         long next = nextDeadline();

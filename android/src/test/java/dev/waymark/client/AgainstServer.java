@@ -59,6 +59,10 @@ abstract class AgainstServer {
     }
 
     WaymarkClient client(File directory, String user, String locale, boolean countsTipsWhenSeen) throws Exception {
+        return client(directory, user, locale, countsTipsWhenSeen, renderer);
+    }
+
+    WaymarkClient client(File directory, String user, String locale, boolean countsTipsWhenSeen, WaymarkClient.Renderer renderer) throws Exception {
         String hash = ServerProcess.userHash(user, app.getString("identitySecret"));
         return WaymarkClient.builder(app.getString("clientKey"), server.url)
             .user(user, hash)

@@ -384,8 +384,6 @@ public final class WaymarkClient {
     private final CatalogSource catalogSource;
     private final KeptFile engineFile;
     private final KeptFile claimsFile;
-    private final KeptFile tourFile;
-    private final KeptFile triggerFile;
     private final KeptFile checklistFile;
     /** Whether the user hears every tip as it appears. Guarded by lock. */
     private final ListenersMode listening;
@@ -399,8 +397,8 @@ public final class WaymarkClient {
     /** Changes to what is shared with the user's other devices, and how many of them the server has. */
     private long progressChanges;
     private long progressShared;
-    /** The catalog's tour triggers, the user's progress with tours and the tour open now. */
-    private TourGate tourGate;
+    /** The catalog's tour triggers, the user's progress with tours and the tour open now. Guarded by lock. */
+    private final Tours tours;
     private final Object lock = new Object();
     private volatile String userHash;
     private JSONObject catalog;
@@ -488,9 +486,7 @@ public final class WaymarkClient {
         catalog = catalogSource.kept();
         engine = makeEngine(engineFile.load());
         engine.setContext(contextValues(), now());
-        tourFile = new KeptFile(storage, "tours.json");
-        triggerFile = new KeptFile(storage, "tour-triggers.json");
-        makeTriggers(tourFile.load(), triggerFile.load());
+        tours = new Tours(storage, keeper, catalog, contextValues(), now());
         checklistFile = new KeptFile(storage, "checklists.json");
         makeChecklists(checklistFile.load());
         listening = new ListenersMode(new KeptFile(storage, "listening.json"), keeper);
@@ -500,26 +496,6 @@ public final class WaymarkClient {
     private void makeChecklists(JSONObject kept) {
         checklists = new Checklists(catalog != null ? catalog.optJSONArray("checklists") : null, kept);
         checklists.setContext(contextValues(), now());
-    }
-
-    /** The tour gate on the catalog's tours, going on from the progress and what the triggers had seen. */
-    private void makeTriggers(JSONObject progress, JSONObject snapshot) {
-        List<TourGate.Tour> tours = new ArrayList<TourGate.Tour>();
-        JSONArray list = catalog != null ? catalog.optJSONArray("tours") : null;
-        for (int i = 0; list != null && i < list.length(); i++) {
-            JSONObject json = list.optJSONObject(i);
-            if (json == null) continue;
-            try {
-                Rule trigger = json.has("trigger") && !json.isNull("trigger") ? Rule.fromJSON(json.opt("trigger")) : null;
-                tours.add(new TourGate.Tour(json.optString("id"), trigger, new DeliveredTour(json).pages.size()));
-            } catch (IllegalArgumentException damaged) {
-                // The others open.
-            }
-        }
-        String open = tourGate != null ? tourGate.open() : null;
-        tourGate = new TourGate(tours, progress, snapshot);
-        if (open != null) tourGate.opened(open);
-        for (Map.Entry<String, Object> entry : contextValues().entrySet()) tourGate.evaluator().setContext(entry.getKey(), entry.getValue(), now());
     }
 
     /** The longest a change waits to be written: what a crash may lose. */
@@ -648,7 +624,7 @@ public final class WaymarkClient {
             background = null;
         }
         keeper.keep(engineFile, engine::snapshot);
-        keeper.keep(triggerFile, () -> tourGate.evaluator().snapshot());
+        tours.keepTriggers();
         keeper.keep(checklistFile, () -> checklists.kept());
         keeper.writeSoon();
     }
@@ -725,7 +701,7 @@ public final class WaymarkClient {
             }
             commands = engine.record(name, target, time, properties);
             changed(commands);
-            tourGate.evaluator().record(name, target, time, properties);
+            tours.record(name, target, time, properties);
             latched = checklists.record(name, target, properties, time);
         }
         enqueue(name, target, time, properties);
@@ -787,9 +763,7 @@ public final class WaymarkClient {
         synchronized (lock) {
             commands = engine.setContext(values, now());
             changed(commands);
-            for (Map.Entry<String, ?> entry : new TreeMap<String, Object>(values).entrySet()) {
-                tourGate.evaluator().setContext(entry.getKey(), entry.getValue(), now());
-            }
+            tours.setContext(new TreeMap<String, Object>(values), now());
             latched = checklists.setContext(values, now());
         }
         deliver(commands);
@@ -802,7 +776,7 @@ public final class WaymarkClient {
 
     /** The catalog's tour, or null. */
     public DeliveredTour tour(String id) {
-        for (DeliveredTour tour : tours()) if (tour.id.equals(id)) return tour;
+        for (DeliveredTour tour : deliveredTours()) if (tour.id.equals(id)) return tour;
         return null;
     }
 
@@ -826,14 +800,14 @@ public final class WaymarkClient {
     /** The app opened a tour itself: no other opens by its trigger until this one ends or is left. */
     public void tourOpened(String id) {
         synchronized (lock) {
-            tourGate.opened(id);
+            tours.opened(id);
         }
     }
 
     /** The open tour went away without the user ending it (the app closed its panel): its trigger opens it again where they were. */
     public void tourLeft() {
         synchronized (lock) {
-            tourGate.left();
+            tours.left();
         }
         openDueTour();
     }
@@ -848,7 +822,7 @@ public final class WaymarkClient {
             tourEnded(tour, page, "finished");
             return;
         }
-        changeTours(() -> tourGate.reached(tour, page));
+        changeTours(() -> tours.reached(tour, page));
     }
 
     /**
@@ -858,16 +832,13 @@ public final class WaymarkClient {
      */
     public void tourEnded(String tour, int page, String ending) {
         if (!ending.equals("finished") && !ending.equals("dismissed")) throw new IllegalArgumentException("a tour ends finished or dismissed, not " + ending);
-        changeTours(() -> tourGate.ended(tour, page, ending));
+        changeTours(() -> tours.ended(tour, page, ending));
     }
 
-    /** Changes the tours' progress under the lock, keeping and sharing it when it grew; then opens a tour that is due. */
+    /** Changes the tours' progress under the lock, sharing it when it grew (Tours keeps it); then opens a tour that is due. */
     private void changeTours(java.util.function.BooleanSupplier change) {
         synchronized (lock) {
-            if (change.getAsBoolean()) {
-                progressChanges += 1;
-                keeper.keep(tourFile, () -> tourGate.progress());
-            }
+            if (change.getAsBoolean()) progressChanges += 1;
         }
         openDueTour();
     }
@@ -875,14 +846,14 @@ public final class WaymarkClient {
     /** Whether the user finished the tour (here or, once synced, on another of their devices). */
     public boolean isTourFinished(String tour) {
         synchronized (lock) {
-            return tourGate.finished(tour);
+            return tours.finished(tour);
         }
     }
 
     /** Whether the user ended the tour, finished or dismissed: it does not open by its trigger again. */
     public boolean isTourEnded(String tour) {
         synchronized (lock) {
-            return tourGate.ended(tour);
+            return tours.ended(tour);
         }
     }
 
@@ -893,7 +864,7 @@ public final class WaymarkClient {
         final DeliveredTour due;
         final int page;
         synchronized (lock) {
-            TourGate.Opening opening = tourGate.openDue();
+            TourGate.Opening opening = tours.openDue();
             if (opening == null) return;
             due = tour(opening.tour);
             page = opening.page;
@@ -1105,7 +1076,7 @@ public final class WaymarkClient {
         record("tour_action", tour, properties);
         // The button ends the tour as its kind says, so a trigger that still holds does not open it again.
         int index = delivered.pages.indexOf(onPage);
-        changeTours(() -> tourGate.pressed(tour, index, pressed.kind, pressed.to));
+        changeTours(() -> tours.pressed(tour, index, pressed.kind, pressed.to));
         perform(new ActionRequest(pressed, null, tour, page));
         return pressed;
     }
@@ -1347,7 +1318,7 @@ public final class WaymarkClient {
         String folded = HelpSearch.fold(query);
         if (folded.length() > 100) folded = folded.substring(0, Character.isLowSurrogate(folded.charAt(100)) ? 99 : 100);
         if (folded.isEmpty()) return listing(screen);
-        HelpResults results = HelpResults.found(folded, articles(), tours(), deliveredChecklists());
+        HelpResults results = HelpResults.found(folded, articles(), deliveredTours(), deliveredChecklists());
         Map<String, Object> properties = new HashMap<String, Object>();
         properties.put("query", folded);
         properties.put("screen", screen != null ? screen : "home");
@@ -1364,11 +1335,11 @@ public final class WaymarkClient {
     }
 
     /** Every article, the screen's first; the tours and checklists of the screen or of every screen. */
-    private HelpResults listing(String screen) { return HelpResults.listed(screen, articles(), tours(), deliveredChecklists()); }
+    private HelpResults listing(String screen) { return HelpResults.listed(screen, articles(), deliveredTours(), deliveredChecklists()); }
 
     private List<DeliveredArticle> articles() { return Json.objects(catalog(), "articles", DeliveredArticle::new); }
 
-    private List<DeliveredTour> tours() { return Json.objects(catalog(), "tours", DeliveredTour::new); }
+    private List<DeliveredTour> deliveredTours() { return Json.objects(catalog(), "tours", DeliveredTour::new); }
 
     private List<DeliveredChecklist> deliveredChecklists() {
         synchronized (lock) {
@@ -1395,7 +1366,7 @@ public final class WaymarkClient {
         synchronized (lock) {
             changes = progressChanges;
             Json.put(progress, "tips", engine.progress());
-            Json.put(progress, "tours", tourGate.progress());
+            Json.put(progress, "tours", tours.progress());
             Json.put(progress, "checklists", checklists.progress());
             if (listening.choice() != null) Json.put(progress, "listening", listening.choice());
         }
@@ -1410,8 +1381,7 @@ public final class WaymarkClient {
         List<Engine.Command> commands;
         synchronized (lock) {
             boolean changedMeanwhile = progressChanges != changes;
-            JSONObject tours = merged.optJSONObject("tours");
-            if (tours != null && tourGate.merge(tours)) keeper.keep(tourFile, () -> tourGate.progress());
+            tours.merge(merged.optJSONObject("tours"));
             checklists.merge(merged.optJSONObject("checklists"));
             keeper.keep(checklistFile, () -> checklists.kept());
             // The latest choice of the listener's mode among the user's devices.
@@ -1517,7 +1487,7 @@ public final class WaymarkClient {
             catalog = fresh;
             // The running engine takes the new tips: states kept by id, removed tips taken down.
             commands = engine.update(readTips(), frequency(), now());
-            makeTriggers(tourGate.progress(), tourGate.evaluator().snapshot());
+            tours.update(catalog, contextValues(), now());
             makeChecklists(checklists.kept());
             engine.setContext(contextValues(), now());
             changed(commands);
@@ -1673,7 +1643,7 @@ public final class WaymarkClient {
             for (Map.Entry<String, Object> entry : kept.entrySet()) context.put("user." + entry.getKey(), entry.getValue());
             commands = engine.setContext(context, now());
             changed(commands);
-            for (Map.Entry<String, Object> entry : context.entrySet()) tourGate.evaluator().setContext(entry.getKey(), entry.getValue(), now());
+            tours.setContext(context, now());
             latched = checklists.setContext(context, now());
         }
         deliver(commands);

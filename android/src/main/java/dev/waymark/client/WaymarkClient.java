@@ -395,8 +395,7 @@ public final class WaymarkClient {
     /** The catalog's checklists, their rules and the user's progress with them. */
     private Checklists checklists;
     /** Changes to what is shared with the user's other devices, and how many of them the server has. */
-    private long progressChanges;
-    private long progressShared;
+    private final SharedProgress sharing = new SharedProgress();
     /** The catalog's tour triggers, the user's progress with tours and the tour open now. Guarded by lock. */
     private final Tours tours;
     private final Object lock = new Object();
@@ -639,7 +638,7 @@ public final class WaymarkClient {
                 failedFlushes = 0;
                 boolean unshared;
                 synchronized (lock) {
-                    unshared = progressChanges != progressShared;
+                    unshared = sharing.unshared();
                 }
                 if (unshared) syncProgress();
             } catch (WaymarkException error) {
@@ -838,7 +837,7 @@ public final class WaymarkClient {
     /** Changes the tours' progress under the lock, sharing it when it grew (Tours keeps it); then opens a tour that is due. */
     private void changeTours(java.util.function.BooleanSupplier change) {
         synchronized (lock) {
-            if (change.getAsBoolean()) progressChanges += 1;
+            if (change.getAsBoolean()) sharing.changed();
         }
         openDueTour();
     }
@@ -880,7 +879,11 @@ public final class WaymarkClient {
      * second (a file written and synced on every tap would cost the main thread).
      */
     private void changed(List<Engine.Command> commands) {
-        if (!commands.isEmpty()) progressChanges += 1;
+        if (!commands.isEmpty()) sharing.changed();
+        engineChanged();
+    }
+
+    private void engineChanged() {
         scheduleTimer();
         keeper.keep(engineFile, engine::snapshot);
     }
@@ -1288,7 +1291,7 @@ public final class WaymarkClient {
             all.addAll(record(change.item != null ? "checklist_item_done" : "checklist_completed", change.checklist, properties));
         }
         synchronized (lock) {
-            progressChanges += 1;
+            sharing.changed();
             keeper.keep(checklistFile, () -> checklists.kept());
         }
         return all;
@@ -1361,36 +1364,23 @@ public final class WaymarkClient {
     public boolean syncProgress() throws WaymarkException {
         String proof = userHash;
         if (proof == null) return false;
-        JSONObject progress = new JSONObject();
-        long changes;
+        SharedProgress.Sent sent;
         synchronized (lock) {
-            changes = progressChanges;
-            Json.put(progress, "tips", engine.progress());
-            Json.put(progress, "tours", tours.progress());
-            Json.put(progress, "checklists", checklists.progress());
-            if (listening.choice() != null) Json.put(progress, "listening", listening.choice());
+            sent = sharing.document(engine, tours, checklists, listening);
         }
         JSONObject body = new JSONObject();
         Json.put(body, "user", user);
         Json.put(body, "userHash", proof);
-        Json.put(body, "progress", progress);
+        Json.put(body, "progress", sent.progress);
         Transport.Answer answer = transport.post("/v1/progress", body);
         if (answer.status != 200) throw answer.error();
         JSONObject merged = answer.json().optJSONObject("progress");
         if (merged == null) throw new WaymarkException(answer.status, "bad_response", "the answer has no progress");
         List<Engine.Command> commands;
         synchronized (lock) {
-            boolean changedMeanwhile = progressChanges != changes;
-            tours.merge(merged.optJSONObject("tours"));
-            checklists.merge(merged.optJSONObject("checklists"));
+            commands = sharing.merge(sent, merged, engine, tours, checklists, listening, now());
             keeper.keep(checklistFile, () -> checklists.kept());
-            // The latest choice of the listener's mode among the user's devices.
-            listening.merge(merged.optJSONObject("listening"));
-            JSONObject tips = merged.optJSONObject("tips");
-            commands = tips != null ? engine.merge(tips, now()) : Collections.<Engine.Command>emptyList();
-            changed(commands);
-            // What the merge changed the server already has; what happened meanwhile it has not.
-            progressShared = changedMeanwhile ? changes : progressChanges;
+            engineChanged();
         }
         deliver(commands);
         return true;
@@ -1418,7 +1408,7 @@ public final class WaymarkClient {
         long at = now();
         synchronized (lock) {
             listening.choose(on, at);
-            progressChanges += 1;
+            sharing.changed();
         }
     }
 

@@ -24,7 +24,7 @@ import WaymarkSupport
 /// Messages are JSON text, one object each, with a `type`. From the page: `hello` (it started: it
 /// is sent the catalog), `event` (name, target, properties), `container` (container, visible),
 /// `sight` (tip, visible), `close` (tip), `press` (action, tip), `answer` (survey, score, comment)
-/// and `context` (values). To the page: `catalog` (catalog, server) and `render` (commands: action,
+/// and `context` (values). To the page: `catalog` (catalog, server, listening) and `render` (commands: action,
 /// tip, container, anchor, reason).
 public final class WebViewBridge: Sendable {
     private struct State {
@@ -130,8 +130,10 @@ public final class WebViewBridge: Sendable {
     private func sendCatalog() {
         let catalog = client.catalog
         state.withLock { $0.sentVersion = catalog?.version }
-        write(Outgoing(type: "catalog", catalog: catalog ?? DeliveredCatalog(version: 0, frequency: "immediate", tips: [], tours: []),
-                server: client.server.absoluteString))
+        write(
+            Outgoing(
+                type: "catalog", catalog: catalog ?? DeliveredCatalog(version: 0, frequency: "immediate", tips: [], tours: []),
+                server: client.server.absoluteString, listening: client.listensToTips))
     }
 
     private func sendCommands(_ commands: [Outgoing.Command]) {
@@ -201,6 +203,8 @@ public final class WebViewBridge: Sendable {
         var type: String
         var catalog: DeliveredCatalog?
         var server: String?
+        /// Whether the user hears every tip as it appears: the app's listener's mode.
+        var listening: Bool?
         var commands: [Command]?
     }
 }

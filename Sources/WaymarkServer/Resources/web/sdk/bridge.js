@@ -8,7 +8,7 @@
 //   page -> core  hello; event {name, target, properties}; container {container, visible};
 //                 sight {tip, visible}; close {tip}; press {action, tip}; answer {survey, score,
 //                 comment}; context {values}
-//   core -> page  catalog {catalog, server}; render {commands: [{action, tip, container, anchor,
+//   core -> page  catalog {catalog, server, listening}; render {commands: [{action, tip, container, anchor,
 //                 reason}]}
 // The page sends with the bridge's postMessage (Android: the object the app added with
 // addJavascriptInterface as `WaymarkNative`; iOS: webkit.messageHandlers.waymark); the core
@@ -17,6 +17,7 @@
 import { capture, containerShown, currentScreen } from "./capture.js";
 import { asName } from "./content.js";
 import { Renderer } from "./renderer.js";
+import { keepListening } from "./storage.js";
 
 /** The SDK in a page of a hybrid app: draws what the native core decides. */
 export class WebViewClient {
@@ -132,6 +133,8 @@ export class WebViewClient {
     if (message?.type === "catalog") {
       this.catalog = message.catalog ?? { tips: [] };
       this.renderer.tipView.words = this.catalog.ui;
+      // The listener's mode is the app's: what shows in the page speaks as the app's tips do.
+      keepListening(this.window, { on: Boolean(message.listening) }, true);
       this.renderer.loadNarration();
       this.containers.clear();
       this.syncContainers();

@@ -39,7 +39,7 @@ import org.json.JSONObject;
  * (it started: it is sent the catalog), {@code event} (name, target, properties), {@code container}
  * (container, visible), {@code sight} (tip, visible), {@code close} (tip), {@code press} (action,
  * tip), {@code answer} (survey, score, comment) and {@code context} (values). To the page:
- * {@code catalog} (catalog, server) and {@code render} (commands: action, tip, container, anchor,
+ * {@code catalog} (catalog, server, listening: the listener's mode) and {@code render} (commands: action, tip, container, anchor,
  * reason). Thread-safe: {@link #receive} may come on the WebView's binder thread.
  */
 public final class WebViewBridge implements WaymarkClient.Renderer {
@@ -160,6 +160,7 @@ public final class WebViewBridge implements WaymarkClient.Renderer {
         Json.put(message, "type", "catalog");
         Json.put(message, "catalog", client.catalogJSON());
         Json.put(message, "server", client.server());
+        Json.put(message, "listening", client.listensToTips());
         sender.send(message.toString());
     }
 

@@ -1,7 +1,9 @@
 // The SDK's text helpers that run without a browser.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { formatDuration, inLocale, utf8Prefix } from "../../Sources/WaymarkServer/Resources/web/sdk/content.js";
+import { utf8Prefix } from "../../Sources/WaymarkServer/Resources/web/sdk/controls.js";
+import { inLocale } from "../../Sources/WaymarkServer/Resources/web/sdk/content.js";
+import { formatDuration } from "../../Sources/WaymarkServer/Resources/web/sdk/narration.js";
 
 test("utf8Prefix keeps text that fits and cuts longer text at a code point", () => {
   assert.equal(utf8Prefix("short", 512), "short");

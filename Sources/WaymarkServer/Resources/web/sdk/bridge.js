@@ -103,8 +103,10 @@ export class WebViewClient {
     this.post({ type: "context", values });
   }
 
+  /** The user closed a tip here (or left a survey's ending): it goes at once, and for good. */
   close(tip) {
     this.post({ type: "close", tip });
+    this.renderer.erase(tip, true);
   }
 
   answer(survey, score, comment) {

@@ -226,17 +226,7 @@ export class WaymarkClient {
     this.tourRules = new Evaluator(triggerRules(gated), this.tourRules?.snapshot() ?? this.kept.load("tours", undefined));
     this.setContextValues({});
     if (!this.tours.size) this.gate = null;
-    else this.renderer.loadTours().then((module) => {
-      if (!module || this.catalog !== catalog || this.stopped) return;
-      const open = this.gate?.open ?? this.renderer.tourPanel?.id ?? null;
-      this.gate = new module.TourGate(gated, this.tourProgress, this.tourRules);
-      this.gate.open = open;
-      // A tour the reader left open (a reload, a return) opens again where they were.
-      const at = !this.resumedTour && this.kept.load("openTour", null);
-      this.resumedTour = true;
-      if (at && this.tours.has(at.tour) && !this.gate.ended(at.tour)) this.openTour(at.tour, at.page, at.scroll);
-      else this.checkTours();
-    });
+    else this.renderer.loadTours().then((module) => module && this.catalog === catalog && !this.stopped && module.run(this, gated));
   }
 
   // -- Input --

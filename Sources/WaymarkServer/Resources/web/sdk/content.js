@@ -2,12 +2,6 @@
 // language accepts, text direction and the small text helpers the renderers share. Nothing here
 // holds state; buildContent needs a DOM, the rest runs anywhere.
 
-/** Seconds as m:ss, the length a narration button shows. */
-export function formatDuration(seconds) {
-  const whole = Math.max(0, Math.round(seconds));
-  return `${Math.floor(whole / 60)}:${String(whole % 60).padStart(2, "0")}`;
-}
-
 const RTL_LANGUAGES = new Set(["ar", "he", "fa", "ur", "ps", "sd", "ug", "yi", "dv", "ckb"]);
 
 /** "rtl" for content in a right-to-left language ("ur-IN", "ar"), else "ltr". */
@@ -87,20 +81,6 @@ function copyChildren(from, to, doc, depth) {
     copyChildren(node, element, doc, depth + 1);
     to.appendChild(element);
   }
-}
-
-/** The longest start of `text` that is at most `bytes` long in UTF-8, whole code points only. */
-export function utf8Prefix(text, bytes) {
-  const encoder = new TextEncoder();
-  if (encoder.encode(text).length <= bytes) return text;
-  let used = 0;
-  let end = 0;
-  for (const char of text) {
-    used += encoder.encode(char).length;
-    if (used > bytes) break;
-    end += char.length;
-  }
-  return text.slice(0, end);
 }
 
 /**

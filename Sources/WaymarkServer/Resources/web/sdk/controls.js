@@ -3,8 +3,22 @@
 // a hotspot's marker. A part of its own, which the renderer loads when a catalog has a survey, a
 // button or a hotspot (/sdk/VERSION/controls.js): a page whose tips only inform never downloads it.
 
-import { asName, safeURL, utf8Prefix, word } from "./content.js";
+import { asName, safeURL, word } from "./content.js";
 import { installStyle } from "./style.js";
+
+/** The longest start of `text` that is at most `bytes` long in UTF-8, whole code points only. */
+export function utf8Prefix(text, bytes) {
+  const encoder = new TextEncoder();
+  if (encoder.encode(text).length <= bytes) return text;
+  let used = 0;
+  let end = 0;
+  for (const char of text) {
+    used += encoder.encode(char).length;
+    if (used > bytes) break;
+    end += char.length;
+  }
+  return text.slice(0, end);
+}
 
 const STYLE = `
 .wm-buttons{display:flex;flex-wrap:wrap;gap:8px;margin-top:8px}

@@ -6,9 +6,15 @@
 // devices, in which every tip, tour page and survey speaks as it appears, one at a time. A part of
 // its own (narration.js).
 
-import { formatDuration, safeURL, word } from "./content.js";
+import { safeURL, word } from "./content.js";
 import { keepListening, listenChoice, listening } from "./storage.js";
 import { installStyle } from "./style.js";
+
+/** Seconds as m:ss, the length a narration button shows. */
+export function formatDuration(seconds) {
+  const whole = Math.max(0, Math.round(seconds));
+  return `${Math.floor(whole / 60)}:${String(whole % 60).padStart(2, "0")}`;
+}
 
 export { listening };
 

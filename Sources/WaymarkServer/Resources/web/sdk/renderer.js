@@ -107,16 +107,6 @@ export class Renderer {
         });
       },
     };
-    // The tour panel's view is the tips' view (window, server, record, the words and the
-    // controls part once loaded) with hooks of its own.
-    this.tourView = {
-      __proto__: this.tipView,
-      claim: (tour, page) => this.hooks.claim(tour, page),
-      isClaimed: (tour, page) => this.hooks.isClaimed(tour, page),
-      closeTour: (ending) => this.closeTour(ending),
-      moved: (id, page, scroll) => this.hooks.tourMoved(id, page, scroll),
-      press: (action, tour, page) => this.hooks.press?.(action, { tour, page }),
-    };
   }
 
   /** Draws a tip (again, if it is drawn already). A survey or a hotspot, which is nothing without
@@ -350,17 +340,12 @@ export class Renderer {
   }
 
   /** Opens a tour at a page (and a reading position), closing (unfinished) any tour that is open.
-   *  Until the tour panel's module is loaded, a stand-in holds the tour's place, so tips pause. */
+   *  Until the tour panel is there (tours.js), a stand-in holds the tour's place, so tips pause. */
   openTour(tour, page = 0, scroll = 0) {
-    if (!tour || tour.pages.length === 0) return false;
+    if (!tour?.pages.length) return false;
     this.closeTour();
     const opening = (this.tourPanel = { id: tour.id, remove() {}, pause() {}, resume() {} });
-    Promise.all([this.loadTours(), tour.pages.some((page) => page.actions) && this.loadControls()]).then(([module]) => {
-      if (this.tourPanel !== opening) return;
-      if (!module) return this.closeTour();
-      this.tourPanel = new module.TourPanel(this.tourView, tour);
-      this.tourPanel.open(page, scroll);
-    });
+    this.loadTours().then((module) => this.tourPanel === opening && (module ? module.open(this, opening, tour, page, scroll) : this.closeTour()));
     return true;
   }
 

@@ -1,6 +1,7 @@
 // Tours: a panel (a popover on large screens, full screen on small ones) with a page's video, its
 // words, its buttons, narration, progress, back and next; a page read to its end sends page_read_to_bottom and
-// claims the page's credit. And TourGate, which decides which tour opens by its trigger.
+// claims the page's credit; how the renderer opens it (open). And TourGate, which decides which
+// tour opens by its trigger, started on each catalog (run).
 
 import { asName, button, buildContent, safeURL, textDirection, word } from "./content.js";
 import { Evaluator, triggerRules } from "./engine.js";
@@ -30,6 +31,40 @@ const STYLE = `
 /** Adds the tour panel's style sheet to the page; answers what takes it away. */
 export function install(win) {
   return installStyle(win, STYLE);
+}
+
+/** Opens `tour` at `page` (and a reading position) in the renderer, in the place its stand-in
+ *  `opening` holds (Renderer.openTour), once the controls are here if its pages have buttons. The
+ *  panel's view is the tips' view (window, server, record, the words and the controls part) with
+ *  the renderer's tour hooks. */
+export function open(renderer, opening, tour, page, scroll) {
+  const hooks = renderer.hooks;
+  const view = {
+    __proto__: renderer.tipView,
+    claim: (id, at) => hooks.claim(id, at),
+    isClaimed: (id, at) => hooks.isClaimed(id, at),
+    closeTour: (ending) => renderer.closeTour(ending),
+    moved: (id, at, where) => hooks.tourMoved(id, at, where),
+    press: (action, id, at) => hooks.press?.(action, { tour: id, page: at }),
+  };
+  Promise.resolve(tour.pages.some((p) => p.actions) && renderer.loadControls()).then(() => {
+    if (renderer.tourPanel !== opening) return;
+    renderer.tourPanel = new TourPanel(view, tour);
+    renderer.tourPanel.open(page, scroll);
+  });
+}
+
+/** A new catalog's tours in the client (client.js): the gate decides which opens by its trigger,
+ *  from what the triggers have seen (`client.tourRules`) and the user's progress; a tour the reader
+ *  left open (a reload, a return) opens again where they were. */
+export function run(client, gated) {
+  const open = client.gate?.open ?? client.renderer.tourPanel?.id ?? null;
+  const gate = (client.gate = new TourGate(gated, client.tourProgress, client.tourRules));
+  gate.open = open;
+  const at = !client.resumedTour && client.kept.load("openTour", null);
+  client.resumedTour = true;
+  if (at && client.tours.has(at.tour) && !gate.ended(at.tour)) client.openTour(at.tour, at.page, at.scroll);
+  else client.checkTours();
 }
 
 /**

@@ -43,7 +43,7 @@ import { WaymarkClient } from "./client.js";
 
 // The SDK's public names: the same whether a page loads the joined file or these modules.
 export { WaymarkClient } from "./client.js";
-export { buildContent, formatDuration, safeURL, utf8Prefix } from "./content.js";
+export { buildContent, safeURL } from "./content.js";
 export { Engine, Evaluator } from "./engine.js";
 export { Renderer } from "./renderer.js";
 export { LIMITS, printRule, ruleFromJSON } from "./rules.js";

@@ -77,7 +77,9 @@ public final class WebViewBridge: Sendable {
             guard let tip = message.tip else { return false }
             client.close(tip: tip)
         case "press":
-            guard let tip = message.tip, let action = message.action, (try? client.press(action: action, tip: tip)) != nil else { return false }
+            guard let tip = message.tip, let action = message.action, (try? client.press(action: action, tip: tip)) != nil else {
+                return false
+            }
         case "answer":
             guard let survey = message.survey, let score = message.score,
                 (try? client.answer(survey: survey, score: score, comment: message.comment)) != nil

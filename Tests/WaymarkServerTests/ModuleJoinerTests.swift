@@ -187,7 +187,8 @@ import Testing
         let names = Set(exports?.split(separator: ", ").map(String.init) ?? [])
         #expect(
             names == [
-                "Waymark", "WaymarkClient", "Renderer", "buildContent", "safeURL", "Engine", "Evaluator", "LIMITS", "printRule", "ruleFromJSON", "formatTime",
+                "Waymark", "WaymarkClient", "Renderer", "buildContent", "safeURL", "Engine", "Evaluator", "LIMITS", "printRule",
+                "ruleFromJSON", "formatTime",
                 "parseTime", "eventID",
             ], "the SDK's public names")
         let installed = try WaymarkServer.installedWebSDK()

@@ -31,7 +31,8 @@ import WaymarkSupport
         #expect(
             sdk.files.map(\.path)
                 == [
-                    "waymark.js", "bridge.js", "builder.js", "controls.js", "identity.js", "kinds.js", "launcher.js", "narration.js", "previewing.js",
+                    "waymark.js", "bridge.js", "builder.js", "controls.js", "identity.js", "kinds.js", "launcher.js", "narration.js",
+                    "previewing.js",
                     "sightings.js", "theme.js", "tours.js",
                 ].map {
                     "\(sdk.version)/\($0)"

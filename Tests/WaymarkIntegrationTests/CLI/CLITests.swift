@@ -80,7 +80,8 @@ struct CLITests {
         #expect(
             written == ["waymark.js"]
                 + [
-                    "waymark.js", "bridge.js", "builder.js", "controls.js", "identity.js", "kinds.js", "launcher.js", "narration.js", "previewing.js",
+                    "waymark.js", "bridge.js", "builder.js", "controls.js", "identity.js", "kinds.js", "launcher.js", "narration.js",
+                    "previewing.js",
                     "sightings.js", "theme.js", "tours.js",
                 ].map { "\(version)/\($0)" })
         let main = try String(contentsOf: folder.appendingPathComponent("waymark.js"), encoding: .utf8)

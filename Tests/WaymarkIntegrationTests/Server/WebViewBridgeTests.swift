@@ -22,7 +22,8 @@ import WaymarkTestSupport
 
         init(_ client: WaymarkClient) {
             self.client = client
-            let toPage = self.toPage, drawn = self.drawn
+            let toPage = self.toPage
+            let drawn = self.drawn
             bridge = WebViewBridge(client: client) { message in
                 let json = try! JSONSerialization.jsonObject(with: Data(message.utf8)) as! [String: Any]
                 if json["type"] as? String == "catalog" { return toPage.withLock { $0.append("catalog") } }
@@ -67,17 +68,22 @@ import WaymarkTestSupport
             _ = try await client.flush()
             let stored = try await server.store.events(
                 app: server.shop.appId, period: Period(from: 0, to: Int64.max), user: "asha", after: nil, limit: 100)
-            let sequence = stored.filter { ["activation", "checkout_started"].contains($0.name) || ["search-hint", "search-tip"].contains($0.target) }
-                .map { $0.name + ($0.target.map { " " + $0 } ?? "") }
+            let sequence = stored.filter {
+                ["activation", "checkout_started"].contains($0.name) || ["search-hint", "search-tip"].contains($0.target)
+            }
+            .map { $0.name + ($0.target.map { " " + $0 } ?? "") }
             #expect(sequence == ["activation", "tap search-hint", "tip_shown search-tip", "tip_closed search-tip", "checkout_started"])
             let tap = try #require(stored.first { $0.target == "search-hint" })
             let properties = try #require(tap.properties)
-            #expect(properties.contains(#""from":"page""#) && properties.contains(#""n":2"#) && properties.contains(#""new":true"#), "\(properties)")
+            #expect(
+                properties.contains(#""from":"page""#) && properties.contains(#""n":2"#) && properties.contains(#""new":true"#),
+                "\(properties)")
 
             // What does not read changes nothing.
-            for bad in ["", "not json", "[]", #"{"type":"fly"}"#, #"{"type":"event"}"#, #"{"type":"close"}"#,
-                #"{"type":"press","tip":"welcome","action":"no-such-button"}"#, #"{"type":"answer","survey":"welcome","score":3}"#]
-            {
+            for bad in [
+                "", "not json", "[]", #"{"type":"fly"}"#, #"{"type":"event"}"#, #"{"type":"close"}"#,
+                #"{"type":"press","tip":"welcome","action":"no-such-button"}"#, #"{"type":"answer","survey":"welcome","score":3}"#,
+            ] {
                 #expect(!bridge.receive(bad), "\(bad)")
             }
             #expect(client.queuedEvents == 0)

@@ -1583,9 +1583,10 @@ import WaymarkTestSupport
             #expect(backtest.contains(#"<tr data-key="Would have seen it"><td>Would have seen it</td><td>1</td></tr>"#))
             #expect(backtest.contains(#"<tr data-key="Then did what it teaches"><td>Then did what it teaches</td><td>1</td></tr>"#))
             #expect(try await browser.get("/console/apps/\(app)/tips/nope/backtest").status == .notFound)
-            // The debugger explains with the live catalog.
+            // The debugger explains with the live catalog. Its period is of whole UTC days: two,
+            // so that events of a minute ago are in it just after midnight too.
             _ = try await browser.post("/console/apps/\(app)/publish", [])
-            let trace = String(buffer: try await browser.get("/console/apps/\(app)/analytics/tips/t1?days=1&user=u1").body)
+            let trace = String(buffer: try await browser.get("/console/apps/\(app)/analytics/tips/t1?days=2&user=u1").body)
             #expect(trace.contains("tip t1: finished:dismissed"))
             // The header still names the signed-in person; the form, the explained user.
             #expect(!trace.contains(#"href="/console/account">u1</a>"#) && trace.contains(#"class="who" href="/console/account">"#))

@@ -23,9 +23,10 @@ import WaymarkSupport
 ///
 /// Messages are JSON text, one object each, with a `type`. From the page: `hello` (it started: it
 /// is sent the catalog), `event` (name, target, properties), `container` (container, visible),
-/// `sight` (tip, visible), `close` (tip), `press` (action, tip), `answer` (survey, score, comment)
-/// and `context` (values). To the page: `catalog` (catalog, server, listening) and `render` (commands: action,
-/// tip, container, anchor, reason).
+/// `sight` (tip, visible), `close` (tip), `press` (action, tip), `answer` (survey, score, comment),
+/// `context` (values) and `anchorMissing` (tip: its anchor is not in the page). To the page:
+/// `catalog` (catalog, server, listening) and `render` (commands: action, tip, container, anchor,
+/// reason).
 public final class WebViewBridge: Sendable {
     private struct State {
         /// The page's containers: those it has an element for and told of.
@@ -86,6 +87,9 @@ public final class WebViewBridge: Sendable {
             else { return false }
         case "context":
             client.setContext((message.values ?? [:]).mapValues(\.value))
+        case "anchorMissing":
+            guard let tip = message.tip, client.tip(tip) != nil else { return false }
+            client.anchorNotFound(tip: tip)
         default:
             return false
         }

@@ -95,14 +95,24 @@ class BridgeTests(BrowserTest):
         tip.find_element(By.CSS_SELECTOR, ".wm-close").click()
         self.wait_tip("search-tip", shown=False)
         self.wait_for(lambda d: host.app("state")["phases"]["search-tip"] == "finished:closed", "the core to close it")
+        # A tip of the page's container whose anchor the page does not have (the product row):
+        # reported to the core, once, for the console to show its author.
+        self.driver.execute_script("const {Waymark} = await import(arguments[0]); Waymark.screen('home'); Waymark.track('scroll')",
+                                   f"{demo.url}/sdk/waymark.js")
+        self.wait_for(lambda d: d.find_elements(By.CSS_SELECTOR, '[data-waymark-tip="swipe-hint"]'), "the swipe hint to be drawn")
         host.app("record", name="webview_left")
-        host.app("flush")
+        self.wait_for(lambda d: host.app("flush") is None and demo.query(
+            f"SELECT COUNT(*) FROM events WHERE user = '{USER}' AND name = 'anchor_missing' AND target = 'swipe-hint'") == [("1",)],
+            "the missing anchor's report", timeout=20)
 
         # One history, in order: the app's events and the page's, all the one user's.
         rows = demo.query(f"SELECT name, target FROM events WHERE user = '{USER}' ORDER BY timestamp, id")
         sequence = [f"{name} {target}" if target not in ("", "None") else name for name, target in rows
                     if name.startswith("webview_") or target in ("search-hint", "search-tip")]
         self.assertEqual(sequence, ["webview_opened", "tap search-hint", "tip_shown search-tip", "tip_closed search-tip", "webview_left"])
+        missing = demo.query(f"SELECT properties FROM events WHERE user = '{USER}' AND name = 'anchor_missing'")
+        self.assertEqual(json.loads(missing[0][0])["anchor"], "product-carousel")
+        self.assertEqual(json.loads(missing[0][0])["screen"], "home")
         # Progress is the app's: shared with the user's other devices as theirs.
         progress = json.loads(demo.query(f"SELECT document FROM user_progress WHERE user = '{USER}'")[0][0])
         self.assertEqual(progress["tips"]["search-tip"]["finished"], "closed")

@@ -63,6 +63,10 @@ import WaymarkTestSupport
             #expect(bridge.receive(#"{"type":"close","tip":"search-tip"}"#))
             #expect(await joined.settled { joined.toPage.withLock { $0 }.last == "hide search-tip closed" })
             #expect(client.engine.phase(of: "search-tip") == .finished(.closed))
+            // A tip whose anchor the page lacks is reported once a screen view, for the console.
+            #expect(bridge.receive(#"{"type":"anchorMissing","tip":"search-tip"}"#))
+            #expect(bridge.receive(#"{"type":"anchorMissing","tip":"search-tip"}"#))
+            #expect(!bridge.receive(#"{"type":"anchorMissing","tip":"no-such-tip"}"#))
             client.record("checkout_started")
 
             _ = try await client.flush()
@@ -72,7 +76,11 @@ import WaymarkTestSupport
                 ["activation", "checkout_started"].contains($0.name) || ["search-hint", "search-tip"].contains($0.target)
             }
             .map { $0.name + ($0.target.map { " " + $0 } ?? "") }
-            #expect(sequence == ["activation", "tap search-hint", "tip_shown search-tip", "tip_closed search-tip", "checkout_started"])
+            #expect(
+                sequence == [
+                    "activation", "tap search-hint", "tip_shown search-tip", "tip_closed search-tip", "anchor_missing search-tip",
+                    "checkout_started",
+                ])
             let tap = try #require(stored.first { $0.target == "search-hint" })
             let properties = try #require(tap.properties)
             #expect(

@@ -7,7 +7,7 @@
 // Messages are JSON text, one object a message, each with a `type`:
 //   page -> core  hello; event {name, target, properties}; container {container, visible};
 //                 sight {tip, visible}; close {tip}; press {action, tip}; answer {survey, score,
-//                 comment}; context {values}
+//                 comment}; context {values}; anchorMissing {tip}
 //   core -> page  catalog {catalog, server, listening}; render {commands: [{action, tip, container, anchor,
 //                 reason}]}
 // The page sends with the bridge's postMessage (Android: the object the app added with
@@ -86,7 +86,8 @@ export class WebViewClient {
   /** The page names its screen (`Waymark.screen("checkout")`), which turns off the guess from its path. */
   screen(name) {
     this.namesScreens = true;
-    this.record("screen", name);
+    this.lastScreen = asName(name) ?? "home";
+    this.record("screen", this.lastScreen);
   }
 
   /** A single-page app's path changed: a screen, as the core records screens. The page's first
@@ -168,6 +169,18 @@ export class WebViewClient {
     if (!tip) return;
     if (tip.survey || tip.actions || tip.renderer === "hotspot") this.renderer.loadControls();
     this.renderer.draw(tip);
+    this.lookForAnchor(tip.id);
+  }
+
+  /** A tip drawn here whose anchor the page lacks 5 s later, on the same screen, is told to the
+   *  core (which reports it once a screen view): the console shows its author where it points at
+   *  nothing. */
+  lookForAnchor(id) {
+    const screen = this.lastScreen;
+    setTimeout(() => {
+      const entry = this.renderer.rendered.get(id);
+      if (entry?.lost && !entry.paused && screen === this.lastScreen) this.post({ type: "anchorMissing", tip: id });
+    }, 5000);
   }
 
   /** Tells the core which of the catalog's containers this page has and whether each shows: a

@@ -38,7 +38,8 @@ import org.json.JSONObject;
  * <p>Messages are JSON text, one object each, with a {@code type}. From the page: {@code hello}
  * (it started: it is sent the catalog), {@code event} (name, target, properties), {@code container}
  * (container, visible), {@code sight} (tip, visible), {@code close} (tip), {@code press} (action,
- * tip), {@code answer} (survey, score, comment) and {@code context} (values). To the page:
+ * tip), {@code answer} (survey, score, comment), {@code context} (values) and {@code anchorMissing}
+ * (tip: its anchor is not in the page). To the page:
  * {@code catalog} (catalog, server, listening: the listener's mode) and {@code render} (commands: action, tip, container, anchor,
  * reason). Thread-safe: {@link #receive} may come on the WebView's binder thread.
  */
@@ -121,6 +122,10 @@ public final class WebViewBridge implements WaymarkClient.Renderer {
                     return true;
                 }
                 case "context": client.setContext(values(message.optJSONObject("values"))); return true;
+                case "anchorMissing":
+                    if (tip == null || client.tip(tip) == null) return false;
+                    client.anchorNotFound(tip);
+                    return true;
                 default: return false;
             }
         } catch (WaymarkException refused) {

@@ -70,6 +70,10 @@ class WebViewBridgeTest extends AgainstServer {
         assertTrue(bridge.receive("{\"type\":\"close\",\"tip\":\"search-tip\"}"));
         assertEquals("hide search-tip closed", toPage.get(toPage.size() - 1));
         assertEquals("finished:closed", client.phase("search-tip"));
+        // A tip whose anchor the page lacks is reported once a screen view, for the console.
+        assertTrue(bridge.receive("{\"type\":\"anchorMissing\",\"tip\":\"search-tip\"}"));
+        assertTrue(bridge.receive("{\"type\":\"anchorMissing\",\"tip\":\"search-tip\"}"));
+        assertFalse(bridge.receive("{\"type\":\"anchorMissing\",\"tip\":\"no-such-tip\"}"));
         client.record("checkout_started", null, null);
 
         List<String> sequence = new ArrayList<String>();
@@ -78,8 +82,8 @@ class WebViewBridgeTest extends AgainstServer {
             if (name.equals("activation") || name.equals("checkout_started") || event.optString("target").equals("search-hint")
                 || event.optString("target").equals("search-tip")) sequence.add(name + (event.has("target") ? " " + event.getString("target") : ""));
         }
-        assertEquals(java.util.Arrays.asList("activation", "tap search-hint", "tip_shown search-tip", "tip_closed search-tip", "checkout_started"),
-            sequence, "both sides' events, in the order they happened, as one user's");
+        assertEquals(java.util.Arrays.asList("activation", "tap search-hint", "tip_shown search-tip", "tip_closed search-tip",
+            "anchor_missing search-tip", "checkout_started"), sequence, "both sides' events, in the order they happened, as one user's");
         client.stop();
     }
 

@@ -38,24 +38,9 @@ public struct StruggleRefresher: Service {
     }
 
     public func run() async throws {
-        await cancelWhenGracefulShutdown {
-            while !Task.isCancelled {
-                do {
-                    for app in try await store.apps() {
-                        do {
-                            let looked = try await refresh(app: app.id)
-                            if looked > 0 { logger.debug("looked for struggles", metadata: ["app": "\(app.id)", "days": "\(looked)"]) }
-                        } catch {
-                            // Stopping the server cancels a look under way: no failure to report.
-                            if Task.isCancelled { return }
-                            logger.warning("could not look for struggles", metadata: ["app": "\(app.id)", "error": "\(error)"])
-                        }
-                    }
-                } catch {
-                    logger.warning("could not read the apps to look for struggles", metadata: ["error": "\(error)"])
-                }
-                do { try await Task.sleep(for: interval) } catch { return }
-            }
+        await eachApp(of: store, every: interval, logger: logger, doing: "look for struggles") { app in
+            let looked = try await refresh(app: app)
+            if looked > 0 { logger.debug("looked for struggles", metadata: ["app": "\(app)", "days": "\(looked)"]) }
         }
     }
 
@@ -96,5 +81,31 @@ public struct StruggleRefresher: Service {
         }
         detector.finish()
         try await store.replaceStruggles(app: app, day: day, detector.occurrences, at: now())
+    }
+}
+
+/// Runs `work` for each of the store's apps every `interval` until the service is shut down; a
+/// failure is logged as "could not `what`" and the next app's turn comes. Stopping the server
+/// cancels the work under way: no failure to report.
+func eachApp(
+    of store: any Store, every interval: Duration, logger: Logger, doing what: String,
+    _ work: @escaping @Sendable (String) async throws -> Void
+) async {
+    await cancelWhenGracefulShutdown {
+        while !Task.isCancelled {
+            do {
+                for app in try await store.apps() {
+                    do {
+                        try await work(app.id)
+                    } catch {
+                        if Task.isCancelled { return }
+                        logger.warning("could not \(what)", metadata: ["app": "\(app.id)", "error": "\(error)"])
+                    }
+                }
+            } catch {
+                logger.warning("could not read the apps to \(what)", metadata: ["error": "\(error)"])
+            }
+            do { try await Task.sleep(for: interval) } catch { return }
+        }
     }
 }

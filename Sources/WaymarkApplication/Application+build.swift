@@ -36,6 +36,9 @@ public struct WaymarkConfiguration: Sendable {
     /// How often the struggle refresher looks for days to read (see
     /// ``WaymarkAnalytics/StruggleRefresher``); nil runs none.
     public var struggleRefreshInterval: Duration?
+    /// How often the events of days that ended are folded into the reports' daily rollups (see
+    /// ``WaymarkAnalytics/RollupFolder``); nil folds none, and the reports read the events.
+    public var rollupInterval: Duration?
     /// Whether webhook endpoints may be on this machine or a private network; for a demo and
     /// tests, never production (see ``WaymarkServer/WebhookEndpoints``).
     public var webhooksToPrivateNetworks: Bool
@@ -52,7 +55,8 @@ public struct WaymarkConfiguration: Sendable {
     public init(
         host: String = "127.0.0.1", port: Int = 8080, synthesizer: (any Synthesizer)? = nil, trustedProxies: TrustedProxies = .none,
         sweepInterval: Duration = .seconds(3600), segmentRefreshInterval: Duration? = .seconds(60),
-        struggleRefreshInterval: Duration? = .seconds(300), webhooksToPrivateNetworks: Bool = false,
+        struggleRefreshInterval: Duration? = .seconds(300), rollupInterval: Duration? = .seconds(300),
+        webhooksToPrivateNetworks: Bool = false,
         webhookFirstRetry: TimeInterval = 30, webhookPoll: Duration = .seconds(1), connectionLimits: ConnectionLimits = ConnectionLimits(),
         now: @escaping @Sendable () -> Date = { Date() }
     ) {
@@ -64,6 +68,7 @@ public struct WaymarkConfiguration: Sendable {
         self.sweepInterval = sweepInterval
         self.segmentRefreshInterval = segmentRefreshInterval
         self.struggleRefreshInterval = struggleRefreshInterval
+        self.rollupInterval = rollupInterval
         self.webhooksToPrivateNetworks = webhooksToPrivateNetworks
         self.webhookFirstRetry = webhookFirstRetry
         self.webhookPoll = webhookPoll
@@ -106,7 +111,9 @@ public func buildApplication(
     let struggles = configuration.struggleRefreshInterval.map {
         StruggleRefresher(store: store, logger: logger, interval: $0, now: configuration.now)
     }
+    let rollups = configuration.rollupInterval.map { RollupFolder(store: store, logger: logger, interval: $0, now: configuration.now) }
     var background: [any Service] = [sweeper, retention, webhooks]
+    if let rollups { background.append(rollups) }
     if let refresher { background.append(refresher) }
     if let struggles { background.append(struggles) }
     if let narrator { background.append(narrator) }

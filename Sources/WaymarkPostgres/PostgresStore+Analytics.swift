@@ -6,21 +6,30 @@ import WaymarkSupport
 extension PostgresStore {
     static let tallyDialect = TallySQL.Dialect(
         placeholder: { "$\($0)" }, app: { "app_number = (SELECT number FROM apps WHERE id = \($0))" }, user: "user_id",
-        day: "(timestamp - timestamp % \(Period.day))::TEXT", property: { "(properties::JSONB ->> '\($0)')" }, nullText: "NULL::TEXT"
+        text: { "(\($0))::TEXT" }, property: { "(properties::JSONB ->> '\($0)')" }, nullText: "NULL::TEXT",
+        rolledProperty: { "(properties ->> '\($0)')" }, sum: { "SUM(\($0))::BIGINT" }
     )
 
     public func tally(app: String, _ query: TallyQuery) async throws(StoreError) -> [TallyRow] {
-        guard let tally = try TallySQL(query, app: app, dialect: Self.tallyDialect) else { return [] }
-        var bindings = PostgresBindings()
-        for value in tally.arguments {
-            switch value {
-            case .text(let text): bindings.append(text)
-            case .integer(let number): bindings.append(number)
+        try await transaction { connection in
+            // The folded days and their rollups as of one moment: a day unfolded between two
+            // reads would lose its new events.
+            try await connection.query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY", logger: self.logger)
+            let folded = try await Self.all(
+                """
+                SELECT day FROM rolled_days WHERE app_number = (SELECT number FROM apps WHERE id = \(app))
+                AND day >= \(Period.startOfDay(query.period.from)) AND day < \(query.period.to)
+                """, as: Int64.self, connection, self.logger)
+            guard let tally = try TallySQL(query, app: app, dialect: Self.tallyDialect, folded: Set(folded)) else { return [] }
+            var bindings = PostgresBindings()
+            for value in tally.arguments {
+                switch value {
+                case .text(let text): bindings.append(text)
+                case .integer(let number): bindings.append(number)
+                }
             }
-        }
-        return try await perform { connection in
             var rows: [TallyRow] = []
-            for try await row in try await connection.query(PostgresQuery(unsafeSQL: tally.sql, binds: bindings), logger: logger) {
+            for try await row in try await connection.query(PostgresQuery(unsafeSQL: tally.sql, binds: bindings), logger: self.logger) {
                 let cells = Array(row)
                 let events = try cells[tally.dimensions + 1].decode(Int64.self)
                 guard events > 0 else { continue }
@@ -34,6 +43,57 @@ extension PostgresStore {
             }
             return rows
         }
+    }
+
+    public func rollUp(app: String, before: Int64, limit: Int) async throws(StoreError) -> Int {
+        guard let number = try await all("SELECT number FROM apps WHERE id = \(app)", as: Int32.self).first else { return 0 }
+        // The days with events, found a seek at a time in the index by time.
+        let due: [Int64] = try await perform { connection in
+            let folded = Set(
+                try await Self.all("SELECT day FROM rolled_days WHERE app_number = \(number)", as: Int64.self, connection, self.logger))
+            var due: [Int64] = []
+            var from = Int64.min
+            while due.count < limit {
+                let next = try await Self.all(
+                    "SELECT MIN(timestamp) FROM events WHERE app_number = \(number) AND timestamp >= \(from)", as: Int64?.self,
+                    connection, self.logger)
+                guard let time = next.first ?? nil else { break }
+                let day = Period.startOfDay(time)
+                guard day <= before - Period.day else { break }
+                if !folded.contains(day) { due.append(day) }
+                from = day + Period.day
+            }
+            return due
+        }
+        let kept = TallyDimension.rolledUpProperties.map { "'\($0)', j ->> '\($0)'" }.joined(separator: ", ")
+        for day in due {
+            try await transaction { connection in
+                try await connection.query(
+                    "SELECT pg_advisory_xact_lock(\(number), \(Int32(truncatingIfNeeded: day / Period.day)))", logger: self.logger)
+                try await connection.query("DELETE FROM event_days WHERE app_number = \(number) AND day = \(day)", logger: self.logger)
+                try await connection.query(
+                    PostgresQuery(
+                        unsafeSQL: """
+                            INSERT INTO event_days (app_number, day, events, name, user_id, target, platform, app_version, properties)
+                            SELECT app_number, $2, COUNT(*), name, user_id, target, platform, app_version, kept FROM (
+                                SELECT app_number, name, user_id, target, platform, app_version,
+                                    jsonb_strip_nulls(jsonb_build_object(\(kept))) AS kept
+                                FROM (SELECT *, properties::JSONB AS j FROM events
+                                      WHERE app_number = $1 AND timestamp >= $2 AND timestamp < $3) AS day_events) AS kept_events
+                            GROUP BY app_number, name, user_id, target, platform, app_version, kept
+                            """,
+                        binds: {
+                            var binds = PostgresBindings()
+                            binds.append(number)
+                            binds.append(day)
+                            binds.append(day + Period.day)
+                            return binds
+                        }()), logger: self.logger)
+                try await connection.query(
+                    "INSERT INTO rolled_days (app_number, day) VALUES (\(number), \(day)) ON CONFLICT DO NOTHING", logger: self.logger)
+            }
+        }
+        return due.count
     }
 
     public func events(app: String, period: Period, user: String?, after cursor: EventCursor?, limit: Int) async throws(StoreError)

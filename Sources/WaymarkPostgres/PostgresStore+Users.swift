@@ -107,6 +107,9 @@ extension PostgresStore {
                     DELETE FROM events WHERE app_number = (SELECT number FROM apps WHERE id = \(app)) AND user_id = \(user) RETURNING 1
                 ) SELECT COUNT(*) FROM gone
                 """)
+            try await connection.query(
+                "DELETE FROM event_days WHERE app_number = (SELECT number FROM apps WHERE id = \(app)) AND user_id = \(user)",
+                logger: self.logger)
             erased.grants = try await erase(
                 "WITH gone AS (DELETE FROM grants WHERE app = \(app) AND user_id = \(user) RETURNING 1) SELECT COUNT(*) FROM gone")
             erased.attributes = try await erase(

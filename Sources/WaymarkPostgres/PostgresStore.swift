@@ -457,7 +457,18 @@ public final class PostgresStore: Store, Service {
 
     public func deleteEvents(app: String, before: Int64, limit: Int) async throws(StoreError) -> Int {
         try await transaction { connection in
-            Int(
+            // The days wholly before `before` leave the rollups; the day it falls in, which loses
+            // some of its events, is unfolded.
+            let day = Period.startOfDay(before)
+            try await connection.query(
+                """
+                DELETE FROM event_days WHERE app_number = (SELECT number FROM apps WHERE id = \(app)) AND day < \(day)
+                """, logger: self.logger)
+            try await connection.query(
+                """
+                DELETE FROM rolled_days WHERE app_number = (SELECT number FROM apps WHERE id = \(app)) AND day <= \(day)
+                """, logger: self.logger)
+            return Int(
                 try await Self.all(
                     """
                     WITH app AS (SELECT number FROM apps WHERE id = \(app)),

@@ -1,3 +1,5 @@
+import WaymarkStore
+
 /// The PostgreSQL schema, one migration per element, applied in order under an advisory lock so
 /// that several servers starting at once apply each exactly once.
 ///
@@ -349,6 +351,44 @@ enum Schema {
                 CREATE TABLE struggle_days (
                     app TEXT NOT NULL, day BIGINT NOT NULL, computed_at BIGINT NOT NULL, PRIMARY KEY (app, day)
                 )
+                """,
+            ]
+        ),
+        (
+            // The daily rollups the reports read for the days in rolled_days (per app, day, name,
+            // user, target, platform, app version and the reports' properties, how many events),
+            // derived, so a database copy leaves them out. A day is folded once it ended; events
+            // stored for it later unfold it, in their own transaction, by a trigger once a
+            // statement (so COPY does too): ingestion writes nothing more than that. The
+            // advisory lock on (app, day) orders a fold after the inserts under way in its day and
+            // an insert's unfolding after the fold under way.
+            "v19: daily rollups of events",
+            [
+                """
+                CREATE TABLE event_days (
+                    app_number INTEGER NOT NULL, day BIGINT NOT NULL, events BIGINT NOT NULL, name TEXT COLLATE "C" NOT NULL,
+                    user_id TEXT COLLATE "C" NOT NULL, target TEXT COLLATE "C", platform TEXT COLLATE "C", app_version TEXT COLLATE "C",
+                    properties JSONB NOT NULL
+                )
+                """,
+                "CREATE INDEX event_days_by_day ON event_days (app_number, day, name)",
+                "CREATE INDEX event_days_by_user ON event_days (app_number, user_id)",
+                "CREATE TABLE rolled_days (app_number INTEGER NOT NULL, day BIGINT NOT NULL, PRIMARY KEY (app_number, day))",
+                """
+                CREATE FUNCTION events_unfold() RETURNS trigger LANGUAGE plpgsql AS $$
+                BEGIN
+                    PERFORM pg_advisory_xact_lock_shared(app_number, (day / \(Period.day))::INT4)
+                    FROM (SELECT DISTINCT app_number, timestamp - timestamp % \(Period.day) AS day FROM stored) AS days
+                    ORDER BY days.app_number, days.day;
+                    DELETE FROM rolled_days AS r
+                    USING (SELECT DISTINCT app_number, timestamp - timestamp % \(Period.day) AS day FROM stored) AS days
+                    WHERE r.app_number = days.app_number AND r.day = days.day;
+                    RETURN NULL;
+                END $$
+                """,
+                """
+                CREATE TRIGGER events_unfold AFTER INSERT ON events REFERENCING NEW TABLE AS stored
+                FOR EACH STATEMENT EXECUTE FUNCTION events_unfold()
                 """,
             ]
         ),

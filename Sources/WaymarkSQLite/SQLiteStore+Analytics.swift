@@ -26,35 +26,108 @@ let eventsByTimeThenID = """
     CREATE INDEX events_by_time ON events(app, timestamp, id, platform, user, name);
     """
 
+/// The daily rollups ``SQLiteStore/tally(app:_:)`` reads for the days in `rolled_days`: per app,
+/// day, name, user, target, platform, app version and the reports' properties (as text, in a JSON
+/// object), how many events. A day is folded by ``SQLiteStore/rollUp(app:before:limit:)`` once it
+/// ended, in one transaction; an event stored for it later unfolds it in the event's. Nothing is
+/// written as events arrive, so storing them costs what it did.
+let rollupsSchema = """
+    CREATE TABLE event_days (
+        app TEXT NOT NULL, day INTEGER NOT NULL, name TEXT NOT NULL, user TEXT NOT NULL, target TEXT, platform TEXT,
+        app_version TEXT, properties TEXT NOT NULL, events INTEGER NOT NULL
+    );
+    CREATE INDEX event_days_by_day ON event_days(app, day, name);
+    CREATE INDEX event_days_by_user ON event_days(app, user);
+    CREATE TABLE rolled_days (app TEXT NOT NULL, day INTEGER NOT NULL, PRIMARY KEY (app, day)) WITHOUT ROWID;
+    """
+
 extension SQLiteStore {
+    /// A property as text, the way PostgreSQL's ->> writes it: json_extract gives a number as a
+    /// number (which a text key cannot hold) and a flag as 1 or 0.
+    static func propertyText(_ name: String) -> String {
+        "CASE json_type(properties, '$.\(name)') WHEN 'true' THEN 'true' WHEN 'false' THEN 'false' "
+            + "ELSE CAST(json_extract(properties, '$.\(name)') AS TEXT) END"
+    }
+
     static let tallyDialect = TallySQL.Dialect(
-        placeholder: { _ in "?" }, app: { "app = \($0)" }, user: "user", day: "CAST(timestamp - timestamp % \(Period.day) AS TEXT)",
-        // As text, the way PostgreSQL's ->> writes it: json_extract gives a number as a number
-        // (which a text key cannot hold) and a flag as 1 or 0.
-        property: {
-            "CASE json_type(properties, '$.\($0)') WHEN 'true' THEN 'true' WHEN 'false' THEN 'false' "
-                + "ELSE CAST(json_extract(properties, '$.\($0)') AS TEXT) END"
-        },
-        nullText: "NULL"
+        placeholder: { _ in "?" }, app: { "app = \($0)" }, user: "user", text: { "CAST(\($0) AS TEXT)" },
+        property: propertyText, nullText: "NULL",
+        rolledProperty: { "json_extract(properties, '$.\($0)')" }, sum: { "SUM(\($0))" }
     )
 
     public func tally(app: String, _ query: TallyQuery) async throws(StoreError) -> [TallyRow] {
-        guard let tally = try TallySQL(query, app: app, dialect: Self.tallyDialect) else { return [] }
-        var arguments = StatementArguments()
-        for value in tally.arguments {
-            switch value {
-            case .text(let text): arguments += [text]
-            case .integer(let number): arguments += [number]
+        try await read { db in
+            let folded = try Set(
+                Int64.fetchAll(
+                    db, sql: "SELECT day FROM rolled_days WHERE app = ? AND day >= ? AND day < ?",
+                    arguments: [app, Period.startOfDay(query.period.from), query.period.to]))
+            guard let tally = try TallySQL(query, app: app, dialect: Self.tallyDialect, folded: folded) else { return [] }
+            var arguments = StatementArguments()
+            for value in tally.arguments {
+                switch value {
+                case .text(let text): arguments += [text]
+                case .integer(let number): arguments += [number]
+                }
             }
-        }
-        return try await read { [arguments] db in
-            try Row.fetchAll(db, sql: tally.sql, arguments: arguments).filter { $0["events"] as Int > 0 }.map { row in
+            return try Row.fetchAll(db, sql: tally.sql, arguments: arguments).filter { $0["events"] as Int > 0 }.map { row in
                 TallyRow(
                     name: row["name"], keys: (0..<tally.dimensions).map { row["k\($0)"] as String? }, events: row["events"],
                     users: row["users"]
                 )
             }
         }
+    }
+
+    public func rollUp(app: String, before: Int64, limit: Int) async throws(StoreError) -> Int {
+        // The days with events, found a seek at a time in the index by time.
+        let due: [Int64] = try await read { db in
+            let folded = try Set(Int64.fetchAll(db, sql: "SELECT day FROM rolled_days WHERE app = ?", arguments: [app]))
+            let next = try db.cachedStatement(sql: "SELECT MIN(timestamp) FROM events WHERE app = ? AND timestamp >= ?")
+            var due: [Int64] = []
+            var from = Int64.min
+            while due.count < limit, let time = try Int64.fetchOne(next, arguments: [app, from]) {
+                let day = Period.startOfDay(time)
+                guard day <= before - Period.day else { break }
+                if !folded.contains(day) { due.append(day) }
+                from = day + Period.day
+            }
+            return due
+        }
+        for day in due {
+            try await write { db in
+                try db.execute(sql: "DELETE FROM event_days WHERE app = ? AND day = ?", arguments: [app, day])
+                let kept = TallyDimension.rolledUpProperties.map { "'\($0)', \(Self.propertyText($0))" }.joined(separator: ", ")
+                // json_patch drops the members that are null: the row keeps the properties the event has.
+                try db.execute(
+                    sql: """
+                        INSERT INTO event_days (app, day, name, user, target, platform, app_version, properties, events)
+                        SELECT app, ?, name, user, target, platform, app_version, kept, COUNT(*) FROM (
+                            SELECT app, name, user, target, platform, app_version,
+                                CASE WHEN properties IS NULL THEN '{}' ELSE json_patch('{}', json_object(\(kept))) END AS kept
+                            FROM events WHERE app = ? AND timestamp >= ? AND timestamp < ?)
+                        GROUP BY name, user, target, platform, app_version, kept
+                        """,
+                    arguments: [day, app, day, day + Period.day])
+                try db.execute(sql: "INSERT OR IGNORE INTO rolled_days (app, day) VALUES (?, ?)", arguments: [app, day])
+            }
+        }
+        return due.count
+    }
+
+    /// The days `events` were stored in are no longer folded: their rollups lack them.
+    static func unfold(_ events: [StoredEvent], _ db: Database) throws {
+        var days: Set<[String]> = []
+        for event in events { days.insert([event.app, String(Period.startOfDay(event.timestamp))]) }
+        let statement = try db.cachedStatement(sql: "DELETE FROM rolled_days WHERE app = ? AND day = ?")
+        for day in days { try statement.execute(arguments: [day[0], Int64(day[1])]) }
+    }
+
+    /// Retention takes the app's events before `before`: the days wholly before it leave the
+    /// rollups, and the day it falls in (which loses some of its events) is unfolded.
+    static func forget(app: String, before: Int64, _ db: Database) throws {
+        let day = Period.startOfDay(before)
+        try db.execute(sql: "DELETE FROM event_days WHERE app = ? AND day < ?", arguments: [app, day])
+        try db.execute(sql: "DELETE FROM rolled_days WHERE app = ? AND day <= ?", arguments: [app, day])
     }
 
     public func events(app: String, period: Period, user: String?, after cursor: EventCursor?, limit: Int) async throws(StoreError)

@@ -136,6 +136,9 @@ public final class SQLiteStore: Store {
         migrator.registerMigration("v19: where people get lost") { db in
             try db.execute(sql: strugglesSchema)
         }
+        migrator.registerMigration("v20: daily rollups of events") { db in
+            try db.execute(sql: rollupsSchema)
+        }
         return migrator
     }
 
@@ -309,6 +312,7 @@ public final class SQLiteStore: Store {
                 inserted.append(db.changesCount > 0)
                 if db.changesCount > 0 { new.append(event) }
             }
+            try Self.unfold(new, db)
             for notice in notices(new) { try Self.enqueue(notice, db) }
             return inserted
         }
@@ -322,6 +326,7 @@ public final class SQLiteStore: Store {
 
     public func deleteEvents(app: String, before: Int64, limit: Int) async throws(StoreError) -> Int {
         try await write { db in
+            try Self.forget(app: app, before: before, db)
             try db.execute(
                 sql: """
                     DELETE FROM events WHERE app = ? AND id IN (

@@ -16,6 +16,12 @@ public protocol AnalyticsStore: Sendable {
         -> [StoredEvent]
     /// The credits granted in the period, per tour and page.
     func grantTotals(app: String, period: Period) async throws(StoreError) -> [GrantTotal]
+    /// Folds the app's events of at most `limit` whole UTC days that ended by `before` and are not
+    /// folded yet, oldest first, into the daily rollups ``tally(app:_:)`` reads instead of those
+    /// days' events; answers how many days it folded (0: none is left). A folded day that gets an
+    /// event later, or loses some to retention, is unfolded in the same transaction, and folded
+    /// again by a later call; an erased user leaves the rollups with their events.
+    func rollUp(app: String, before: Int64, limit: Int) async throws(StoreError) -> Int
 }
 
 /// A half-open span of time, `from <= t < to`, in ms since 1970.
@@ -75,12 +81,18 @@ public struct TallyQuery: Hashable, Sendable {
     /// Whether rows are per name; without, a user counts once across all the names.
     public var byName: Bool
     public var dimensions: [TallyDimension]
+    /// Whether to read the events of every day, folded or not: the same rows, the way they were
+    /// counted before rollups (the benchmarks' yardstick).
+    public var fromEvents: Bool
 
-    public init(period: Period, names: [String]? = nil, byName: Bool = true, by dimensions: [TallyDimension] = []) {
+    public init(
+        period: Period, names: [String]? = nil, byName: Bool = true, by dimensions: [TallyDimension] = [], fromEvents: Bool = false
+    ) {
         self.period = period
         self.names = names
         self.byName = byName
         self.dimensions = dimensions
+        self.fromEvents = fromEvents
     }
 }
 
@@ -129,6 +141,13 @@ public struct GrantTotal: Hashable, Sendable {
 }
 
 extension TallyDimension {
+    /// The properties the daily rollups keep, the ones the console's reports break events down
+    /// by; a tally by any other property reads the events.
+    public static let rolledUpProperties = [
+        "action", "anchor", "comment", "item", "kind", "page", "query", "results", "score", "screen", "seconds", "to", "tour",
+        "variant",
+    ]
+
     /// Whether a property name can be used: it goes into a query as a JSON path.
     public static func isPropertyName(_ name: String) -> Bool {
         !name.isEmpty && name.count <= 64
@@ -154,23 +173,31 @@ public struct TallySQL: Sendable {
         public var app: @Sendable (String) -> String
         /// The column of the user's id.
         public var user: String
-        /// The UTC day of `timestamp`, as text of ms since 1970.
-        public var day: String
+        /// As text, an integer expression (the UTC day's midnight, in ms since 1970).
+        public var text: @Sendable (String) -> String
         /// The text of a property, given its name (letters, digits and `_` only).
         public var property: @Sendable (String) -> String
         /// A NULL of type text.
         public var nullText: String
+        /// The text of a property a rollup row kept (as text), given its name.
+        public var rolledProperty: @Sendable (String) -> String
+        /// A sum of counts, as an integer.
+        public var sum: @Sendable (String) -> String
 
         public init(
-            placeholder: @escaping @Sendable (Int) -> String, app: @escaping @Sendable (String) -> String, user: String, day: String,
-            property: @escaping @Sendable (String) -> String, nullText: String
+            placeholder: @escaping @Sendable (Int) -> String, app: @escaping @Sendable (String) -> String, user: String,
+            text: @escaping @Sendable (String) -> String,
+            property: @escaping @Sendable (String) -> String, nullText: String,
+            rolledProperty: @escaping @Sendable (String) -> String, sum: @escaping @Sendable (String) -> String
         ) {
             self.placeholder = placeholder
             self.app = app
             self.user = user
-            self.day = day
+            self.text = text
             self.property = property
             self.nullText = nullText
+            self.rolledProperty = rolledProperty
+            self.sum = sum
         }
     }
 
@@ -181,39 +208,100 @@ public struct TallySQL: Sendable {
 
     /// The tally's SQL, or nil when it can select nothing (an empty list of names). A property
     /// name that is not letters, digits and `_` is refused: names go into the SQL as text.
-    public init?(_ query: TallyQuery, app: String, dialect: Dialect) throws(StoreError) {
-        var arguments: [Value] = [.text(app), .integer(query.period.from), .integer(query.period.to)]
+    ///
+    /// Days in `folded` (midnights) that lie wholly in the period are read from the rollups
+    /// (`event_days`, one row per app, day, name, user, target, platform, app version and the
+    /// properties in ``TallyDimension/rolledUpProperties``, with its count of events), the rest of
+    /// the period from the events; a query by another property reads only events.
+    public init?(_ query: TallyQuery, app: String, dialect: Dialect, folded: Set<Int64> = []) throws(StoreError) {
+        var arguments: [Value] = []
+        func bind(_ value: Value) -> String {
+            arguments.append(value)
+            return dialect.placeholder(arguments.count)
+        }
         var columns: [String] = []
+        var rolled: [String] = []
+        // Each dimension's column in the events and in the rollups.
         for dimension in query.dimensions {
+            let (column, rolledColumn): (String, String)
             switch dimension {
-            case .day: columns.append(dialect.day)
-            case .platform: columns.append("platform")
-            case .appVersion: columns.append("app_version")
-            case .target: columns.append("target")
-            case .user: columns.append(dialect.user)
+            case .day: (column, rolledColumn) = (dialect.text("timestamp - timestamp % \(Period.day)"), dialect.text("day"))
+            case .platform: (column, rolledColumn) = ("platform", "platform")
+            case .appVersion: (column, rolledColumn) = ("app_version", "app_version")
+            case .target: (column, rolledColumn) = ("target", "target")
+            case .user: (column, rolledColumn) = (dialect.user, dialect.user)
             case .property(let name):
                 guard TallyDimension.isPropertyName(name) else { throw StoreError(.failed, "not a property name: \(name)") }
-                columns.append(dialect.property(name))
+                (column, rolledColumn) = (dialect.property(name), dialect.rolledProperty(name))
             }
+            columns.append(column)
+            rolled.append(rolledColumn)
         }
-        var filter = ""
-        if let names = query.names {
-            guard !names.isEmpty else { return nil }
-            filter =
-                " AND name IN ("
-                + names.map { name in
-                    arguments.append(.text(name))
-                    return dialect.placeholder(arguments.count)
-                }.joined(separator: ", ") + ")"
+        let rollable =
+            !query.fromEvents
+            && query.dimensions.allSatisfy {
+                if case .property(let name) = $0 { return TallyDimension.rolledUpProperties.contains(name) }
+                return true
+            }
+        let (days, rest) = rollable ? Self.split(query.period, folded: folded) : ([], [query.period])
+        if query.names?.isEmpty == true { return nil }
+        // The conditions of one half, bound in the order they are written (SQLite's `?` are
+        // positional).
+        func condition(_ column: String, _ spans: [Period]) -> String {
+            let app = dialect.app(bind(.text(app)))
+            let time = spans.map { "\(column) >= \(bind(.integer($0.from))) AND \(column) < \(bind(.integer($0.to)))" }
+            let names = query.names.map { " AND name IN (" + $0.map { bind(.text($0)) }.joined(separator: ", ") + ")" } ?? ""
+            return "\(app) AND (\(time.joined(separator: " OR ")))\(names)"
         }
-        let keys = [(query.byName ? "name" : dialect.nullText) + " AS name"] + columns.enumerated().map { "\($1) AS k\($0)" }
         let groups = (query.byName ? ["name"] : []) + columns.indices.map { "k\($0)" }
-        sql = """
-            SELECT \(keys.joined(separator: ", ")), COUNT(*) AS events, COUNT(DISTINCT \(dialect.user)) AS users
-            FROM events WHERE \(dialect.app(dialect.placeholder(1))) AND timestamp >= \(dialect.placeholder(2)) AND timestamp < \(dialect.placeholder(3))\(filter)
-            """
+        let name = (query.byName ? "name" : dialect.nullText) + " AS name"
+        if days.isEmpty {
+            let keys = [name] + columns.enumerated().map { "\($1) AS k\($0)" }
+            sql = """
+                SELECT \(keys.joined(separator: ", ")), COUNT(*) AS events, COUNT(DISTINCT \(dialect.user)) AS users
+                FROM events WHERE \(condition("timestamp", rest))
+                """
+        } else {
+            // Both halves select the name, the user, the keys and a count of events; the user
+            // column is `u` in both, so the outer query names it once.
+            let fromRollups = (["name", "\(dialect.user) AS u"] + rolled.enumerated().map { "\($1) AS k\($0)" } + ["events AS n"])
+            var union = "SELECT \(fromRollups.joined(separator: ", ")) FROM event_days WHERE \(condition("day", days))"
+            if !rest.isEmpty {
+                let fromEvents = (["name", "\(dialect.user) AS u"] + columns.enumerated().map { "\($1) AS k\($0)" } + ["1 AS n"])
+                union += " UNION ALL SELECT \(fromEvents.joined(separator: ", ")) FROM events WHERE \(condition("timestamp", rest))"
+            }
+            let keys = [name] + columns.indices.map { "k\($0)" }
+            sql = """
+                SELECT \(keys.joined(separator: ", ")), \(dialect.sum("n")) AS events, COUNT(DISTINCT u) AS users
+                FROM (\(union)) AS tallied
+                """
+        }
         if !groups.isEmpty { sql += " GROUP BY \(groups.joined(separator: ", "))" }
         self.arguments = arguments
         dimensions = columns.count
+    }
+
+    /// The whole days of `period` that are folded, and what is left of it, each as the fewest
+    /// spans of time.
+    static func split(_ period: Period, folded: Set<Int64>) -> (days: [Period], rest: [Period]) {
+        var days: [Period] = []
+        var rest: [Period] = []
+        func add(_ span: Period, to spans: inout [Period]) {
+            guard span.from < span.to else { return }
+            if let last = spans.last, last.to == span.from {
+                spans[spans.count - 1].to = span.to
+            } else {
+                spans.append(span)
+            }
+        }
+        var start = period.from
+        for day in folded.sorted() where day >= period.from && period.to - day >= Period.day {
+            add(Period(from: start, to: day), to: &rest)
+            add(Period(from: day, to: day + Period.day), to: &days)
+            start = day + Period.day
+        }
+        add(Period(from: start, to: period.to), to: &rest)
+        if rest.isEmpty && days.isEmpty { rest = [period] }
+        return (days, rest)
     }
 }

@@ -72,12 +72,47 @@ let benchmarks: @Sendable () -> Void = {
             blackHole(count)
         }
     }
+    // The reports' tallies read the days folded into rollups; beside them, the same tallies read
+    // from the events, as they were before rollups (the yardstick).
+    Benchmark("Engagement's four tallies from the events (yardstick), 30 days, \(size) events\(on)") { benchmark in
+        for _ in benchmark.scaledIterations {
+            for query in engagementQueries(period) {
+                var query = query
+                query.fromEvents = true
+                blackHole(try await store.tally(app: "bench", query))
+            }
+        }
+    }
     Benchmark("Tip event counts only (no replay), 30 days, \(size) events\(on)") { benchmark in
         for _ in benchmark.scaledIterations {
             blackHole(
                 try await store.tally(
                     app: "bench",
                     TallyQuery(period: period, names: ["tip_shown", "tip_dismissed", "tip_closed"], by: [.target, .platform, .appVersion])))
+        }
+    }
+    Benchmark("Tip event counts only from the events (yardstick), 30 days, \(size) events\(on)") { benchmark in
+        for _ in benchmark.scaledIterations {
+            blackHole(
+                try await store.tally(
+                    app: "bench",
+                    TallyQuery(
+                        period: period, names: ["tip_shown", "tip_dismissed", "tip_closed"], by: [.target, .platform, .appVersion],
+                        fromEvents: true)))
+        }
+    }
+    // A late event unfolds its day; the folder folds it again.
+    Benchmark("Folding one day again after a late event, \(size) events\(on)") { benchmark in
+        for iteration in benchmark.scaledIterations {
+            let day = period.to - Period.day
+            let late = StoredEvent(
+                app: "bench", id: EventID.make(at: Date()), user: "user-late", name: "tap", target: "late",
+                timestamp: day + Int64(iteration),
+                receivedAt: period.to, clamped: false, properties: ["platform": "web"])
+            _ = try await store.insertEvents([late])
+            benchmark.startMeasurement()
+            blackHole(try await store.rollUp(app: "bench", before: period.to, limit: 1))
+            benchmark.stopMeasurement()
         }
     }
     Benchmark("Tour funnel and A/B tests, 30 days, \(size) events\(on)") { benchmark in
@@ -151,8 +186,8 @@ struct Scale {
     var on: String { postgres == nil ? "" : " on PostgreSQL" }
 }
 
-/// A database with `scale.events` events spread over 30 days, one user per 50 events: filled once
-/// and reused while it lasts, since package-benchmark starts a process for each benchmark. SQLite's
+/// A database with `scale.events` events spread over 30 days, one user per 50 events, its days
+/// folded into rollups: filled once and reused while it lasts, since package-benchmark starts a process for each benchmark. SQLite's
 /// is kept in the temporary directory (`waymark-analytics-bench-1000000/`, a quarter of a gigabyte
 /// a million events); PostgreSQL's is the database named, which must be empty the first time.
 func makeDatabase(_ scale: Scale) throws -> (any Store, Period) {
@@ -176,6 +211,15 @@ func makeDatabase(_ scale: Scale) throws -> (any Store, Period) {
             try await fill(store, events: count, users: users, from: start)
         } catch {
             fatalError("filling the benchmark database: \(error)")
+        }
+        semaphore.signal()
+    }
+    semaphore.wait()
+    Task {
+        do {
+            try await foldAll(store, before: end)
+        } catch {
+            fatalError("folding the benchmark database: \(error)")
         }
         semaphore.signal()
     }
@@ -240,4 +284,23 @@ func fill(_ store: any Store, events count: Int, users: Int, from start: Int64) 
         _ = try await store.insertEvents(events)
     }
     try await store.createApp(AppRecord(id: filled, name: "Filled", identitySecret: "secret", createdAt: Date(millisecondsSince1970: end)))
+}
+
+/// Folds the days of the benchmark database into rollups, as the server's folder would once they
+/// ended (nothing to do on a database an earlier process folded), and says how long it took.
+func foldAll(_ store: any Store, before end: Int64) async throws {
+    let started = ContinuousClock.now
+    var days = 0
+    while case let folded = try await store.rollUp(app: "bench", before: end, limit: 100), folded > 0 { days += folded }
+    if days > 0 { print("folded \(days) days into rollups in \(ContinuousClock.now - started)") }
+}
+
+/// The tallies of the engagement report (``WaymarkAnalytics/Analytics/engagement(app:period:)``).
+func engagementQueries(_ period: Period) -> [TallyQuery] {
+    [
+        TallyQuery(period: period, byName: false, by: [.day, .platform]),
+        TallyQuery(period: period, names: ["activation"], by: [.day, .platform]),
+        TallyQuery(period: period, byName: false, by: [.platform]),
+        TallyQuery(period: period, names: ["activation"], by: [.platform]),
+    ]
 }

@@ -29,8 +29,8 @@ let eventsByTimeThenID = """
 /// The daily rollups ``SQLiteStore/tally(app:_:)`` reads for the days in `rolled_days`: per app,
 /// day, name, user, target, platform, app version and the reports' properties (as text, in a JSON
 /// object), how many events. A day is folded by ``SQLiteStore/rollUp(app:before:limit:)`` once it
-/// ended, in one transaction; an event stored for it later unfolds it in the event's. Nothing is
-/// written as events arrive, so storing them costs what it did.
+/// ended, in one transaction; an event stored for it later unfolds it in the event's. No rollup
+/// is written as events arrive: a batch only unfolds its days.
 let rollupsSchema = """
     CREATE TABLE event_days (
         app TEXT NOT NULL, day INTEGER NOT NULL, name TEXT NOT NULL, user TEXT NOT NULL, target TEXT, platform TEXT,

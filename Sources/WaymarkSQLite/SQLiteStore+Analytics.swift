@@ -116,10 +116,13 @@ extension SQLiteStore {
 
     /// The days `events` were stored in are no longer folded: their rollups lack them.
     static func unfold(_ events: [StoredEvent], _ db: Database) throws {
-        var days: Set<[String]> = []
-        for event in events { days.insert([event.app, String(Period.startOfDay(event.timestamp))]) }
+        struct AppDay: Hashable {
+            var app: String
+            var day: Int64
+        }
+        let days = Set(events.map { AppDay(app: $0.app, day: Period.startOfDay($0.timestamp)) })
         let statement = try db.cachedStatement(sql: "DELETE FROM rolled_days WHERE app = ? AND day = ?")
-        for day in days { try statement.execute(arguments: [day[0], Int64(day[1])]) }
+        for day in days { try statement.execute(arguments: [day.app, day.day]) }
     }
 
     /// Retention takes the app's events before `before`: the days wholly before it leave the

@@ -6,26 +6,34 @@ import WaymarkSupport
 
 /// gzip for every text answer a client accepts it for: on a 3G phone the bytes are the wait.
 ///
-/// Each encoding of a resource has its own ETag (`"abc"` and `"abc-gzip"`), and a response's
-/// `Vary` names `Accept-Encoding`, so no cache hands gzip to a client that did not ask for it. The
-/// middleware compresses what handlers answer; handlers that answer the same bytes often (the
-/// catalog, the SDK) keep them compressed and mark them with `Content-Encoding: gzip` themselves,
-/// and the middleware only gives them their ETag and `Vary`.
+/// Each encoding of a resource has its own ETag (`"abc"`, `"abc-gzip"`, `"abc-br"`), and a
+/// response's `Vary` names `Accept-Encoding`, so no cache hands gzip to a client that did not ask
+/// for it. The middleware compresses what handlers answer; handlers that answer the same bytes
+/// often (the catalog, the SDK) keep them compressed and mark them with `Content-Encoding: gzip`
+/// themselves (the SDK also `br`, packed when it is built), and the middleware only gives them
+/// their ETag and `Vary`.
 public enum ContentCoding {
     /// Below this many bytes gzip's own 20 bytes of framing gain too little to spend time on.
     public static let minimumSize = 256
 
     /// Whether `Accept-Encoding` takes gzip: `gzip` (or `x-gzip`) with a q-value above 0, or `*` above
     /// 0 when gzip is not named.
-    public static func acceptsGzip(_ request: Request) -> Bool {
+    public static func acceptsGzip(_ request: Request) -> Bool { accepts(request, "gzip", alias: "x-gzip") }
+
+    /// Whether `Accept-Encoding` takes brotli (`br`), read as for gzip. Browsers name it over HTTPS.
+    public static func acceptsBrotli(_ request: Request) -> Bool { accepts(request, "br") }
+
+    /// Whether `Accept-Encoding` takes `coding` (or `alias`): named with a q-value above 0, or `*`
+    /// above 0 when it is not named.
+    static func accepts(_ request: Request, _ coding: String, alias: String? = nil) -> Bool {
         guard let header = request.headers[.acceptEncoding] else { return false }
         var star: Bool?
         for part in header.split(separator: ",") {
             let pieces = part.split(separator: ";").map(\.withoutBlanks)
-            guard let coding = pieces.first else { continue }
+            guard let named = pieces.first else { continue }
             let quality = pieces.dropFirst().first { $0.hasPrefix("q=") || $0.hasPrefix("Q=") }.flatMap { Double($0.dropFirst(2)) } ?? 1
-            if coding.equalsIgnoringCase("gzip") || coding.equalsIgnoringCase("x-gzip") { return quality > 0 }
-            if coding == "*" { star = quality > 0 }
+            if named.equalsIgnoringCase(coding) || alias.map(named.equalsIgnoringCase) == true { return quality > 0 }
+            if named == "*" { star = quality > 0 }
         }
         return star ?? false
     }
@@ -44,21 +52,27 @@ public enum ContentCoding {
         return (try? input.compress(with: .gzip(configuration: .init(compressionLevel: level)))) ?? bytes
     }
 
-    /// The ETag of the gzip encoding of the representation whose ETag is `etag`.
-    static func gzipETag(_ etag: String) -> String {
-        guard etag.hasSuffix("\""), !etag.hasSuffix("-gzip\"") else { return etag }
-        return etag.dropLast() + "-gzip\""
+    /// The codings handlers answer in themselves, bytes they keep compressed (the SDK, the catalog):
+    /// each encoding's ETag is the representation's with the coding's name after a dash.
+    static let keptCodings = ["gzip", "br"]
+
+    /// The ETag of the `coding` encoding of the representation whose ETag is `etag`.
+    static func codedETag(_ etag: String, _ coding: String) -> String {
+        guard etag.hasSuffix("\""), !keptCodings.contains(where: { etag.hasSuffix("-\($0)\"") }) else { return etag }
+        return etag.dropLast() + "-\(coding)\""
     }
 
-    /// An `If-None-Match` list with every gzip ETag made back into the ETag its handler knows, and
-    /// whether there was one.
-    static func identityETags(_ list: String) -> (list: String, hadGzip: Bool) {
-        guard list.contains("-gzip\"") else { return (list, false) }
+    /// An `If-None-Match` list with every encoding's ETag made back into the ETag its handler knows,
+    /// and the coding the client named, if it named one.
+    static func identityETags(_ list: String) -> (list: String, coding: String?) {
+        var named: String?
         let tags = list.split(separator: ",").map { tag -> String in
             let trimmed = tag.withoutBlanks
-            return trimmed.hasSuffix("-gzip\"") ? trimmed.dropLast("-gzip\"".count) + "\"" : String(trimmed)
+            guard let coding = keptCodings.first(where: { trimmed.hasSuffix("-\($0)\"") }) else { return String(trimmed) }
+            named = named ?? coding
+            return trimmed.dropLast(coding.count + 2) + "\""
         }
-        return (tags.joined(separator: ", "), true)
+        return named == nil ? (list, nil) : (tags.joined(separator: ", "), named)
     }
 
     static func addVary(_ headers: inout HTTPFields) {
@@ -79,24 +93,28 @@ public struct ResponseCompressionMiddleware<Context: RequestContext>: RouterMidd
     public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let gzip = ContentCoding.acceptsGzip(request)
         var request = request
-        var askedAboutGzip = false
+        var askedAbout: String?
         if let list = request.headers[.ifNoneMatch] {
             let identity = ContentCoding.identityETags(list)
             var head = request.head
             head.headerFields[.ifNoneMatch] = identity.list
             request = Request(head: head, body: request.body)
-            askedAboutGzip = identity.hadGzip
+            askedAbout = identity.coding
         }
         var response = try await next(request, context)
         if response.status == .notModified {
             // The client holds the encoding it named: confirm that one.
-            if askedAboutGzip, gzip, let etag = response.headers[.eTag] { response.headers[.eTag] = ContentCoding.gzipETag(etag) }
-            if askedAboutGzip || gzip { ContentCoding.addVary(&response.headers) }
+            if let coding = askedAbout, ContentCoding.accepts(request, coding, alias: coding == "gzip" ? "x-gzip" : nil),
+                let etag = response.headers[.eTag]
+            {
+                response.headers[.eTag] = ContentCoding.codedETag(etag, coding)
+            }
+            if askedAbout != nil || gzip { ContentCoding.addVary(&response.headers) }
             return response
         }
-        if response.headers[.contentEncoding] == "gzip" {
+        if let coding = response.headers[.contentEncoding], ContentCoding.keptCodings.contains(coding) {
             // A handler that keeps its bytes compressed did the work.
-            if let etag = response.headers[.eTag] { response.headers[.eTag] = ContentCoding.gzipETag(etag) }
+            if let etag = response.headers[.eTag] { response.headers[.eTag] = ContentCoding.codedETag(etag, coding) }
             ContentCoding.addVary(&response.headers)
             return response
         }
@@ -127,7 +145,7 @@ public struct ResponseCompressionMiddleware<Context: RequestContext>: RouterMidd
         response.body = ResponseBody(byteBuffer: compressed)
         response.headers[.contentEncoding] = "gzip"
         response.headers[.contentLength] = String(compressed.readableBytes)
-        if let etag = response.headers[.eTag] { response.headers[.eTag] = ContentCoding.gzipETag(etag) }
+        if let etag = response.headers[.eTag] { response.headers[.eTag] = ContentCoding.codedETag(etag, "gzip") }
         return response
     }
 }

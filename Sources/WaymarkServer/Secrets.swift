@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import NIOCore
 import WaymarkStore
 
 /// Keys, their hashes and identity proofs.
@@ -18,6 +19,11 @@ public enum Secrets {
     /// SHA-256 of a key in lowercase hex.
     public static func hash(_ key: String) -> String {
         hex(SHA256.hash(data: Data(key.utf8)))
+    }
+
+    /// SHA-256 of bytes in lowercase hex.
+    static func hash(bytes: ByteBuffer) -> String {
+        hex(SHA256.hash(data: bytes.readableBytesView))
     }
 
     /// The proof an app's backend sends for a user: lowercase hex HMAC-SHA256 of the user id keyed

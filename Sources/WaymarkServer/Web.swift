@@ -11,9 +11,11 @@ import NIOCore
 /// joined file `NAME.js` (`waymark.min.js`, `tours.min.js`), made by `scripts/build-web-sdk`
 /// (terser), whose first line names the SHA-256 of the joined source it was made from. The server
 /// serves that copy (without that line) while it matches the modules, and the readable join
-/// otherwise, so a module edited without running the script still runs as written. Gzip answers
-/// send `NAME.min.js.gz`, the copy packed by zopfli (smaller than zlib's best), while it unpacks to
-/// the copy served; otherwise what is served, compressed by zlib once. Every module is also served
+/// otherwise, so a module edited without running the script still runs as written. Brotli answers
+/// (browsers ask for it over HTTPS) send `NAME.min.js.br`, the copy packed by brotli at its best,
+/// while the copy's first line names its SHA-256 too; gzip answers send `NAME.min.js.gz`, the copy
+/// packed by zopfli (smaller than zlib's best), while it unpacks to the copy served; otherwise what
+/// is served, compressed by zlib once. Every module is also served
 /// as written at `/sdk/src/NAME.js`, for debugging and for what the joined files leave out:
 /// `ruletext.js` (the parser of a rule's text) and `preview.js` (the console's previews).
 public struct WebSDK: Sendable {
@@ -25,15 +27,19 @@ public struct WebSDK: Sendable {
         public let served: ByteBuffer
         /// ``served`` gzip-compressed: the packed copy made with the minified one, else zlib at
         /// its highest level, once.
-        let gzipped: ByteBuffer
+        public let gzipped: ByteBuffer
+        /// ``served`` brotli-compressed, when the minified copy is served and names these bytes.
+        public let brotli: ByteBuffer?
         /// Whether ``served`` is the minified copy.
         public let isMinified: Bool
         /// The strong ETag of ``served``.
         let etag: String
 
         /// The file from its joined `source`, a minified copy (used if its first line names the
-        /// source's SHA-256) and that copy packed with gzip (used if it unpacks to the copy).
-        init(source: String, minified: String?, packed: ByteBuffer? = nil) {
+        /// source's SHA-256), that copy packed with gzip (used if it unpacks to the copy) and with
+        /// brotli (used if the first line names its SHA-256: this server cannot unpack brotli,
+        /// `scripts/build-web-sdk --check` does).
+        init(source: String, minified: String?, packed: ByteBuffer? = nil, brotli: ByteBuffer? = nil) {
             self.source = source
             // The first line says what the copy was made from; pages need not download that.
             let lines = minified?.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false) ?? []
@@ -47,6 +53,7 @@ public struct WebSDK: Sendable {
             } else {
                 gzipped = ContentCoding.gzip(served, level: 9)
             }
+            self.brotli = brotli.flatMap { current && lines[0].contains("packed by brotli, sha256 \(Secrets.hash(bytes: $0)) ") ? $0 : nil }
             etag = "\"" + Secrets.hash(text).prefix(32) + "\""
         }
     }
@@ -72,7 +79,7 @@ public struct WebSDK: Sendable {
     }
 
     /// Joins the modules in `folder/sdk` and takes each file's minified copy `folder/NAME.min.js`
-    /// (and its packed `NAME.min.js.gz`) if it was made from them.
+    /// (and its packed `NAME.min.js.gz` and `NAME.min.js.br`) if it was made from them.
     public static func load(folder: URL) throws(ModuleJoiner.Failure) -> WebSDK {
         let folderOfModules = folder.appendingPathComponent("sdk")
         var modules: [String: String] = [:]
@@ -86,7 +93,8 @@ public struct WebSDK: Sendable {
             return File(
                 source: source,
                 minified: FileManager.default.contents(atPath: stem).map { String(decoding: $0, as: UTF8.self) },
-                packed: FileManager.default.contents(atPath: stem + ".gz").map { ByteBuffer(bytes: $0) })
+                packed: FileManager.default.contents(atPath: stem + ".gz").map { ByteBuffer(bytes: $0) },
+                brotli: FileManager.default.contents(atPath: stem + ".br").map { ByteBuffer(bytes: $0) })
         }
         return WebSDK(
             main: file("waymark.js", joined.main),
@@ -143,6 +151,10 @@ extension WaymarkServer {
         var headers = Self.scriptHeaders(
             etag: file.etag, cacheControl: version == nil ? "public, max-age=300" : "public, max-age=31536000, immutable")
         if request.headers[.ifNoneMatch] == file.etag { return Response(status: .notModified, headers: headers) }
+        if let brotli = file.brotli, ContentCoding.acceptsBrotli(request) {
+            headers[.contentEncoding] = "br"
+            return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: brotli))
+        }
         if ContentCoding.acceptsGzip(request) {
             headers[.contentEncoding] = "gzip"
             return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: file.gzipped))

@@ -12,7 +12,9 @@ extension Waymark {
                 The SDK is waymark.js and the parts it loads when a page needs them (the tour panel),
                 which it looks for in a folder named by its version beside it. To serve it from your
                 own CDN: waymark sdk --out DIR, then serve DIR as the server serves /sdk/ (DIR/waymark.js,
-                DIR/VERSION/waymark.js and DIR/VERSION/tours.js; the versioned files never change).
+                DIR/VERSION/waymark.js and DIR/VERSION/tours.js; the versioned files never change), each
+                beside its packed copies, NAME.js.br and NAME.js.gz, for a server that sends those itself
+                (nginx's brotli_static and gzip_static).
                 Without --out, waymark.js alone is printed. With --source, the readable joins of the
                 modules, which scripts/build-web-sdk minifies.
                 """
@@ -42,7 +44,12 @@ extension Waymark {
             do {
                 try FileManager.default.createDirectory(at: folder.appendingPathComponent(sdk.version), withIntermediateDirectories: true)
                 try text(sdk.main).write(to: folder.appendingPathComponent("waymark.js"))
-                for (path, file) in sdk.files { try text(file).write(to: folder.appendingPathComponent(path)) }
+                for (path, file) in sdk.files {
+                    try text(file).write(to: folder.appendingPathComponent(path))
+                    guard !source else { continue }
+                    try Data(buffer: file.gzipped).write(to: folder.appendingPathComponent(path + ".gz"))
+                    if let brotli = file.brotli { try Data(buffer: brotli).write(to: folder.appendingPathComponent(path + ".br")) }
+                }
             } catch {
                 printError("error: cannot write the SDK into \(out): \(error.localizedDescription)")
                 throw ExitCode(1)

@@ -945,9 +945,9 @@ class RoundTripTests(BrowserTest):
 
 
 class PartsTests(BrowserTest):
-    """The tour panel and the controls (buttons, surveys) are parts of the SDK of their own: only
-    a page whose catalog has a tour, or a survey or button, downloads them, from the folder of the
-    SDK's version."""
+    """The tour panel, the controls (buttons, surveys) and touch gestures are parts of the SDK of
+    their own: only a page whose catalog has a tour, or a survey or button, or whose screen takes
+    touch, downloads them, from the folder of the SDK's version."""
 
     def resources(self):
         return self.driver.execute_script("return performance.getEntriesByType('resource').map((r) => new URL(r.name).pathname)")
@@ -974,6 +974,17 @@ class PartsTests(BrowserTest):
         self.driver.execute_script("return (await import('/sdk/waymark.js')).Waymark.startTour('shop-tour', 1)")
         self.wait_for(lambda d: self.visible('[data-waymark-tour="shop-tour"]'), "the tour panel")
         self.assertIn("Page 2 of 3", self.visible('[data-waymark-tour="shop-tour"]').text)
+
+    def test_only_a_touch_screen_downloads_the_touch_gestures(self):
+        self.open_shop("tara")
+        self.assertEqual(self.driver.execute_script("return navigator.maxTouchPoints"), 0)
+        self.assertEqual([n for n in self.resources() if n.endswith("/gestures.js")], [])
+        # A phone's screen: long presses and swipes are followed, from beside the SDK.
+        self.driver.execute_cdp_cmd("Emulation.setTouchEmulationEnabled", {"enabled": True, "maxTouchPoints": 5})
+        self.open_shop("tara")
+        self.driver.execute_script("await (await import('/sdk/waymark.js')).Waymark.client.stopCapture.ready")
+        sdk = [n for n in self.resources() if n.endswith("/waymark.js")]
+        self.assertEqual([n for n in self.resources() if n.endswith("/gestures.js")], [sdk[0][:-len("waymark.js")] + "gestures.js"])
 
     def test_a_tour_whose_panel_cannot_be_loaded_leaves_the_tips_as_they_were(self):
         self.block("*/tours.js")

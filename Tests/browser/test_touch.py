@@ -20,10 +20,12 @@ class TouchTests(BrowserTest):
         self.driver.execute_cdp_cmd("Emulation.setTouchEmulationEnabled", {"enabled": True, "maxTouchPoints": 5})
 
     def open_with_log(self, user):
-        """Opens the shop and keeps every event the SDK records in window.__events."""
+        """Opens the shop and keeps every event the SDK records in window.__events, once touch
+        gestures (a part of their own on a touch screen) are followed."""
         self.open_shop(user)
         self.driver.execute_script("""
             const { Waymark } = await import('/sdk/waymark.js');
+            await Waymark.client.stopCapture.ready;
             const client = Waymark.client, record = client.record.bind(client);
             window.__events = [];
             client.record = (name, target, properties) => { window.__events.push([name, target ?? null]); return record(name, target, properties); };""")

@@ -1,4 +1,6 @@
+import CompressNIO
 import Foundation
+import NIOCore
 import Testing
 import WaymarkCatalog
 import WaymarkEngine
@@ -80,10 +82,18 @@ struct CLITests {
         #expect(
             written == ["waymark.js"]
                 + [
-                    "waymark.js", "bridge.js", "builder.js", "controls.js", "identity.js", "kinds.js", "launcher.js", "narration.js",
-                    "previewing.js",
-                    "sightings.js", "theme.js", "tours.js",
+                    "waymark.js", "bridge.js", "builder.js", "controls.js", "gestures.js", "identity.js", "kinds.js", "launcher.js",
+                    "narration.js", "previewing.js", "sightings.js", "theme.js", "tours.js",
                 ].map { "\(version)/\($0)" })
+        // Beside each versioned file, its packed copies, for a server that sends them itself.
+        for path in written.dropFirst() {
+            let file = try Data(contentsOf: folder.appendingPathComponent(path))
+            let gzip = try Data(contentsOf: folder.appendingPathComponent(path + ".gz"))
+            var packed = ByteBuffer(bytes: gzip)
+            #expect(try packed.decompress(with: .gzip()) == ByteBuffer(bytes: file), "\(path).gz unpacks to \(path)")
+            let brotli = try Data(contentsOf: folder.appendingPathComponent(path + ".br"))
+            #expect(!brotli.isEmpty && brotli.count < gzip.count, "\(path).br: \(brotli.count) bytes, gzip \(gzip.count)")
+        }
         let main = try String(contentsOf: folder.appendingPathComponent("waymark.js"), encoding: .utf8)
         #expect(main == printed.output && main.contains("\"\(version)/\""), "the SDK names its version's folder")
         #expect(

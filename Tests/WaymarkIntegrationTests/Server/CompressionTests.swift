@@ -7,10 +7,13 @@ import Testing
 import WaymarkServer
 import WaymarkTestSupport
 
-/// Text answers travel gzip-compressed to clients that accept it, each encoding under its own
-/// ETag, and the catalog is compressed once per distinct answer.
+/// Text answers travel gzip-compressed to clients that accept it (the web SDK brotli-compressed to
+/// those that take brotli), each encoding under its own ETag, and the catalog is compressed once
+/// per distinct answer.
 @Suite(.timeLimit(.minutes(5))) struct CompressionTests {
-    static let gzip: HTTPFields = [.acceptEncoding: "gzip, deflate, br"]
+    static let gzip: HTTPFields = [.acceptEncoding: "gzip, deflate"]
+    /// What Chromium sends over HTTPS.
+    static let brotli: HTTPFields = [.acceptEncoding: "gzip, deflate, br, zstd"]
 
     static func with(_ headers: HTTPFields, _ more: HTTPFields) -> HTTPFields {
         var all = headers
@@ -76,6 +79,30 @@ import WaymarkTestSupport
                 let plainAgain = try await client.execute(uri: path, method: .get, headers: Self.with(headers, [.ifNoneMatch: plainTag]))
                 #expect(plainAgain.status == .notModified && plainAgain.headers[.eTag] == plainTag, "\(path)")
             }
+        }
+    }
+
+    @Test func theSDKAndItsPartsGoWithBrotliToABrowserThatTakesIt() async throws {
+        let sdk = try WaymarkServer.installedWebSDK()
+        try await ServerTests().withServer { client, app, _, _ in
+            try await ServerTests.publishShop(client, app)
+            for (path, file) in [("/sdk/waymark.js", sdk.main)] + sdk.files.map({ ("/sdk/\($0.path)", $0.file) }) {
+                let packed = try await client.execute(uri: path, method: .get, headers: Self.brotli)
+                #expect(packed.status == .ok && packed.headers[.contentEncoding] == "br", "\(path)")
+                #expect(packed.body == file.brotli, "\(path): the brotli copy made with the minified one")
+                #expect(packed.headers[.vary]?.contains("Accept-Encoding") == true, "\(path)")
+                let etag = try #require(packed.headers[.eTag])
+                #expect(etag.hasSuffix("-br\""), "\(path): \(etag)")
+                let again = try await client.execute(uri: path, method: .get, headers: Self.with(Self.brotli, [.ifNoneMatch: etag]))
+                #expect(again.status == .notModified && again.headers[.eTag] == etag, "\(path): the 304 confirms brotli")
+                // Refusing brotli gets gzip.
+                let gzip = try await client.execute(uri: path, method: .get, headers: [.acceptEncoding: "br;q=0, gzip"])
+                #expect(gzip.headers[.contentEncoding] == "gzip" && gzip.body == file.gzipped, "\(path)")
+            }
+            // Only the SDK is kept brotli-compressed; other answers are gzip.
+            let catalog = try await client.execute(
+                uri: "/v1/catalog?platform=web", method: .get, headers: Self.with(ServerTests.auth(app.clientKey), Self.brotli))
+            #expect(catalog.headers[.contentEncoding] == "gzip")
         }
     }
 

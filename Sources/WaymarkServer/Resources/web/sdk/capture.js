@@ -7,7 +7,8 @@ import { isShown, ownScroll } from "./placement.js";
 /**
  * Listens to the page until the function it answers is called. `on` receives what happens:
  *   record(name, target)  a tap (target from data-waymark, else the element's id), a long-press or
- *                         a swipe-left, -right, -up or -down from touch input, a scroll (at most
+ *                         a swipe-left, -right, -up or -down from touch input (gestures.js, on a
+ *                         touch screen, once that part is here), a scroll (at most
  *                         one a second; not the SDK's own, bringing an anchor into view) or a
  *                         keystroke in a field (one a second per field);
  *   escape(event)         Esc was pressed;
@@ -21,6 +22,8 @@ import { isShown, ownScroll } from "./placement.js";
  *                         viewport's changes for the keyboard and zoom, fonts that arrived; the
  *                         renderer observes the sizes of what it follows itself).
  * Clicks and keys inside the SDK's own drawings ([data-waymark-ui]) are not the app being used.
+ * The function answered has `ready`, a promise settled once touch gestures are followed (or
+ * cannot be: a screen without touch, a part that did not load).
  */
 export function capture(win, on) {
   const doc = win.document;
@@ -34,47 +37,19 @@ export function capture(win, on) {
     const found = element?.closest?.("[data-waymark],[id]");
     return found ? found.getAttribute("data-waymark") ?? found.id : undefined;
   };
-  let pressed = false; // a long press was recorded: the click its finger's release makes is not a tap
+  // `held`: a long press was recorded, so the click its finger's release makes is not a tap.
+  const press = { held: false };
+  let stopped = false;
   listen(doc, "click", (event) => {
-    if (pressed || event.target.closest?.("[data-waymark-ui]")) return;
+    if (press.held || event.target.closest?.("[data-waymark-ui]")) return;
     on.record("tap", named(event.target));
   }, true);
-  // Touch: a long press (half a second without moving) and a swipe (40 px or more, named by its
-  // main direction, on the nearest element that scrolls that way, else where it began). The
-  // browser's own scrolling does not stop touch events, so a swipe that pans a list counts.
-  /** @type {{x: number, y: number, target: any, timer?: any} | null} */
-  let touch = null;
-  const passive = { capture: true, passive: true };
-  listen(doc, "touchstart", (event) => {
-    clearTimeout(touch?.timer);
-    touch = null;
-    pressed = false;
-    const { target, touches } = event;
-    if (touches.length > 1 || target.closest?.("[data-waymark-ui]")) return;
-    touch = { x: touches[0].clientX, y: touches[0].clientY, target };
-    touch.timer = setTimeout(() => { pressed = true; on.record("long-press", named(target)); }, 500);
-  }, passive);
-  const moved = (point) => [point.clientX - touch.x, point.clientY - touch.y];
-  listen(doc, "touchmove", (event) => {
-    if (touch && Math.hypot(...moved(event.touches[0])) > 10) clearTimeout(touch.timer);
-  }, passive);
-  listen(doc, "touchend", (event) => {
-    if (!touch) return;
-    clearTimeout(touch.timer);
-    const [dx, dy] = moved(event.changedTouches[0]);
-    const across = Math.abs(dx) > Math.abs(dy);
-    if (!pressed && Math.max(Math.abs(dx), Math.abs(dy)) >= 40) {
-      let area = touch.target;
-      for (; area && area !== doc.body; area = area.parentElement) {
-        const overflow = win.getComputedStyle(area)[across ? "overflowX" : "overflowY"];
-        const room = across ? area.scrollWidth - area.clientWidth : area.scrollHeight - area.clientHeight;
-        if (room > 0 && /auto|scroll/.test(overflow) && (area.id || area.hasAttribute("data-waymark"))) break;
-      }
-      on.record(`swipe-${across ? (dx < 0 ? "left" : "right") : (dy < 0 ? "up" : "down")}`, named(area && area !== doc.body ? area : touch.target));
-    }
-    touch = null;
-  }, passive);
-  listen(doc, "touchcancel", () => { clearTimeout(touch?.timer); touch = null; }, passive);
+  // A long press and swipes come from touch input: on a touch screen, from a part of their own
+  // (gestures.js), which a page on a screen without touch never downloads.
+  const gestures = win.navigator.maxTouchPoints > 0
+    ? import("./gestures.js").then((part) => { if (!stopped) removers.push(part.follow(win, named, on.record, press)); },
+      (error) => console.warn(`waymark: touch gestures cannot be loaded: ${error.message}`))
+    : Promise.resolve();
   let lastScroll = 0;
   listen(win, "scroll", () => {
     const now = Date.now();
@@ -135,7 +110,12 @@ export function capture(win, on) {
   }
   // A web font that arrives reflows the text around anchors without any other event.
   if (doc.fonts) listen(doc.fonts, "loadingdone", () => on.moved());
-  return () => { for (const remove of removers) remove(); };
+  const stop = () => {
+    stopped = true;
+    for (const remove of removers) remove();
+  };
+  stop.ready = gestures;
+  return stop;
 }
 
 /** The screen the page shows: a shown element's data-waymark-screen, else the path's last part

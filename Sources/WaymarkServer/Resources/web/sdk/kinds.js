@@ -5,9 +5,11 @@
 // which holds the page while it shows. A part of its own, loaded with a catalog that has such a
 // tip; the tip waits for it.
 
+import { asName } from "./content.js";
 import { holdModal } from "./modal.js";
 import { isTyping } from "./placement.js";
 import { installStyle } from "./style.js";
+import { overlay } from "./tips.js";
 
 const STYLE = `
 .wm-pointer,.wm-spot{box-sizing:border-box}
@@ -51,4 +53,46 @@ export function holdPage(doc, entry, shows) {
     entry.previousFocus = active;
     entry.root.focus({ preventScroll: true });
   }
+}
+
+/**
+ * What a tip of `kind` draws besides itself: a modal's backdrop, a spotlight's ring, a pointer's
+ * finger making the tip's gesture, a banner's room (fixed at the bottom of the screen, a banner
+ * reserves its height at the end of the page, as the dock does, so the page scrolls past it and
+ * nothing of the page stays under it). Answers { extras, place(root, box, win) }: `place` sizes
+ * the room to the tip and, given the anchor's visible `box`, puts the ring round it and the
+ * finger on the middle of it, the swipe travelling most of the way to its edges (--wm-x, --wm-y:
+ * how far from the middle; within 8 px of the edge, from 12 to 120).
+ */
+export function decorate(doc, tip, kind) {
+  const extras = [];
+  const made = (className, name) => {
+    const element = overlay(doc, className, name);
+    extras.push(element);
+    return element;
+  };
+  if (kind === "modal") made("wm-backdrop", "backdrop");
+  const spot = kind === "spotlight" && made("wm-spot", "spotlight");
+  const pointer = kind === "pointer" && made(`wm-pointer wm-g-${asName(tip.gesture) ?? "tap"}`, "pointer");
+  const room = kind === "banner" && made("wm-room", "banner-room");
+  if (room) room.setAttribute("aria-hidden", "true");
+  if (pointer) {
+    pointer.setAttribute("aria-hidden", "true");
+    pointer.dataset.gesture = tip.gesture ?? "tap";
+  }
+  const travel = (length) => `${Math.max(12, Math.min(length / 2 - 22, 120))}px`;
+  return {
+    extras,
+    place(root, box, win) {
+      if (room) room.style.height = `${root.offsetHeight}px`;
+      if (!box) return;
+      const [x, y] = [box.left + win.scrollX, box.top + win.scrollY];
+      if (spot) Object.assign(spot.style, { left: `${x - 6}px`, top: `${y - 6}px`, width: `${box.width + 12}px`, height: `${box.height + 12}px` });
+      if (pointer) {
+        Object.assign(pointer.style, { left: `${x + box.width / 2 - 14}px`, top: `${y + box.height / 2 - 14}px` });
+        pointer.style.setProperty("--wm-x", travel(box.width));
+        pointer.style.setProperty("--wm-y", travel(box.height));
+      }
+    },
+  };
 }

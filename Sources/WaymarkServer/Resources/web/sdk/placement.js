@@ -199,8 +199,8 @@ function finish({ side, left, top, width, height, maxHeight, covers: count }, bo
 }
 
 /**
- * Puts `root` beside `box` (the anchor's visible part) where `tipPlace` says, and the spotlight and
- * pointer, if any, over the anchor, the arrow (a 12 px square turned 45°) on the tip's edge. The
+ * Puts `root` beside `box` (the anchor's visible part) where `tipPlace` says, and the arrow (a
+ * 12 px square turned 45°) on the tip's edge (kinds.js puts a spotlight and a pointer on the anchor). The
  * DOM's edge of placement: it measures the tip and writes styles. Coordinates are the document's:
  * the tip scrolls with the page. `avoid`: the page's controls to keep clear of (`pageControls`).
  * Answers the side chosen.
@@ -209,9 +209,9 @@ function finish({ side, left, top, width, height, maxHeight, covers: count }, bo
  * @param {Window} win
  * @param {any} box
  * @param {HTMLElement} root
- * @param {{spot?: HTMLElement, pointer?: HTMLElement, arrow?: HTMLElement, avoid?: any[]}} parts
+ * @param {{arrow?: HTMLElement, avoid?: any[]}} parts
  */
-export function placeBeside(win, box, root, { spot, pointer, arrow, avoid } = {}) {
+export function placeBeside(win, box, root, { arrow, avoid } = {}) {
   root.style.maxHeight = "";
   const place = tipPlace(box, { width: root.offsetWidth, height: root.offsetHeight }, visibleArea(win), avoid);
   if (place.maxHeight !== null) root.style.maxHeight = `${place.maxHeight}px`;
@@ -221,14 +221,6 @@ export function placeBeside(win, box, root, { spot, pointer, arrow, avoid } = {}
   root.style.top = `${place.top + y}px`;
   root.dataset.side = place.side;
   if (arrow) Object.assign(arrow.style, { left: `${place.arrow.x + x - 6}px`, top: `${place.arrow.y + y - 6}px` });
-  if (spot) Object.assign(spot.style, { left: `${box.left + x - 6}px`, top: `${box.top + y - 6}px`, width: `${box.width + 12}px`, height: `${box.height + 12}px` });
-  // The finger starts on the middle of what shows of the anchor; a swipe travels most of the way
-  // to its edges (--wm-x, --wm-y: how far from the middle; within 8 px of the edge, from 12 to 120).
-  if (pointer) {
-    Object.assign(pointer.style, { left: `${box.left + x + box.width / 2 - 14}px`, top: `${box.top + y + box.height / 2 - 14}px` });
-    pointer.style.setProperty("--wm-x", `${clamp(box.width / 2 - 22, 12, 120)}px`);
-    pointer.style.setProperty("--wm-y", `${clamp(box.height / 2 - 22, 12, 120)}px`);
-  }
   return place.side;
 }
 

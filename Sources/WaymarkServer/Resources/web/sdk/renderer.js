@@ -50,7 +50,6 @@ export class Renderer {
     this.drawn = 0; // tips drawn so far: the stage's order among equals
     this.waiting = new Map(); // tip id -> a tip to draw once the part it needs is here
     this.parts = {};
-    this.kinds = null; // the kinds part, once loaded
     this.tourPanel = null;
     this.unstyle = [installStyle(win)];
     // What moves a drawing without an event: its anchor or the page around it changing size (an
@@ -115,7 +114,7 @@ export class Renderer {
    *  be loaded, the tip shows its words without it. */
   draw(tip, waited) {
     this.erase(tip.id, true);
-    const needs = (tip.survey || tip.renderer === "hotspot") && !this.tipView.controls ? this.loadControls() : KINDS.includes(tip.renderer) && !this.kinds ? this.loadKinds() : null;
+    const needs = (tip.survey || tip.renderer === "hotspot") && !this.tipView.controls ? this.loadControls() : KINDS.includes(tip.renderer) && !this.tipView.kinds ? this.loadKinds() : null;
     if (needs && !waited) {
       this.waiting.set(tip.id, tip);
       return needs.then(() => this.waiting.get(tip.id) === tip && this.draw(tip, true));
@@ -133,7 +132,7 @@ export class Renderer {
    *  does not show keeps no focus. */
   hold(entry) {
     const shows = !entry.paused && !entry.waiting;
-    if (entry.root.getAttribute("aria-modal")) this.kinds?.holdPage(this.document, entry, shows);
+    if (entry.root.getAttribute("aria-modal")) this.tipView.kinds?.holdPage(this.document, entry, shows);
     if (!shows && entry.root.contains(this.document.activeElement) && entry.previousFocus?.isConnected) {
       entry.previousFocus.focus({ preventScroll: true });
     }
@@ -331,7 +330,7 @@ export class Renderer {
 
   /** The look of a spotlight, a pointer, a banner and a modal (kinds.js). */
   loadKinds() {
-    return this.part("the kinds of tips", () => import("./kinds.js").then((module) => (this.kinds = module)));
+    return this.part("the kinds of tips", () => import("./kinds.js").then((module) => (this.tipView.kinds = module)));
   }
 
   /** The controls part: buttons, surveys, hotspots, and what a pressed button does. */

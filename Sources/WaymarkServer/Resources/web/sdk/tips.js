@@ -8,9 +8,9 @@ import { clippedBox, findAnchor, inView, isShown, isTyping, pageControls, parseA
 /**
  * Draws one tip, as delivered by the server, into the page; a modal one takes the focus (unless
  * the user is typing), the others are announced through `view.announce`. `view` is { window, document, server, record, close(id), answer(id, score, comment),
- * press(tip, action), keep(id), listen(into, content, target, highlight), controls }: what the
- * tip's controls do, where its narration control goes, and the controls part
- * (controls.js) once loaded. Answers { root, extras, place, previousFocus, anchor }: `place()` moves it
+ * press(tip, action), keep(id), listen(into, content, target, highlight), controls, kinds }: what
+ * the tip's controls do, where its narration control goes, and the controls part (controls.js) and
+ * the kinds part (kinds.js) once loaded. Answers { root, extras, place, previousFocus, anchor }: `place()` moves it
  * to its anchor again (which may now be another element: a recycled row, the next visible card),
  * hiding it while the anchor is gone.
  */
@@ -44,35 +44,21 @@ export function drawTip(view, tip) {
   if (tip.survey && controls) root.append(controls.surveyForm(view, tip));
   else if (tip.actions) root.append(view.withControls((c) => c.buttons(doc, tip.actions, tip.content.title, (action) => view.press(tip, action))));
   root.append(actions);
-  const extras = [];
-  if (kind === "modal") extras.push(overlay(doc, "wm-backdrop", "backdrop"));
-  const spot = kind === "spotlight" ? overlay(doc, "wm-spot", "spotlight") : null;
-  const pointer = kind === "pointer" ? overlay(doc, `wm-pointer wm-g-${asName(tip.gesture) ?? "tap"}`, "pointer") : null;
-  if (spot) extras.push(spot);
+  // What a spotlight, a pointer, a banner or a modal adds (kinds.js, the part such a tip waits for).
+  const look = view.kinds?.decorate(doc, tip, kind);
+  const extras = look?.extras ?? [];
   const anchored = kind !== "banner" && kind !== "modal" && (tip.anchor || tip.selector);
   // An arrow from the tip's edge to its anchor (the pointer's finger is on the anchor itself).
   const arrow = anchored && kind !== "pointer" ? overlay(doc, "wm-arrow", "arrow") : null;
   if (arrow) extras.push(arrow);
-  if (pointer) {
-    pointer.dataset.gesture = tip.gesture ?? "tap";
-    pointer.setAttribute("aria-hidden", "true");
-    extras.push(pointer);
-  }
   // A hotspot's tip waits, hidden, for its marker to be tapped.
   const hot = kind === "hotspot" && controls ? controls.hotspot(view, tip, root, () => place()) : null;
   if (hot) extras.push(hot.marker);
   const keyed = Boolean(anchored && parseAnchor(tip.anchor)?.key);
-  // A banner, fixed at the bottom of the screen, reserves its height at the end of the page (as
-  // the dock does), so the page scrolls past it and nothing of the page stays under it.
-  const room = kind === "banner" ? overlay(doc, "wm-room", "banner-room") : null;
-  if (room) {
-    room.setAttribute("aria-hidden", "true");
-    extras.push(room);
-  }
   let revealed = false;
   let anchor = null;
   const place = () => {
-    if (room) room.style.height = `${root.offsetHeight}px`;
+    look?.place(root);
     if (!anchored) return;
     // A CSS selector (a web tip's own anchor) points at the first element it matches; one this
     // browser cannot read points at none.
@@ -97,8 +83,11 @@ export function drawTip(view, tip) {
     if (arrow) arrow.hidden = root.hidden;
     // Beside its anchor, clear of the page's other controls where it can be.
     const avoid = box && !root.hidden ? pageControls(view.window, anchor) : [];
-    if (box) placeBeside(view.window, box, root, { spot, pointer, arrow, avoid });
-    if (box) hot?.place(box, anchor);
+    if (box) {
+      placeBeside(view.window, box, root, { arrow, avoid });
+      look?.place(root, box, view.window);
+      hot?.place(box, anchor);
+    }
   };
   doc.body.append(...extras, root);
   view.follow(root);
@@ -112,7 +101,8 @@ export function drawTip(view, tip) {
   return { root, extras, place, previousFocus, get anchor() { return anchored ? anchor : null; }, get lost() { return anchored && !anchor; } };
 }
 
-function overlay(doc, className, name) {
+/** An element the SDK draws beside a tip (its arrow, a spotlight's ring), named in data-waymark-ui. */
+export function overlay(doc, className, name) {
   const element = doc.createElement("div");
   element.className = className;
   element.dataset.waymarkUi = name;

@@ -29,6 +29,8 @@
 //   storage.js    what is kept in localStorage
 //   transport.js  catalog, event batches, credit claims, identifies
 //   capture.js    taps, scrolls, keystrokes, screens, containers, layout
+//   gestures.js   long presses and swipes from touch input: a part capture.js loads on a touch
+//                 screen
 //   client.js     WaymarkClient, which connects them
 //   identity.js   progress on the user's other devices, attributes on the server, tour credits:
 //                 a part the client loads for a user with an identity proof (a userHash)

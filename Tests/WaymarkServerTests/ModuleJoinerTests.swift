@@ -156,13 +156,13 @@ import Testing
         }.join(entry: "waymark.js")
         #expect(
             joined.parts.keys.sorted() == [
-                "bridge.js", "builder.js", "controls.js", "identity.js", "kinds.js", "launcher.js", "narration.js", "previewing.js",
-                "sightings.js", "theme.js", "tours.js",
+                "bridge.js", "builder.js", "controls.js", "gestures.js", "identity.js", "kinds.js", "launcher.js", "narration.js",
+                "previewing.js", "sightings.js", "theme.js", "tours.js",
             ],
             """
             parts: the tour panel, the controls, the kinds' looks, narration and checklists when a catalog has them; what an \
             identity proof allows for a user who has one; a screen's names once a day; the preview mark in a preview; the page \
-            builder in a builder; the app's look with a theme; the page of a hybrid app's WebView
+            builder in a builder; the app's look with a theme; the page of a hybrid app's WebView; touch gestures on a touch screen
             """)
         for file in files {
             let scope = "\nconst \(ModuleJoiner.variable(file)) = (() => {"
@@ -178,7 +178,7 @@ import Testing
             ]
             let own = [
                 "tours.js", "controls.js", "narration.js", "sightings.js", "theme.js", "builder.js", "kinds.js", "identity.js",
-                "launcher.js", "bridge.js",
+                "launcher.js", "bridge.js", "gestures.js",
             ]
             let expected = elsewhere[file] ?? (own.contains(file) ? file : "main")
             #expect(place == expected, "\(file) is in \(place)")

@@ -14,6 +14,7 @@ import PackageDescription
 //   WaymarkAnalytics reports, backtests and the eligibility debugger over stored events; segment membership and its refresher
 //   WaymarkSQLite    that protocol on an embedded SQLite database (GRDB)
 //   WaymarkPostgres  that protocol on PostgreSQL (PostgresNIO), for several servers on one database
+//   WaymarkClickHouse the events in ClickHouse (its HTTP interface, AsyncHTTPClient), for the reports of large installations
 //   WaymarkNarration spoken narration: what a catalog says aloud, espeak-ng and ffmpeg, the background queue
 //   WaymarkServer    the HTTP server (Hummingbird): authoring, delivery, events, rewards
 //   WaymarkConsole   the web console on that server: accounts, sessions, authoring forms, publishing
@@ -104,6 +105,17 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        // The analytics of large installations in ClickHouse, over its HTTP interface.
+        .target(
+            name: "WaymarkClickHouse",
+            dependencies: [
+                "WaymarkStore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .target(
@@ -215,7 +227,8 @@ let package = Package(
             name: "WaymarkIntegrationTests",
             dependencies: [
                 "WaymarkApplication", "WaymarkServer", "WaymarkConsole", "WaymarkStore", "WaymarkSQLite", "WaymarkPostgres",
-                "WaymarkAPI", "WaymarkCatalog", "WaymarkClient", "WaymarkEngine", "WaymarkNarration", "WaymarkAnalytics", "WaymarkRules",
+                "WaymarkClickHouse", "WaymarkAPI", "WaymarkCatalog", "WaymarkClient", "WaymarkEngine", "WaymarkNarration",
+                "WaymarkAnalytics", "WaymarkRules",
                 "WaymarkDelivery",
                 "WaymarkSupport", "WaymarkTestSupport", "waymark",
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -236,7 +249,7 @@ let package = Package(
         .target(
             name: "WaymarkTestSupport",
             dependencies: [
-                "WaymarkStore", "WaymarkSQLite", "WaymarkPostgres", "WaymarkSupport",
+                "WaymarkStore", "WaymarkSQLite", "WaymarkPostgres", "WaymarkClickHouse", "WaymarkSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),

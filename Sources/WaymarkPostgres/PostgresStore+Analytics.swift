@@ -118,6 +118,29 @@ extension PostgresStore {
         }
     }
 
+    public func analyticsRows(app: String, period: Period, after cursor: EventCursor?, limit: Int) async throws(StoreError)
+        -> [AnalyticsRow]
+    {
+        let from = max(cursor?.timestamp ?? period.from, period.from)
+        let reported =
+            "json_build_array(" + TallyDimension.rolledUpProperties.map(Self.tallyDialect.property).joined(separator: ", ") + ")::TEXT"
+        let query: PostgresQuery = """
+            SELECT id::TEXT, user_id, name, target, timestamp, received_at, clamped, properties, platform, app_version,
+              \(unescaped: reported) FROM events
+            WHERE app_number = (SELECT number FROM apps WHERE id = \(app)) AND timestamp >= \(from) AND timestamp < \(period.to)
+              AND (\(cursor == nil) OR (timestamp, id) > (\(cursor?.timestamp ?? 0), \(cursor?.id ?? EventID.make(milliseconds: 0, number: 0))::UUID))
+            ORDER BY events.timestamp, events.id LIMIT \(Int64(limit))
+            """
+        return try await all(query, as: (String, String, String, String?, Int64, Int64, Bool, String?, String?, String?, String).self).map {
+            (id, user, name, target, timestamp, received, clamped, properties, platform, appVersion, texts) throws(StoreError) in
+            try AnalyticsRow(
+                event: StoredEvent(
+                    app: app, id: id, user: user, name: name, target: target, timestamp: timestamp, receivedAt: received,
+                    clamped: clamped, propertiesJSON: properties, platform: platform, appVersion: appVersion
+                ), reportedJSON: texts)
+        }
+    }
+
     public func grantTotals(app: String, period: Period) async throws(StoreError) -> [GrantTotal] {
         try await all(
             """

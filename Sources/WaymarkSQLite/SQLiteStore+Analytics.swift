@@ -71,7 +71,7 @@ extension SQLiteStore {
             }
             return try Row.fetchAll(db, sql: tally.sql, arguments: arguments).filter { $0["events"] as Int > 0 }.map { row in
                 TallyRow(
-                    name: row["name"], keys: (0..<tally.dimensions).map { row["k\($0)"] as String? }, events: row["events"],
+                    name: row["event_name"], keys: (0..<tally.dimensions).map { row["k\($0)"] as String? }, events: row["events"],
                     users: row["users"]
                 )
             }
@@ -171,6 +171,37 @@ extension SQLiteStore {
             }
             return events
         }
+    }
+
+    public func analyticsRows(app: String, period: Period, after cursor: EventCursor?, limit: Int) async throws(StoreError)
+        -> [AnalyticsRow]
+    {
+        let reported = "json_array(" + TallyDimension.rolledUpProperties.map(Self.propertyText).joined(separator: ", ") + ")"
+        var sql = """
+            SELECT app, id, user, name, target, timestamp, received_at, clamped, properties, platform, app_version, \(reported)
+            FROM events WHERE app = ? AND timestamp < ?
+            """
+        var arguments: StatementArguments = [app, period.to]
+        if let cursor {
+            sql += " AND timestamp >= ? AND (timestamp > ? OR id > ?)"
+            arguments += [max(cursor.timestamp, period.from), cursor.timestamp, cursor.id]
+        } else {
+            sql += " AND timestamp >= ?"
+            arguments += [period.from]
+        }
+        sql += " ORDER BY timestamp, id LIMIT ?"
+        arguments += [limit]
+        let rows = try await read { [sql, arguments] db in
+            try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
+                (
+                    StoredEvent(
+                        app: row[0], id: row[1], user: row[2], name: row[3], target: row[4], timestamp: row[5], receivedAt: row[6],
+                        clamped: row[7], propertiesJSON: row[8], platform: row[9], appVersion: row[10]
+                    ), row[11] as String
+                )
+            }
+        }
+        return try rows.map { (event, texts) throws(StoreError) in try AnalyticsRow(event: event, reportedJSON: texts) }
     }
 
     public func grantTotals(app: String, period: Period) async throws(StoreError) -> [GrantTotal] {

@@ -24,6 +24,37 @@ public protocol AnalyticsStore: Sendable {
     func rollUp(app: String, before: Int64, limit: Int) async throws(StoreError) -> Int
 }
 
+/// The events as an analytics store beside the database takes them (ClickHouse): in (timestamp,
+/// id) order from a cursor, each with the texts this database's tally reads of its properties, so
+/// that the other store counts exactly what this one would.
+public protocol AnalyticsExport: Sendable {
+    /// The app's events of the period after `cursor`, in (timestamp, id) order, at most `limit`.
+    func analyticsRows(app: String, period: Period, after cursor: EventCursor?, limit: Int) async throws(StoreError) -> [AnalyticsRow]
+}
+
+/// An event and the texts of its reported properties.
+public struct AnalyticsRow: Hashable, Sendable {
+    public var event: StoredEvent
+    /// The text of each of ``TallyDimension/rolledUpProperties``, in that order, as the database's
+    /// tally reads it (`true` and `false` for flags, a number as the database writes it); nil where
+    /// the event has none.
+    public var reported: [String?]
+
+    public init(event: StoredEvent, reported: [String?]) {
+        self.event = event
+        self.reported = reported
+    }
+
+    /// The row from the JSON array of texts a database made (`["next", null, …]`), which must
+    /// have one member per reported property.
+    public init(event: StoredEvent, reportedJSON: String) throws(StoreError) {
+        guard let texts = try? JSONDecoder().decode([String?].self, from: Data(reportedJSON.utf8)),
+            texts.count == TallyDimension.rolledUpProperties.count
+        else { throw StoreError(.failed, "the reported properties of event \(event.id) are not one text or null each: \(reportedJSON)") }
+        self.init(event: event, reported: texts)
+    }
+}
+
 /// A half-open span of time, `from <= t < to`, in ms since 1970.
 public struct Period: Hashable, Sendable {
     public var from: Int64
@@ -156,8 +187,8 @@ extension TallyDimension {
 }
 
 /// The SQL of a ``TallyQuery``, written once for every database; a store names the few places
-/// where its dialect differs. The rows it selects are, in order: the name (or NULL), one text key
-/// per dimension, the number of events and the number of distinct users.
+/// where its dialect differs. The rows it selects are, in order: the name (or NULL) as `event_name`,
+/// one text key per dimension (`k0`, `k1`, …), the number of `events` and of distinct `users`.
 public struct TallySQL: Sendable {
     /// A value bound to a placeholder.
     public enum Value: Hashable, Sendable {
@@ -254,7 +285,8 @@ public struct TallySQL: Sendable {
             return "\(app) AND (\(time.joined(separator: " OR ")))\(names)"
         }
         let groups = (query.byName ? ["name"] : []) + columns.indices.map { "k\($0)" }
-        let name = (query.byName ? "name" : dialect.nullText) + " AS name"
+        // Not aliased `name`: ClickHouse would read the alias for the column in the conditions.
+        let name = (query.byName ? "name" : dialect.nullText) + " AS event_name"
         if days.isEmpty {
             let keys = [name] + columns.enumerated().map { "\($1) AS k\($0)" }
             sql = """

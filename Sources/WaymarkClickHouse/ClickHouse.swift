@@ -1,0 +1,127 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+import WaymarkStore
+
+/// A ClickHouse database over its HTTP interface: statements in, TabSeparated rows out.
+///
+/// ClickHouse 18.16 (Debian's) takes no bound parameters over HTTP, so values go into statements
+/// as literals made by ``literal(_:)``; names go in only once checked to be letters, digits and `_`.
+public struct ClickHouse: Sendable {
+    public let url: ClickHouseURL
+    let client: HTTPClient
+    /// How long one statement may take before it counts as failed.
+    public var timeout: TimeAmount
+
+    public init(url: ClickHouseURL, client: HTTPClient = .shared, timeout: TimeAmount = .seconds(120)) {
+        self.url = url
+        self.client = client
+        self.timeout = timeout
+    }
+
+    /// Runs `sql` in the URL's database, with `data` as what an `INSERT … FORMAT` reads, and
+    /// answers what ClickHouse sends back. A ClickHouse that cannot be reached is `.unavailable`;
+    /// one that refuses the statement is `.failed`, with its message.
+    @discardableResult
+    public func execute(_ sql: String, data: ByteBuffer? = nil) async throws(StoreError) -> ByteBuffer {
+        var parameters = [("database", url.database)]
+        if data != nil { parameters.append(("query", sql)) }
+        let query = parameters.map { "\($0)=\(Self.percentEncoded($1))" }.joined(separator: "&")
+        var request = HTTPClientRequest(url: url.endpoint + "?" + query)
+        request.method = .POST
+        let credentials = Data("\(url.user):\(url.password)".utf8).base64EncodedString()
+        request.headers.add(name: "Authorization", value: "Basic \(credentials)")
+        request.body = .bytes(data ?? ByteBuffer(string: sql))
+        let response: HTTPClientResponse
+        let body: ByteBuffer
+        do {
+            response = try await client.execute(request, timeout: timeout)
+            body = try await response.body.collect(upTo: 256 << 20)
+        } catch {
+            throw StoreError(.unavailable, "ClickHouse at \(url) cannot be reached: \(error)")
+        }
+        guard response.status == .ok else {
+            let message = String(buffer: body).trimmingCharacters(in: .whitespacesAndNewlines)
+            throw StoreError(.failed, "ClickHouse at \(url) refused a statement (\(response.status.code)): \(message)")
+        }
+        return body
+    }
+
+    /// The rows of a `SELECT` (without a `FORMAT`), each a list of texts; nil for `NULL`.
+    public func rows(_ sql: String) async throws(StoreError) -> [[String?]] {
+        let body = try await execute(sql + " FORMAT TabSeparated")
+        return Self.parseTabSeparated(String(buffer: body))
+    }
+
+    /// `text` as a string literal.
+    public static func literal(_ text: String) -> String {
+        var quoted = "'"
+        for character in text.unicodeScalars {
+            switch character {
+            case "\\": quoted += "\\\\"
+            case "'": quoted += "\\'"
+            case "\0": quoted += "\\0"
+            default: quoted.unicodeScalars.append(character)
+            }
+        }
+        return quoted + "'"
+    }
+
+    /// A value as a field of TabSeparated data: `\N` for none, and backslash, tab and line breaks escaped.
+    static func field(_ text: String?) -> String {
+        guard let text else { return "\\N" }
+        var escaped = ""
+        escaped.reserveCapacity(text.utf8.count)
+        for character in text.unicodeScalars {
+            switch character {
+            case "\\": escaped += "\\\\"
+            case "\t": escaped += "\\t"
+            case "\n": escaped += "\\n"
+            case "\r": escaped += "\\r"
+            case "\0": escaped += "\\0"
+            default: escaped.unicodeScalars.append(character)
+            }
+        }
+        return escaped
+    }
+
+    /// TabSeparated rows read back: fields split at tabs, `\N` as nil, escapes undone.
+    static func parseTabSeparated(_ text: String) -> [[String?]] {
+        text.split(separator: "\n", omittingEmptySubsequences: true).map { line in
+            line.split(separator: "\t", omittingEmptySubsequences: false).map { field -> String? in
+                if field == "\\N" { return nil }
+                guard field.contains("\\") else { return String(field) }
+                var value = ""
+                var escaping = false
+                for character in field.unicodeScalars {
+                    if escaping {
+                        switch character {
+                        case "t": value += "\t"
+                        case "n": value += "\n"
+                        case "r": value += "\r"
+                        case "0": value += "\0"
+                        case "b": value += "\u{8}"
+                        case "f": value += "\u{c}"
+                        default: value.unicodeScalars.append(character)
+                        }
+                        escaping = false
+                    } else if character == "\\" {
+                        escaping = true
+                    } else {
+                        value.unicodeScalars.append(character)
+                    }
+                }
+                return value
+            }
+        }
+    }
+
+    /// A query string's value: everything but unreserved characters percent-encoded (ClickHouse
+    /// reads `+` as a space).
+    static func percentEncoded(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? text
+    }
+
+    static let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+}

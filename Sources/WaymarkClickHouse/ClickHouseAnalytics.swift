@@ -1,0 +1,142 @@
+import Foundation
+import NIOCore
+import WaymarkStore
+
+/// The events of every app in ClickHouse, for the console's reports: one narrow row an event, in
+/// a `MergeTree` ordered by (app, day, name, id) and partitioned by month, so a report over a
+/// period reads only that period's days of the names it counts, and only the columns it groups by.
+///
+/// The store of record (SQLite or PostgreSQL) keeps every event; this holds what its tallies read:
+/// the event's app, time, id, user, name, target, platform, app version, and the text of each
+/// reported property (``TallyDimension/rolledUpProperties``) as the store of record reads it
+/// (``AnalyticsRow``), so both count the same. A tally by any other property is not answered here
+/// (``tally(app:_:)`` answers nil), and neither are replays, which read the store of record.
+public struct ClickHouseAnalytics: Sendable {
+    public let clickHouse: ClickHouse
+
+    public init(_ clickHouse: ClickHouse) {
+        self.clickHouse = clickHouse
+    }
+
+    /// The column of each reported property.
+    static let reportedColumns = TallyDimension.rolledUpProperties.map { "p_\($0)" }
+
+    /// Creates the table if it is not there.
+    public func migrate() async throws(StoreError) {
+        let reported = Self.reportedColumns.map { "\($0) Nullable(String)" }.joined(separator: ", ")
+        try await clickHouse.execute(
+            """
+            CREATE TABLE IF NOT EXISTS events (
+                app String, day Date, timestamp Int64, id String, user String, name String, target Nullable(String),
+                platform Nullable(String), app_version Nullable(String), \(reported)
+            ) ENGINE = MergeTree PARTITION BY toYYYYMM(day) ORDER BY (app, day, name, id)
+            """)
+    }
+
+    /// Stores the rows whose events are not stored yet (a batch sent again after a crash stores
+    /// nothing twice) and answers how many it stored. One `INSERT` is one block, which ClickHouse
+    /// writes whole or not at all.
+    @discardableResult
+    public func insert(_ rows: [AnalyticsRow]) async throws(StoreError) -> Int {
+        guard !rows.isEmpty else { return 0 }
+        // What is there already, looked for in the rows' own apps and days.
+        var stored = Set<String>()
+        let byApp = Dictionary(grouping: rows, by: \.event.app)
+        for (app, appRows) in byApp {
+            let days = Set(appRows.map { Self.day($0.event.timestamp) }).sorted().map { "toDate(\(ClickHouse.literal($0)))" }.joined(
+                separator: ", ")
+            let ids = appRows.map { ClickHouse.literal($0.event.id) }.joined(separator: ", ")
+            let found = try await clickHouse.rows(
+                "SELECT id FROM events WHERE app = \(ClickHouse.literal(app)) AND day IN (\(days)) AND id IN (\(ids))")
+            for row in found { if let id = row.first ?? nil { stored.insert(id) } }
+        }
+        var data = ""
+        var seen = Set<String>()
+        for row in rows where !stored.contains(row.event.id) && seen.insert(row.event.app + "\u{1}" + row.event.id).inserted {
+            let event = row.event
+            let fields =
+                [event.app, Self.day(event.timestamp), String(event.timestamp), event.id, event.user, event.name].map(ClickHouse.field)
+                + [event.target, event.platform, event.appVersion].map(ClickHouse.field) + row.reported.map(ClickHouse.field)
+            data += fields.joined(separator: "\t") + "\n"
+        }
+        guard !seen.isEmpty else { return 0 }
+        let columns = (["app", "day", "timestamp", "id", "user", "name", "target", "platform", "app_version"] + Self.reportedColumns)
+            .joined(separator: ", ")
+        try await clickHouse.execute("INSERT INTO events (\(columns)) FORMAT TabSeparated", data: ByteBuffer(string: data))
+        return seen.count
+    }
+
+    /// What the store of record's ``AnalyticsStore/tally(app:_:)`` answers, from ClickHouse; nil
+    /// for a tally by a property that is not reported, which only the store of record can count.
+    public func tally(app: String, _ query: TallyQuery) async throws(StoreError) -> [TallyRow]? {
+        for case .property(let name) in query.dimensions where !TallyDimension.rolledUpProperties.contains(name) { return nil }
+        guard let tally = try TallySQL(query, app: app, dialect: Self.dialect) else { return [] }
+        // The placeholders, from the last so that {{1}} is not taken for the start of {{10}}.
+        var sql = tally.sql
+        for (index, value) in tally.arguments.enumerated().reversed() {
+            let literal: String
+            switch value {
+            case .text(let text): literal = ClickHouse.literal(text)
+            case .integer(let number): literal = "toInt64(\(number))"
+            }
+            sql = sql.replacingOccurrences(of: Self.dialect.placeholder(index + 1), with: literal)
+        }
+        var rows: [TallyRow] = []
+        for row in try await clickHouse.rows(sql) {
+            guard row.count == tally.dimensions + 3, let events = row[row.count - 2].flatMap({ Int($0) }),
+                let users = row[row.count - 1].flatMap({ Int($0) })
+            else { throw StoreError(.failed, "ClickHouse answered a tally with a row of another shape: \(row)") }
+            // A tally with nothing to group by answers one row even for no events, as the stores drop.
+            if events > 0 {
+                rows.append(TallyRow(name: row[0], keys: Array(row[1..<(1 + tally.dimensions)]), events: events, users: users))
+            }
+        }
+        return rows
+    }
+
+    /// Removes the user's events (an erasure). ClickHouse removes them in the background, soon.
+    public func erase(app: String, user: String) async throws(StoreError) {
+        try await clickHouse.execute(
+            "ALTER TABLE events DELETE WHERE app = \(ClickHouse.literal(app)) AND user = \(ClickHouse.literal(user))")
+    }
+
+    /// Removes the app's events before a time (retention), in the background like an erasure.
+    public func forget(app: String, before: Int64) async throws(StoreError) {
+        try await clickHouse.execute("ALTER TABLE events DELETE WHERE app = \(ClickHouse.literal(app)) AND timestamp < toInt64(\(before))")
+    }
+
+    /// How many erasures and retention cuts ClickHouse is still carrying out.
+    public func pendingDeletions() async throws(StoreError) -> Int {
+        let rows = try await clickHouse.rows("SELECT count() FROM system.mutations WHERE database = currentDatabase() AND is_done = 0")
+        return rows.first?.first.flatMap { $0.flatMap { Int($0) } } ?? 0
+    }
+
+    /// How many events of the app are stored.
+    public func count(app: String) async throws(StoreError) -> Int {
+        let rows = try await clickHouse.rows("SELECT count() FROM events WHERE app = \(ClickHouse.literal(app))")
+        return rows.first?.first.flatMap { $0.flatMap { Int($0) } } ?? 0
+    }
+
+    static let dialect = TallySQL.Dialect(
+        placeholder: { "{{\($0)}}" }, app: { "app = \($0)" }, user: "user", text: { "toString(\($0))" },
+        property: { "p_\($0)" }, nullText: "CAST(NULL AS Nullable(String))",
+        rolledProperty: { "p_\($0)" }, sum: { "sum(\($0))" })
+
+    /// The UTC day of a time as ClickHouse writes a `Date`.
+    static func day(_ millis: Int64) -> String {
+        // A Date starts in 1970: an earlier time (no SDK sends one) counts on its first day.
+        let days = Int(max(0, millis) / Period.day)
+        // Civil from days (Howard Hinnant's algorithm), so no calendar or formatter is needed per row.
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let d = doy - (153 * mp + 2) / 5 + 1
+        let m = mp < 10 ? mp + 3 : mp - 9
+        let y = yoe + era * 400 + (m <= 2 ? 1 : 0)
+        let two = { (n: Int) in n < 10 ? "0\(n)" : "\(n)" }
+        return "\(y)-\(two(m))-\(two(d))"
+    }
+}

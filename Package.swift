@@ -111,11 +111,12 @@ let package = Package(
         .target(
             name: "WaymarkClickHouse",
             dependencies: [
-                "WaymarkStore",
+                "WaymarkStore", "WaymarkRules",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         .target(
@@ -170,7 +171,7 @@ let package = Package(
             name: "WaymarkApplication",
             dependencies: [
                 "WaymarkServer", "WaymarkConsole", "WaymarkAnalytics", "WaymarkNarration", "WaymarkStore", "WaymarkSQLite",
-                "WaymarkPostgres",
+                "WaymarkPostgres", "WaymarkClickHouse",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -180,7 +181,8 @@ let package = Package(
             name: "waymark",
             dependencies: [
                 "WaymarkApplication",
-                "WaymarkCatalog", "WaymarkServer", "WaymarkConsole", "WaymarkSQLite", "WaymarkPostgres", "WaymarkNarration",
+                "WaymarkCatalog", "WaymarkServer", "WaymarkConsole", "WaymarkSQLite", "WaymarkPostgres", "WaymarkClickHouse",
+                "WaymarkNarration",
                 "WaymarkSupport", "WaymarkAPI", "WaymarkDelivery", "WaymarkEngine", "WaymarkRules", "WaymarkStore", "WaymarkAnalytics",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "NIOCore", package: "swift-nio"),

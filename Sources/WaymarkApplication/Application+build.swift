@@ -3,6 +3,7 @@ import Hummingbird
 import Logging
 import ServiceLifecycle
 import WaymarkAnalytics
+import WaymarkClickHouse
 import WaymarkConsole
 import WaymarkNarration
 import WaymarkServer
@@ -39,6 +40,10 @@ public struct WaymarkConfiguration: Sendable {
     /// How often the events of days that ended are folded into the reports' daily rollups (see
     /// ``WaymarkAnalytics/RollupFolder``); nil folds none, and the reports read the events.
     public var rollupInterval: Duration?
+    /// The ClickHouse the reports read their tallies from, which the store's analytics outbox is
+    /// shipped to (``WaymarkClickHouse/ClickHouseShipper``); nil keeps the analytics in the store,
+    /// read from its daily rollups.
+    public var analytics: ClickHouseURL?
     /// Whether webhook endpoints may be on this machine or a private network; for a demo and
     /// tests, never production (see ``WaymarkServer/WebhookEndpoints``).
     public var webhooksToPrivateNetworks: Bool
@@ -55,7 +60,7 @@ public struct WaymarkConfiguration: Sendable {
     public init(
         host: String = "127.0.0.1", port: Int = 8080, synthesizer: (any Synthesizer)? = nil, trustedProxies: TrustedProxies = .none,
         sweepInterval: Duration = .seconds(3600), segmentRefreshInterval: Duration? = .seconds(60),
-        struggleRefreshInterval: Duration? = .seconds(300), rollupInterval: Duration? = .seconds(300),
+        struggleRefreshInterval: Duration? = .seconds(300), rollupInterval: Duration? = .seconds(300), analytics: ClickHouseURL? = nil,
         webhooksToPrivateNetworks: Bool = false,
         webhookFirstRetry: TimeInterval = 30, webhookPoll: Duration = .seconds(1), connectionLimits: ConnectionLimits = ConnectionLimits(),
         now: @escaping @Sendable () -> Date = { Date() }
@@ -69,6 +74,7 @@ public struct WaymarkConfiguration: Sendable {
         self.segmentRefreshInterval = segmentRefreshInterval
         self.struggleRefreshInterval = struggleRefreshInterval
         self.rollupInterval = rollupInterval
+        self.analytics = analytics
         self.webhooksToPrivateNetworks = webhooksToPrivateNetworks
         self.webhookFirstRetry = webhookFirstRetry
         self.webhookPoll = webhookPoll
@@ -78,8 +84,8 @@ public struct WaymarkConfiguration: Sendable {
 
 /// The one place where a Waymark server is assembled: the HTTP API and the console on one router,
 /// with the background services that run and stop with it (the console's session sweeper, event
-/// retention, the webhook sender, the segment and struggle refreshers, and the narrator when there
-/// is a synthesizer). `waymark serve`, `waymark
+/// retention, the webhook sender, the segment and struggle refreshers, the rollup folder or, with
+/// ClickHouse, the analytics shipper, and the narrator when there is a synthesizer). `waymark serve`, `waymark
 /// demo` and the HTTP tests all call it.
 ///
 /// - Parameters:
@@ -99,7 +105,11 @@ public func buildApplication(
         store: store, logger: logger, metrics: metrics, narrator: narrator, trustedProxies: configuration.trustedProxies,
         webhooksToPrivateNetworks: configuration.webhooksToPrivateNetworks, now: configuration.now
     )
-    let router = buildRouter(server: server, console: WaymarkConsole(server: server, now: configuration.now), routes: routes)
+    // With ClickHouse, the reports read their tallies there, from the outbox the shipper sends.
+    let clickHouse = configuration.analytics.map { ClickHouseAnalytics(ClickHouse(url: $0)) }
+    let reports = clickHouse.map { ClickHouseReports(store: store, analytics: $0) }
+    let console = WaymarkConsole(server: server, reports: reports, now: configuration.now)
+    let router = buildRouter(server: server, console: console, routes: routes)
     let sweeper = SessionSweeper(store: store, logger: logger, interval: configuration.sweepInterval, now: configuration.now)
     let retention = EventRetention(store: store, logger: logger, interval: configuration.sweepInterval, now: configuration.now)
     let webhooks = WebhookSender(
@@ -111,9 +121,14 @@ public func buildApplication(
     let struggles = configuration.struggleRefreshInterval.map {
         StruggleRefresher(store: store, logger: logger, interval: $0, now: configuration.now)
     }
+    // ClickHouse counts without rollups; the store keeps folding none.
     let rollups = configuration.rollupInterval.map { RollupFolder(store: store, logger: logger, interval: $0, now: configuration.now) }
     var background: [any Service] = [sweeper, retention, webhooks]
-    if let rollups { background.append(rollups) }
+    if let clickHouse {
+        background.append(ClickHouseShipper(store: store, analytics: clickHouse, logger: logger))
+    } else if let rollups {
+        background.append(rollups)
+    }
     if let refresher { background.append(refresher) }
     if let struggles { background.append(struggles) }
     if let narrator { background.append(narrator) }

@@ -14,7 +14,17 @@ public struct ClickHouse: Sendable {
     /// How long one statement may take before it counts as failed.
     public var timeout: TimeAmount
 
-    public init(url: ClickHouseURL, client: HTTPClient = .shared, timeout: TimeAmount = .seconds(120)) {
+    /// The client every ClickHouse shares, for the life of the process: a ClickHouse that cannot
+    /// be reached fails the statement at once (AsyncHTTPClient would otherwise try to connect again
+    /// until the statement's time is up), and its caller decides when to try again.
+    public static let client: HTTPClient = {
+        var configuration = HTTPClient.Configuration()
+        configuration.timeout.connect = .seconds(5)
+        configuration.connectionPool.retryConnectionEstablishment = false
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }()
+
+    public init(url: ClickHouseURL, client: HTTPClient = ClickHouse.client, timeout: TimeAmount = .seconds(120)) {
         self.url = url
         self.client = client
         self.timeout = timeout

@@ -21,8 +21,11 @@ public struct ClickHouseAnalytics: Sendable {
     /// The column of each reported property.
     static let reportedColumns = TallyDimension.rolledUpProperties.map { "p_\($0)" }
 
-    /// Creates the table if it is not there.
+    /// Creates the tables if they are not there: the events, and where each app's backfill got to.
     public func migrate() async throws(StoreError) {
+        try await clickHouse.execute(
+            "CREATE TABLE IF NOT EXISTS backfills (app String, timestamp Int64, id String, written Int64) ENGINE = MergeTree ORDER BY (app, written)"
+        )
         let reported = Self.reportedColumns.map { "\($0) Nullable(String)" }.joined(separator: ", ")
         try await clickHouse.execute(
             """
@@ -103,6 +106,35 @@ public struct ClickHouseAnalytics: Sendable {
     /// Removes the app's events before a time (retention), in the background like an erasure.
     public func forget(app: String, before: Int64) async throws(StoreError) {
         try await clickHouse.execute("ALTER TABLE events DELETE WHERE app = \(ClickHouse.literal(app)) AND timestamp < toInt64(\(before))")
+    }
+
+    /// Copies the app's events from the store of record, in (timestamp, id) order, `page` at a
+    /// time, from where an earlier backfill of the app stopped (kept in ClickHouse after each
+    /// page), so that a backfill cut short goes on where it was. Events ClickHouse has already
+    /// (shipped from the outbox meanwhile) are not stored again. `progress` is told the events
+    /// stored so far. Answers how many it stored.
+    @discardableResult
+    public func backfill(
+        app: String, from store: any AnalyticsExport, page: Int = 10_000, progress: (Int) -> Void = { _ in }
+    ) async throws(StoreError) -> Int {
+        let saved = try await clickHouse.rows(
+            "SELECT timestamp, id FROM backfills WHERE app = \(ClickHouse.literal(app)) ORDER BY written DESC LIMIT 1")
+        var cursor = saved.first.flatMap { row in
+            row.count == 2 ? row[0].flatMap { Int64($0) }.flatMap { time in row[1].map { EventCursor(timestamp: time, id: $0) } } : nil
+        }
+        var stored = 0
+        var written = Int64(Date().timeIntervalSince1970 * 1000)
+        while true {
+            let rows = try await store.analyticsRows(app: app, period: .always, after: cursor, limit: page)
+            guard let last = rows.last else { return stored }
+            stored += try await insert(rows)
+            cursor = EventCursor(after: last.event)
+            written += 1
+            try await clickHouse.execute(
+                "INSERT INTO backfills VALUES (\(ClickHouse.literal(app)), \(last.event.timestamp), \(ClickHouse.literal(last.event.id)), \(written))"
+            )
+            progress(stored)
+        }
     }
 
     /// How many erasures and retention cuts ClickHouse is still carrying out.

@@ -13,7 +13,7 @@ import WaymarkSupport
 /// the eligibility debugger; the backtest of a draft tip. Every figure is in a table (and so in the
 /// CSV export) as well as in the charts.
 extension WaymarkConsole {
-    var analytics: Analytics { Analytics(store: store) }
+    var analytics: Analytics { Analytics(store: reports) }
 
     func analyticsPage(_ request: Request, _ context: ConsoleRequestContext, _ access: AppAccess) async throws -> Response {
         let (signedIn, app) = (access.signedIn, access.app)
@@ -236,7 +236,7 @@ extension WaymarkConsole {
             [["value": "", "label": "Platform and app version", "selected": breakdown == nil]]
             + choices.map { ["value": $0.label, "label": $0.label, "selected": $0 == breakdown] }
         guard let breakdown else { return (nil, options) }
-        return (try await UserGroups(breakdown, store: store, app: app, period: period), options)
+        return (try await UserGroups(breakdown, store: reports, app: app, period: period), options)
     }
 
     /// A table of the analytics page as CSV: `engagement`, `daily`, `tips`, `platforms?tip=`,

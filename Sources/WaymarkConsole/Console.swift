@@ -26,9 +26,14 @@ public struct WaymarkConsole: Sendable {
     let eligibleCache = EligibleCache()
     let now: @Sendable () -> Date
 
-    public init(server: WaymarkServer, now: @escaping @Sendable () -> Date = { Date() }) {
+    /// What the reports read: the store, or tallies from an analytics store beside it (ClickHouse).
+    let reports: any AnalyticsStore & UserStore
+
+    /// The console of `server`; its reports read `reports` (the server's store when nil).
+    public init(server: WaymarkServer, reports: (any AnalyticsStore & UserStore)? = nil, now: @escaping @Sendable () -> Date = { Date() }) {
         self.server = server
         self.store = server.store
+        self.reports = reports ?? server.store
         self.now = now
         sessions = Sessions(store: server.store, now: now)
         throttle = LoginThrottle(store: server.store)

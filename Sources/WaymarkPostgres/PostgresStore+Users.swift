@@ -120,6 +120,11 @@ extension PostgresStore {
                 "WITH gone AS (DELETE FROM segment_members WHERE app = \(app) AND user_id = \(user) RETURNING 1) SELECT COUNT(*) FROM gone")
             try await connection.query("DELETE FROM webhook_deliveries WHERE app = \(app) AND user_id = \(user)", logger: self.logger)
             try await connection.query("DELETE FROM struggles WHERE app = \(app) AND user_id = \(user)", logger: self.logger)
+            try await connection.query(
+                """
+                INSERT INTO analytics_outbox (app_number, kind, user_id)
+                SELECT number, 'erase', \(user) FROM apps WHERE id = \(app) AND EXISTS (SELECT 1 FROM analytics_outbox_kept)
+                """, logger: self.logger)
             _ = try await Self.insertAudit(audit(erased), connection, self.logger)
             if let notice = notice(erased) { try await Self.enqueue(notice, connection, self.logger) }
             return erased

@@ -468,7 +468,7 @@ public final class PostgresStore: Store, Service {
                 """
                 DELETE FROM rolled_days WHERE app_number = (SELECT number FROM apps WHERE id = \(app)) AND day <= \(day)
                 """, logger: self.logger)
-            return Int(
+            let deleted = Int(
                 try await Self.all(
                     """
                     WITH app AS (SELECT number FROM apps WHERE id = \(app)),
@@ -481,6 +481,14 @@ public final class PostgresStore: Store, Service {
                     """,
                     as: Int64.self, connection, self.logger
                 ).first ?? 0)
+            if deleted > 0 {
+                try await connection.query(
+                    """
+                    INSERT INTO analytics_outbox (app_number, kind, before)
+                    SELECT number, 'forget', \(before) FROM apps WHERE id = \(app) AND EXISTS (SELECT 1 FROM analytics_outbox_kept)
+                    """, logger: self.logger)
+            }
+            return deleted
         }
     }
 

@@ -392,6 +392,34 @@ enum Schema {
                 """,
             ]
         ),
+        (
+            // What ClickHouse must learn, once analytics_outbox_kept has its row: each event stored
+            // (by a trigger once a statement, so COPY writes it too, in its own transaction), each
+            // erasure and each retention cut, in the transaction of the change.
+            "v20: the analytics outbox",
+            [
+                "CREATE TABLE analytics_outbox_kept (id INTEGER PRIMARY KEY CHECK (id = 1))",
+                """
+                CREATE TABLE analytics_outbox (
+                    seq BIGSERIAL PRIMARY KEY, app_number INTEGER NOT NULL,
+                    kind TEXT NOT NULL CHECK (kind IN ('event', 'erase', 'forget')), event_id UUID, user_id TEXT, before BIGINT
+                )
+                """,
+                """
+                CREATE FUNCTION events_outbox() RETURNS trigger LANGUAGE plpgsql AS $$
+                BEGIN
+                    IF EXISTS (SELECT 1 FROM analytics_outbox_kept) THEN
+                        INSERT INTO analytics_outbox (app_number, kind, event_id) SELECT app_number, 'event', id FROM stored;
+                    END IF;
+                    RETURN NULL;
+                END $$
+                """,
+                """
+                CREATE TRIGGER events_outbox AFTER INSERT ON events REFERENCING NEW TABLE AS stored
+                FOR EACH STATEMENT EXECUTE FUNCTION events_outbox()
+                """,
+            ]
+        ),
     ]
 
     /// Where a column of the portable form (``PortableTable``, given as text) goes in this schema

@@ -44,14 +44,14 @@ let rollupsSchema = """
 extension SQLiteStore {
     /// A property as text, the way PostgreSQL's ->> writes it: json_extract gives a number as a
     /// number (which a text key cannot hold) and a flag as 1 or 0.
-    static func propertyText(_ name: String) -> String {
-        "CASE json_type(properties, '$.\(name)') WHEN 'true' THEN 'true' WHEN 'false' THEN 'false' "
-            + "ELSE CAST(json_extract(properties, '$.\(name)') AS TEXT) END"
+    static func propertyText(_ name: String, in column: String = "properties") -> String {
+        "CASE json_type(\(column), '$.\(name)') WHEN 'true' THEN 'true' WHEN 'false' THEN 'false' "
+            + "ELSE CAST(json_extract(\(column), '$.\(name)') AS TEXT) END"
     }
 
     static let tallyDialect = TallySQL.Dialect(
         placeholder: { _ in "?" }, app: { "app = \($0)" }, user: "user", text: { "CAST(\($0) AS TEXT)" },
-        property: propertyText, nullText: "NULL",
+        property: { propertyText($0) }, nullText: "NULL",
         rolledProperty: { "json_extract(properties, '$.\($0)')" }, sum: { "SUM(\($0))" }
     )
 
@@ -176,9 +176,9 @@ extension SQLiteStore {
     public func analyticsRows(app: String, period: Period, after cursor: EventCursor?, limit: Int) async throws(StoreError)
         -> [AnalyticsRow]
     {
-        let reported = "json_array(" + TallyDimension.rolledUpProperties.map(Self.propertyText).joined(separator: ", ") + ")"
         var sql = """
-            SELECT app, id, user, name, target, timestamp, received_at, clamped, properties, platform, app_version, \(reported)
+            SELECT app, id, user, name, target, timestamp, received_at, clamped, properties, platform, app_version,
+                \(Self.reportedTexts(in: "properties"))
             FROM events WHERE app = ? AND timestamp < ?
             """
         var arguments: StatementArguments = [app, period.to]

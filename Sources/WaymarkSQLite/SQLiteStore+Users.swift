@@ -133,6 +133,7 @@ extension SQLiteStore {
             erased.segments = try erase("segment_members")
             _ = try erase("webhook_deliveries")
             _ = try erase("struggles")
+            if try Self.keepsOutbox(db) { try Self.outbox(.erase(app: app, user: user), db) }
             try Self.insertAudit(audit(erased), db)
             if let notice = notice(erased) { try Self.enqueue(notice, db) }
             return erased

@@ -139,6 +139,9 @@ public final class SQLiteStore: Store {
         migrator.registerMigration("v20: daily rollups of events") { db in
             try db.execute(sql: rollupsSchema)
         }
+        migrator.registerMigration("v21: the analytics outbox") { db in
+            try db.execute(sql: outboxSchema)
+        }
         return migrator
     }
 
@@ -313,6 +316,7 @@ public final class SQLiteStore: Store {
                 if db.changesCount > 0 { new.append(event) }
             }
             try Self.unfold(new, db)
+            if try Self.keepsOutbox(db) { for event in new { try Self.outbox(.event(app: event.app, id: event.id), db) } }
             for notice in notices(new) { try Self.enqueue(notice, db) }
             return inserted
         }
@@ -333,7 +337,9 @@ public final class SQLiteStore: Store {
                         SELECT id FROM events WHERE app = ? AND timestamp < ? ORDER BY timestamp LIMIT ?)
                     """,
                 arguments: [app, app, before, limit])
-            return db.changesCount
+            let deleted = db.changesCount
+            if deleted > 0, try Self.keepsOutbox(db) { try Self.outbox(.forget(app: app, before: before), db) }
+            return deleted
         }
     }
 

@@ -32,6 +32,46 @@ public protocol AnalyticsExport: Sendable {
     func analyticsRows(app: String, period: Period, after cursor: EventCursor?, limit: Int) async throws(StoreError) -> [AnalyticsRow]
 }
 
+/// What an analytics store beside the database (ClickHouse) must learn, kept in an outbox written
+/// in the same transaction as the change itself, so that nothing is lost when either side stops.
+public protocol AnalyticsOutbox: Sendable {
+    /// From now on, every write to the database (by any server) keeps an outbox entry for each
+    /// stored event, each erasure and each retention cut. Kept in the database; calling it again
+    /// changes nothing.
+    func keepAnalyticsOutbox() async throws(StoreError)
+    /// Whether writes keep the outbox, and how many entries wait in it.
+    func analyticsOutbox() async throws(StoreError) -> (kept: Bool, waiting: Int)
+    /// Hands the oldest entries (at most `limit`) to `ship`, in the order they were written, and
+    /// removes them once it returns; nothing is removed when it throws, so a change is shipped at
+    /// least once (and the receiver drops what it has). Answers how many entries there were. On
+    /// PostgreSQL one server ships at a time; another answers 0 meanwhile.
+    func shipAnalytics(limit: Int, _ ship: @escaping @Sendable ([AnalyticsChange]) async throws -> Void) async throws(StoreError)
+        -> Int
+}
+
+/// A change the analytics store must make.
+public enum AnalyticsChange: Hashable, Sendable {
+    /// Events stored (an event erased or forgotten before it was shipped is left out).
+    case stored([AnalyticsRow])
+    /// A user's events erased.
+    case erased(app: String, user: String)
+    /// An app's events before a time removed by retention.
+    case forgotten(app: String, before: Int64)
+
+    /// Entries in order as changes: consecutive events in one ``stored(_:)``.
+    public static func grouping(_ entries: [AnalyticsChange]) -> [AnalyticsChange] {
+        var changes: [AnalyticsChange] = []
+        for entry in entries {
+            if case .stored(let rows) = entry, case .stored(let earlier)? = changes.last {
+                changes[changes.count - 1] = .stored(earlier + rows)
+            } else if changes.last != entry {
+                changes.append(entry)
+            }
+        }
+        return changes
+    }
+}
+
 /// An event and the texts of its reported properties.
 public struct AnalyticsRow: Hashable, Sendable {
     public var event: StoredEvent

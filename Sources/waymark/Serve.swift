@@ -7,6 +7,7 @@ import Prometheus
 import ServiceLifecycle
 import WaymarkApplication
 import WaymarkCatalog
+import WaymarkClickHouse
 import WaymarkConsole
 import WaymarkNarration
 import WaymarkPostgres
@@ -38,6 +39,12 @@ struct ServerOptions: ParsableArguments {
     @Option(
         help: "postgres://user[:password]@host[:port]/database to keep everything in PostgreSQL instead of SQLite in the data directory.")
     var database: String?
+
+    @Option(
+        help:
+            "clickhouse://user:password@host:port/database (clickhouses:// for HTTPS) to ship every event to ClickHouse and read the reports' counts there; the database stays the store of record."
+    )
+    var analytics: String?
 
     @Option(
         name: .customLong("log-level"),
@@ -91,7 +98,7 @@ struct ServerOptions: ParsableArguments {
 
     /// The config file's keys.
     static let configKeys = [
-        "host", "port", "dataDir", "database", "logLevel", "logFormat", "narration", "trustedProxies", "webhookTargets",
+        "host", "port", "dataDir", "database", "analytics", "logLevel", "logFormat", "narration", "trustedProxies", "webhookTargets",
         "webhookFirstRetry", "idleTimeout", "headerTimeout", "bodyTimeout", "bodyMinimumRate",
     ]
     static let configHelp = "A YAML file with " + configKeys.joined(separator: ", ") + "."
@@ -102,6 +109,8 @@ struct ServerOptions: ParsableArguments {
         var dataDirectory: String
         /// A PostgreSQL URL, or nil for SQLite in `dataDirectory`.
         var database: String?
+        /// The ClickHouse of the analytics, or nil to keep them in the database.
+        var analytics: ClickHouseURL?
         var logLevel: Logger.Level
         var logFormat: LogFormat
         /// Whether this server makes narration.
@@ -174,11 +183,16 @@ struct ServerOptions: ParsableArguments {
             header: try seconds(headerTimeout, "WAYMARK_HEADER_TIMEOUT", "headerTimeout", default: 20, name: "header timeout"),
             body: try seconds(bodyTimeout, "WAYMARK_BODY_TIMEOUT", "bodyTimeout", default: 20, name: "body timeout"),
             bodyMinimumRate: rate)
+        var clickHouse: ClickHouseURL?
+        if let text = analytics ?? environment["WAYMARK_ANALYTICS"] ?? file["analytics"] {
+            do { clickHouse = try ClickHouseURL(text) } catch { throw ValidationError("analytics: \(error.message)") }
+        }
         return Resolved(
             host: host ?? environment["WAYMARK_HOST"] ?? file["host"] ?? "127.0.0.1",
             port: resolvedPort,
             dataDirectory: dataDirectory ?? environment["WAYMARK_DATA_DIR"] ?? file["dataDir"] ?? defaultDataDirectory,
             database: database ?? environment["WAYMARK_DATABASE"] ?? file["database"],
+            analytics: clickHouse,
             logLevel: level,
             logFormat: format,
             narration: narrationText == "on",
@@ -200,6 +214,7 @@ extension ServerOptions.Resolved {
         var configuration = WaymarkConfiguration(
             host: host, port: port, trustedProxies: trustedProxies, webhooksToPrivateNetworks: webhooksToPrivateNetworks,
             webhookFirstRetry: webhookFirstRetry, connectionLimits: connectionLimits)
+        configuration.analytics = analytics
         if narration {
             switch ESpeakSynthesizer.onPath() {
             case .success(let synthesizer): configuration.synthesizer = synthesizer

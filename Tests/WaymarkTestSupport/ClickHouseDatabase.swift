@@ -28,7 +28,7 @@ public enum ClickHouseDatabase {
             try await server.execute("DROP DATABASE \(fresh.database)")
             return result
         } catch {
-            try? await server.execute("DROP DATABASE \(fresh.database)")
+            _ = try? await server.execute("DROP DATABASE \(fresh.database)")
             throw error
         }
     }

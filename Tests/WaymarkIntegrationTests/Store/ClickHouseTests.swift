@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import NIOCore
 import Testing
 import WaymarkClickHouse
@@ -87,6 +88,107 @@ import WaymarkTestSupport
                 #expect(try await eventually(within: 60) { try await analytics.pendingDeletions() == 0 }, "the deletions are carried out")
                 #expect(try await analytics.count(app: "plain") == store.eventCount(app: "plain"))
                 try await Self.expectSameTallies(queries, store, analytics, "u3 erased, retention")
+            }
+        }
+    }
+
+    /// The outbox carries every change to ClickHouse, once even when a shipment fails half way.
+    @Test(arguments: StoreUnderTest.available)
+    func theOutboxShipsEveryChangeOnceAndLosesNothingWhenShippingFails(_ kind: StoreUnderTest) async throws {
+        try await kind.with { store, _ in
+            try await ClickHouseDatabase.with { analytics, _ in
+                try await store.createApp(
+                    AppRecord(
+                        id: "plain", name: "plain", identitySecret: "secret", createdAt: Date(millisecondsSince1970: RollupTests.day0)))
+                var random = RollupTests.Random(state: 49)
+                let queries = RollupTests.queries(&random)
+                // Before the outbox is kept, nothing goes into it: a backfill copies those events.
+                let before = RollupTests.events(&random, count: 100, from: RollupTests.day0, span: 6 * Period.day)
+                try await RollupTests.insert(before, first: 0, into: store, apps: ["plain"])
+                #expect(try await store.analyticsOutbox() == (false, 0))
+                try await store.keepAnalyticsOutbox()
+                try await store.keepAnalyticsOutbox()
+                let after = RollupTests.events(&random, count: 700, from: RollupTests.day0, span: 6 * Period.day)
+                try await RollupTests.insert(after, first: 100, into: store, apps: ["plain"])
+                // A batch sent again stores nothing again, in the store and so in the outbox.
+                try await RollupTests.insert(after, first: 100, into: store, apps: ["plain"])
+                #expect(try await store.analyticsOutbox() == (true, 700))
+
+                // ClickHouse cannot be reached: the shipment fails and the outbox keeps everything.
+                let nowhere = ClickHouseAnalytics(ClickHouse(url: try ClickHouseURL("clickhouse://u:p@127.0.0.1:9/nowhere")))
+                let logger = Logger(label: "test")
+                await #expect(throws: StoreError.self) {
+                    try await ClickHouseShipper(store: store, analytics: nowhere, logger: logger, batch: 300).shipOnce()
+                }
+                #expect(try await store.analyticsOutbox().waiting == 700)
+                // Killed after ClickHouse took a batch and before the outbox let it go: sent again, stored once.
+                await #expect(throws: StoreError.self) {
+                    try await store.shipAnalytics(limit: 300) { changes in
+                        for case .stored(let rows) in changes { try await analytics.insert(rows) }
+                        throw StoreError(.unavailable, "killed")
+                    }
+                }
+                #expect(try await analytics.count(app: "plain") == 300)
+                let shipper = ClickHouseShipper(store: store, analytics: analytics, logger: logger, batch: 300)
+                #expect(try await shipper.shipOnce() == 300)
+                #expect(try await shipper.shipOnce() == 300)
+                #expect(try await shipper.shipOnce() == 100)
+                #expect(try await shipper.shipOnce() == 0)
+                #expect(try await analytics.count(app: "plain") == 700)
+                // The backfill brings the rest, and a second one, going on from where the first ended, nothing.
+                var told: [Int] = []
+                #expect(try await analytics.backfill(app: "plain", from: store, page: 64) { told.append($0) } == 100)
+                #expect(told.count == 13 && told.last == 100, "\(told)")
+                #expect(try await analytics.backfill(app: "plain", from: store, page: 64) == 0)
+                try await Self.expectSameTallies(queries, store, analytics, "shipped")
+
+                // An erasure and retention go through the outbox too, after the events before them.
+                let late = RollupTests.events(&random, count: 40, from: RollupTests.day0, span: 6 * Period.day)
+                try await RollupTests.insert(late, first: 800, into: store, apps: ["plain"])
+                _ = try await store.eraseUser(
+                    app: "plain", user: "u5",
+                    audit: { _ in
+                        AuditEntry(
+                            app: "plain", actor: .cli, at: Date(millisecondsSince1970: RollupTests.day0), action: .userErase, object: "u5",
+                            before: nil, after: nil)
+                    }, notice: { _ in nil })
+                let cut = RollupTests.day0 + Period.day + 3_600_000
+                while try await store.deleteEvents(app: "plain", before: cut, limit: 50) > 0 {}
+                while try await shipper.shipOnce() > 0 {}
+                #expect(try await store.analyticsOutbox().waiting == 0)
+                #expect(try await eventually(within: 60) { try await analytics.pendingDeletions() == 0 }, "the deletions are carried out")
+                #expect(try await analytics.count(app: "plain") == store.eventCount(app: "plain"))
+                try await Self.expectSameTallies(queries, store, analytics, "erased and cut through the outbox")
+            }
+        }
+    }
+
+    /// The reports read ClickHouse's tallies, and the store's when ClickHouse is away or keeps no
+    /// such property; everything else comes from the store.
+    @Test func theReportsReadClickHouseAndTheStoreWhereItCannotAnswer() async throws {
+        try await StoreUnderTest.sqlite.with { store, _ in
+            try await ClickHouseDatabase.with { analytics, _ in
+                try await store.createApp(
+                    AppRecord(
+                        id: "plain", name: "plain", identitySecret: "secret", createdAt: Date(millisecondsSince1970: RollupTests.day0)))
+                var random = RollupTests.Random(state: 5)
+                try await RollupTests.insert(
+                    RollupTests.events(&random, count: 200, from: RollupTests.day0, span: 2 * Period.day), first: 0, into: store,
+                    apps: ["plain"])
+                let week = Period(from: RollupTests.day0, to: RollupTests.day0 + 7 * Period.day)
+                let byTarget = TallyQuery(period: week, names: ["tip_shown"], by: [.target])
+                let byFlag = TallyQuery(period: week, by: [.property("flag")])
+                let reports = ClickHouseReports(store: store, analytics: analytics)
+                // Nothing shipped yet: ClickHouse counts none, and the reports show what it counts.
+                #expect(try await reports.tally(app: "plain", byTarget).isEmpty)
+                #expect(
+                    try await reports.tally(app: "plain", byFlag) == store.tally(app: "plain", byFlag), "a property ClickHouse keeps not")
+                #expect(try await Self.copy(app: "plain", from: store, to: analytics) == 200)
+                #expect(Set(try await reports.tally(app: "plain", byTarget)) == Set(try await store.tally(app: "plain", byTarget)))
+                let away = ClickHouseReports(
+                    store: store, analytics: ClickHouseAnalytics(ClickHouse(url: try ClickHouseURL("clickhouse://u:p@127.0.0.1:9/x"))))
+                #expect(Set(try await away.tally(app: "plain", byTarget)) == Set(try await store.tally(app: "plain", byTarget)))
+                #expect(try await reports.events(app: "plain", period: week, user: nil, after: nil, limit: 500).count == 200)
             }
         }
     }

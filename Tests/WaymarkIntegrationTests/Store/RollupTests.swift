@@ -60,8 +60,10 @@ import WaymarkTestSupport
         }
     }
 
-    static func insert(_ events: [(Int64, String, String, String?, String?)], first: Int, into store: any Store) async throws {
-        for app in ["folded", "plain"] {
+    static func insert(
+        _ events: [(Int64, String, String, String?, String?)], first: Int, into store: any Store, apps: [String] = ["folded", "plain"]
+    ) async throws {
+        for app in apps {
             _ = try await store.insertEvents(
                 events.enumerated().map { index, event in
                     let (time, user, name, target, json) = event

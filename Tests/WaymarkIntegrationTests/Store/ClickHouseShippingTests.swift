@@ -1,0 +1,147 @@
+import Foundation
+import Testing
+import WaymarkClickHouse
+import WaymarkStore
+import WaymarkSupport
+import WaymarkTestSupport
+
+/// `waymark serve --analytics` ships every event it stores to ClickHouse, and loses none when the
+/// server, ClickHouse or both are killed (kill -9): what the store acknowledged reaches ClickHouse
+/// once, after both are back. ClickHouse here is one of the test's own, which it can kill.
+@Suite(.timeLimit(.minutes(5)), .enabled(if: ClickHouseDatabase.isAvailable), .serialized) struct ClickHouseShippingTests {
+    /// A ClickHouse server of the test's own (scripts/clickhouse-cluster), in a folder removed after.
+    final class OwnClickHouse {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("waymark-ch-\(UUID().uuidString)")
+        var url = ""
+
+        static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../../scripts/clickhouse-cluster").standardized.path
+
+        init() throws {
+            let said = try Self.cluster("start", folder.path)
+            url = String(
+                try #require(said.split(separator: "\n").first { $0.hasPrefix("WAYMARK_TEST_CLICKHOUSE=") }).dropFirst(
+                    "WAYMARK_TEST_CLICKHOUSE=".count))
+        }
+
+        @discardableResult
+        static func cluster(_ arguments: String...) throws -> String {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: script)
+            process.arguments = arguments
+            let output = Pipe()
+            process.standardOutput = output
+            try process.run()
+            let data = output.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            guard process.terminationStatus == 0 else { throw StoreError(.unavailable, "clickhouse-cluster \(arguments) failed") }
+            return String(decoding: data, as: UTF8.self)
+        }
+
+        func crash() throws { try Self.cluster("crash", folder.path) }
+        func restart() throws { try Self.cluster("restart", folder.path) }
+        func remove() { _ = try? Self.cluster("stop", folder.path) }
+    }
+
+    /// `count` events of one user as an upload's body, and their ids.
+    static func batch(_ count: Int, user: String) -> (Data, [String]) {
+        let now = ISO8601DateFormatter().string(from: Date())
+        let ids = (0..<count).map { _ in UUID().uuidString.lowercased() }
+        let events = ids.map { #"{"id":"\#($0)","user":"\#(user)","name":"tip_shown","target":"buy","timestamp":"\#(now)"}"# }
+        return (Data(#"{"events":[\#(events.joined(separator: ","))]}"#.utf8), ids)
+    }
+
+    /// A fresh data directory with one app: the directory, the app's id and its client key.
+    static func dataDirectory() throws -> (URL, String, String) {
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("waymark-clickhouse-\(UUID().uuidString)")
+        let made =
+            try JSONSerialization.jsonObject(
+                with: Data(try TwoServersTests.run(["apps", "create", "Shop", "--data-dir", data.path]).utf8)) as? [String: Any]
+        return (data, try #require(made?["appId"] as? String), try #require(made?["clientKey"] as? String))
+    }
+
+    static func kill(_ server: ServerProcess) {
+        Foundation.kill(server.process.processIdentifier, SIGKILL)
+        server.process.waitUntilExit()
+    }
+
+    @Test func killedOnEitherSideOrBothEveryEventReachesClickHouseOnce() async throws {
+        let clickHouse = try OwnClickHouse()
+        defer { clickHouse.remove() }
+        let (data, app, key) = try Self.dataDirectory()
+        defer { try? FileManager.default.removeItem(at: data) }
+        let arguments = ["--data-dir", data.path, "--analytics", clickHouse.url, "--narration", "off"]
+        let ledger = DurabilityTests.Ledger()
+        func upload(_ server: ServerProcess, batches: Int, user: String) async throws {
+            for _ in 0..<batches {
+                try await DurabilityTests.send(Self.batch(50, user: user).0, to: server.url, key: key, into: ledger)
+            }
+        }
+
+        // The server is killed as soon as its uploads are acknowledged, some shipped and some not.
+        var server = try await ServerProcess(arguments)
+        try await upload(server, batches: 10, user: "before")
+        Self.kill(server)
+        server = try await ServerProcess(arguments)
+        try await upload(server, batches: 10, user: "restarted")
+        // ClickHouse is killed: the server keeps taking events into its outbox.
+        try clickHouse.crash()
+        try await upload(server, batches: 10, user: "clickhouse-away")
+        let felt = try await eventually(within: 30) { server.logText.contains("could not ship the analytics outbox to ClickHouse") }
+        #expect(felt, "the shipper found ClickHouse away: \(server.logText)")
+        // And then the server too, before ClickHouse is back.
+        Self.kill(server)
+        try clickHouse.restart()
+        server = try await ServerProcess(arguments)
+        defer { server.stop() }
+        try await upload(server, batches: 4, user: "both-back")
+
+        let analytics = ClickHouseAnalytics(ClickHouse(url: try ClickHouseURL(clickHouse.url)))
+        let total = 34 * 50
+        #expect(ledger.acknowledgedIDs.count == total)
+        let arrived = try await eventually(within: 120, every: .milliseconds(250)) {
+            try? await analytics.count(app: app) == total ? true : nil
+        }
+        let stored = try await analytics.count(app: app)
+        #expect(arrived == true, "every acknowledged event reached ClickHouse: \(stored) of \(total)")
+        let ids = try await analytics.clickHouse.rows("SELECT id FROM events WHERE app = \(ClickHouse.literal(app))").compactMap {
+            $0.first ?? nil
+        }
+        #expect(ids.count == total && Set(ids) == ledger.acknowledgedIDs, "each once")
+        let password = try #require(URLComponents(string: clickHouse.url)?.password)
+        #expect(!server.logText.contains(password), "the log never has the password")
+    }
+
+    /// An installation that turns ClickHouse on copies what it had with `waymark backfill-analytics`,
+    /// which goes on from where it stopped when run again.
+    @Test func theBackfillCopiesWhatTheDatabaseHadOnce() async throws {
+        try await ClickHouseDatabase.with { analytics, url in
+            let (data, app, key) = try Self.dataDirectory()
+            defer { try? FileManager.default.removeItem(at: data) }
+            // A server without ClickHouse takes 150 events.
+            let server = try await ServerProcess(["--data-dir", data.path, "--narration", "off"])
+            let ledger = DurabilityTests.Ledger()
+            for _ in 0..<3 { try await DurabilityTests.send(Self.batch(50, user: "u").0, to: server.url, key: key, into: ledger) }
+            server.stop()
+            // The URL's password stays out of what the command says.
+            let password = try #require(URLComponents(string: Self.testURL(url))?.password)
+            let first = try WaymarkBinary.run(["backfill-analytics", "--data-dir", data.path, "--analytics", Self.testURL(url)])
+            #expect(first.status == 0 && first.output.contains("\(app): 150 events copied"), "\(first.output) \(first.errors)")
+            #expect(!first.output.contains(password) && !first.errors.contains(password))
+            #expect(try await analytics.count(app: app) == 150)
+            let again = try WaymarkBinary.run(["backfill-analytics", "--data-dir", data.path, "--analytics", Self.testURL(url)])
+            #expect(again.status == 0 && again.output.contains("\(app): 0 events copied"), "\(again.output) \(again.errors)")
+            let nowhere = try WaymarkBinary.run([
+                "backfill-analytics", "--data-dir", data.path, "--analytics", "clickhouse://u:p@127.0.0.1:9/x",
+            ])
+            #expect(nowhere.status != 0 && nowhere.errors.contains("cannot be reached"), "\(nowhere.errors)")
+            let none = try WaymarkBinary.run(["backfill-analytics", "--data-dir", data.path])
+            #expect(none.status != 0 && none.errors.contains("--analytics"), "\(none.errors)")
+        }
+    }
+
+    /// The URL of a test database, with its password.
+    static func testURL(_ url: ClickHouseURL) -> String {
+        "clickhouse://\(url.user):\(url.password)@\(url.host):\(url.port)/\(url.database)"
+    }
+}

@@ -272,6 +272,13 @@ extension Waymark {
             let logger = bootstrap(resolved, metrics: metrics)
             let configuration = resolved.applicationConfiguration(logger: logger)
             try await withStoreOrExit(resolved.storage, logger: logger) { store in
+                // The database keeps the analytics outbox for ClickHouse, which this server does
+                // not ship: it grows until a server with --analytics takes it.
+                if configuration.analytics == nil, let outbox = try? await store.analyticsOutbox(), outbox.kept {
+                    logger.warning(
+                        "the database keeps an analytics outbox for ClickHouse, but this server was given no --analytics to ship it",
+                        metadata: ["waiting": "\(outbox.waiting)"])
+                }
                 let app = buildApplication(
                     configuration, store: store, logger: logger, metrics: metrics,
                     onServerRunning: { port in

@@ -131,6 +131,14 @@ import WaymarkTestSupport
             #expect(try await analytics.count(app: app) == 150)
             let again = try WaymarkBinary.run(["backfill-analytics", "--data-dir", data.path, "--analytics", Self.testURL(url)])
             #expect(again.status == 0 && again.output.contains("\(app): 0 events copied"), "\(again.output) \(again.errors)")
+            // The outbox is kept now: a server without --analytics says it is not shipping it.
+            let unshipped = try await ServerProcess(["--data-dir", data.path, "--narration", "off"])
+            try await DurabilityTests.send(Self.batch(5, user: "u").0, to: unshipped.url, key: key, into: ledger)
+            unshipped.stop()
+            let restarted = try await ServerProcess(["--data-dir", data.path, "--narration", "off"])
+            let said = restarted.logText
+            restarted.stop()
+            #expect(said.contains("this server was given no --analytics") && said.contains("\"waiting\":\"5\""), "\(said)")
             let nowhere = try WaymarkBinary.run([
                 "backfill-analytics", "--data-dir", data.path, "--analytics", "clickhouse://u:p@127.0.0.1:9/x",
             ])

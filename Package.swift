@@ -111,7 +111,7 @@ let package = Package(
         .target(
             name: "WaymarkClickHouse",
             dependencies: [
-                "WaymarkStore", "WaymarkRules",
+                "WaymarkStore", "WaymarkRules", "WaymarkSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -66,32 +66,20 @@ public struct ClickHouse: Sendable {
 
     /// `text` as a string literal.
     public static func literal(_ text: String) -> String {
-        var quoted = "'"
-        for character in text.unicodeScalars {
-            switch character {
-            case "\\": quoted += "\\\\"
-            case "'": quoted += "\\'"
-            case "\0": quoted += "\\0"
-            default: quoted.unicodeScalars.append(character)
-            }
-        }
-        return quoted + "'"
+        "'" + escaping(text, ["\\": "\\\\", "'": "\\'", "\0": "\\0"]) + "'"
     }
 
     /// A value as a field of TabSeparated data: `\N` for none, and backslash, tab and line breaks escaped.
     static func field(_ text: String?) -> String {
-        guard let text else { return "\\N" }
+        text.map { escaping($0, ["\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r", "\0": "\\0"]) } ?? "\\N"
+    }
+
+    /// `text` with each character `escapes` names replaced by its escape.
+    static func escaping(_ text: String, _ escapes: [Unicode.Scalar: String]) -> String {
         var escaped = ""
         escaped.reserveCapacity(text.utf8.count)
         for character in text.unicodeScalars {
-            switch character {
-            case "\\": escaped += "\\\\"
-            case "\t": escaped += "\\t"
-            case "\n": escaped += "\\n"
-            case "\r": escaped += "\\r"
-            case "\0": escaped += "\\0"
-            default: escaped.unicodeScalars.append(character)
-            }
+            if let escape = escapes[character] { escaped += escape } else { escaped.unicodeScalars.append(character) }
         }
         return escaped
     }

@@ -1,6 +1,7 @@
 import Foundation
 import NIOCore
 import WaymarkStore
+import WaymarkSupport
 
 /// The events of every app in ClickHouse, for the console's reports: one narrow row an event, in
 /// a `MergeTree` ordered by (app, day, name, id) and partitioned by month, so a report over a
@@ -154,21 +155,9 @@ public struct ClickHouseAnalytics: Sendable {
         property: { "p_\($0)" }, nullText: "CAST(NULL AS Nullable(String))",
         rolledProperty: { "p_\($0)" }, sum: { "sum(\($0))" })
 
-    /// The UTC day of a time as ClickHouse writes a `Date`.
+    /// The UTC day of a time as ClickHouse writes a `Date`: the date of its RFC 3339 form. A Date
+    /// starts in 1970: an earlier time (no SDK sends one) counts on its first day.
     static func day(_ millis: Int64) -> String {
-        // A Date starts in 1970: an earlier time (no SDK sends one) counts on its first day.
-        let days = Int(max(0, millis) / Period.day)
-        // Civil from days (Howard Hinnant's algorithm), so no calendar or formatter is needed per row.
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let d = doy - (153 * mp + 2) / 5 + 1
-        let m = mp < 10 ? mp + 3 : mp - 9
-        let y = yoe + era * 400 + (m <= 2 ? 1 : 0)
-        let two = { (n: Int) in n < 10 ? "0\(n)" : "\(n)" }
-        return "\(y)-\(two(m))-\(two(d))"
+        String(Timestamp.format(max(0, millis)).prefix(10))
     }
 }

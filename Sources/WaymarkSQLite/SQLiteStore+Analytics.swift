@@ -133,15 +133,15 @@ extension SQLiteStore {
         try db.execute(sql: "DELETE FROM rolled_days WHERE app = ? AND day <= ?", arguments: [app, day])
     }
 
-    public func events(app: String, period: Period, user: String?, after cursor: EventCursor?, limit: Int) async throws(StoreError)
-        -> [StoredEvent]
-    {
-        // Columns by position: GRDB's lookup by name compares names case-insensitively on every
-        // read, which cost more than the query itself on a million-event replay.
-        var sql = """
-            SELECT app, id, user, name, target, timestamp, received_at, clamped, properties, platform, app_version
-            FROM events WHERE app = ? AND timestamp < ?
-            """
+    /// The columns of a stored event, in the order ``StoredEvent`` is made of a row.
+    static let eventColumns = "app, id, user, name, target, timestamp, received_at, clamped, properties, platform, app_version"
+
+    /// The statement selecting `columns` of the app's events of the period (only the user's, with
+    /// `user`) after `cursor`, in (timestamp, id) order, at most `limit`.
+    static func inOrder(
+        _ columns: String, app: String, period: Period, user: String?, after cursor: EventCursor?, limit: Int
+    ) -> (String, StatementArguments) {
+        var sql = "SELECT \(columns) FROM events WHERE app = ? AND timestamp < ?"
         var arguments: StatementArguments = [app, period.to]
         if let user {
             sql += " AND user = ?"
@@ -157,6 +157,15 @@ extension SQLiteStore {
         }
         sql += " ORDER BY timestamp, id LIMIT ?"
         arguments += [limit]
+        return (sql, arguments)
+    }
+
+    public func events(app: String, period: Period, user: String?, after cursor: EventCursor?, limit: Int) async throws(StoreError)
+        -> [StoredEvent]
+    {
+        // Columns by position: GRDB's lookup by name compares names case-insensitively on every
+        // read, which cost more than the query itself on a million-event replay.
+        let (sql, arguments) = Self.inOrder(Self.eventColumns, app: app, period: period, user: user, after: cursor, limit: limit)
         return try await read { [sql, arguments] db in
             var events: [StoredEvent] = []
             events.reserveCapacity(limit)
@@ -176,21 +185,9 @@ extension SQLiteStore {
     public func analyticsRows(app: String, period: Period, after cursor: EventCursor?, limit: Int) async throws(StoreError)
         -> [AnalyticsRow]
     {
-        var sql = """
-            SELECT app, id, user, name, target, timestamp, received_at, clamped, properties, platform, app_version,
-                \(Self.reportedTexts(in: "properties"))
-            FROM events WHERE app = ? AND timestamp < ?
-            """
-        var arguments: StatementArguments = [app, period.to]
-        if let cursor {
-            sql += " AND timestamp >= ? AND (timestamp > ? OR id > ?)"
-            arguments += [max(cursor.timestamp, period.from), cursor.timestamp, cursor.id]
-        } else {
-            sql += " AND timestamp >= ?"
-            arguments += [period.from]
-        }
-        sql += " ORDER BY timestamp, id LIMIT ?"
-        arguments += [limit]
+        let (sql, arguments) = Self.inOrder(
+            Self.eventColumns + ", " + Self.reportedTexts(in: "properties"), app: app, period: period, user: nil, after: cursor,
+            limit: limit)
         let rows = try await read { [sql, arguments] db in
             try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
                 (

@@ -214,6 +214,9 @@ import WaymarkTestSupport
             #expect(error.code == .unavailable && error.description.contains("cannot be reached"), "\(error)")
         }
         try await ClickHouseDatabase.with { analytics, _ in
+            // Text goes in as a literal and comes back from TabSeparated as it was.
+            let tricky = "it's a \\ back\tslash\nनमस्ते 🙂 \\N"
+            #expect(try await analytics.clickHouse.rows("SELECT \(ClickHouse.literal(tricky)), NULL") == [[tricky, nil]])
             do {
                 try await analytics.clickHouse.execute("SELECT no_such_column FROM events")
                 Issue.record("a bad statement went through")

@@ -52,11 +52,14 @@ public struct ClickHouseAnalytics: Sendable {
             let ids = appRows.map { ClickHouse.literal($0.event.id) }.joined(separator: ", ")
             let found = try await clickHouse.rows(
                 "SELECT id FROM events WHERE app = \(ClickHouse.literal(app)) AND day IN (\(days)) AND id IN (\(ids))")
-            for row in found { if let id = row.first ?? nil { stored.insert(id) } }
+            for row in found { if let id = row.first ?? nil { stored.insert(app + "\u{1}" + id) } }
         }
         var data = ""
         var seen = Set<String>()
-        for row in rows where !stored.contains(row.event.id) && seen.insert(row.event.app + "\u{1}" + row.event.id).inserted {
+        for row in rows {
+            // By app and id: two apps' events may share an id.
+            let key = row.event.app + "\u{1}" + row.event.id
+            guard !stored.contains(key), seen.insert(key).inserted else { continue }
             let event = row.event
             let fields =
                 [event.app, Self.day(event.timestamp), String(event.timestamp), event.id, event.user, event.name].map(ClickHouse.field)

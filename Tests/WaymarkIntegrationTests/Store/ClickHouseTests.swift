@@ -64,6 +64,9 @@ import WaymarkTestSupport
                 #expect(try await analytics.count(app: "folded") == 0, "only the app copied")
                 try await Self.expectSameTallies(queries, store, analytics, "copied")
 
+                // Another app's events with the same ids are its own.
+                #expect(try await Self.copy(app: "folded", from: store, to: analytics) == 900)
+                #expect(try await analytics.count(app: "folded") == 900)
                 // A batch sent again (a crash between sending and marking it sent) stores nothing.
                 #expect(try await Self.copy(app: "plain", from: store, to: analytics, page: 250) == 0)
                 #expect(try await analytics.count(app: "plain") == 900)

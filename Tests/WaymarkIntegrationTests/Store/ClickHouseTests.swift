@@ -196,6 +196,57 @@ import WaymarkTestSupport
         }
     }
 
+    /// The first events tables kept ids as text. Migrating one copies it into a table of `UUID`
+    /// ids (an id that is no UUID gets its MD5's, as PostgreSQL's store gave it), even after a
+    /// copy was cut short, and a batch sent again afterwards is still stored once.
+    @Test func anEventsTableWithTextIdsBecomesOneWithUUIDsAndKeepsItsEvents() async throws {
+        try await ClickHouseDatabase.with { analytics, _ in
+            let reported = TallyDimension.rolledUpProperties.map { "p_\($0) Nullable(String)" }.joined(separator: ", ")
+            try await analytics.clickHouse.execute("DROP TABLE events")
+            try await analytics.clickHouse.execute(
+                """
+                CREATE TABLE events (
+                    app String, day Date, timestamp Int64, id String, user String, name String, target Nullable(String),
+                    platform Nullable(String), app_version Nullable(String), \(reported)
+                ) ENGINE = MergeTree PARTITION BY toYYYYMM(day) ORDER BY (app, day, name, id)
+                """)
+            let time: Int64 = 1_790_000_000_000
+            let ids = [EventID.make(milliseconds: time, number: 1), EventID.make(milliseconds: time, number: 2).uppercased(), "abc"]
+            let rows = ids.enumerated().map { index, id in
+                AnalyticsRow(
+                    event: StoredEvent(
+                        app: "old", id: id, user: "user-\(index)", name: "tap", target: "search", timestamp: time + Int64(index),
+                        receivedAt: time, clamped: false, properties: ["platform": "web"]),
+                    reported: TallyDimension.rolledUpProperties.map { _ in nil })
+            }
+            let old = rows.map { row in
+                let event = row.event
+                return
+                    "('old', toDate('2026-09-21'), \(event.timestamp), \(ClickHouse.literal(event.id)), '\(event.user)', 'tap', 'search')"
+            }
+            try await analytics.clickHouse.execute(
+                "INSERT INTO events (app, day, timestamp, id, user, name, target) VALUES \(old.joined(separator: ", "))")
+            // A copy an earlier migration left half made.
+            try await analytics.clickHouse.execute("CREATE TABLE events_uuid (app String) ENGINE = MergeTree ORDER BY app")
+            try await analytics.migrate()
+            // "abc" is no UUID: it is kept as its MD5, 900150983cd24fb0d6963f7d28e17f72.
+            let expected = [ids[0], ids[1].lowercased(), "90015098-3cd2-4fb0-d696-3f7d28e17f72"]
+            let stored = try await analytics.clickHouse.rows("SELECT toString(id), user FROM events ORDER BY user")
+            #expect(stored == expected.enumerated().map { [$1, "user-\($0)"] })
+            #expect(
+                try await analytics.clickHouse.rows(
+                    "SELECT type FROM system.columns WHERE database = currentDatabase() AND table = 'events' AND name = 'id'") == [["UUID"]]
+            )
+            #expect(
+                try await analytics.clickHouse.rows("SELECT name FROM system.tables WHERE database = currentDatabase() ORDER BY name") == [
+                    ["backfills"], ["events"],
+                ])
+            #expect(try await analytics.insert(rows) == 0)
+            try await analytics.migrate()
+            #expect(try await analytics.count(app: "old") == 3)
+        }
+    }
+
     @Test func aClickHouseURLIsReadOrRefusedClearly() throws {
         let url = try ClickHouseURL("clickhouse://waymark:p%40ss@127.0.0.1:8123/analytics")
         #expect(url.user == "waymark" && url.password == "p@ss" && url.port == 8123 && !url.secure && url.database == "analytics")

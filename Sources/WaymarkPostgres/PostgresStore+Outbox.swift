@@ -13,6 +13,16 @@ extension PostgresStore {
         }
     }
 
+    public func stopAnalyticsOutbox() async throws(StoreError) {
+        try await transaction { connection in
+            _ = try await connection.query("DELETE FROM analytics_outbox_kept", logger: self.logger)
+            // Under the shippers' lock, so no shipment is under way; an event stored by a
+            // transaction that saw the outbox kept may still leave an entry, which no one ships.
+            _ = try await connection.query("SELECT pg_advisory_xact_lock(\(Self.outboxLock))", logger: self.logger)
+            _ = try await connection.query("DELETE FROM analytics_outbox", logger: self.logger)
+        }
+    }
+
     public func analyticsOutbox() async throws(StoreError) -> (kept: Bool, waiting: Int) {
         let rows = try await all(
             "SELECT EXISTS (SELECT 1 FROM analytics_outbox_kept), (SELECT COUNT(*) FROM analytics_outbox)", as: (Bool, Int64).self)

@@ -47,6 +47,13 @@ extension SQLiteStore {
         try await write { db in try db.execute(sql: "INSERT OR IGNORE INTO analytics_outbox_kept (id) VALUES (1)") }
     }
 
+    public func stopAnalyticsOutbox() async throws(StoreError) {
+        try await write { db in
+            try db.execute(sql: "DELETE FROM analytics_outbox_kept")
+            try db.execute(sql: "DELETE FROM analytics_outbox")
+        }
+    }
+
     public func analyticsOutbox() async throws(StoreError) -> (kept: Bool, waiting: Int) {
         try await read { db in
             (try Self.keepsOutbox(db), try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM analytics_outbox") ?? 0)

@@ -53,3 +53,30 @@ extension Waymark {
         }
     }
 }
+
+extension Waymark {
+    struct StopAnalytics: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "stop-analytics-outbox",
+            abstract: "Stop keeping the analytics outbox, for an installation that leaves ClickHouse.",
+            discussion: """
+                Once every server runs without --analytics, the reports count in the database again,
+                and the outbox that fed ClickHouse only grows. This stops every write from keeping it
+                and removes the entries waiting in it; ClickHouse learns nothing more. A server
+                started with --analytics keeps it again, so run this after restarting them without.
+                """
+        )
+
+        @OptionGroup var options: ServerOptions
+
+        mutating func run() async throws {
+            let resolved = try options.resolve()
+            let waiting = try await withStoreOrExit(resolved.storage, logger: bootstrap(resolved)) { store in
+                let waiting = try await store.analyticsOutbox().waiting
+                try await store.stopAnalyticsOutbox()
+                return waiting
+            }
+            print("the analytics outbox is no longer kept; \(waiting) entries that waited in it were removed")
+        }
+    }
+}

@@ -16,7 +16,7 @@ struct Waymark: AsyncParsableCommand {
             """,
         subcommands: [
             Demo.self, Serve.self, Apps.self, Users.self, Keys.self, Push.self, Pull.self, Lint.self, Simulate.self, Eval.self,
-            Explain.self, Export.self, UserData.self, EraseUser.self, MigrateData.self, Backfill.self, SDK.self,
+            Explain.self, Export.self, UserData.self, EraseUser.self, MigrateData.self, Backfill.self, StopAnalytics.self, SDK.self,
         ]
     )
 }

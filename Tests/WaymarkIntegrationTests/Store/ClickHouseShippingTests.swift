@@ -145,6 +145,16 @@ import WaymarkTestSupport
             #expect(nowhere.status != 0 && nowhere.errors.contains("cannot be reached"), "\(nowhere.errors)")
             let none = try WaymarkBinary.run(["backfill-analytics", "--data-dir", data.path])
             #expect(none.status != 0 && none.errors.contains("--analytics"), "\(none.errors)")
+            // Leaving ClickHouse: the outbox goes, and a server without --analytics no longer warns.
+            let stopped = try WaymarkBinary.run(["stop-analytics-outbox", "--data-dir", data.path])
+            #expect(stopped.status == 0 && stopped.output.contains("5 entries that waited"), "\(stopped.output) \(stopped.errors)")
+            let quiet = try await ServerProcess(["--data-dir", data.path, "--narration", "off"])
+            try await DurabilityTests.send(Self.batch(5, user: "v").0, to: quiet.url, key: key, into: ledger)
+            let log = quiet.logText
+            quiet.stop()
+            #expect(!log.contains("this server was given no --analytics"), "\(log)")
+            let left = try WaymarkBinary.run(["stop-analytics-outbox", "--data-dir", data.path])
+            #expect(left.status == 0 && left.output.contains(" 0 entries"), "\(left.output) \(left.errors)")
         }
     }
 

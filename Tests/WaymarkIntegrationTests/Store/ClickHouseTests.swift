@@ -162,6 +162,16 @@ import WaymarkTestSupport
                 #expect(try await eventually(within: 60) { try await analytics.pendingDeletions() == 0 }, "the deletions are carried out")
                 #expect(try await analytics.count(app: "plain") == store.eventCount(app: "plain"))
                 try await Self.expectSameTallies(queries, store, analytics, "erased and cut through the outbox")
+
+                // Leaving ClickHouse: the outbox is no longer kept, and what waited in it goes.
+                try await RollupTests.insert(late, first: 900, into: store, apps: ["plain"])
+                #expect(try await store.analyticsOutbox() == (true, 40))
+                try await store.stopAnalyticsOutbox()
+                try await store.stopAnalyticsOutbox()
+                #expect(try await store.analyticsOutbox() == (false, 0))
+                try await RollupTests.insert(late, first: 1000, into: store, apps: ["plain"])
+                _ = try await store.deleteEvents(app: "plain", before: cut + 3_600_000, limit: 50)
+                #expect(try await store.analyticsOutbox() == (false, 0))
             }
         }
     }

@@ -77,14 +77,7 @@ public struct ClickHouseAnalytics: Sendable {
     /// (a SQLite database may keep such ids from before the server took nothing else) the UUID
     /// written from its MD5, as the PostgreSQL store made of them (so both give the same id).
     static func uuid(_ id: String) -> String {
-        if let stored = EventID.stored(id) { return stored }
-        let digits = Insecure.MD5.hash(data: Data(id.utf8)).map { String(format: "%02x", $0) }.joined()
-        var text = ""
-        for (index, digit) in digits.enumerated() {
-            if index == 8 || index == 12 || index == 16 || index == 20 { text += "-" }
-            text.append(digit)
-        }
-        return text
+        EventID.stored(id) ?? EventID.text(Insecure.MD5.hash(data: Data(id.utf8)))
     }
 
     /// Stores the rows whose events are not stored yet (a batch sent again after a crash stores

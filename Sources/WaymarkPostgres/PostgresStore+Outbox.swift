@@ -13,13 +13,16 @@ extension PostgresStore {
         }
     }
 
-    public func stopAnalyticsOutbox() async throws(StoreError) {
+    @discardableResult public func stopAnalyticsOutbox() async throws(StoreError) -> Int {
         try await transaction { connection in
             _ = try await connection.query("DELETE FROM analytics_outbox_kept", logger: self.logger)
             // Under the shippers' lock, so no shipment is under way; an event stored by a
             // transaction that saw the outbox kept may still leave an entry, which no one ships.
             _ = try await connection.query("SELECT pg_advisory_xact_lock(\(Self.outboxLock))", logger: self.logger)
-            _ = try await connection.query("DELETE FROM analytics_outbox", logger: self.logger)
+            let removed = try await Self.all(
+                "WITH removed AS (DELETE FROM analytics_outbox RETURNING 1) SELECT COUNT(*) FROM removed", as: Int64.self, connection,
+                self.logger)
+            return Int(removed.first ?? 0)
         }
     }
 

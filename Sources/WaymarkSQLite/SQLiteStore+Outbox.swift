@@ -47,10 +47,11 @@ extension SQLiteStore {
         try await write { db in try db.execute(sql: "INSERT OR IGNORE INTO analytics_outbox_kept (id) VALUES (1)") }
     }
 
-    public func stopAnalyticsOutbox() async throws(StoreError) {
+    @discardableResult public func stopAnalyticsOutbox() async throws(StoreError) -> Int {
         try await write { db in
             try db.execute(sql: "DELETE FROM analytics_outbox_kept")
             try db.execute(sql: "DELETE FROM analytics_outbox")
+            return db.changesCount
         }
     }
 

@@ -41,8 +41,9 @@ public protocol AnalyticsOutbox: Sendable {
     func keepAnalyticsOutbox() async throws(StoreError)
     /// From now on, writes keep no outbox entries, and the entries waiting are removed: what an
     /// installation leaving ClickHouse does once no server ships (a server started with
-    /// `--analytics` keeps the outbox again). Calling it again changes nothing.
-    func stopAnalyticsOutbox() async throws(StoreError)
+    /// `--analytics` keeps the outbox again). Answers how many entries it removed; calling it again
+    /// removes none.
+    @discardableResult func stopAnalyticsOutbox() async throws(StoreError) -> Int
     /// Whether writes keep the outbox, and how many entries wait in it.
     func analyticsOutbox() async throws(StoreError) -> (kept: Bool, waiting: Int)
     /// Hands the oldest entries (at most `limit`) to `ship`, in the order they were written, and

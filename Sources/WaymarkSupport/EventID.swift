@@ -59,6 +59,21 @@ public enum EventID {
         return hex(time >> 16, 8) + "-" + hex(time & 0xFFFF, 4) + "-7000-8000-" + hex(UInt64(number) & 0xFFFF_FFFF_FFFF, 12)
     }
 
+    /// 16 bytes as a UUID's text: 8-4-4-4-12 lowercase hex digits, written without a string per
+    /// byte (an id is made per event).
+    public static func text<Bytes: Sequence<UInt8>>(_ bytes: Bytes) -> String {
+        var text: [UInt8] = []
+        text.reserveCapacity(36)
+        for (index, byte) in bytes.enumerated() {
+            if index == 4 || index == 6 || index == 8 || index == 10 { text.append(UInt8(ascii: "-")) }
+            text.append(digits[Int(byte >> 4)])
+            text.append(digits[Int(byte & 0x0F)])
+        }
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    private static let digits = Array("0123456789abcdef".utf8)
+
     private static let shared = Generator()
 
     /// A new time-ordered id for an event made at `date`, from one sequence for the whole process.
@@ -69,7 +84,6 @@ public enum EventID {
     /// Ids in order from one sequence; the SDK shares one for the whole process.
     final class Generator: Sendable {
         private let last = Locked((millis: Int64(0), counter: UInt16(0)))
-        private static let digits = Array("0123456789abcdef".utf8)
 
         func make(at date: Date) -> String {
             var generator = SystemRandomNumberGenerator()
@@ -92,15 +106,7 @@ public enum EventID {
             let random = generator.next()
             for index in 8..<16 { bytes[index] = UInt8(truncatingIfNeeded: random >> (8 * (index - 8))) }
             bytes[8] = 0x80 | (bytes[8] & 0x3F)
-            // 8-4-4-4-12 hex digits, written without a string per byte: an id is made per event.
-            var text: [UInt8] = []
-            text.reserveCapacity(36)
-            for (index, byte) in bytes.enumerated() {
-                if index == 4 || index == 6 || index == 8 || index == 10 { text.append(UInt8(ascii: "-")) }
-                text.append(Self.digits[Int(byte >> 4)])
-                text.append(Self.digits[Int(byte & 0x0F)])
-            }
-            return String(decoding: text, as: UTF8.self)
+            return EventID.text(bytes)
         }
     }
 }

@@ -72,9 +72,7 @@ extension Waymark {
         mutating func run() async throws {
             let resolved = try options.resolve()
             let waiting = try await withStoreOrExit(resolved.storage, logger: bootstrap(resolved)) { store in
-                let waiting = try await store.analyticsOutbox().waiting
                 try await store.stopAnalyticsOutbox()
-                return waiting
             }
             print("the analytics outbox is no longer kept; \(waiting) entries that waited in it were removed")
         }

@@ -166,8 +166,8 @@ import WaymarkTestSupport
                 // Leaving ClickHouse: the outbox is no longer kept, and what waited in it goes.
                 try await RollupTests.insert(late, first: 900, into: store, apps: ["plain"])
                 #expect(try await store.analyticsOutbox() == (true, 40))
-                try await store.stopAnalyticsOutbox()
-                try await store.stopAnalyticsOutbox()
+                #expect(try await store.stopAnalyticsOutbox() == 40)
+                #expect(try await store.stopAnalyticsOutbox() == 0)
                 #expect(try await store.analyticsOutbox() == (false, 0))
                 try await RollupTests.insert(late, first: 1000, into: store, apps: ["plain"])
                 _ = try await store.deleteEvents(app: "plain", before: cut + 3_600_000, limit: 50)

@@ -1,7 +1,9 @@
 import AsyncHTTPClient
 import Foundation
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
+import NIOSSL
 import WaymarkStore
 
 /// A ClickHouse database over its HTTP interface: statements in, TabSeparated rows out.
@@ -14,19 +16,42 @@ public struct ClickHouse: Sendable {
     /// How long one statement may take before it counts as failed.
     public var timeout: TimeAmount
 
-    /// The client every ClickHouse shares, for the life of the process: a ClickHouse that cannot
-    /// be reached fails the statement at once (AsyncHTTPClient would otherwise try to connect again
-    /// until the statement's time is up), and its caller decides when to try again.
-    public static let client: HTTPClient = {
+    /// The client every ClickHouse that trusts the system's CAs shares, for the life of the
+    /// process: a ClickHouse that cannot be reached fails the statement at once (AsyncHTTPClient
+    /// would otherwise try to connect again until the statement's time is up), and its caller
+    /// decides when to try again.
+    public static let client = makeClient(trusting: nil)
+
+    /// One client for each CA file a URL's `sslrootcert` names, for the life of the process.
+    static let clients = NIOLockedValueBox<[String: HTTPClient]>([:])
+
+    static func makeClient(trusting rootCertificate: String?) -> HTTPClient {
         var configuration = HTTPClient.Configuration()
         configuration.timeout.connect = .seconds(5)
         configuration.connectionPool.retryConnectionEstablishment = false
+        if let rootCertificate {
+            var tls = TLSConfiguration.makeClientConfiguration()
+            // ClickHouseURL read the file already; one unreadable now trusts nothing rather than more.
+            tls.trustRoots = .certificates((try? NIOSSLCertificate.fromPEMFile(rootCertificate)) ?? [])
+            configuration.tlsConfiguration = tls
+        }
         return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
-    }()
+    }
 
-    public init(url: ClickHouseURL, client: HTTPClient = ClickHouse.client, timeout: TimeAmount = .seconds(120)) {
+    /// The shared client for the URL's CAs.
+    public static func client(for url: ClickHouseURL) -> HTTPClient {
+        guard let rootCertificate = url.rootCertificate else { return client }
+        return clients.withLockedValue { clients in
+            if let client = clients[rootCertificate] { return client }
+            let client = makeClient(trusting: rootCertificate)
+            clients[rootCertificate] = client
+            return client
+        }
+    }
+
+    public init(url: ClickHouseURL, client: HTTPClient? = nil, timeout: TimeAmount = .seconds(120)) {
         self.url = url
-        self.client = client
+        self.client = client ?? Self.client(for: url)
         self.timeout = timeout
     }
 
@@ -48,6 +73,11 @@ public struct ClickHouse: Sendable {
         do {
             response = try await client.execute(request, timeout: timeout)
             body = try await response.body.collect(upTo: 256 << 20)
+        } catch let error where error is NIOSSLError || error is NIOSSLExtraError {
+            throw StoreError(
+                .unavailable,
+                "ClickHouse at \(url) cannot be reached over HTTPS: its certificate is not one to trust (signed by a CA the system or"
+                    + " sslrootcert trusts, for \(url.host)): \(error)")
         } catch {
             throw StoreError(.unavailable, "ClickHouse at \(url) cannot be reached: \(error)")
         }

@@ -42,7 +42,7 @@ struct ServerOptions: ParsableArguments {
 
     @Option(
         help:
-            "clickhouse://user:password@host:port/database (clickhouses:// for HTTPS) to ship every event to ClickHouse and read the reports' counts there; the database stays the store of record."
+            "clickhouse://user:password@host:port/database (clickhouses:// for HTTPS, ?sslrootcert=CA.pem for a CA of your own) to ship every event to ClickHouse and read the reports' counts there; the database stays the store of record."
     )
     var analytics: String?
 

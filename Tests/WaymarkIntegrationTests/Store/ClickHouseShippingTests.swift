@@ -9,23 +9,31 @@ import WaymarkTestSupport
 /// server, ClickHouse or both are killed (kill -9): what the store acknowledged reaches ClickHouse
 /// once, after both are back. ClickHouse here is one of the test's own, which it can kill.
 @Suite(.timeLimit(.minutes(5)), .enabled(if: ClickHouseDatabase.isAvailable), .serialized) struct ClickHouseShippingTests {
-    /// A ClickHouse server of the test's own (scripts/clickhouse-cluster), in a folder removed after.
+    /// A ClickHouse server of the test's own (scripts/clickhouse-cluster), in a folder removed after;
+    /// with `certificates`, offering HTTPS too at `secureURL` (for localhost).
     final class OwnClickHouse {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("waymark-ch-\(UUID().uuidString)")
         var url = ""
+        var secureURL = ""
 
         static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
             .appendingPathComponent("../../../scripts/clickhouse-cluster").standardized.path
 
-        init() throws {
-            let said = try Self.cluster("start", folder.path)
-            url = String(
-                try #require(said.split(separator: "\n").first { $0.hasPrefix("WAYMARK_TEST_CLICKHOUSE=") }).dropFirst(
-                    "WAYMARK_TEST_CLICKHOUSE=".count))
+        init(certificates: TestCertificates? = nil) throws {
+            let said = try Self.cluster(["start", folder.path] + (certificates.map { [$0.server, $0.serverKey] } ?? []))
+            func value(_ name: String) -> String {
+                said.split(separator: "\n").first { $0.hasPrefix(name + "=") }.map { String($0.dropFirst(name.count + 1)) } ?? ""
+            }
+            url = value("WAYMARK_TEST_CLICKHOUSE")
+            secureURL = value("WAYMARK_TEST_CLICKHOUSES")
+            #expect(!url.isEmpty && (certificates == nil || !secureURL.isEmpty), "clickhouse-cluster said: \(said)")
         }
 
         @discardableResult
-        static func cluster(_ arguments: String...) throws -> String {
+        static func cluster(_ arguments: String...) throws -> String { try cluster(arguments) }
+
+        @discardableResult
+        static func cluster(_ arguments: [String]) throws -> String {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: script)
             process.arguments = arguments

@@ -13,38 +13,8 @@ import WaymarkTestSupport
 /// `localhost` only), and against the test cluster, which offers none.
 @Suite(.timeLimit(.minutes(5)), .enabled(if: StoreUnderTest.available.contains(.postgres)))
 struct PostgresTLSTests {
-    /// A CA, a server certificate it signed for `localhost`, and another CA that signed nothing.
-    struct Certificates {
-        let directory: URL
-        var ca: String { directory.appendingPathComponent("ca.crt").path }
-        var otherCA: String { directory.appendingPathComponent("other-ca.crt").path }
-        var server: String { directory.appendingPathComponent("server.crt").path }
-        var serverKey: String { directory.appendingPathComponent("server.key").path }
-
-        init(in directory: URL) throws {
-            self.directory = directory
-            func openssl(_ arguments: String) throws {
-                let run = try WaymarkBinary.run(
-                    program: URL(fileURLWithPath: "/usr/bin/openssl"), arguments.split(separator: " ").map(String.init), limit: .seconds(60)
-                )
-                guard run.status == 0 else { throw StoreError(.unavailable, "openssl \(arguments): \(run.errors)") }
-            }
-            let at = directory.path
-            for name in ["ca", "other-ca"] {
-                try openssl(
-                    "req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=Waymark-test-\(name) -keyout \(at)/\(name).key -out \(at)/\(name).crt"
-                )
-            }
-            try openssl("req -newkey rsa:2048 -nodes -subj /CN=localhost -keyout \(at)/server.key -out \(at)/server.csr")
-            try "subjectAltName=DNS:localhost\n".write(toFile: "\(at)/server.ext", atomically: true, encoding: .utf8)
-            try openssl(
-                "x509 -req -in \(at)/server.csr -CA \(at)/ca.crt -CAkey \(at)/ca.key -CAcreateserial -days 2 -extfile \(at)/server.ext -out \(at)/server.crt"
-            )
-        }
-    }
-
     /// Runs `body` with the port of a new cluster that offers TLS with `certificates`, stopped after.
-    static func withTLSCluster(_ certificates: Certificates, _ body: (Int) async throws -> Void) async throws {
+    static func withTLSCluster(_ certificates: TestCertificates, _ body: (Int) async throws -> Void) async throws {
         let directory = certificates.directory.appendingPathComponent("cluster").path
         let script = WaymarkBinary.root.appendingPathComponent("scripts/postgres-cluster")
         let started = try WaymarkBinary.run(
@@ -77,10 +47,8 @@ struct PostgresTLSTests {
     }
 
     @Test func eachModeConnectsOrRefusesAsLibpqWould() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("waymark-tls-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let certificates = try Certificates(in: directory)
+        let certificates = try TestCertificates()
+        defer { certificates.remove() }
         try await Self.withTLSCluster(certificates) { port in
             func url(_ host: String, _ query: String) -> String { "postgres://waymark@\(host):\(port)/waymark_test?\(query)" }
 

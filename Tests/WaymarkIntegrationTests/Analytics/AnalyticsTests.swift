@@ -2,13 +2,45 @@ import Foundation
 import Testing
 import WaymarkAnalytics
 import WaymarkCatalog
+import WaymarkClickHouse
 import WaymarkEngine
 import WaymarkRules
 import WaymarkSQLite
 import WaymarkStore
 import WaymarkSupport
+import WaymarkTestSupport
 
-/// Every report over a real SQLite database holding a small, hand-counted history.
+/// Where a report reads its tallies: the store of record, or ClickHouse holding a copy of the
+/// store's events (as `waymark serve --analytics` has it). Either must give the same report.
+enum ReportSource: String, CaseIterable, Sendable, CustomStringConvertible {
+    case store
+    case clickHouse
+
+    static let available: [ReportSource] = ClickHouseDatabase.isAvailable ? allCases : [.store]
+    var description: String { rawValue }
+
+    /// Runs `body` with `read()`, which answers the analytics of the store from this source: for
+    /// ClickHouse, once it has copied the apps' events stored so far (late ones too, which a
+    /// backfill resuming after the last event copied would miss; none is stored twice).
+    func with(_ store: any Store, apps: [String], _ body: (_ read: @escaping () async throws -> Analytics) async throws -> Void)
+        async throws
+    {
+        switch self {
+        case .store:
+            try await body { Analytics(store: store) }
+        case .clickHouse:
+            try await ClickHouseDatabase.with { clickHouse, _ in
+                try await body {
+                    for app in apps { _ = try await ClickHouseTests.copy(app: app, from: store, to: clickHouse) }
+                    return Analytics(store: ClickHouseReports(store: store, analytics: clickHouse))
+                }
+            }
+        }
+    }
+}
+
+/// Every report over a real SQLite database holding a small, hand-counted history, read from the
+/// database and from ClickHouse.
 @Suite(.timeLimit(.minutes(5))) struct AnalyticsTests {
     static let catalog = """
         tips:
@@ -127,8 +159,17 @@ import WaymarkSupport
         try await body(store, catalog, Period(from: Self.day0, to: Self.day0 + 2 * Period.day))
     }
 
-    @Test func narrationListenersStandBesideTheTipsConversion() async throws {
+    /// ``withStore(_:)``, with `read()` answering the analytics from the source.
+    func withReports(
+        _ source: ReportSource, _ body: (SQLiteStore, Catalog, Period, _ read: @escaping () async throws -> Analytics) async throws -> Void
+    ) async throws {
         try await withStore { store, catalog, period in
+            try await source.with(store, apps: ["shop", "other"]) { read in try await body(store, catalog, period, read) }
+        }
+    }
+
+    @Test(arguments: ReportSource.available) func narrationListenersStandBesideTheTipsConversion(_ source: ReportSource) async throws {
+        try await withReports(source) { store, catalog, period, read in
             var h = History(firstNumber: 1_000_000)
             h.add("u1", 2, "narration_played", "search-tip", platform: "ios", version: "1.2", ["source": "generated"])
             h.add("u1", 2, "narration_completed", "search-tip", platform: "ios", version: "1.2", ["source": "generated"])
@@ -137,7 +178,7 @@ import WaymarkSupport
             // A tour page's narration names the page: it is no tip.
             h.add("u1", 5, "narration_played", "one", platform: "ios", version: "1.2", ["tour": "welcome", "page": "one"])
             _ = try await store.insertEvents(h.events)
-            let reports = try await Analytics(store: store).tips(app: "shop", catalog: catalog, period: period)
+            let reports = try await read().tips(app: "shop", catalog: catalog, period: period)
             #expect(reports.map(\.tip) == ["search-tip", "ios-tip", "quiet-tip"])
             #expect(reports[0].total == TipFunnel(eligible: 2, shown: 2, acted: 1, closed: 1, listened: 2, heardToTheEnd: 1))
             #expect(reports[0].total.listenRate == Proportion(2, of: 2))
@@ -145,9 +186,9 @@ import WaymarkSupport
         }
     }
 
-    @Test func tipFunnelsByPlatformAndVersion() async throws {
-        try await withStore { store, catalog, period in
-            let reports = try await Analytics(store: store).tips(app: "shop", catalog: catalog, period: period)
+    @Test(arguments: ReportSource.available) func tipFunnelsByPlatformAndVersion(_ source: ReportSource) async throws {
+        try await withReports(source) { store, catalog, period, read in
+            let reports = try await read().tips(app: "shop", catalog: catalog, period: period)
             #expect(reports.map(\.tip) == ["search-tip", "ios-tip", "quiet-tip"])
             let search = reports[0]
             // u1 and u3 could see it, u2 searched first.
@@ -252,9 +293,9 @@ import WaymarkSupport
         }
     }
 
-    @Test func toursPageByPage() async throws {
-        try await withStore { store, catalog, period in
-            let tours = try await Analytics(store: store).tours(app: "shop", catalog: catalog, period: period)
+    @Test(arguments: ReportSource.available) func toursPageByPage(_ source: ReportSource) async throws {
+        try await withReports(source) { store, catalog, period, read in
+            let tours = try await read().tours(app: "shop", catalog: catalog, period: period)
             #expect(tours.count == 1)
             let pages = tours[0].pages
             #expect(pages.map(\.page) == ["one", "two"])
@@ -266,9 +307,9 @@ import WaymarkSupport
         }
     }
 
-    @Test func engagementByPlatformAndDay() async throws {
-        try await withStore { store, _, period in
-            let report = try await Analytics(store: store).engagement(app: "shop", period: period)
+    @Test(arguments: ReportSource.available) func engagementByPlatformAndDay(_ source: ReportSource) async throws {
+        try await withReports(source) { store, _, period, read in
+            let report = try await read().engagement(app: "shop", period: period)
             #expect(report.platforms.map(\.platform) == ["android", "ios", "web"])
             #expect(report.platforms.map(\.users) == [1, 1, 1])
             #expect(report.platforms.map(\.sessions) == [3, 1, 1])
@@ -279,9 +320,9 @@ import WaymarkSupport
         }
     }
 
-    @Test func experimentsPerVariant() async throws {
-        try await withStore { store, catalog, period in
-            let experiments = try await Analytics(store: store).experiments(app: "shop", catalog: catalog, period: period)
+    @Test(arguments: ReportSource.available) func experimentsPerVariant(_ source: ReportSource) async throws {
+        try await withReports(source) { store, catalog, period, read in
+            let experiments = try await read().experiments(app: "shop", catalog: catalog, period: period)
             #expect(experiments.map(\.tip) == ["search-tip"])
             #expect(experiments[0].arms.map(\.variant) == ["short", "long"])
             #expect(experiments[0].arms.map(\.conversion) == [Proportion(1, of: 1), Proportion(0, of: 1)])
@@ -290,9 +331,9 @@ import WaymarkSupport
         }
     }
 
-    @Test func eligibilityTraceExplainsOneUser() async throws {
-        try await withStore { store, catalog, period in
-            let analytics = Analytics(store: store)
+    @Test(arguments: ReportSource.available) func eligibilityTraceExplainsOneUser(_ source: ReportSource) async throws {
+        try await withReports(source) { store, catalog, period, read in
+            let analytics = try await read()
             let u2 = try #require(try await analytics.explain(app: "shop", catalog: catalog, user: "u2", tip: "search-tip", period: period))
             #expect(u2.targeted)
             #expect(u2.explanation.phase == .finished(.dismissed))
@@ -310,12 +351,12 @@ import WaymarkSupport
     }
 
     /// The trace reads the attributes the server keeps for the user, as delivery and the device do.
-    @Test func eligibilityTraceReadsTheUsersAttributes() async throws {
-        try await withStore { store, catalog, period in
+    @Test(arguments: ReportSource.available) func eligibilityTraceReadsTheUsersAttributes(_ source: ReportSource) async throws {
+        try await withReports(source) { store, catalog, period, read in
             let targeted = try CatalogDocument.parse(
                 Self.catalog.replacingOccurrences(of: #"targeting: device.platform == "ios""#, with: #"targeting: user.plan == "plus""#),
                 file: "catalog.yaml")
-            let analytics = Analytics(store: store)
+            let analytics = try await read()
             let before = try #require(
                 try await analytics.explain(app: "shop", catalog: targeted, user: "u2", tip: "ios-tip", period: period))
             #expect(!before.targeted)
@@ -330,8 +371,8 @@ import WaymarkSupport
 
     /// Each button of the catalog in its order with the users who pressed it and how often, a
     /// button whose destination was edited once per destination, and a button since removed last.
-    @Test func buttonPressesAndWhereTheyLed() async throws {
-        try await withStore { store, _, period in
+    @Test(arguments: ReportSource.available) func buttonPressesAndWhereTheyLed(_ source: ReportSource) async throws {
+        try await withReports(source) { store, _, period, read in
             let catalog = try CatalogDocument.parse(
                 """
                 tips:
@@ -359,7 +400,7 @@ import WaymarkSupport
                 "a", 15, "tour_action", "guide", platform: "web", version: "2.0",
                 ["tour": "guide", "page": "p1", "action": "skip", "kind": "dismiss"])
             _ = try await store.insertEvents(h.events)
-            let reports = try await Analytics(store: store).actions(app: "shop", catalog: catalog, period: period)
+            let reports = try await read().actions(app: "shop", catalog: catalog, period: period)
             #expect(
                 reports == [
                     ActionReport(owner: "order", page: nil, action: "track", kind: "route", to: "/orders/track", users: 2, presses: 3),
@@ -372,8 +413,8 @@ import WaymarkSupport
     }
 
     /// A hotspot's report counts the users who saw its marker and those who opened it.
-    @Test func hotspotsCountTheUsersWhoOpenedThem() async throws {
-        try await withStore { store, _, period in
+    @Test(arguments: ReportSource.available) func hotspotsCountTheUsersWhoOpenedThem(_ source: ReportSource) async throws {
+        try await withReports(source) { store, _, period, read in
             let catalog = try CatalogDocument.parse(
                 "tips: [{ id: cart-help, container: c, anchor: cart, trigger: tap, renderer: hotspot, content: { title: Cart } }]\n",
                 file: "hotspot.yaml")
@@ -386,15 +427,15 @@ import WaymarkSupport
             h.add("c", 22, "hotspot_opened", "cart-help", platform: "web", version: "2.0", ["tip": "cart-help"])
             _ = try await store.insertEvents(h.events)
             let report = try #require(
-                try await Analytics(store: store).tips(app: "shop", catalog: catalog, period: period, eligible: .unknown).first)
+                try await read().tips(app: "shop", catalog: catalog, period: period, eligible: .unknown).first)
             #expect(report.total.shown == 4 && report.total.opened == 2)
             #expect(report.total.openRate == Proportion(2, of: 4))
         }
     }
 
     /// A checklist's funnel item by item, its completions with their median time, and its credits.
-    @Test func checklistsCountEachItemAndTheTimeToComplete() async throws {
-        try await withStore { store, _, period in
+    @Test(arguments: ReportSource.available) func checklistsCountEachItemAndTheTimeToComplete(_ source: ReportSource) async throws {
+        try await withReports(source) { store, _, period, read in
             let catalog = try CatalogDocument.parse(
                 """
                 tips: []
@@ -421,7 +462,7 @@ import WaymarkSupport
             h.add("u1", 12, "checklist_completed", "steps", platform: "web", version: "2.0", ["checklist": "steps", "seconds": "120"])
             h.add("u2", 13, "checklist_completed", "steps", platform: "web", version: "2.0", ["checklist": "steps", "seconds": "300"])
             _ = try await store.insertEvents(h.events)
-            let report = try #require(try await Analytics(store: store).checklists(app: "shop", catalog: catalog, period: period).first)
+            let report = try #require(try await read().checklists(app: "shop", catalog: catalog, period: period).first)
             #expect(report.opened == 2 && report.completed == 2)
             #expect(report.users == 4, "u3 and u4 did items without opening the panel")
             #expect(report.items.map(\.item) == ["a", "b", "gone"] && report.items.map(\.users) == [3, 2, 1])
@@ -432,8 +473,8 @@ import WaymarkSupport
 
     /// The help launcher's opens and searches, what people looked for and did not find (however
     /// the SDK wrote the count), and the articles read.
-    @Test func helpCountsOpensSearchesAndWhatWasNotFound() async throws {
-        try await withStore { store, _, period in
+    @Test(arguments: ReportSource.available) func helpCountsOpensSearchesAndWhatWasNotFound(_ source: ReportSource) async throws {
+        try await withReports(source) { store, _, period, read in
             let catalog = try CatalogDocument.parse(
                 "tips: []\narticles: [{ id: cod, content: { title: Cash } }, { id: returns, content: { title: Returns } }]\n",
                 file: "help.yaml")
@@ -451,7 +492,7 @@ import WaymarkSupport
             searched("u1", 6, "emi", "0")
             h.add("u1", 7, "article_opened", "cod", platform: "web", version: "2.0", ["article": "cod"])
             _ = try await store.insertEvents(h.events)
-            let report = try await Analytics(store: store).help(app: "shop", catalog: catalog, period: period)
+            let report = try await read().help(app: "shop", catalog: catalog, period: period)
             #expect(report.opened == 3 && report.openedUsers == 2 && report.searches == 5 && report.searchers == 2)
             #expect(report.unanswered.map(\.query) == ["gift wrap", "emi"] && report.unanswered.map(\.searches) == [3, 1])
             #expect(report.articles.map(\.article) == ["cod", "returns"] && report.articles.map(\.users) == [1, 0])
@@ -460,8 +501,8 @@ import WaymarkSupport
 
     /// NPS answers by platform and version, comments newest first, and answers off the scale
     /// counted apart; CSAT's figure is the share of 4 and 5.
-    @Test func surveyAnswersAndComments() async throws {
-        try await withStore { store, catalog, period in
+    @Test(arguments: ReportSource.available) func surveyAnswersAndComments(_ source: ReportSource) async throws {
+        try await withReports(source) { store, catalog, period, read in
             var catalog = catalog
             catalog.tips += try CatalogDocument.parse(
                 """
@@ -490,7 +531,7 @@ import WaymarkSupport
             answer("s1", 1440 + 20, "6", "ios", "1.2", "Worse today")
             _ = try await store.insertEvents(h.events)
 
-            let reports = try await Analytics(store: store).surveys(app: "shop", catalog: catalog, period: period)
+            let reports = try await read().surveys(app: "shop", catalog: catalog, period: period)
             #expect(reports.map(\.tip) == ["nps", "csat"])
             let nps = reports[0]
             #expect(nps.total.counts == [0, 0, 0, 1, 0, 0, 1, 1, 0, 1, 1])

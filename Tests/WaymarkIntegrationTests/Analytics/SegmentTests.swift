@@ -129,57 +129,62 @@ import WaymarkTestSupport
         }
     }
 
-    @Test(arguments: StoreUnderTest.available)
-    func reportsBreakDownByAnAttributeOrASegment(_ kind: StoreUnderTest) async throws {
+    @Test(arguments: StoreUnderTest.available, ReportSource.available)
+    func reportsBreakDownByAnAttributeOrASegment(_ kind: StoreUnderTest, _ source: ReportSource) async throws {
         try await withHistory(kind) { store, catalog in
-            // In the last week u1 (codUser false, a big spender) and u2 (no attribute) were shown
-            // the tip, u2 acted on it; both opened the tour, only u1 read its first page; u1
-            // answered the survey with 5, u2 with 2.
-            var events: [StoredEvent] = []
-            func add(_ user: String, _ name: String, _ target: String, _ members: [JSONMember]) {
-                let time = Self.now - Self.day + Int64(events.count) * 1000
-                events.append(
-                    StoredEvent(
-                        app: "shop", id: EventID.make(milliseconds: time, number: 1000 + events.count), user: user, name: name,
-                        target: target, timestamp: time, receivedAt: time, clamped: false, members: members))
-            }
-            for user in ["u1", "u2"] {
-                add(user, "tip_shown", "t", [])
-                add(user, "page_viewed", "one", [JSONMember(key: "tour", value: "welcome"), JSONMember(key: "page", value: "one")])
-            }
-            add("u2", "tip_dismissed", "t", [])
-            add("u1", "page_read_to_bottom", "one", [JSONMember(key: "tour", value: "welcome"), JSONMember(key: "page", value: "one")])
-            add("u1", Survey.answerEvent, "ask", [JSONMember(key: "score", value: .number("5"))])
-            add("u2", Survey.answerEvent, "ask", [JSONMember(key: "score", value: .number("2"))])
-            _ = try await store.insertEvents(events)
-            let analytics = Analytics(store: store)
-            let week = Period(from: Self.now - 7 * Self.day, to: Self.now)
-
-            let byAttribute = try await UserGroups(.attribute("codUser"), store: store, app: "shop", period: week)
-            let tip = try await analytics.tip("t", app: "shop", period: week, by: byAttribute)
-            #expect(tip.map(\.group) == ["(none)", "false"], "the most users first, then by name")
-            #expect(tip.map(\.funnel) == [TipFunnel(shown: 1, acted: 1), TipFunnel(shown: 1)])
-
-            let bySegment = try await UserGroups(.segment(catalog.segments[0]), store: store, app: "shop", period: week)
-            #expect(bySegment.group(of: "u1") == "in segment:big-spenders")
-            let split = try await analytics.tip("t", app: "shop", period: week, by: bySegment)
-            #expect(split.map(\.group) == ["in segment:big-spenders", "not in segment:big-spenders"])
-            #expect(split.map(\.funnel.acted) == [0, 1])
-
-            let tour = Tour(
-                id: "welcome", trigger: nil, pages: [TourPage(id: "one", content: Localized(Content(title: "One")))])
-            let pages = try await analytics.tour(tour, app: "shop", period: week, by: bySegment)
-            #expect(pages.map(\.group) == ["in segment:big-spenders", "not in segment:big-spenders"])
-            #expect(pages.map { $0.report.pages[0].readToBottom } == [1, 0])
-            #expect(pages.map { $0.report.pages[0].viewed } == [1, 1])
-
-            let ask = CatalogTip(
-                tip: Tip(id: "ask", container: "c", trigger: .constant(true)), content: Localized(Content(title: "How was it?")),
-                survey: Survey(scale: .csat))
-            let answers = try await analytics.survey(ask, app: "shop", period: week, by: byAttribute)
-            #expect(answers.map(\.group) == ["(none)", "false"])
-            #expect(answers.map(\.score.counts) == [[0, 1, 0, 0, 0], [0, 0, 0, 0, 1]])
+            try await source.with(store, apps: ["shop"]) { read in try await breakDown(store, catalog, read) }
         }
+    }
+
+    /// What ``reportsBreakDownByAnAttributeOrASegment(_:_:)`` checks, on its store and source.
+    func breakDown(_ store: any Store, _ catalog: Catalog, _ read: @escaping () async throws -> Analytics) async throws {
+        // In the last week u1 (codUser false, a big spender) and u2 (no attribute) were shown
+        // the tip, u2 acted on it; both opened the tour, only u1 read its first page; u1
+        // answered the survey with 5, u2 with 2.
+        var events: [StoredEvent] = []
+        func add(_ user: String, _ name: String, _ target: String, _ members: [JSONMember]) {
+            let time = Self.now - Self.day + Int64(events.count) * 1000
+            events.append(
+                StoredEvent(
+                    app: "shop", id: EventID.make(milliseconds: time, number: 1000 + events.count), user: user, name: name,
+                    target: target, timestamp: time, receivedAt: time, clamped: false, members: members))
+        }
+        for user in ["u1", "u2"] {
+            add(user, "tip_shown", "t", [])
+            add(user, "page_viewed", "one", [JSONMember(key: "tour", value: "welcome"), JSONMember(key: "page", value: "one")])
+        }
+        add("u2", "tip_dismissed", "t", [])
+        add("u1", "page_read_to_bottom", "one", [JSONMember(key: "tour", value: "welcome"), JSONMember(key: "page", value: "one")])
+        add("u1", Survey.answerEvent, "ask", [JSONMember(key: "score", value: .number("5"))])
+        add("u2", Survey.answerEvent, "ask", [JSONMember(key: "score", value: .number("2"))])
+        _ = try await store.insertEvents(events)
+        let analytics = try await read()
+        let week = Period(from: Self.now - 7 * Self.day, to: Self.now)
+
+        let byAttribute = try await UserGroups(.attribute("codUser"), store: store, app: "shop", period: week)
+        let tip = try await analytics.tip("t", app: "shop", period: week, by: byAttribute)
+        #expect(tip.map(\.group) == ["(none)", "false"], "the most users first, then by name")
+        #expect(tip.map(\.funnel) == [TipFunnel(shown: 1, acted: 1), TipFunnel(shown: 1)])
+
+        let bySegment = try await UserGroups(.segment(catalog.segments[0]), store: store, app: "shop", period: week)
+        #expect(bySegment.group(of: "u1") == "in segment:big-spenders")
+        let split = try await analytics.tip("t", app: "shop", period: week, by: bySegment)
+        #expect(split.map(\.group) == ["in segment:big-spenders", "not in segment:big-spenders"])
+        #expect(split.map(\.funnel.acted) == [0, 1])
+
+        let tour = Tour(
+            id: "welcome", trigger: nil, pages: [TourPage(id: "one", content: Localized(Content(title: "One")))])
+        let pages = try await analytics.tour(tour, app: "shop", period: week, by: bySegment)
+        #expect(pages.map(\.group) == ["in segment:big-spenders", "not in segment:big-spenders"])
+        #expect(pages.map { $0.report.pages[0].readToBottom } == [1, 0])
+        #expect(pages.map { $0.report.pages[0].viewed } == [1, 1])
+
+        let ask = CatalogTip(
+            tip: Tip(id: "ask", container: "c", trigger: .constant(true)), content: Localized(Content(title: "How was it?")),
+            survey: Survey(scale: .csat))
+        let answers = try await analytics.survey(ask, app: "shop", period: week, by: byAttribute)
+        #expect(answers.map(\.group) == ["(none)", "false"])
+        #expect(answers.map(\.score.counts) == [[0, 1, 0, 0, 0], [0, 0, 0, 0, 1]])
     }
 
     /// The backtest and the eligibility debugger apply targeting as delivery would: with the

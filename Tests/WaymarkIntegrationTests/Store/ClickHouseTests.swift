@@ -3,6 +3,7 @@ import Logging
 import NIOCore
 import Testing
 import WaymarkClickHouse
+import WaymarkPostgres
 import WaymarkStore
 import WaymarkSupport
 import WaymarkTestSupport
@@ -176,6 +177,101 @@ import WaymarkTestSupport
         }
     }
 
+    /// Servers beside each other on one PostgreSQL each run a shipper: one shipment at a time (a
+    /// shipper that finds another's under way ships nothing that turn), so an erasure shipped by
+    /// one never lands in ClickHouse before the user's events another was still shipping, and
+    /// ClickHouse ends with what the database has, each event once.
+    @Test(.enabled(if: StoreUnderTest.available.contains(.postgres)))
+    func shippersOfServersSideBySideShipInOrderAndEachEventOnce() async throws {
+        try await StoreUnderTest.postgres.with { store, location in
+            guard case .postgres(let url) = location else { return }
+            try await ClickHouseDatabase.with { analytics, _ in
+                try await store.createApp(
+                    AppRecord(
+                        id: "plain", name: "plain", identitySecret: "secret", createdAt: Date(millisecondsSince1970: RollupTests.day0)))
+                try await store.keepAnalyticsOutbox()
+                // The other server's store: a pool of its own on the same database.
+                let other = try PostgresStore(url: url, logger: PostgresDatabase.logger, patience: .seconds(30))
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    group.addTask { await other.run() }
+                    defer { group.cancelAll() }
+                    let servers: [any Store] = [store, other]
+                    let shippers = servers.map {
+                        ClickHouseShipper(store: $0, analytics: analytics, logger: PostgresDatabase.logger, batch: 30)
+                    }
+                    var random = RollupTests.Random(state: 2_026_120_2)
+                    let queries = RollupTests.queries(&random)
+                    let events = RollupTests.events(&random, count: 1200, from: RollupTests.day0, span: 3 * Period.day)
+                    let now = Date(millisecondsSince1970: RollupTests.day0 + 4 * Period.day)
+                    let written = Flag()
+                    // Both ship until the writes are done and the outbox is empty.
+                    let shipped = try await withThrowingTaskGroup(of: Int.self) { shipping in
+                        for shipper in shippers {
+                            shipping.addTask {
+                                var shipped = 0
+                                while true {
+                                    let done = await written.isSet
+                                    let count = try await shipper.shipOnce()
+                                    shipped += count
+                                    if count == 0 {
+                                        if done, try await store.analyticsOutbox().waiting == 0 { return shipped }
+                                        try await Task.sleep(for: .milliseconds(5))
+                                    }
+                                }
+                            }
+                        }
+                        // Events come to both servers in turn; between them, users are erased.
+                        for chunk in 0..<12 {
+                            try await RollupTests.insert(
+                                Array(events[(chunk * 100)..<(chunk * 100 + 100)]), first: chunk * 100, into: servers[chunk % 2],
+                                apps: ["plain"])
+                            if chunk % 4 == 3 {
+                                let user = "u\(chunk / 4)"
+                                _ = try await servers[1 - chunk % 2].eraseUser(
+                                    app: "plain", user: user,
+                                    audit: { _ in
+                                        AuditEntry(
+                                            app: "plain", actor: .cli, at: now, action: .userErase, object: user, before: nil, after: nil)
+                                    }, notice: { _ in nil })
+                            }
+                        }
+                        await written.set()
+                        return try await shipping.reduce(into: [Int]()) { $0.append($1) }
+                    }
+                    #expect(shipped.reduce(0, +) > 0)
+                    #expect(try await store.analyticsOutbox() == (true, 0))
+                    #expect(
+                        try await eventually(within: 60) { try await analytics.pendingDeletions() == 0 }, "the erasures are carried out")
+                    #expect(try await analytics.count(app: "plain") == store.eventCount(app: "plain"))
+                    let ids = try await analytics.clickHouse.rows("SELECT id FROM events").compactMap { $0.first ?? nil }
+                    #expect(ids.count == Set(ids).count, "each event once")
+                    try await Self.expectSameTallies(queries, store, analytics, "two shippers, erasures between")
+                }
+            }
+        }
+    }
+
+    /// A backfill's page of ten thousand events names more ids than one statement may hold
+    /// (ClickHouse parses at most 256 KiB): it is stored, and sent again it stores nothing.
+    @Test func aBatchOfMoreIdsThanAStatementHoldsIsStoredOnce() async throws {
+        try await ClickHouseDatabase.with { analytics, _ in
+            let reported = [String?](repeating: nil, count: TallyDimension.rolledUpProperties.count)
+            let rows = (0..<10_000).map { number -> AnalyticsRow in
+                let time = RollupTests.day0 + Int64(number) * 20_000
+                return AnalyticsRow(
+                    event: StoredEvent(
+                        app: "plain", id: EventID.make(milliseconds: time, number: number), user: "u\(number % 70)", name: "tap",
+                        target: "t", timestamp: time, receivedAt: time, clamped: false, properties: [:]),
+                    reported: reported)
+            }
+            let stored = try await analytics.insert(rows)
+            #expect(stored == 10_000)
+            #expect(try await analytics.insert(rows) == 0)
+            #expect(try await analytics.insert(Array(rows[4000..<9000].reversed())) == 0)
+            #expect(try await analytics.count(app: "plain") == 10_000)
+        }
+    }
+
     /// The reports read ClickHouse's tallies, and the store's when ClickHouse is away or keeps no
     /// such property; everything else comes from the store.
     @Test func theReportsReadClickHouseAndTheStoreWhereItCannotAnswer() async throws {
@@ -289,4 +385,10 @@ import WaymarkTestSupport
             }
         }
     }
+}
+
+/// A mark one task sets and others read.
+private actor Flag {
+    private(set) var isSet = false
+    func set() { isSet = true }
 }

@@ -36,6 +36,7 @@ let package = Package(
         .library(name: "WaymarkStore", targets: ["WaymarkStore"]),
         .library(name: "WaymarkSQLite", targets: ["WaymarkSQLite"]),
         .library(name: "WaymarkPostgres", targets: ["WaymarkPostgres"]),
+        .library(name: "WaymarkClickHouse", targets: ["WaymarkClickHouse"]),
         .library(name: "WaymarkAnalytics", targets: ["WaymarkAnalytics"]),
         .library(name: "WaymarkNarration", targets: ["WaymarkNarration"]),
         .library(name: "WaymarkApplication", targets: ["WaymarkApplication"]),

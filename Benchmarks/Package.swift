@@ -12,6 +12,7 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         .executableTarget(
@@ -40,10 +41,13 @@ let package = Package(
                 .product(name: "WaymarkAnalytics", package: "Waymark"),
                 .product(name: "WaymarkSQLite", package: "Waymark"),
                 .product(name: "WaymarkPostgres", package: "Waymark"),
+                .product(name: "WaymarkClickHouse", package: "Waymark"),
                 .product(name: "WaymarkStore", package: "Waymark"),
                 .product(name: "WaymarkCatalog", package: "Waymark"),
                 .product(name: "WaymarkSupport", package: "Waymark"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Benchmark", package: "benchmark"),
             ],
             path: "Benchmarks/AnalyticsBenchmarks",

@@ -1,8 +1,11 @@
 import Benchmark
 import Foundation
+import GRDB
 import Logging
+import PostgresNIO
 import WaymarkAnalytics
 import WaymarkCatalog
+import WaymarkClickHouse
 import WaymarkPostgres
 import WaymarkSQLite
 import WaymarkStore
@@ -14,7 +17,13 @@ import WaymarkSupport
 ///
 /// `WAYMARK_BENCH_EVENTS=10000000` makes the database that large (users grow with it: one per 50
 /// events), and `WAYMARK_BENCH_POSTGRES=postgres://…` fills that empty database in place of SQLite
-/// (`scripts/postgres-cluster start DIR` makes one). The benchmarks' names say which they measured.
+/// (`scripts/postgres-cluster start DIR` makes one). `WAYMARK_BENCH_CLICKHOUSE=clickhouse://…`
+/// copies the events into that ClickHouse database as `waymark backfill-analytics` would
+/// (`scripts/clickhouse-cluster start DIR` makes one) and measures the reports reading their tallies
+/// from it, as `waymark serve --analytics` has them; with `WAYMARK_BENCH_CLICKHOUSE_GENERATE=1` too,
+/// the events are generated inside ClickHouse alone (`INSERT … SELECT … FROM numbers(…)`, the same
+/// shape of history), for sizes the store of record would take hours to fill here, and only the
+/// reports that read nothing but tallies run. The benchmarks' names say which they measured.
 let benchmarks: @Sendable () -> Void = {
     Benchmark.defaultConfiguration = .init(
         metrics: [.wallClock],
@@ -55,17 +64,58 @@ let benchmarks: @Sendable () -> Void = {
               - { id: two, content: { title: Two } }
         """, file: "bench")
     let scale = Scale.fromEnvironment()
-    let (size, on) = (scale.size, scale.on)
+    let (size, on, ofRecord) = (scale.size, scale.on, scale.ofRecord)
     let (store, period) = try! makeDatabase(scale)
-    let analytics = Analytics(store: store)
+    let clickHouse = scale.clickHouse.map {
+        try! copyToClickHouse(store, url: $0, events: scale.events, period: period, generate: scale.generatedInClickHouse)
+    }
+    // What the reports read: the store of record, or ClickHouse's tallies beside it.
+    let reports: any AnalyticsStore & UserStore = clickHouse.map { ClickHouseReports(store: store, analytics: $0) } ?? store
+    let analytics = Analytics(store: reports)
+
+    Benchmark(
+        "Bytes on disk, \(size) events\(on)",
+        configuration: .init(metrics: DiskUse.metrics, timeUnits: .milliseconds, maxIterations: 1)
+    ) { benchmark in
+        let disk = try await DiskUse.measure(scale, clickHouse: clickHouse)
+        benchmark.measurement(DiskUse.perThousandEvents, disk.total * 1000 / scale.events)
+        benchmark.measurement(DiskUse.events, disk.events)
+        benchmark.measurement(DiskUse.rollups, disk.rollups)
+        print(
+            "bytes on disk\(on): \(disk.total) in all, \(String(format: "%.1f", Double(disk.total) / Double(scale.events))) an event"
+                + " (the events \(disk.events), the rollups \(disk.rollups))")
+    }
 
     Benchmark("Engagement by platform and day, 30 days, \(size) events\(on)") { benchmark in
         for _ in benchmark.scaledIterations { blackHole(try await analytics.engagement(app: "bench", period: period)) }
     }
+    // What the tips page waits for: its eligible counts come from a replay in the background.
+    Benchmark("Tip funnels by platform and version, eligible counts kept, 30 days, \(size) events\(on)") { benchmark in
+        for _ in benchmark.scaledIterations {
+            blackHole(try await analytics.tips(app: "bench", catalog: catalog, period: period, eligible: .unknown))
+        }
+    }
+    Benchmark("Tip event counts only (no replay), 30 days, \(size) events\(on)") { benchmark in
+        for _ in benchmark.scaledIterations {
+            blackHole(
+                try await reports.tally(
+                    app: "bench",
+                    TallyQuery(period: period, names: ["tip_shown", "tip_dismissed", "tip_closed"], by: [.target, .platform, .appVersion])))
+        }
+    }
+    Benchmark("Tour funnel and A/B tests, 30 days, \(size) events\(on)") { benchmark in
+        for _ in benchmark.scaledIterations {
+            blackHole(try await analytics.tours(app: "bench", catalog: catalog, period: period))
+            blackHole(try await analytics.experiments(app: "bench", catalog: catalog, period: period))
+        }
+    }
+    // The rest replays events, or reads them, from the store of record, which events generated
+    // inside ClickHouse are not in.
+    guard !scale.generatedInClickHouse else { return }
     Benchmark("Tip funnels by platform and version with the eligible replay, 30 days, \(size) events\(on)") { benchmark in
         for _ in benchmark.scaledIterations { blackHole(try await analytics.tips(app: "bench", catalog: catalog, period: period)) }
     }
-    Benchmark("Reading the \(size) events of 30 days in replay order, no replay\(on)") { benchmark in
+    Benchmark("Reading the \(size) events of 30 days in replay order, no replay\(ofRecord)") { benchmark in
         for _ in benchmark.scaledIterations {
             var count = 0
             try await store.forEachEvent(app: "bench", period: period) { _ in count += 1 }
@@ -74,7 +124,7 @@ let benchmarks: @Sendable () -> Void = {
     }
     // The reports' tallies read the days folded into rollups; beside them, the same tallies read
     // from the events, as they were before rollups (the yardstick).
-    Benchmark("Engagement's four tallies from the events (yardstick), 30 days, \(size) events\(on)") { benchmark in
+    Benchmark("Engagement's four tallies from the events (yardstick), 30 days, \(size) events\(ofRecord)") { benchmark in
         for _ in benchmark.scaledIterations {
             for query in engagementQueries(period) {
                 var query = query
@@ -83,15 +133,7 @@ let benchmarks: @Sendable () -> Void = {
             }
         }
     }
-    Benchmark("Tip event counts only (no replay), 30 days, \(size) events\(on)") { benchmark in
-        for _ in benchmark.scaledIterations {
-            blackHole(
-                try await store.tally(
-                    app: "bench",
-                    TallyQuery(period: period, names: ["tip_shown", "tip_dismissed", "tip_closed"], by: [.target, .platform, .appVersion])))
-        }
-    }
-    Benchmark("Tip event counts only from the events (yardstick), 30 days, \(size) events\(on)") { benchmark in
+    Benchmark("Tip event counts only from the events (yardstick), 30 days, \(size) events\(ofRecord)") { benchmark in
         for _ in benchmark.scaledIterations {
             blackHole(
                 try await store.tally(
@@ -101,6 +143,14 @@ let benchmarks: @Sendable () -> Void = {
                         fromEvents: true)))
         }
     }
+    Benchmark("Tip funnel by a segment (its replay and the per-user tally), 30 days, \(size) events\(on)") { benchmark in
+        for _ in benchmark.scaledIterations {
+            let groups = try await UserGroups(.segment(catalog.segments[0]), store: store, app: "bench", period: period)
+            blackHole(try await analytics.tip("search-tip", app: "bench", period: period, by: groups))
+        }
+    }
+    // The rest reads only the store of record: measured without ClickHouse.
+    guard clickHouse == nil else { return }
     // A late event unfolds its day; the folder folds it again.
     Benchmark("Folding one day again after a late event, \(size) events\(on)") { benchmark in
         for iteration in benchmark.scaledIterations {
@@ -115,12 +165,6 @@ let benchmarks: @Sendable () -> Void = {
             benchmark.stopMeasurement()
         }
     }
-    Benchmark("Tour funnel and A/B tests, 30 days, \(size) events\(on)") { benchmark in
-        for _ in benchmark.scaledIterations {
-            blackHole(try await analytics.tours(app: "bench", catalog: catalog, period: period))
-            blackHole(try await analytics.experiments(app: "bench", catalog: catalog, period: period))
-        }
-    }
     Benchmark("Backtest of one tip over 7 days of a \(size)-event database\(on)") { benchmark in
         let week = Period(from: period.to - 7 * Period.day, to: period.to)
         for _ in benchmark.scaledIterations {
@@ -130,12 +174,6 @@ let benchmarks: @Sendable () -> Void = {
     Benchmark("Segment refresh: two history segments at a moment, \(size) events (30 days of the 90 read)\(on)") { benchmark in
         for _ in benchmark.scaledIterations {
             blackHole(try await SegmentReplay(segments: catalog.segments).run(store: store, app: "bench", .at(period.to)))
-        }
-    }
-    Benchmark("Tip funnel by a segment (its replay and the per-user tally), 30 days, \(size) events\(on)") { benchmark in
-        for _ in benchmark.scaledIterations {
-            let groups = try await UserGroups(.segment(catalog.segments[0]), store: store, app: "bench", period: period)
-            blackHole(try await analytics.tip("search-tip", app: "bench", period: period, by: groups))
         }
     }
     // Where people get lost: the background refresher's work, and the page that reads what it kept.
@@ -171,19 +209,156 @@ struct Scale {
     var events = 1_000_000
     /// An empty PostgreSQL database to fill, or nil for SQLite in a temporary directory.
     var postgres: String?
+    /// A ClickHouse database to copy the events into, whose tallies the reports then read.
+    var clickHouse: String?
+    /// Whether the events are generated inside ClickHouse, the store of record left empty.
+    var generatedInClickHouse = false
 
     static func fromEnvironment() -> Scale {
         let environment = ProcessInfo.processInfo.environment
         var scale = Scale()
         if let events = environment["WAYMARK_BENCH_EVENTS"].flatMap(Int.init), events >= 10_000 { scale.events = events }
         scale.postgres = environment["WAYMARK_BENCH_POSTGRES"].flatMap { $0.isEmpty ? nil : $0 }
+        scale.clickHouse = environment["WAYMARK_BENCH_CLICKHOUSE"].flatMap { $0.isEmpty ? nil : $0 }
+        scale.generatedInClickHouse = scale.clickHouse != nil && environment["WAYMARK_BENCH_CLICKHOUSE_GENERATE"] == "1"
         return scale
     }
 
     /// "1M", "10M" or the count: part of each benchmark's name.
     var size: String { events % 1_000_000 == 0 ? "\(events / 1_000_000)M" : "\(events)" }
-    /// " on PostgreSQL", or nothing for SQLite (the names the SQLite figures were first kept under).
-    var on: String { postgres == nil ? "" : " on PostgreSQL" }
+    /// " on ClickHouse", " on PostgreSQL", or nothing for SQLite (the names the SQLite figures were
+    /// first kept under): where the reports read their tallies.
+    var on: String { clickHouse == nil ? ofRecord : generatedInClickHouse ? " on ClickHouse, generated there" : " on ClickHouse" }
+    /// The same for the store of record.
+    var ofRecord: String { postgres == nil ? "" : " on PostgreSQL" }
+}
+
+/// The benchmark's events copied from the store of record into ClickHouse, as the backfill command
+/// copies them (from where an earlier process stopped), merged as ClickHouse merges them in time.
+func copyToClickHouse(_ store: any Store, url: String, events: Int, period: Period, generate: Bool) throws -> ClickHouseAnalytics {
+    // Statements over a hundred million events take minutes on two cores.
+    let analytics = ClickHouseAnalytics(ClickHouse(url: try ClickHouseURL(url), timeout: .minutes(30)))
+    let semaphore = DispatchSemaphore(value: 0)
+    Task {
+        do {
+            try await analytics.migrate()
+            if try await analytics.count(app: "bench") < events {
+                let started = ContinuousClock.now
+                let copied: Int
+                if generate {
+                    // From nothing (a run cut short left part), ten million a statement.
+                    try await analytics.clickHouse.execute("DROP TABLE IF EXISTS events")
+                    try await analytics.migrate()
+                    for first in stride(from: 0, to: events, by: 10_000_000) {
+                        try await analytics.clickHouse.execute(
+                            generation(events: events, numbers: first..<min(first + 10_000_000, events), from: period.from))
+                    }
+                    copied = try await analytics.count(app: "bench")
+                } else {
+                    copied = try await analytics.backfill(app: "bench", from: store)
+                }
+                let took = ContinuousClock.now - started
+                let seconds = Double(took.components.seconds) + Double(took.components.attoseconds) / 1e18
+                print(
+                    "\(generate ? "generated" : "copied") \(copied) events into ClickHouse in \(took), \(Int(Double(copied) / seconds)) events/s"
+                )
+                try await analytics.clickHouse.execute("OPTIMIZE TABLE events FINAL")
+            }
+        } catch {
+            fatalError("copying the benchmark's events into ClickHouse: \(error)")
+        }
+        semaphore.signal()
+    }
+    semaphore.wait()
+    return analytics
+}
+
+/// The statement that generates the `numbers` of `events` events inside ClickHouse, shaped as ``fill(_:events:users:from:)``
+/// makes them (its seeded generator's draws become hashes of the event's number): a user in 50
+/// events, its platform and version from its number, a tenth from the three tips (with a variant
+/// by user), the rest from the same ten names and targets, ids as ``benchmarkID(milliseconds:number:)``.
+func generation(events: Int, numbers: Range<Int>, from start: Int64) -> String {
+    let span = 30 * Period.day
+    let names = "['activation', 'screen', 'screen', 'screen', 'tap', 'tap', 'tap', 'scroll', 'tap', 'screen']"
+    let targets = "['', 'home', 'product', 'cart', 'search', 'add-to-cart', 'checkout', '', 'reviews', 'search']"
+    // hex() of a time of these years is 12 digits; of a word with its top bit set, 16.
+    let random = "hex(bitOr(cityHash64(number, 6), 0x8000000000000000))"
+    let more = "hex(bitOr(cityHash64(number, 7), 0x8000000000000000))"
+    return """
+        INSERT INTO events (app, day, timestamp, id, user, name, target, platform, app_version, p_variant)
+        SELECT 'bench', toDate('1970-01-01') + intDiv(ts, \(Period.day)), ts,
+            toUUID(lower(concat(substring(hex(toUInt64(ts)), 1, 8), '-', substring(hex(toUInt64(ts)), 9, 4), '-7', substring(\(random), 2, 3), '-',
+                concat('8', substring(\(more), 2, 3)), '-', substring(\(more), 5, 12)))),
+            concat('user-', toString(u)),
+            if(tip, ['tip_shown', 'tip_dismissed', 'tip_closed'][cityHash64(number, 3) % 3 + 1], \(names)[k + 1]),
+            if(tip, toNullable(['search-tip', 'cart-tip', 'checkout-tip'][cityHash64(number, 4) % 3 + 1]), nullIf(\(targets)[k + 1], '')),
+            toNullable(['ios', 'android', 'web'][u % 3 + 1]), toNullable(['1.2', '1.3', '1.4'][u % 5 % 3 + 1]),
+            if(tip, toNullable(['a', 'b'][u % 2 + 1]), CAST(NULL AS Nullable(String)))
+        FROM (
+            SELECT number, toInt64(\(start) + intDiv(number * \(span), \(events))) AS ts, cityHash64(number, 1) % \(max(events / 50, 1)) AS u,
+                cityHash64(number, 2) % 10 = 0 AS tip, cityHash64(number, 5) % 10 AS k
+            FROM numbers(\(numbers.lowerBound), \(numbers.count))
+        )
+        """
+}
+
+/// What the benchmark's events take on disk, indexes included: the table of events and the
+/// rollups beside it (ClickHouse keeps none), and in all (for SQLite and PostgreSQL, the whole
+/// database, whose other tables hold almost nothing).
+struct DiskUse {
+    var events: Int
+    var rollups: Int
+    var total: Int
+
+    static let perThousandEvents = BenchmarkMetric.custom("bytes on disk per 1,000 events", useScalingFactor: false)
+    static let events = BenchmarkMetric.custom("bytes on disk, the events", useScalingFactor: false)
+    static let rollups = BenchmarkMetric.custom("bytes on disk, the rollups", useScalingFactor: false)
+    static let metrics = [perThousandEvents, events, rollups]
+
+    static func measure(_ scale: Scale, clickHouse: ClickHouseAnalytics?) async throws -> DiskUse {
+        if let clickHouse {
+            let rows = try await clickHouse.clickHouse.rows(
+                "SELECT sum(bytes_on_disk) FROM system.parts WHERE active AND database = currentDatabase() AND table = 'events'")
+            let bytes = rows.first?.first.flatMap { $0.flatMap { Int($0) } } ?? 0
+            return DiskUse(events: bytes, rollups: 0, total: bytes)
+        }
+        if let url = scale.postgres {
+            let client = PostgresClient(configuration: try PostgresStore.configuration(url: url))
+            return try await withThrowingDiscardingTaskGroup { group in
+                group.addTask { await client.run() }
+                defer { group.cancelAll() }
+                let sizes = try await client.query(
+                    """
+                    SELECT pg_total_relation_size('events'),
+                        pg_total_relation_size('event_days') + pg_total_relation_size('rolled_days'),
+                        pg_database_size(current_database())
+                    """)
+                for try await (events, rollups, total) in sizes.decode((Int, Int, Int).self) {
+                    return DiskUse(events: events, rollups: rollups, total: total)
+                }
+                return DiskUse(events: 0, rollups: 0, total: 0)
+            }
+        }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("waymark-analytics-bench-\(scale.events)")
+        var total = 0
+        for name in try FileManager.default.contentsOfDirectory(atPath: directory.path) {
+            let attributes = try FileManager.default.attributesOfItem(atPath: directory.appendingPathComponent(name).path)
+            total += (attributes[.size] as? Int) ?? 0
+        }
+        // By table, from SQLite's dbstat table (its pages, indexes counted with their table).
+        var configuration = Configuration()
+        configuration.readonly = true
+        let database = try DatabaseQueue(path: directory.appendingPathComponent("waymark.sqlite").path, configuration: configuration)
+        let tables = try await database.read { db in
+            try [String: Int](
+                Row.fetchAll(
+                    db, sql: "SELECT s.tbl_name, sum(d.pgsize) FROM dbstat d JOIN sqlite_schema s ON s.name = d.name GROUP BY s.tbl_name"
+                ).map { ($0[0], $0[1]) }, uniquingKeysWith: +)
+        }
+        return DiskUse(
+            events: tables["events", default: 0], rollups: tables["event_days", default: 0] + tables["rolled_days", default: 0],
+            total: total)
+    }
 }
 
 /// A database with `scale.events` events spread over 30 days, one user per 50 events, its days
@@ -191,8 +366,15 @@ struct Scale {
 /// is kept in the temporary directory (`waymark-analytics-bench-1000000/`, a quarter of a gigabyte
 /// a million events); PostgreSQL's is the database named, which must be empty the first time.
 func makeDatabase(_ scale: Scale) throws -> (any Store, Period) {
+    let end: Int64 = 1_790_000_000_000 - 1_790_000_000_000 % Period.day
+    let start = end - 30 * Period.day
     let store: any Store
-    if let url = scale.postgres {
+    if scale.generatedInClickHouse {
+        // The store of record is there for what ClickHouse does not answer: none of the reports run.
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("waymark-analytics-bench-empty-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return (try SQLiteStore(path: directory.appendingPathComponent("waymark.sqlite").path), Period(from: start, to: end))
+    } else if let url = scale.postgres {
         let postgres = try PostgresStore(url: url, logger: Logger(label: "bench"), patience: .seconds(60))
         Task { await postgres.run() }
         store = postgres
@@ -203,8 +385,6 @@ func makeDatabase(_ scale: Scale) throws -> (any Store, Period) {
     }
     let count = scale.events
     let users = max(count / 50, 1)
-    let end: Int64 = 1_790_000_000_000 - 1_790_000_000_000 % Period.day
-    let start = end - 30 * Period.day
     let semaphore = DispatchSemaphore(value: 0)
     Task {
         do {
@@ -276,7 +456,7 @@ func fill(_ store: any Store, events count: Int, users: Int, from start: Int64) 
             }
             events.append(
                 StoredEvent(
-                    app: "bench", id: EventID.make(milliseconds: time, number: number), user: "user-\(user)", name: name,
+                    app: "bench", id: benchmarkID(milliseconds: time, number: number), user: "user-\(user)", name: name,
                     target: target, timestamp: time,
                     receivedAt: time, clamped: false, properties: properties
                 ))
@@ -284,6 +464,27 @@ func fill(_ store: any Store, events count: Int, users: Int, from start: Int64) 
         _ = try await store.insertEvents(events)
     }
     try await store.createApp(AppRecord(id: filled, name: "Filled", identitySecret: "secret", createdAt: Date(millisecondsSince1970: end)))
+}
+
+/// An id shaped as the SDKs' UUIDv7 ids are: 48 bits of milliseconds, the version, then 74 bits
+/// that look random (from the event's number, so the same for the same database). Their random
+/// bits are what an id costs on disk where columns are compressed, as in ClickHouse.
+func benchmarkID(milliseconds: Int64, number: Int) -> String {
+    // SplitMix64 of the number: two well-mixed words.
+    func mix(_ value: UInt64) -> UInt64 {
+        var z = value &+ 0x9E37_79B9_7F4A_7C15
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+    let (high, low) = (mix(UInt64(number) &* 2), mix(UInt64(number) &* 2 &+ 1))
+    let time = UInt64(bitPattern: milliseconds) & 0xFFFF_FFFF_FFFF
+    var bytes = (0..<6).map { UInt8(truncatingIfNeeded: time >> (40 - 8 * $0)) }
+    bytes.append(0x70 | UInt8(truncatingIfNeeded: high >> 60))
+    bytes.append(UInt8(truncatingIfNeeded: high >> 52))
+    bytes.append(0x80 | UInt8(truncatingIfNeeded: low >> 58))
+    bytes += (0..<7).map { UInt8(truncatingIfNeeded: low >> (48 - 8 * $0)) }
+    return EventID.text(bytes)
 }
 
 /// Folds the days of the benchmark database into rollups, as the server's folder would once they

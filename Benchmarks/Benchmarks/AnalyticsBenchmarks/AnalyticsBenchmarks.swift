@@ -238,38 +238,31 @@ struct Scale {
 func copyToClickHouse(_ store: any Store, url: String, events: Int, period: Period, generate: Bool) throws -> ClickHouseAnalytics {
     // Statements over a hundred million events take minutes on two cores.
     let analytics = ClickHouseAnalytics(ClickHouse(url: try ClickHouseURL(url), timeout: .minutes(30)))
-    let semaphore = DispatchSemaphore(value: 0)
-    Task {
-        do {
-            try await analytics.migrate()
-            if try await analytics.count(app: "bench") < events {
-                let started = ContinuousClock.now
-                let copied: Int
-                if generate {
-                    // From nothing (a run cut short left part), ten million a statement.
-                    try await analytics.clickHouse.execute("DROP TABLE IF EXISTS events")
-                    try await analytics.migrate()
-                    for first in stride(from: 0, to: events, by: 10_000_000) {
-                        try await analytics.clickHouse.execute(
-                            generation(events: events, numbers: first..<min(first + 10_000_000, events), from: period.from))
-                    }
-                    copied = try await analytics.count(app: "bench")
-                } else {
-                    copied = try await analytics.backfill(app: "bench", from: store)
+    waitFor("copying the benchmark's events into ClickHouse") {
+        try await analytics.migrate()
+        if try await analytics.count(app: "bench") < events {
+            let started = ContinuousClock.now
+            let copied: Int
+            if generate {
+                // From nothing (a run cut short left part), ten million a statement.
+                try await analytics.clickHouse.execute("DROP TABLE IF EXISTS events")
+                try await analytics.migrate()
+                for first in stride(from: 0, to: events, by: 10_000_000) {
+                    try await analytics.clickHouse.execute(
+                        generation(events: events, numbers: first..<min(first + 10_000_000, events), from: period.from))
                 }
-                let took = ContinuousClock.now - started
-                let seconds = Double(took.components.seconds) + Double(took.components.attoseconds) / 1e18
-                print(
-                    "\(generate ? "generated" : "copied") \(copied) events into ClickHouse in \(took), \(Int(Double(copied) / seconds)) events/s"
-                )
-                try await analytics.clickHouse.execute("OPTIMIZE TABLE events FINAL")
+                copied = try await analytics.count(app: "bench")
+            } else {
+                copied = try await analytics.backfill(app: "bench", from: store)
             }
-        } catch {
-            fatalError("copying the benchmark's events into ClickHouse: \(error)")
+            let took = ContinuousClock.now - started
+            let seconds = Double(took.components.seconds) + Double(took.components.attoseconds) / 1e18
+            print(
+                "\(generate ? "generated" : "copied") \(copied) events into ClickHouse in \(took), \(Int(Double(copied) / seconds)) events/s"
+            )
+            try await analytics.clickHouse.execute("OPTIMIZE TABLE events FINAL")
         }
-        semaphore.signal()
     }
-    semaphore.wait()
     return analytics
 }
 
@@ -385,26 +378,20 @@ func makeDatabase(_ scale: Scale) throws -> (any Store, Period) {
     }
     let count = scale.events
     let users = max(count / 50, 1)
+    waitFor("filling the benchmark database") { try await fill(store, events: count, users: users, from: start) }
+    waitFor("folding the benchmark database") { try await foldAll(store, before: end) }
+    return (store, Period(from: start, to: end))
+}
+
+/// Runs `work` to its end from the benchmarks' synchronous setup; a failure ends the process, saying
+/// what was `doing`.
+func waitFor(_ doing: String, _ work: @escaping @Sendable () async throws -> Void) {
     let semaphore = DispatchSemaphore(value: 0)
     Task {
-        do {
-            try await fill(store, events: count, users: users, from: start)
-        } catch {
-            fatalError("filling the benchmark database: \(error)")
-        }
+        do { try await work() } catch { fatalError("\(doing): \(error)") }
         semaphore.signal()
     }
     semaphore.wait()
-    Task {
-        do {
-            try await foldAll(store, before: end)
-        } catch {
-            fatalError("folding the benchmark database: \(error)")
-        }
-        semaphore.signal()
-    }
-    semaphore.wait()
-    return (store, Period(from: start, to: end))
 }
 
 /// Inserts, unless it did before, `count` generated events from `users` users over the 30 days from `start`, in batches

@@ -45,22 +45,8 @@ public struct UserGroups: Sendable {
         }
     }
 
-    /// Rows tallied with ``WaymarkStore/TallyDimension/user`` last, folded into the same rows with
-    /// the user's group in its place: users counted (each row is one), events summed; in no order.
-    func fold(_ rows: [TallyRow]) -> [TallyRow] {
-        struct Key: Hashable {
-            var name: String?
-            var keys: [String?]
-        }
-        var folded: [Key: TallyRow] = [:]
-        for row in rows {
-            let group = group(of: row.keys.last.flatMap { $0 } ?? "")
-            let key = Key(name: row.name, keys: row.keys.dropLast() + [group])
-            folded[key, default: TallyRow(name: row.name, keys: key.keys, events: 0, users: 0)].events += row.events
-            folded[key]!.users += 1
-        }
-        return Array(folded.values)
-    }
+    /// The groups as the store splits a tally by them.
+    var grouping: UserGrouping { UserGrouping(groups, others: others) }
 
     /// The groups by their count of users, most first, ties by name.
     static func order(_ users: [String: Int]) -> [String] {
@@ -72,9 +58,10 @@ extension Analytics {
     /// A tip's funnel per group (eligible is not counted per group: nil), groups with the most
     /// users shown first.
     public func tip(_ id: String, app: String, period: Period, by groups: UserGroups) async throws -> [(group: String, funnel: TipFunnel)] {
-        let rows = try await store.tally(app: app, TallyQuery(period: period, names: Self.tipEvents, by: [.target, .user]))
+        let rows = try await store.tally(
+            app: app, TallyQuery(period: period, names: Self.tipEvents, by: [.target]), grouping: groups.grouping)
         var funnels: [String: TipFunnel] = [:]
-        for row in groups.fold(rows.filter { $0.keys[0] == id }) {
+        for row in rows where row.keys[0] == id {
             funnels[row.keys[1] ?? "", default: TipFunnel()].add(row)
         }
         return UserGroups.order(funnels.mapValues { max($0.shown, $0.acted, $0.closed) }).map { ($0, funnels[$0]!) }
@@ -86,9 +73,10 @@ extension Analytics {
         group: String, report: TourReport
     )] {
         let rows = try await store.tally(
-            app: app, TallyQuery(period: period, names: Self.tourEvents, by: [.property("tour"), .property("page"), .user]))
+            app: app, TallyQuery(period: period, names: Self.tourEvents, by: [.property("tour"), .property("page")]),
+            grouping: groups.grouping)
         var pages: [String: [String: TourPageReport]] = [:]
-        for row in groups.fold(rows.filter { $0.keys[0] == tour.id }) {
+        for row in rows where row.keys[0] == tour.id {
             guard let page = row.keys[1], let group = row.keys[2] else { continue }
             pages[group, default: [:]][page, default: TourPageReport(page: page)].add(row)
         }
@@ -109,11 +97,13 @@ extension Analytics {
     )] {
         guard let survey = tip.survey else { return [] }
         let rows = try await store.tally(
-            app: app, TallyQuery(period: period, names: [Survey.answerEvent], by: [.target, .property("score"), .user]))
+            app: app, TallyQuery(period: period, names: [Survey.answerEvent], by: [.target, .property("score")]),
+            grouping: groups.grouping)
         var scores: [String: SurveyScore] = [:]
         for row in rows where row.keys[0] == tip.id {
-            guard let score = row.keys[1].flatMap({ Int($0) }), survey.scale.scores.contains(score) else { continue }
-            let group = groups.group(of: row.keys[2] ?? "")
+            guard let score = row.keys[1].flatMap({ Int($0) }), survey.scale.scores.contains(score), let group = row.keys[2] else {
+                continue
+            }
             scores[group, default: SurveyScore(scale: survey.scale)].add(score: score, answers: row.events)
         }
         return UserGroups.order(scores.mapValues(\.answers)).map { ($0, scores[$0]!) }

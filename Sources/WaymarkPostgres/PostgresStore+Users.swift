@@ -100,6 +100,18 @@ extension PostgresStore {
             func erase(_ query: PostgresQuery) async throws -> Int {
                 Int(try await Self.all(query, as: Int64.self, connection, self.logger).first ?? 0)
             }
+            // The user's days are held as a fold holds its day, so that no fold under way writes
+            // their rollups back, and their sets are told.
+            try await connection.query(
+                """
+                SELECT pg_advisory_xact_lock(app_number, (day / \(Period.day))::INT4) FROM (
+                    SELECT app_number, timestamp - timestamp % \(Period.day) AS day FROM events
+                    WHERE app_number = (SELECT number FROM apps WHERE id = \(app)) AND user_id = \(user)
+                    UNION SELECT app_number, day FROM event_days
+                    WHERE app_number = (SELECT number FROM apps WHERE id = \(app)) AND user_id = \(user)
+                    ORDER BY 1, 2) AS days
+                """, logger: self.logger)
+            try await Self.eraseFromUserSets(app: app, user: user, connection, self.logger)
             var erased = UserErasure()
             erased.events = try await erase(
                 """

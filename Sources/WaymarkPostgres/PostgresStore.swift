@@ -460,6 +460,17 @@ public final class PostgresStore: Store, Service {
             // The days wholly before `before` leave the rollups; the day it falls in, which loses
             // some of its events, is unfolded.
             let day = Period.startOfDay(before)
+            // The users left with no rollups are no longer numbered: no set keeps their number.
+            try await connection.query(
+                """
+                DELETE FROM user_numbers AS n WHERE app_number = (SELECT number FROM apps WHERE id = \(app))
+                AND user_id IN (SELECT user_id FROM event_days WHERE app_number = n.app_number AND day < \(day))
+                AND NOT EXISTS (SELECT 1 FROM event_days AS d WHERE d.app_number = n.app_number AND d.user_id = n.user_id AND d.day >= \(day))
+                """, logger: self.logger)
+            try await connection.query(
+                """
+                DELETE FROM event_day_users WHERE app_number = (SELECT number FROM apps WHERE id = \(app)) AND day < \(day)
+                """, logger: self.logger)
             try await connection.query(
                 """
                 DELETE FROM event_days WHERE app_number = (SELECT number FROM apps WHERE id = \(app)) AND day < \(day)

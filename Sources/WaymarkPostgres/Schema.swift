@@ -420,6 +420,34 @@ enum Schema {
                 """,
             ]
         ),
+        (
+            // Users numbered per app as the days they appear in are folded, and each folded day's
+            // groups of events (the rollups' columns but the user) with their count of events and
+            // their set of user numbers (UserSet), which tallies unite in the server. Derived like
+            // the rollups. A day folded with its sets says so in rolled_days; one folded before, or
+            // by a server of an earlier release during a rolling upgrade (whose insert takes the
+            // default), has none, so tallies the sets would answer read its events until a fold
+            // makes them.
+            "v21: user numbers and each folded day's user sets",
+            [
+                """
+                CREATE TABLE user_numbers (
+                    app_number INTEGER NOT NULL, user_id TEXT COLLATE "C" NOT NULL, number INTEGER NOT NULL,
+                    PRIMARY KEY (app_number, user_id)
+                )
+                """,
+                "CREATE UNIQUE INDEX user_numbers_by_number ON user_numbers (app_number, number)",
+                """
+                CREATE TABLE event_day_users (
+                    id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY, app_number INTEGER NOT NULL, day BIGINT NOT NULL,
+                    name TEXT COLLATE "C" NOT NULL, target TEXT COLLATE "C", platform TEXT COLLATE "C", app_version TEXT COLLATE "C",
+                    properties JSONB NOT NULL, events BIGINT NOT NULL, users BYTEA NOT NULL
+                )
+                """,
+                "CREATE INDEX event_day_users_by_day ON event_day_users (app_number, day, name)",
+                "ALTER TABLE rolled_days ADD COLUMN sets BOOLEAN NOT NULL DEFAULT false",
+            ]
+        ),
     ]
 
     /// Where a column of the portable form (``PortableTable``, given as text) goes in this schema

@@ -41,6 +41,21 @@ let rollupsSchema = """
     CREATE TABLE rolled_days (app TEXT NOT NULL, day INTEGER NOT NULL, PRIMARY KEY (app, day)) WITHOUT ROWID;
     """
 
+/// Users numbered per app as the days they appear in are folded, and each folded day's groups of
+/// events (the rollups' columns but the user) with their count of events and their set of user
+/// numbers (``UserSet``), which tallies unite in the server. Derived like the rollups: every day
+/// folds again to make them, and reports read the events meanwhile.
+let userSetsSchema = """
+    CREATE TABLE user_numbers (app TEXT NOT NULL, user TEXT NOT NULL, number INTEGER NOT NULL, PRIMARY KEY (app, user)) WITHOUT ROWID;
+    CREATE UNIQUE INDEX user_numbers_by_number ON user_numbers(app, number);
+    CREATE TABLE event_day_users (
+        app TEXT NOT NULL, day INTEGER NOT NULL, name TEXT NOT NULL, target TEXT, platform TEXT, app_version TEXT,
+        properties TEXT NOT NULL, events INTEGER NOT NULL, users BLOB NOT NULL
+    );
+    CREATE INDEX event_day_users_by_day ON event_day_users(app, day, name);
+    DELETE FROM rolled_days;
+    """
+
 extension SQLiteStore {
     /// A property as text, the way PostgreSQL's ->> writes it: json_extract gives a number as a
     /// number (which a text key cannot hold) and a flag as 1 or 0.
@@ -56,25 +71,53 @@ extension SQLiteStore {
     )
 
     public func tally(app: String, _ query: TallyQuery) async throws(StoreError) -> [TallyRow] {
+        try await tallied(app: app, query, grouping: nil)
+    }
+
+    public func tally(app: String, _ query: TallyQuery, grouping: UserGrouping) async throws(StoreError) -> [TallyRow] {
+        try await tallied(app: app, query, grouping: grouping)
+    }
+
+    /// A tally, split by the users' groups when `grouping` is given: from the user sets where they
+    /// answer it, from the rollups per user and the events otherwise.
+    func tallied(app: String, _ query: TallyQuery, grouping: UserGrouping?) async throws(StoreError) -> [TallyRow] {
         try await read { db in
             let folded = try Set(
                 Int64.fetchAll(
                     db, sql: "SELECT day FROM rolled_days WHERE app = ? AND day >= ? AND day < ?",
                     arguments: [app, Period.startOfDay(query.period.from), query.period.to]))
-            guard let tally = try TallySQL(query, app: app, dialect: Self.tallyDialect, folded: folded) else { return [] }
-            var arguments = StatementArguments()
-            for value in tally.arguments {
-                switch value {
-                case .text(let text): arguments += [text]
-                case .integer(let number): arguments += [number]
+            if let sets = try UserSetTallySQL(query, app: app, dialect: Self.tallyDialect, folded: folded) {
+                var tally = UserSetTally()
+                if let grouping {
+                    let numbered = try Row.fetchAll(db, sql: "SELECT number, user FROM user_numbers WHERE app = ?", arguments: [app])
+                    tally = UserSetTally(grouping: grouping, numbered: numbered.map { (UInt32($0["number"] as Int64), $0["user"]) })
                 }
+                let keys = (0..<sets.dimensions).map { "k\($0)" }
+                let rows = try Row.fetchCursor(db, sql: sets.sets.sql, arguments: Self.arguments(sets.sets.arguments))
+                while let row = try rows.next() {
+                    try tally.add(name: row["event_name"], keys: keys.map { row[$0] }, events: row["events"], set: row["users"] as Data)
+                }
+                if let rest = sets.rest {
+                    let rows = try Row.fetchCursor(db, sql: rest.sql, arguments: Self.arguments(rest.arguments))
+                    while let row = try rows.next() {
+                        tally.add(
+                            name: row["event_name"], keys: keys.map { row[$0] }, events: row["events"],
+                            number: (row["number"] as Int64?).map { UInt32($0) }, user: row["u"])
+                    }
+                }
+                return tally.rows
             }
-            return try Row.fetchAll(db, sql: tally.sql, arguments: arguments).filter { $0["events"] as Int > 0 }.map { row in
-                TallyRow(
-                    name: row["event_name"], keys: (0..<tally.dimensions).map { row["k\($0)"] as String? }, events: row["events"],
-                    users: row["users"]
-                )
-            }
+            var perUser = query
+            if grouping != nil { perUser.dimensions.append(.user) }
+            guard let tally = try TallySQL(perUser, app: app, dialect: Self.tallyDialect, folded: folded) else { return [] }
+            let rows = try Row.fetchAll(db, sql: tally.sql, arguments: Self.arguments(tally.arguments)).filter { $0["events"] as Int > 0 }
+                .map { row in
+                    TallyRow(
+                        name: row["event_name"], keys: (0..<tally.dimensions).map { row["k\($0)"] as String? }, events: row["events"],
+                        users: row["users"]
+                    )
+                }
+            return grouping?.fold(rows) ?? rows
         }
     }
 
@@ -108,10 +151,91 @@ extension SQLiteStore {
                         GROUP BY name, user, target, platform, app_version, kept
                         """,
                     arguments: [day, app, day, day + Period.day])
+                try Self.foldUserSets(app: app, day: day, db)
                 try db.execute(sql: "INSERT OR IGNORE INTO rolled_days (app, day) VALUES (?, ?)", arguments: [app, day])
             }
         }
         return due.count
+    }
+
+    static func arguments(_ values: [TallySQL.Value]) -> StatementArguments {
+        var arguments = StatementArguments()
+        for value in values {
+            switch value {
+            case .text(let text): arguments += [text]
+            case .integer(let number): arguments += [number]
+            }
+        }
+        return arguments
+    }
+
+    /// Numbers the day's new users and writes the day's user sets from its rollups, just written.
+    static func foldUserSets(app: String, day: Int64, _ db: Database) throws {
+        try db.execute(
+            sql: """
+                INSERT INTO user_numbers (app, user, number)
+                SELECT ?, user, base + ROW_NUMBER() OVER (ORDER BY user) FROM (
+                    SELECT DISTINCT user FROM event_days AS d WHERE app = ? AND day = ?
+                    AND NOT EXISTS (SELECT 1 FROM user_numbers AS n WHERE n.app = d.app AND n.user = d.user)),
+                  (SELECT COALESCE(MAX(number), 0) AS base FROM user_numbers WHERE app = ?)
+                """, arguments: [app, app, day, app])
+        try db.execute(sql: "DELETE FROM event_day_users WHERE app = ? AND day = ?", arguments: [app, day])
+        let groups = try Row.fetchAll(
+            db,
+            sql: """
+                SELECT d.name, d.target, d.platform, d.app_version, d.properties, SUM(d.events) AS events,
+                    group_concat(n.number || ':' || d.events) AS members
+                FROM event_days AS d JOIN user_numbers AS n ON n.app = d.app AND n.user = d.user
+                WHERE d.app = ? AND d.day = ?
+                GROUP BY d.name, d.target, d.platform, d.app_version, d.properties
+                """, arguments: [app, day])
+        let insert = try db.cachedStatement(
+            sql: """
+                INSERT INTO event_day_users (app, day, name, target, platform, app_version, properties, events, users)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """)
+        for group in groups {
+            // number:events, between commas.
+            let members = (group["members"] as String).split(separator: ",").compactMap { member -> (number: UInt32, events: Int)? in
+                let parts = member.split(separator: ":")
+                guard parts.count == 2, let number = UInt32(parts[0]), let events = Int(parts[1]) else { return nil }
+                return (number, events)
+            }
+            try insert.execute(arguments: [
+                app, day, group["name"], group["target"], group["platform"], group["app_version"], group["properties"], group["events"],
+                Data(UserSet.encode(members)),
+            ])
+        }
+    }
+
+    /// Takes an erased user out of the sets of the days of their rollups: their number out of each
+    /// set, their events out of each count, a group left with none removed; then forgets their
+    /// number. Run before their rollups are removed.
+    static func eraseFromUserSets(app: String, user: String, _ db: Database) throws {
+        guard
+            let number = try Int64.fetchOne(db, sql: "SELECT number FROM user_numbers WHERE app = ? AND user = ?", arguments: [app, user])
+        else { return }
+        let sets = try Row.fetchAll(
+            db,
+            sql: """
+                SELECT s.rowid AS id, s.users FROM event_days AS d JOIN event_day_users AS s
+                  ON s.app = d.app AND s.day = d.day AND s.name = d.name AND s.target IS d.target AND s.platform IS d.platform
+                  AND s.app_version IS d.app_version AND s.properties = d.properties
+                WHERE d.app = ? AND d.user = ?
+                """, arguments: [app, user])
+        for set in sets {
+            let members = try UserSet.decode(set["users"] as Data)
+            let left = members.filter { Int64($0.number) != number }
+            if left.isEmpty {
+                try db.execute(sql: "DELETE FROM event_day_users WHERE rowid = ?", arguments: [set["id"]])
+            } else {
+                let events = members.reduce(0) { $0 + (Int64($1.number) == number ? $1.events : 0) }
+                try db.execute(
+                    sql: "UPDATE event_day_users SET events = events - ?, users = ? WHERE rowid = ?",
+                    arguments: [events, Data(UserSet.encode(left)), set["id"]])
+            }
+        }
+        try db.execute(sql: "DELETE FROM user_numbers WHERE app = ? AND user = ?", arguments: [app, user])
     }
 
     /// The days `events` were stored in are no longer folded: their rollups lack them.
@@ -129,6 +253,13 @@ extension SQLiteStore {
     /// rollups, and the day it falls in (which loses some of its events) is unfolded.
     static func forget(app: String, before: Int64, _ db: Database) throws {
         let day = Period.startOfDay(before)
+        // The users left with no rollups are no longer numbered: no set keeps their number.
+        try db.execute(
+            sql: """
+                DELETE FROM user_numbers WHERE app = ? AND user IN (SELECT user FROM event_days WHERE app = ? AND day < ?)
+                AND NOT EXISTS (SELECT 1 FROM event_days AS d WHERE d.app = user_numbers.app AND d.user = user_numbers.user AND d.day >= ?)
+                """, arguments: [app, app, day, day])
+        try db.execute(sql: "DELETE FROM event_day_users WHERE app = ? AND day < ?", arguments: [app, day])
         try db.execute(sql: "DELETE FROM event_days WHERE app = ? AND day < ?", arguments: [app, day])
         try db.execute(sql: "DELETE FROM rolled_days WHERE app = ? AND day <= ?", arguments: [app, day])
     }

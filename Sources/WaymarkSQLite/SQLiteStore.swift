@@ -142,6 +142,9 @@ public final class SQLiteStore: Store {
         migrator.registerMigration("v21: the analytics outbox") { db in
             try db.execute(sql: outboxSchema)
         }
+        migrator.registerMigration("v22: user numbers and each folded day's user sets") { db in
+            try db.execute(sql: userSetsSchema)
+        }
         return migrator
     }
 

@@ -10,6 +10,10 @@ public protocol AnalyticsStore: Sendable {
     /// name (unless `byName` is false) and per value of each dimension: how many events and how
     /// many distinct users.
     func tally(app: String, _ query: TallyQuery) async throws(StoreError) -> [TallyRow]
+    /// The same tally split by the users' groups, each group the last of a row's keys: how many
+    /// events and distinct users each group has. (The default tallies per user and folds the
+    /// users into their groups.)
+    func tally(app: String, _ query: TallyQuery, grouping: UserGrouping) async throws(StoreError) -> [TallyRow]
     /// The events of the period, in (timestamp, id) order, a page of at most `limit` after `cursor`;
     /// only one user's when `user` is set.
     func events(app: String, period: Period, user: String?, after cursor: EventCursor?, limit: Int) async throws(StoreError)
@@ -20,7 +24,9 @@ public protocol AnalyticsStore: Sendable {
     /// folded yet, oldest first, into the daily rollups ``tally(app:_:)`` reads instead of those
     /// days' events; answers how many days it folded (0: none is left). A folded day that gets an
     /// event later, or loses some to retention, is unfolded in the same transaction, and folded
-    /// again by a later call; an erased user leaves the rollups with their events.
+    /// again by a later call; an erased user leaves the rollups with their events. Folding a day
+    /// also numbers its new users and writes its user sets (``UserSet``), from which tallies that
+    /// are not per user count distinct users.
     func rollUp(app: String, before: Int64, limit: Int) async throws(StoreError) -> Int
 }
 
@@ -30,6 +36,14 @@ public protocol AnalyticsStore: Sendable {
 public protocol AnalyticsExport: Sendable {
     /// The app's events of the period after `cursor`, in (timestamp, id) order, at most `limit`.
     func analyticsRows(app: String, period: Period, after cursor: EventCursor?, limit: Int) async throws(StoreError) -> [AnalyticsRow]
+}
+
+extension AnalyticsStore {
+    public func tally(app: String, _ query: TallyQuery, grouping: UserGrouping) async throws(StoreError) -> [TallyRow] {
+        var perUser = query
+        perUser.dimensions.append(.user)
+        return grouping.fold(try await tally(app: app, perUser))
+    }
 }
 
 /// What an analytics store beside the database (ClickHouse) must learn, kept in an outbox written
@@ -288,74 +302,98 @@ public struct TallySQL: Sendable {
     /// Days in `folded` (midnights) that lie wholly in the period are read from the rollups
     /// (`event_days`, one row per app, day, name, user, target, platform, app version and the
     /// properties in ``TallyDimension/rolledUpProperties``, with its count of events), the rest of
-    /// the period from the events; a query by another property reads only events.
+    /// the period from the events; a query by another property reads only events. A query the
+    /// user sets can answer (``UserSetTallySQL``) is better read that way.
     public init?(_ query: TallyQuery, app: String, dialect: Dialect, folded: Set<Int64> = []) throws(StoreError) {
-        var arguments: [Value] = []
-        func bind(_ value: Value) -> String {
-            arguments.append(value)
-            return dialect.placeholder(arguments.count)
-        }
-        var columns: [String] = []
-        var rolled: [String] = []
-        // Each dimension's column in the events and in the rollups.
-        for dimension in query.dimensions {
-            let (column, rolledColumn): (String, String)
-            switch dimension {
-            case .day: (column, rolledColumn) = (dialect.text("timestamp - timestamp % \(Period.day)"), dialect.text("day"))
-            case .platform: (column, rolledColumn) = ("platform", "platform")
-            case .appVersion: (column, rolledColumn) = ("app_version", "app_version")
-            case .target: (column, rolledColumn) = ("target", "target")
-            case .user: (column, rolledColumn) = (dialect.user, dialect.user)
-            case .property(let name):
-                guard TallyDimension.isPropertyName(name) else { throw StoreError(.failed, "not a property name: \(name)") }
-                (column, rolledColumn) = (dialect.property(name), dialect.rolledProperty(name))
-            }
-            columns.append(column)
-            rolled.append(rolledColumn)
-        }
-        let rollable =
-            !query.fromEvents
-            && query.dimensions.allSatisfy {
-                if case .property(let name) = $0 { return TallyDimension.rolledUpProperties.contains(name) }
-                return true
-            }
-        let (days, rest) = rollable ? Self.split(query.period, folded: folded) : ([], [query.period])
+        let parts = try Parts(query, dialect: dialect)
+        let (days, rest) = parts.rollable ? Self.split(query.period, folded: folded) : ([], [query.period])
         if query.names?.isEmpty == true { return nil }
-        // The conditions of one half, bound in the order they are written (SQLite's `?` are
-        // positional).
-        func condition(_ column: String, _ spans: [Period]) -> String {
-            let app = dialect.app(bind(.text(app)))
-            let time = spans.map { "\(column) >= \(bind(.integer($0.from))) AND \(column) < \(bind(.integer($0.to)))" }
-            let names = query.names.map { " AND name IN (" + $0.map { bind(.text($0)) }.joined(separator: ", ") + ")" } ?? ""
-            return "\(app) AND (\(time.joined(separator: " OR ")))\(names)"
-        }
-        let groups = (query.byName ? ["name"] : []) + columns.indices.map { "k\($0)" }
-        // Not aliased `name`: ClickHouse would read the alias for the column in the conditions.
-        let name = (query.byName ? "name" : dialect.nullText) + " AS event_name"
+        var binder = Binder(query: query, app: app, dialect: dialect)
+        let groups = (query.byName ? ["name"] : []) + parts.columns.indices.map { "k\($0)" }
+        let name = parts.eventName
         if days.isEmpty {
-            let keys = [name] + columns.enumerated().map { "\($1) AS k\($0)" }
+            let keys = [name] + parts.columns.enumerated().map { "\($1) AS k\($0)" }
             sql = """
                 SELECT \(keys.joined(separator: ", ")), COUNT(*) AS events, COUNT(DISTINCT \(dialect.user)) AS users
-                FROM events WHERE \(condition("timestamp", rest))
+                FROM events WHERE \(binder.condition("timestamp", rest))
                 """
         } else {
             // Both halves select the name, the user, the keys and a count of events; the user
             // column is `u` in both, so the outer query names it once.
-            let fromRollups = (["name", "\(dialect.user) AS u"] + rolled.enumerated().map { "\($1) AS k\($0)" } + ["events AS n"])
-            var union = "SELECT \(fromRollups.joined(separator: ", ")) FROM event_days WHERE \(condition("day", days))"
+            let fromRollups = (["name", "\(dialect.user) AS u"] + parts.rolled.enumerated().map { "\($1) AS k\($0)" } + ["events AS n"])
+            var union = "SELECT \(fromRollups.joined(separator: ", ")) FROM event_days WHERE \(binder.condition("day", days))"
             if !rest.isEmpty {
-                let fromEvents = (["name", "\(dialect.user) AS u"] + columns.enumerated().map { "\($1) AS k\($0)" } + ["1 AS n"])
-                union += " UNION ALL SELECT \(fromEvents.joined(separator: ", ")) FROM events WHERE \(condition("timestamp", rest))"
+                let fromEvents = (["name", "\(dialect.user) AS u"] + parts.columns.enumerated().map { "\($1) AS k\($0)" } + ["1 AS n"])
+                union += " UNION ALL SELECT \(fromEvents.joined(separator: ", ")) FROM events WHERE \(binder.condition("timestamp", rest))"
             }
-            let keys = [name] + columns.indices.map { "k\($0)" }
+            let keys = [name] + parts.columns.indices.map { "k\($0)" }
             sql = """
                 SELECT \(keys.joined(separator: ", ")), \(dialect.sum("n")) AS events, COUNT(DISTINCT u) AS users
                 FROM (\(union)) AS tallied
                 """
         }
         if !groups.isEmpty { sql += " GROUP BY \(groups.joined(separator: ", "))" }
-        self.arguments = arguments
-        dimensions = columns.count
+        self.arguments = binder.arguments
+        dimensions = parts.columns.count
+    }
+
+    /// What every form of a tally's SQL selects: each dimension's column in the events and in
+    /// the rollups, and the name.
+    struct Parts {
+        var columns: [String] = []
+        var rolled: [String] = []
+        /// Whether the rollups keep every dimension.
+        var rollable: Bool
+        /// The name (or a NULL) as `event_name`. Not aliased `name`: ClickHouse would read the
+        /// alias for the column in the conditions.
+        var eventName: String
+
+        init(_ query: TallyQuery, dialect: Dialect) throws(StoreError) {
+            for dimension in query.dimensions {
+                let (column, rolledColumn): (String, String)
+                switch dimension {
+                case .day: (column, rolledColumn) = (dialect.text("timestamp - timestamp % \(Period.day)"), dialect.text("day"))
+                case .platform: (column, rolledColumn) = ("platform", "platform")
+                case .appVersion: (column, rolledColumn) = ("app_version", "app_version")
+                case .target: (column, rolledColumn) = ("target", "target")
+                case .user: (column, rolledColumn) = (dialect.user, dialect.user)
+                case .property(let name):
+                    guard TallyDimension.isPropertyName(name) else { throw StoreError(.failed, "not a property name: \(name)") }
+                    (column, rolledColumn) = (dialect.property(name), dialect.rolledProperty(name))
+                }
+                columns.append(column)
+                rolled.append(rolledColumn)
+            }
+            rollable =
+                !query.fromEvents
+                && query.dimensions.allSatisfy {
+                    if case .property(let name) = $0 { return TallyDimension.rolledUpProperties.contains(name) }
+                    return true
+                }
+            eventName = (query.byName ? "name" : dialect.nullText) + " AS event_name"
+        }
+    }
+
+    /// Binds values in the order the SQL is written (SQLite's `?` are positional).
+    struct Binder {
+        let query: TallyQuery
+        let app: String
+        let dialect: Dialect
+        var arguments: [Value] = []
+
+        mutating func bind(_ value: Value) -> String {
+            arguments.append(value)
+            return dialect.placeholder(arguments.count)
+        }
+
+        /// The app's rows whose `column` (a time) lies in one of the spans, with one of the query's
+        /// names.
+        mutating func condition(_ column: String, _ spans: [Period]) -> String {
+            let app = dialect.app(bind(.text(self.app)))
+            let time = spans.map { "\(column) >= \(bind(.integer($0.from))) AND \(column) < \(bind(.integer($0.to)))" }
+            let names = query.names.map { " AND name IN (" + $0.map { bind(.text($0)) }.joined(separator: ", ") + ")" } ?? ""
+            return "\(app) AND (\(time.joined(separator: " OR ")))\(names)"
+        }
     }
 
     /// The whole days of `period` that are folded, and what is left of it, each as the fewest
@@ -380,5 +418,47 @@ public struct TallySQL: Sendable {
         add(Period(from: start, to: period.to), to: &rest)
         if rest.isEmpty && days.isEmpty { rest = [period] }
         return (days, rest)
+    }
+}
+
+/// A tally counted in the server from the user sets of the folded days (``UserSet``): two
+/// statements, one selecting each folded group's `event_name`, keys (`k0`, `k1`, …), `events` and
+/// set of `users`, the other selecting, for the days not folded, each group's users one row each
+/// (`event_name`, keys, `events`, the user's `number` or NULL, and the user's id as `u`), which
+/// ``UserSetTally`` unites.
+public struct UserSetTallySQL: Sendable {
+    public var sets: (sql: String, arguments: [TallySQL.Value])
+    public var rest: (sql: String, arguments: [TallySQL.Value])?
+    /// How many keys each row has.
+    public var dimensions: Int
+
+    /// The statements, or nil where the sets cannot answer: a tally by user or by a property the
+    /// rollups do not keep, one read from the events, or one whose period has no folded day.
+    public init?(_ query: TallyQuery, app: String, dialect: TallySQL.Dialect, folded: Set<Int64>) throws(StoreError) {
+        let parts = try TallySQL.Parts(query, dialect: dialect)
+        guard parts.rollable, !query.dimensions.contains(.user), query.names?.isEmpty != true else { return nil }
+        let (days, rest) = TallySQL.split(query.period, folded: folded)
+        guard !days.isEmpty else { return nil }
+        var binder = TallySQL.Binder(query: query, app: app, dialect: dialect)
+        let keys = [parts.eventName] + parts.rolled.enumerated().map { "\($1) AS k\($0)" }
+        sets = (
+            "SELECT \(keys.joined(separator: ", ")), events, users FROM event_day_users WHERE \(binder.condition("day", days))",
+            binder.arguments
+        )
+        dimensions = parts.columns.count
+        guard !rest.isEmpty else { return }
+        var restBinder = TallySQL.Binder(query: query, app: app, dialect: dialect)
+        // The user's number, looked up once a user and group (bound first: it is written first).
+        let number = "(SELECT number FROM user_numbers WHERE \(dialect.app(restBinder.bind(.text(app)))) AND \(dialect.user) = g.u)"
+        let eventKeys = [parts.eventName] + parts.columns.enumerated().map { "\($1) AS k\($0)" } + ["\(dialect.user) AS u"]
+        let groups = (query.byName ? ["name"] : []) + parts.columns.indices.map { "k\($0)" } + ["u"]
+        self.rest = (
+            """
+            SELECT g.*, \(number) AS number FROM (
+                SELECT \(eventKeys.joined(separator: ", ")), COUNT(*) AS events FROM events
+                WHERE \(restBinder.condition("timestamp", rest)) GROUP BY \(groups.joined(separator: ", "))) AS g
+            """,
+            restBinder.arguments
+        )
     }
 }

@@ -81,9 +81,10 @@ let benchmarks: @Sendable () -> Void = {
         benchmark.measurement(DiskUse.perThousandEvents, disk.total * 1000 / scale.events)
         benchmark.measurement(DiskUse.events, disk.events)
         benchmark.measurement(DiskUse.rollups, disk.rollups)
+        benchmark.measurement(DiskUse.sets, disk.sets)
         print(
             "bytes on disk\(on): \(disk.total) in all, \(String(format: "%.1f", Double(disk.total) / Double(scale.events))) an event"
-                + " (the events \(disk.events), the rollups \(disk.rollups))")
+                + " (the events \(disk.events), the rollups \(disk.rollups), of which the user sets and numbers \(disk.sets))")
     }
 
     Benchmark("Engagement by platform and day, 30 days, \(size) events\(on)") { benchmark in
@@ -146,6 +147,13 @@ let benchmarks: @Sendable () -> Void = {
     Benchmark("Tip funnel by a segment (its replay and the per-user tally), 30 days, \(size) events\(on)") { benchmark in
         for _ in benchmark.scaledIterations {
             let groups = try await UserGroups(.segment(catalog.segments[0]), store: store, app: "bench", period: period)
+            blackHole(try await analytics.tip("search-tip", app: "bench", period: period, by: groups))
+        }
+    }
+    // No user has the attribute: every user falls in one group, after the same per-user tally.
+    Benchmark("Tip funnel by an attribute (the per-user tally), 30 days, \(size) events\(on)") { benchmark in
+        for _ in benchmark.scaledIterations {
+            let groups = try await UserGroups(.attribute("plan"), store: store, app: "bench", period: period)
             blackHole(try await analytics.tip("search-tip", app: "bench", period: period, by: groups))
         }
     }
@@ -296,24 +304,26 @@ func generation(events: Int, numbers: Range<Int>, from start: Int64) -> String {
 }
 
 /// What the benchmark's events take on disk, indexes included: the table of events and the
-/// rollups beside it (ClickHouse keeps none), and in all (for SQLite and PostgreSQL, the whole
-/// database, whose other tables hold almost nothing).
+/// rollups beside it (ClickHouse keeps none), of which the user sets with the users' numbers, and in
+/// all (for SQLite and PostgreSQL, the whole database, whose other tables hold almost nothing).
 struct DiskUse {
     var events: Int
     var rollups: Int
+    var sets: Int
     var total: Int
 
     static let perThousandEvents = BenchmarkMetric.custom("bytes on disk per 1,000 events", useScalingFactor: false)
     static let events = BenchmarkMetric.custom("bytes on disk, the events", useScalingFactor: false)
     static let rollups = BenchmarkMetric.custom("bytes on disk, the rollups", useScalingFactor: false)
-    static let metrics = [perThousandEvents, events, rollups]
+    static let sets = BenchmarkMetric.custom("bytes on disk, the user sets and numbers", useScalingFactor: false)
+    static let metrics = [perThousandEvents, events, rollups, sets]
 
     static func measure(_ scale: Scale, clickHouse: ClickHouseAnalytics?) async throws -> DiskUse {
         if let clickHouse {
             let rows = try await clickHouse.clickHouse.rows(
                 "SELECT sum(bytes_on_disk) FROM system.parts WHERE active AND database = currentDatabase() AND table = 'events'")
             let bytes = rows.first?.first.flatMap { $0.flatMap { Int($0) } } ?? 0
-            return DiskUse(events: bytes, rollups: 0, total: bytes)
+            return DiskUse(events: bytes, rollups: 0, sets: 0, total: bytes)
         }
         if let url = scale.postgres {
             let client = PostgresClient(configuration: try PostgresStore.configuration(url: url))
@@ -324,12 +334,13 @@ struct DiskUse {
                     """
                     SELECT pg_total_relation_size('events'),
                         pg_total_relation_size('event_days') + pg_total_relation_size('rolled_days'),
+                        pg_total_relation_size('event_day_users') + pg_total_relation_size('user_numbers'),
                         pg_database_size(current_database())
                     """)
-                for try await (events, rollups, total) in sizes.decode((Int, Int, Int).self) {
-                    return DiskUse(events: events, rollups: rollups, total: total)
+                for try await (events, rollups, sets, total) in sizes.decode((Int, Int, Int, Int).self) {
+                    return DiskUse(events: events, rollups: rollups + sets, sets: sets, total: total)
                 }
-                return DiskUse(events: 0, rollups: 0, total: 0)
+                return DiskUse(events: 0, rollups: 0, sets: 0, total: 0)
             }
         }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("waymark-analytics-bench-\(scale.events)")
@@ -348,9 +359,10 @@ struct DiskUse {
                     db, sql: "SELECT s.tbl_name, sum(d.pgsize) FROM dbstat d JOIN sqlite_schema s ON s.name = d.name GROUP BY s.tbl_name"
                 ).map { ($0[0], $0[1]) }, uniquingKeysWith: +)
         }
+        let sets = tables["event_day_users", default: 0] + tables["user_numbers", default: 0]
         return DiskUse(
-            events: tables["events", default: 0], rollups: tables["event_days", default: 0] + tables["rolled_days", default: 0],
-            total: total)
+            events: tables["events", default: 0], rollups: tables["event_days", default: 0] + tables["rolled_days", default: 0] + sets,
+            sets: sets, total: total)
     }
 }
 

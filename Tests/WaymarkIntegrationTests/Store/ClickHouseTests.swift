@@ -199,7 +199,7 @@ import WaymarkTestSupport
                     let shippers = servers.map {
                         ClickHouseShipper(store: $0, analytics: analytics, logger: PostgresDatabase.logger, batch: 30)
                     }
-                    var random = RollupTests.Random(state: 2_026_120_2)
+                    var random = RollupTests.Random(state: 20_261_202)
                     let queries = RollupTests.queries(&random)
                     let events = RollupTests.events(&random, count: 1200, from: RollupTests.day0, span: 3 * Period.day)
                     let now = Date(millisecondsSince1970: RollupTests.day0 + 4 * Period.day)

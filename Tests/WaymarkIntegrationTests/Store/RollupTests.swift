@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import PostgresNIO
 import Testing
 import WaymarkAnalytics
 import WaymarkStore
@@ -213,6 +214,65 @@ import WaymarkTestSupport
             #expect(try await store.rollUp(app: "folded", before: end, limit: 10) == 2)
             try await Self.expectSameTallies(queries, store, "folded again with sets")
             #expect(try await store.rollUp(app: "folded", before: end, limit: 10) == 0)
+        }
+    }
+
+    /// An erasure holds the user's days as a fold holds its day: a fold under way in one of them
+    /// (its advisory lock held, its rollups being written) makes the erasure wait until it
+    /// commits, and the erasure then takes what it wrote. Without the wait, the fold would commit
+    /// the erased user's rollup after the erasure.
+    @Test(arguments: StoreUnderTest.available.filter { $0 == .postgres })
+    func anErasureWaitsForAFoldUnderWayInTheUsersDays(_ kind: StoreUnderTest) async throws {
+        try await kind.with { store, location in
+            guard case .postgres(let url) = location else { return }
+            try await store.createApp(
+                AppRecord(id: "shop", name: "shop", identitySecret: "secret", createdAt: Date(millisecondsSince1970: Self.day0)))
+            var random = Random(state: 49)
+            let events = Self.events(&random, count: 200, from: Self.day0, span: Period.day)
+            try await Self.insert(events, first: 0, into: store, apps: ["shop"])
+            let day = Self.day0 / Period.day
+            let log = PostgresDatabase.logger
+            func count(_ sql: String, _ connection: PostgresConnection) async throws -> Int64 {
+                var count: Int64 = -1
+                for try await value in try await connection.query(PostgresQuery(unsafeSQL: sql), logger: log).decode(Int64.self) {
+                    count = value
+                }
+                return count
+            }
+            try await PostgresDatabase.withClient(url: url) { client in
+                try await client.withConnection { connection in
+                    let erasure = try await connection.withTransaction(logger: log) { fold in
+                        // The fold's first steps: its day's lock, then the user's rollup row.
+                        try await fold.query(
+                            "SELECT pg_advisory_xact_lock((SELECT number FROM apps WHERE id = 'shop'), \(Int32(day)))", logger: log)
+                        try await fold.query(
+                            """
+                            INSERT INTO event_days (app_number, day, events, name, user_id, properties)
+                            SELECT number, \(Self.day0), 1, 'tap', 'u3', '{}'::JSONB FROM apps WHERE id = 'shop'
+                            """, logger: log)
+                        let erasure = Task {
+                            try await store.eraseUser(
+                                app: "shop", user: "u3",
+                                audit: { _ in
+                                    AuditEntry(
+                                        app: "shop", actor: .cli, at: Date(millisecondsSince1970: Self.day0), action: .userErase,
+                                        object: "u3", before: nil, after: nil)
+                                }, notice: { _ in nil })
+                        }
+                        // The erasure is seen waiting for the day's lock, in PostgreSQL's own view.
+                        #expect(
+                            try await eventually(within: 30) {
+                                try await count("SELECT COUNT(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted", fold) > 0
+                            })
+                        return erasure
+                    }
+                    // Once the fold committed, the erasure took its row with the user's events.
+                    #expect(try await erasure.value.events > 0)
+                    for table in ["events", "event_days", "user_numbers"] {
+                        #expect(try await count("SELECT COUNT(*) FROM \(table) WHERE user_id = 'u3'", connection) == 0, "\(table)")
+                    }
+                }
+            }
         }
     }
 

@@ -212,15 +212,13 @@ extension PostgresStore {
             WHERE d.app_number = (SELECT number FROM apps WHERE id = \(app)) AND d.user_id = \(user)
             """, as: (Int64, ByteBuffer).self, connection, logger)
         for (id, users) in sets {
-            let members = try UserSet.decode(Array(users.readableBytesView))
-            let left = members.filter { $0.number != number }
-            let events = members.reduce(0) { $0 + ($1.number == number ? $1.events : 0) }
-            if left.isEmpty {
-                try await connection.query("DELETE FROM event_day_users WHERE id = \(id)", logger: logger)
-            } else {
-                let bytes = ByteBuffer(bytes: UserSet.encode(left))
+            let (left, events) = try UserSet.removing(number, from: Array(users.readableBytesView))
+            if let left {
+                let bytes = ByteBuffer(bytes: left)
                 try await connection.query(
                     "UPDATE event_day_users SET events = events - \(events), users = \(bytes) WHERE id = \(id)", logger: logger)
+            } else {
+                try await connection.query("DELETE FROM event_day_users WHERE id = \(id)", logger: logger)
             }
         }
         try await connection.query(

@@ -224,15 +224,13 @@ extension SQLiteStore {
                 WHERE d.app = ? AND d.user = ?
                 """, arguments: [app, user])
         for set in sets {
-            let members = try UserSet.decode(set["users"] as Data)
-            let left = members.filter { Int64($0.number) != number }
-            if left.isEmpty {
-                try db.execute(sql: "DELETE FROM event_day_users WHERE rowid = ?", arguments: [set["id"]])
-            } else {
-                let events = members.reduce(0) { $0 + (Int64($1.number) == number ? $1.events : 0) }
+            let (left, events) = try UserSet.removing(UInt32(number), from: set["users"] as Data)
+            if let left {
                 try db.execute(
                     sql: "UPDATE event_day_users SET events = events - ?, users = ? WHERE rowid = ?",
-                    arguments: [events, Data(UserSet.encode(left)), set["id"]])
+                    arguments: [events, Data(left), set["id"]])
+            } else {
+                try db.execute(sql: "DELETE FROM event_day_users WHERE rowid = ?", arguments: [set["id"]])
             }
         }
         try db.execute(sql: "DELETE FROM user_numbers WHERE app = ? AND user = ?", arguments: [app, user])

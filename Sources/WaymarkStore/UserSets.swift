@@ -60,6 +60,16 @@ public enum UserSet {
         guard shift == 0, !isCount else { throw StoreError(.failed, "a user set ends inside a member") }
     }
 
+    /// The set without one user: its bytes (nil when no one is left) and the events it took away.
+    public static func removing(_ number: UInt32, from bytes: some ContiguousBytes) throws(StoreError) -> (
+        bytes: [UInt8]?, events: Int
+    ) {
+        let members = try decode(bytes)
+        let left = members.filter { $0.number != number }
+        let events = members.reduce(0) { $0 + ($1.number == number ? $1.events : 0) }
+        return (left.isEmpty ? nil : encode(left), events)
+    }
+
     /// The members of a set, ascending by number.
     public static func decode(_ bytes: some ContiguousBytes) throws(StoreError) -> [(number: UInt32, events: Int)] {
         var members: [(number: UInt32, events: Int)] = []

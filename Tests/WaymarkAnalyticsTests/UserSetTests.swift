@@ -31,6 +31,11 @@ import WaymarkSupport
         // Each member is its step from the one before, then its events: 0 and 1; 1 and 5; 126
         // and 1; 1 and 200 (two bytes).
         #expect(bytes.prefix(9) == [0, 1, 1, 5, 126, 1, 1, 0xC8, 0x01])
+        // An erased user leaves with their events; the last one leaves no set.
+        let (left, events) = try UserSet.removing(1, from: bytes)
+        #expect(events == 5)
+        #expect(Self.same(try UserSet.decode(try #require(left)), expected.filter { $0.number != 1 }))
+        #expect(try UserSet.removing(7, from: Self.set([(7, 2)])) == (nil, 2))
         var random = SplitMix64(seed: 49)
         for _ in 0..<50 {
             let count = Int(random.next() % 2_000)

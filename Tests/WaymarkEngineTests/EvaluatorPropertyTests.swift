@@ -14,7 +14,11 @@ struct EvaluatorPropertyTests {
             var random = RandomRules(rng: SplitMix64(seed: UInt64(batch * 100 + seed)))
             let rules = (0..<8).map { _ in random.rule() }
             var evaluator = Evaluator(rules: rules)
+            let fresh = evaluator
             var reference = ReferenceEvaluator()
+            // From step 10, a copy of the fresh evaluator restored from a snapshot taken then
+            // (as a replay keeping each user's state restores it) goes on beside the original.
+            var restored: Evaluator?
             var time = Date(timeIntervalSince1970: 1_700_000_000)
             for stepIndex in 0..<40 {
                 // Time moves by 0 to 4 seconds, sometimes by exact seconds to hit window edges.
@@ -23,8 +27,20 @@ struct EvaluatorPropertyTests {
                     ? Double(Int.random(in: 0...4, using: &random.rng)) * 1000
                     : Double(Int.random(in: 0...4000, using: &random.rng))
                 time += milliseconds / 1000
-                apply(random.step(), to: &evaluator, and: &reference, at: time)
+                let step = random.step()
+                apply(step, to: &evaluator, and: &reference, at: time)
                 try expectAgreement(evaluator, reference, rules, "seed \(batch * 100 + seed), step \(stepIndex)")
+                if var copy = restored {
+                    var unused = ReferenceEvaluator()
+                    apply(step, to: &copy, and: &unused, at: time)
+                    restored = copy
+                    try expectAgreement(copy, reference, rules, "seed \(batch * 100 + seed), restored, step \(stepIndex)")
+                }
+                if stepIndex == 10 {
+                    let snapshot = try JSONDecoder().decode(EvaluatorSnapshot.self, from: JSONEncoder().encode(evaluator.snapshot()))
+                    restored = fresh.restoring(snapshot)
+                    try expectAgreement(restored!, reference, rules, "seed \(batch * 100 + seed), restored")
+                }
                 if stepIndex == 20 {
                     // A copy goes its own way: what it records never shows in the original, which the
                     // steps after this one check (the evaluator copies its storage on write).

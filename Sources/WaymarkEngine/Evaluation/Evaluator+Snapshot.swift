@@ -15,6 +15,13 @@ public struct EvaluatorSnapshot: Hashable, Sendable, Codable {
         public var times: [Int64]?
         /// Sequence: completed.
         public var done: Bool?
+
+        public init(count: Int32? = nil, last: Int64? = nil, times: [Int64]? = nil, done: Bool? = nil) {
+            self.count = count
+            self.last = last
+            self.times = times
+            self.done = done
+        }
     }
 
     /// The latest time seen, in milliseconds since 1970.
@@ -23,6 +30,12 @@ public struct EvaluatorSnapshot: Hashable, Sendable, Codable {
     public var context: [String: ContextValue]
     /// Each term's state, by the term's text.
     public var terms: [String: TermState]
+
+    public init(now: Int64?, context: [String: ContextValue], terms: [String: TermState]) {
+        self.now = now
+        self.context = context
+        self.terms = terms
+    }
 }
 
 extension Evaluator {
@@ -57,6 +70,25 @@ extension Evaluator {
             states[nodeRules[Int(term.node)].description] = state
         }
         return EvaluatorSnapshot(now: now == noTime ? nil : now, context: context, terms: states)
+    }
+
+    /// The keys a snapshot of this evaluator gives its terms (``EvaluatorSnapshot/terms``), one a
+    /// term, in the evaluator's order: a store of many snapshots of the same rules can keep a
+    /// term's position instead of its text.
+    public var termKeys: [String] { terms.map { nodeRules[Int($0.node)].description } }
+
+    /// A copy of this evaluator holding a snapshot's state: what ``init(rules:restoring:)`` makes
+    /// of the same rules, without compiling them again. A replay that keeps many users' states
+    /// compiles its rules once and restores each user's into a copy. Call it on an evaluator that
+    /// has seen no event, time or context (a fresh one).
+    public func restoring(_ snapshot: EvaluatorSnapshot) -> Evaluator {
+        var copy = self
+        copy.makeUnique()
+        copy.restore(snapshot)
+        for channel in copy.channelLength.indices { copy.channelLength[channel] = 0 }
+        copy.attachListeners(listenerPlan)
+        copy.recomputeAllNodes()
+        return copy
     }
 
     /// Loads term states before listeners are attached and node values computed.

@@ -69,6 +69,9 @@ public struct Evaluator: Sendable {
     var contextListeners: [String: [Int32]] = [:]
     var context: [String: ContextValue] = [:]
     var heap = DeadlineHeap()
+    /// Which term listens on which channel while it listens: attached anew when a snapshot is
+    /// restored into a copy (``restoring(_:)``).
+    let listenerPlan: [(channel: Int32, listener: Listener)]
 
     /// The nodes of rules whose value changed since the owner last looked (see `takeFlippedRoots`).
     var flippedRoots: [Int32] = []
@@ -86,6 +89,7 @@ public struct Evaluator: Sendable {
         var compiler = GraphCompiler()
         ruleNodes = rules.map { compiler.node(for: $0) }
         nodeRules = compiler.nodeRules
+        listenerPlan = compiler.listenerPlan
         channelStart.reserveCapacity(compiler.channelRoom.count + 1)
         var room: Int32 = 0
         for channelRoom in compiler.channelRoom {

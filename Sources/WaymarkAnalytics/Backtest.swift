@@ -10,14 +10,18 @@ import WaymarkStore
 /// would have: who would have seen each tip (its targeting admits the user and its trigger held
 /// before its dismissal), when, and who then did what it teaches (its dismissal became true).
 ///
-/// This is both the console's backtest of a draft tip and the "eligible" count of a live one. It
-/// reads the events once, in time order, a page at a time, with one small ``Evaluator`` per user,
-/// so memory grows with users, not events. Each user's rules start empty at the period's start:
-/// history from before it is not replayed. Rules that compare what the device reports
-/// (`app.version >= v1.3`, `device.platform == "android"`, `device.model`, `user.locale`) read it
-/// from each event's recorded context, as the device's engine read it then. The scheduler's own
-/// limits (one tip per container, the display frequency) are not applied: this counts who could
-/// have seen a tip, not who was shown it.
+/// This is the console's backtest of a draft tip. It reads the events once, in time order, a page
+/// at a time, with one small ``Evaluator`` per user, so memory grows with users, not events. Each
+/// user's rules start empty at the period's start: history from before it is not replayed. A
+/// user's rules are checked at each of their events and, when time alone changes a rule
+/// (`NOT tap within 1h`), at the moment it flips on a day of the user's events (from their first
+/// event that day to its end), as a device in use would show the tip then; a flip on a day the
+/// user did not open the app counts at their next event. Rules that compare what the device
+/// reports (`app.version >= v1.3`, `device.platform == "android"`, `device.model`,
+/// `user.locale`) read it from each event's recorded context, as the device's engine read it
+/// then. The scheduler's own limits (one tip per container, the display frequency) are not
+/// applied: this counts who could have seen a tip, not who was shown it. A live tip's eligible
+/// counts are the same replay over each user's whole history, kept day by day (``Eligibility``).
 public struct Backtest: Sendable {
     public struct Outcome: Hashable, Sendable {
         /// Users with at least one event in the period.
@@ -38,17 +42,9 @@ public struct Backtest: Sendable {
         public init() {}
     }
 
-    let tips: [CatalogTip]
+    let watch: TipWatch
     /// The catalog's segments, which the tips' targeting may name.
     let segments: [Segment]
-    /// The tips' rules compiled once: each user's evaluator is a copy, sharing the compiled graph
-    /// and copying only the state it changes.
-    let compiled: Evaluator
-    /// The reported context the rules compare (`app.version`...), by path and property; empty
-    /// when they compare none, and the replay reads no context.
-    let reported: [(path: String, key: String)]
-    /// Per tip, the moment from which a user may count as having seen it (ms since 1970).
-    let from: [Int64]
 
     /// A replay of these tips (the catalog's `segments` for their targeting). `countingFrom`, per
     /// tip, is when it was first published: a user counts as able to see a live tip only from
@@ -56,46 +52,16 @@ public struct Backtest: Sendable {
     /// shown it once it had the catalog; nil (or none given) replays the whole period, as the
     /// backtest of a draft does.
     public init(tips: [CatalogTip], segments: [Segment] = [], countingFrom: [Int64?] = []) {
-        self.tips = tips
+        watch = TipWatch(tips: tips, countingFrom: countingFrom)
         self.segments = segments
-        from = tips.indices.map { $0 < countingFrom.count ? countingFrom[$0] ?? .min : .min }
-        let rules = tips.flatMap { [$0.tip.trigger, $0.tip.dismissal ?? .constant(false)] }
-        compiled = Evaluator(rules: rules)
-        let compared = rules.reduce(into: Set<String>()) { $0.formUnion(Self.comparedPaths($1)) }
-        reported = ReportedContext.paths.filter { compared.contains($0.0) }.map { (path: $0.0, key: $0.1) }
-    }
-
-    /// The context paths a rule compares.
-    static func comparedPaths(_ rule: Rule) -> Set<String> {
-        switch rule {
-        case .constant, .sequence, .count: []
-        case .not(let operand): comparedPaths(operand)
-        case .and(let operands), .or(let operands): operands.reduce(into: []) { $0.formUnion(comparedPaths($1)) }
-        case .compare(let path, _, _), .oneOf(let path, _): [path.description]
-        }
-    }
-
-    private struct UserState {
-        var evaluator: Evaluator
-        var user: String
-        /// The properties of the user's latest event, parsed only when a tip's targeting needs
-        /// them (most events change no tip), and where the user was then (the stored columns).
-        var properties: String?
-        var platformVersion = PlatformVersion(platform: nil, appVersion: nil)
-        /// Per tip: when it would have shown and where the user was then, whether it is decided
-        /// (its dismissal held), and when the user did what it teaches.
-        var seen: [(at: Int64, platformVersion: PlatformVersion)?]
-        var done: [Bool]
-        var actedAt: [Int64?]
-        /// The reported context the evaluator has, in the order of ``Backtest/reported``.
-        var context: [String?] = []
     }
 
     public func run(store: any AnalyticsStore & UserStore, app: String, period: Period) async throws -> [Outcome] {
+        let tips = watch.tips
         // Each user's state lives in one array, found by one dictionary lookup per event; events
         // are read in place from the page (a copy of each would retain its seven strings).
         var positions: [String: Int] = [:]
-        var users: [UserState] = []
+        var users: [TipWatch.User] = []
         var contexts = ContextCache()
         let targeted = try await TargetedUsers(
             rules: tips.compactMap(\.targeting.rule), segments: segments, store: store, app: app, period: period)
@@ -109,13 +75,14 @@ public struct Backtest: Sendable {
                     } else {
                         position = users.count
                         positions[user] = position
-                        users.append(newState(user))
+                        users.append(watch.newUser(user))
                     }
                     // Mutated in place: a copy out of the array would copy the evaluator's storage.
-                    play(events[index], &users[position], &contexts, targeted)
+                    watch.play(events[index], &users[position], &contexts, targeted)
                 }
             }
         }
+        for index in users.indices { watch.settle(&users[index], before: period.to, &contexts, targeted) }
         return tips.indices.map { tip in
             var outcome = Outcome()
             outcome.activeUsers = users.count
@@ -138,16 +105,86 @@ public struct Backtest: Sendable {
             return outcome
         }
     }
+}
 
-    private func newState(_ user: String) -> UserState {
-        UserState(
+/// Tips' rules over one user's events at a time, as the user's device would have evaluated them:
+/// the step the backtest of a period and the eligible counts kept day by day share.
+struct TipWatch: Sendable {
+    let tips: [CatalogTip]
+    /// The tips' rules compiled once: each user's evaluator is a copy, sharing the compiled graph
+    /// and copying only the state it changes.
+    let compiled: Evaluator
+    /// The reported context the rules compare (`app.version`...), by path and property; empty
+    /// when they compare none, and the replay reads no context.
+    let reported: [(path: String, key: String)]
+    /// Per tip, the moment from which a user may count as having seen it (ms since 1970).
+    let from: [Int64]
+    /// The compiled evaluator's term keys, and each one's position: a kept state names a term
+    /// by its position.
+    let termKeys: [String]
+    let termIndex: [String: Int]
+
+    init(tips: [CatalogTip], countingFrom: [Int64?]) {
+        self.tips = tips
+        from = tips.indices.map { $0 < countingFrom.count ? countingFrom[$0] ?? .min : .min }
+        let rules = tips.flatMap { [$0.tip.trigger, $0.tip.dismissal ?? .constant(false)] }
+        compiled = Evaluator(rules: rules)
+        termKeys = compiled.termKeys
+        termIndex = Dictionary(termKeys.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+        let compared = rules.reduce(into: Set<String>()) { $0.formUnion(Self.comparedPaths($1)) }
+        reported = ReportedContext.paths.filter { compared.contains($0.0) }.map { (path: $0.0, key: $0.1) }
+    }
+
+    /// The context paths a rule compares.
+    static func comparedPaths(_ rule: Rule) -> Set<String> {
+        switch rule {
+        case .constant, .sequence, .count: []
+        case .not(let operand): comparedPaths(operand)
+        case .and(let operands), .or(let operands): operands.reduce(into: []) { $0.formUnion(comparedPaths($1)) }
+        case .compare(let path, _, _), .oneOf(let path, _): [path.description]
+        }
+    }
+
+    struct User {
+        var evaluator: Evaluator
+        var user: String
+        /// The properties of the user's latest event, parsed only when a tip's targeting needs
+        /// them (most events change no tip), and where the user was then (the stored columns).
+        var properties: String?
+        var platformVersion = PlatformVersion(platform: nil, appVersion: nil)
+        /// Per tip: when it would have shown and where the user was then, whether it is decided
+        /// (its dismissal held), and when the user did what it teaches.
+        var seen: [(at: Int64, platformVersion: PlatformVersion)?]
+        var done: [Bool]
+        var actedAt: [Int64?]
+        /// The reported context the evaluator has, in the order of ``TipWatch/reported``.
+        var context: [String?] = []
+        /// The UTC day of the user's latest event.
+        var day: Int64?
+        /// Kept only by a replay that marks days (``Eligibility``): per tip, where the user was
+        /// the first moment of their current day at which the tip could have shown to them (it
+        /// showed or would have, and was not yet done); empty otherwise.
+        var eligibleToday: [PlatformVersion?] = []
+    }
+
+    func newUser(_ user: String, markingDays: Bool = false) -> User {
+        User(
             evaluator: compiled, user: user,
             seen: Array(repeating: nil, count: tips.count), done: Array(repeating: false, count: tips.count),
-            actedAt: Array(repeating: nil, count: tips.count)
+            actedAt: Array(repeating: nil, count: tips.count),
+            eligibleToday: markingDays ? Array(repeating: nil, count: tips.count) : []
         )
     }
 
-    private func play(_ event: StoredEvent, _ state: inout UserState, _ contexts: inout ContextCache, _ targeted: TargetedUsers) {
+    func play(_ event: StoredEvent, _ state: inout User, _ contexts: inout ContextCache, _ targeted: TargetedUsers) {
+        let day = Period.startOfDay(event.timestamp)
+        if state.day != day {
+            if let last = state.day { settle(&state, before: last + Period.day, &contexts, targeted) }
+            state.day = day
+            // What time alone changed since the user's last day counts from this event: nobody
+            // had the app open to be shown a tip.
+            state.evaluator.advance(to: Date(millisecondsSince1970: event.timestamp))
+        }
         // Rules that time alone makes true (`NOT tap within 1h`) count at the moment they flip.
         while let next = state.evaluator.nextChange, next.millisecondsSince1970 <= event.timestamp {
             state.evaluator.advance(to: next)
@@ -163,9 +200,20 @@ public struct Backtest: Sendable {
         check(&state, at: event.timestamp, &contexts, targeted)
     }
 
+    /// Checks the rules at the moments time alone changes them after the user's latest event,
+    /// before `end` (at most the end of that event's day).
+    func settle(_ state: inout User, before end: Int64, _ contexts: inout ContextCache, _ targeted: TargetedUsers) {
+        guard let day = state.day else { return }
+        let end = min(end, day + Period.day)
+        while let next = state.evaluator.nextChange, next.millisecondsSince1970 < end {
+            state.evaluator.advance(to: next)
+            check(&state, at: next.millisecondsSince1970, &contexts, targeted)
+        }
+    }
+
     /// Gives the evaluator the context the event reports where it changed (a device updated, a
     /// user who changed the phone's language), at the event's moment, before the event.
-    private func setContext(_ event: StoredEvent, _ state: inout UserState, _ contexts: inout ContextCache) {
+    private func setContext(_ event: StoredEvent, _ state: inout User, _ contexts: inout ContextCache) {
         let properties = contexts.context(event.properties).properties
         if state.context.isEmpty { state.context = Array(repeating: nil, count: reported.count) }
         for (index, (path, key)) in reported.enumerated() where properties[key] != state.context[index] {
@@ -175,7 +223,8 @@ public struct Backtest: Sendable {
         }
     }
 
-    private func check(_ state: inout UserState, at time: Int64, _ contexts: inout ContextCache, _ targeted: TargetedUsers) {
+    private func check(_ state: inout User, at time: Int64, _ contexts: inout ContextCache, _ targeted: TargetedUsers) {
+        let marking = !state.eligibleToday.isEmpty
         for tip in tips.indices where !state.done[tip] {
             let dismissed = state.evaluator.value(ofRule: tip * 2 + 1)
             if state.seen[tip] == nil {
@@ -188,10 +237,12 @@ public struct Backtest: Sendable {
                 state.done[tip] = true
                 state.actedAt[tip] = time
             }
+            // Shown, or still showing until this moment: the user could have seen it today.
+            if marking, state.seen[tip] != nil, state.eligibleToday[tip] == nil { state.eligibleToday[tip] = state.platformVersion }
         }
     }
 
-    private func admits(_ tip: CatalogTip, _ state: UserState, _ contexts: inout ContextCache, _ targeted: TargetedUsers) -> Bool {
+    private func admits(_ tip: CatalogTip, _ state: User, _ contexts: inout ContextCache, _ targeted: TargetedUsers) -> Bool {
         // Only a targeting rule reads the context; a rollout needs the user alone.
         let context =
             tip.targeting.rule == nil

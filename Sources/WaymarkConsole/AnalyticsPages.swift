@@ -344,32 +344,22 @@ extension WaymarkConsole {
     static let countingRefresh = 5
 
     /// The live catalog's eligible counts (one tip's with `tip`) over the period, from the cache
-    /// or counted now; nil when not ready within `patience`.
+    /// or counted now (from the days kept, ``Eligibility``); nil when not ready within `patience`.
     func eligibleCounts(
         app: String, live: (catalog: Catalog, version: CatalogVersion)?, period: Period, tip: String? = nil, patience: Duration?
     ) async throws -> [Backtest.Outcome]? {
-        let tips = (live?.catalog.tips ?? []).filter { tip == nil || $0.id == tip }
+        let tips = live?.catalog.tips ?? []
         let segments = live?.catalog.segments ?? []
         let key = EligibleCache.Key(app: app, version: live?.version.number ?? 0, period: period, tip: tip)
         let store = self.store
         return try await eligibleCache.counts(key, now: now(), patience: patience) {
-            let published = try await Self.firstPublished(app: app, store: store)
-            return try await Backtest(tips: tips, segments: segments, countingFrom: tips.map { published[$0.id] })
-                .run(store: store, app: app, period: period)
+            let published = try await Eligibility.firstPublished(app: app, store: store)
+            // Every live tip's rules, as they are kept: one tip's counts are those of its own.
+            let outcomes = try await Eligibility(tips: tips, segments: segments, countingFrom: tips.map { published[$0.id] })
+                .counts(store: store, app: app, period: period)
+            guard let tip else { return outcomes }
+            return zip(tips, outcomes).filter { $0.0.id == tip }.map(\.1)
         }
-    }
-
-    /// When each tip of the app's published versions was first published, in ms since 1970: a
-    /// live tip is eligible only from then, not over the days before it existed.
-    static func firstPublished(app: String, store: any Store) async throws -> [String: Int64] {
-        var first: [String: Int64] = [:]
-        for summary in try await store.versions(app: app).reversed() {
-            guard let version = try await store.version(app: app, number: summary.number),
-                let catalog = try? CatalogDocument.parse(version.document, file: "version \(version.number)")
-            else { continue }
-            for tip in catalog.tips where first[tip.id] == nil { first[tip.id] = version.publishedAt.millisecondsSince1970 }
-        }
-        return first
     }
 
     /// One tip's report (only its rules are replayed for the eligible count), and whether its

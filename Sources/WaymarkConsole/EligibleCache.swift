@@ -3,10 +3,12 @@ import WaymarkAnalytics
 import WaymarkStore
 import WaymarkSupport
 
-/// Eligible counts replay every event of a period through the tips' rules: seconds for a million
-/// events, too long to hold a page. So they are counted in the background, once per app, live
-/// catalog version, period and tip, and kept for five minutes; a page waits a moment for them and
-/// otherwise shows its other figures at once, says the counts are coming, and reloads.
+/// Eligible counts read the days kept for the live tips (``Eligibility``) and replay the days
+/// after them: a fraction of a second once the rollup folder has kept every ended day, seconds
+/// for a million events after a publication of new rules, until it has. Too long to hold a page,
+/// so they are counted in the background, once per app, live catalog version, period and tip,
+/// and kept for five minutes; a page waits a moment for them and otherwise shows its other figures
+/// at once, says the counts are coming, and reloads. The proposals' backtests are kept here too.
 actor EligibleCache {
     struct Key: Hashable {
         var app: String

@@ -113,7 +113,7 @@ extension WaymarkConsole {
         // Did a live tip there help: the sign before and after it was published, and after it beside
         // the users it held out (or was not shown to).
         if let live, let id = problem.addressedBy.first, let tip = live.tips.first(where: { $0.id == id }),
-            let published = try await Self.firstPublished(app: app.id, store: store)[id]
+            let published = try await Eligibility.firstPublished(app: app.id, store: store)[id]
         {
             let effect = try await TipEffect.measure(
                 problem, tip: tip, published: published, now: now().millisecondsSince1970, store: store, app: app.id)

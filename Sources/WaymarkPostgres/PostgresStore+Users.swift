@@ -111,6 +111,7 @@ extension PostgresStore {
                     WHERE app_number = (SELECT number FROM apps WHERE id = \(app)) AND user_id = \(user)
                     ORDER BY 1, 2) AS days
                 """, logger: self.logger)
+            try await Self.eraseFromEligibility(app: app, user: user, connection, self.logger)
             try await Self.eraseFromUserSets(app: app, user: user, connection, self.logger)
             var erased = UserErasure()
             erased.events = try await erase(

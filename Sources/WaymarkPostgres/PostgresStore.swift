@@ -479,6 +479,7 @@ public final class PostgresStore: Store, Service {
                 """
                 DELETE FROM rolled_days WHERE app_number = (SELECT number FROM apps WHERE id = \(app)) AND day <= \(day)
                 """, logger: self.logger)
+            try await Self.forgetEligibility(app: app, before: day, connection, self.logger)
             let deleted = Int(
                 try await Self.all(
                     """

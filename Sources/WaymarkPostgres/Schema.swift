@@ -448,6 +448,76 @@ enum Schema {
                 "ALTER TABLE rolled_days ADD COLUMN sets BOOLEAN NOT NULL DEFAULT false",
             ]
         ),
+        (
+            // What the eligible counts keep day by day (EligibilityStore): the days of each
+            // ruleset kept, each user's state at the end of each of their days, the sets of users
+            // who could have been shown each tip, and per app an epoch. Derived, like the rollups.
+            // An insert that unfolds a folded day takes every kept day from it on: it first moves
+            // the app's epoch on (a fold saving holds that row, so the insert waits for it), then,
+            // in statements that see what the fold saved, deletes; from the first day when the
+            // unfolded one is as far back as the kept states were thinned (the epochs' thinned).
+            // A fold saves only under the epoch it read. A server of an earlier release inserts
+            // through the same trigger.
+            "v22: eligible counts kept day by day",
+            [
+                """
+                CREATE TABLE eligibility_days (
+                    app_number INTEGER NOT NULL, ruleset TEXT COLLATE "C" NOT NULL, day BIGINT NOT NULL,
+                    PRIMARY KEY (app_number, ruleset, day)
+                )
+                """,
+                """
+                CREATE TABLE eligibility_states (
+                    app_number INTEGER NOT NULL, ruleset TEXT COLLATE "C" NOT NULL, user_id TEXT COLLATE "C" NOT NULL,
+                    day BIGINT NOT NULL, state BYTEA NOT NULL, PRIMARY KEY (app_number, ruleset, user_id, day)
+                )
+                """,
+                "CREATE INDEX eligibility_states_by_day ON eligibility_states (app_number, day)",
+                """
+                CREATE TABLE eligible_sets (
+                    id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY, app_number INTEGER NOT NULL, ruleset TEXT COLLATE "C" NOT NULL,
+                    day BIGINT NOT NULL, tip TEXT COLLATE "C" NOT NULL, platform TEXT COLLATE "C", app_version TEXT COLLATE "C",
+                    users BYTEA NOT NULL
+                )
+                """,
+                "CREATE INDEX eligible_sets_by_day ON eligible_sets (app_number, ruleset, day)",
+                "CREATE TABLE eligibility_epochs (app_number INTEGER PRIMARY KEY, epoch BIGINT NOT NULL, thinned BIGINT)",
+                """
+                CREATE OR REPLACE FUNCTION events_unfold() RETURNS trigger LANGUAGE plpgsql AS $$
+                DECLARE
+                    apps INTEGER[];
+                    firsts BIGINT[];
+                    horizon BIGINT;
+                    cut BIGINT;
+                BEGIN
+                    PERFORM pg_advisory_xact_lock_shared(app_number, (day / \(Period.day))::INT4)
+                    FROM (SELECT DISTINCT app_number, timestamp - timestamp % \(Period.day) AS day FROM stored) AS days
+                    ORDER BY days.app_number, days.day;
+                    WITH gone AS (
+                        DELETE FROM rolled_days AS r
+                        USING (SELECT DISTINCT app_number, timestamp - timestamp % \(Period.day) AS day FROM stored) AS days
+                        WHERE r.app_number = days.app_number AND r.day = days.day
+                        RETURNING r.app_number, r.day
+                    )
+                    SELECT array_agg(app_number ORDER BY app_number), array_agg(first ORDER BY app_number) INTO apps, firsts
+                    FROM (SELECT app_number, MIN(day) AS first FROM gone GROUP BY app_number) AS unfolded;
+                    FOR i IN 1..COALESCE(array_length(apps, 1), 0) LOOP
+                        INSERT INTO eligibility_epochs AS e (app_number, epoch) VALUES (apps[i], 1)
+                        ON CONFLICT (app_number) DO UPDATE SET epoch = e.epoch + 1 RETURNING thinned INTO horizon;
+                        -- As far back as the states were thinned: every kept day goes.
+                        cut := CASE WHEN firsts[i] <= horizon THEN -9223372036854775808 ELSE firsts[i] END;
+                        DELETE FROM eligibility_days WHERE app_number = apps[i] AND day >= cut;
+                        DELETE FROM eligibility_states WHERE app_number = apps[i] AND day >= cut;
+                        DELETE FROM eligible_sets WHERE app_number = apps[i] AND day >= cut;
+                        IF firsts[i] <= horizon THEN
+                            UPDATE eligibility_epochs SET thinned = NULL WHERE app_number = apps[i];
+                        END IF;
+                    END LOOP;
+                    RETURN NULL;
+                END $$
+                """,
+            ]
+        ),
     ]
 
     /// Where a column of the portable form (``PortableTable``, given as text) goes in this schema

@@ -236,7 +236,8 @@ extension SQLiteStore {
         try db.execute(sql: "DELETE FROM user_numbers WHERE app = ? AND user = ?", arguments: [app, user])
     }
 
-    /// The days `events` were stored in are no longer folded: their rollups lack them.
+    /// The days `events` were stored in are no longer folded: their rollups lack them, and the
+    /// eligible counts kept from the first of them on start from states that lacked them.
     static func unfold(_ events: [StoredEvent], _ db: Database) throws {
         struct AppDay: Hashable {
             var app: String
@@ -244,7 +245,12 @@ extension SQLiteStore {
         }
         let days = Set(events.map { AppDay(app: $0.app, day: Period.startOfDay($0.timestamp)) })
         let statement = try db.cachedStatement(sql: "DELETE FROM rolled_days WHERE app = ? AND day = ?")
-        for day in days { try statement.execute(arguments: [day.app, day.day]) }
+        var unfolded: [String: Int64] = [:]
+        for day in days {
+            try statement.execute(arguments: [day.app, day.day])
+            if db.changesCount > 0 { unfolded[day.app] = min(unfolded[day.app] ?? .max, day.day) }
+        }
+        for (app, day) in unfolded { try unkeepEligibility(app: app, from: day, db) }
     }
 
     /// Retention takes the app's events before `before`: the days wholly before it leave the
@@ -260,6 +266,7 @@ extension SQLiteStore {
         try db.execute(sql: "DELETE FROM event_day_users WHERE app = ? AND day < ?", arguments: [app, day])
         try db.execute(sql: "DELETE FROM event_days WHERE app = ? AND day < ?", arguments: [app, day])
         try db.execute(sql: "DELETE FROM rolled_days WHERE app = ? AND day <= ?", arguments: [app, day])
+        try forgetEligibility(app: app, before: day, db)
     }
 
     /// The columns of a stored event, in the order ``StoredEvent`` is made of a row.

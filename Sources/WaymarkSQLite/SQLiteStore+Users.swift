@@ -126,6 +126,7 @@ extension SQLiteStore {
             }
             var erased = UserErasure()
             erased.events = try erase("events")
+            try Self.eraseFromEligibility(app: app, user: user, db)
             try Self.eraseFromUserSets(app: app, user: user, db)
             _ = try erase("event_days")
             erased.grants = try erase("grants")

@@ -145,6 +145,9 @@ public final class SQLiteStore: Store {
         migrator.registerMigration("v22: user numbers and each folded day's user sets") { db in
             try db.execute(sql: userSetsSchema)
         }
+        migrator.registerMigration("v23: eligible counts kept day by day") { db in
+            try db.execute(sql: eligibilitySchema)
+        }
         return migrator
     }
 

@@ -10,7 +10,8 @@ import WaymarkSupport
 /// are in ``AccountStore``, the reads of analytics in ``AnalyticsStore``, narration audio in
 /// ``NarrationStore``, what is known of each app's users in ``UserStore``, webhook endpoints and
 /// their outbox in ``WebhookStore``.
-public protocol Store: AccountStore, AnalyticsExport, AnalyticsOutbox, AnalyticsStore, AnchorStore, CaptureStore, NarrationStore,
+public protocol Store: AccountStore, AnalyticsExport, AnalyticsOutbox, AnalyticsStore, AnchorStore, CaptureStore, EligibilityStore,
+    NarrationStore,
     PreviewStore, StruggleStore, UserStore,
     WebhookStore
 {

@@ -1507,7 +1507,7 @@ import WaymarkTestSupport
                 app: "a", document: "tips: [\(tips.joined(separator: ", "))]", at: Date(millisecondsSince1970: at), note: "v",
                 audit: AuditEntry.publication(by: .cli), notice: { WebhookNotices.published($0) })
         }
-        #expect(try await WaymarkConsole.firstPublished(app: "a", store: store) == ["a": 1_000, "b": 2_000])
+        #expect(try await Eligibility.firstPublished(app: "a", store: store) == ["a": 1_000, "b": 2_000])
     }
 
     /// The backtest runs the draft tip's rules over the recorded events; the debugger explains one user.

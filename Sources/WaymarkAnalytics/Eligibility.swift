@@ -153,7 +153,7 @@ public struct Eligibility: Sendable {
         let watch = self.watch
         try await store.forEachPage(app: app, period: period) { page in
             for event in page {
-                // A user whose first event came after the starts were read starts empty.
+                // A user whose first event came after the starts were read waits for the day's fold.
                 guard let position = positions[event.user] else { continue }
                 watch.play(event, &users[position], &contexts, targeted)
             }

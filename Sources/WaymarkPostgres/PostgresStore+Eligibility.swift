@@ -37,21 +37,27 @@ extension PostgresStore {
     }
 
     public func eligibilityStarts(app: String, ruleset: String, period: Period) async throws(StoreError) -> [EligibilityStart] {
-        try await all(
-            """
-            WITH app AS (SELECT number FROM apps WHERE id = \(app))
-            SELECT u.user_id, n.number, s.state FROM (
-                SELECT DISTINCT user_id FROM events
-                WHERE app_number = (SELECT number FROM app) AND timestamp >= \(period.from) AND timestamp < \(period.to)) AS u
-            LEFT JOIN user_numbers AS n ON n.app_number = (SELECT number FROM app) AND n.user_id = u.user_id
-            LEFT JOIN LATERAL (
-                SELECT state FROM eligibility_states AS s
-                WHERE s.app_number = (SELECT number FROM app) AND s.ruleset = \(ruleset) AND s.user_id = u.user_id
-                AND s.day < \(Period.startOfDay(period.from))
-                ORDER BY s.day DESC LIMIT 1) AS s ON true
-            """, as: (String, Int32?, ByteBuffer?).self
-        ).map { user, number, state in
-            EligibilityStart(user: user, number: number.map { UInt32($0) }, state: state.map { Data($0.readableBytesView) })
+        try await transaction { connection in
+            // Each user's latest state is one step back in the primary key. Planned with the
+            // statistics of a table that a day's fold has just grown from nothing, a scan of the
+            // whole table for each user looked cheaper, and took a quarter of an hour at 10M.
+            try await connection.query("SET LOCAL enable_seqscan = off", logger: self.logger)
+            return try await Self.all(
+                """
+                WITH app AS (SELECT number FROM apps WHERE id = \(app))
+                SELECT u.user_id, n.number, s.state FROM (
+                    SELECT DISTINCT user_id FROM events
+                    WHERE app_number = (SELECT number FROM app) AND timestamp >= \(period.from) AND timestamp < \(period.to)) AS u
+                LEFT JOIN user_numbers AS n ON n.app_number = (SELECT number FROM app) AND n.user_id = u.user_id
+                LEFT JOIN LATERAL (
+                    SELECT state FROM eligibility_states AS s
+                    WHERE s.app_number = (SELECT number FROM app) AND s.ruleset = \(ruleset) AND s.user_id = u.user_id
+                    AND s.day < \(Period.startOfDay(period.from))
+                    ORDER BY s.day DESC LIMIT 1) AS s ON true
+                """, as: (String, Int32?, ByteBuffer?).self, connection, self.logger
+            ).map { user, number, state in
+                EligibilityStart(user: user, number: number.map { UInt32($0) }, state: state.map { Data($0.readableBytesView) })
+            }
         }
     }
 

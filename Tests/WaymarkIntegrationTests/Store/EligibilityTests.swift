@@ -79,6 +79,14 @@ import WaymarkTestSupport
         }
     }
 
+    /// The app whose days are kept and its twin whose days are replayed.
+    static func createApps(_ store: any Store) async throws {
+        for app in ["kept", "replayed"] {
+            try await store.createApp(
+                AppRecord(id: app, name: app, identitySecret: "secret-\(app)", createdAt: Date(millisecondsSince1970: Self.day0)))
+        }
+    }
+
     static func erase(_ user: String, _ store: any Store) async throws {
         for app in ["kept", "replayed"] {
             _ = try await store.eraseUser(
@@ -92,10 +100,7 @@ import WaymarkTestSupport
     @Test(arguments: StoreUnderTest.available)
     func keptDaysCountAsTheWholeHistoryReplayed(_ kind: StoreUnderTest) async throws {
         try await kind.with { store, _ in
-            for app in ["kept", "replayed"] {
-                try await store.createApp(
-                    AppRecord(id: app, name: app, identitySecret: "secret-\(app)", createdAt: Date(millisecondsSince1970: Self.day0)))
-            }
+            try await Self.createApps(store)
             let eligibility = try Self.eligibility()
             var random = RollupTests.Random(state: 20_261_203)
             _ = try await store.insertEvents(Self.events(&random, count: 700, from: Self.day0, span: 8 * Period.day, first: 0))
@@ -164,10 +169,7 @@ import WaymarkTestSupport
     @Test(arguments: StoreUnderTest.available)
     func aLateEventDuringAFoldKeepsItFromSaving(_ kind: StoreUnderTest) async throws {
         try await kind.with { store, _ in
-            for app in ["kept", "replayed"] {
-                try await store.createApp(
-                    AppRecord(id: app, name: app, identitySecret: "secret-\(app)", createdAt: Date(millisecondsSince1970: Self.day0)))
-            }
+            try await Self.createApps(store)
             let eligibility = try Self.eligibility()
             var random = RollupTests.Random(state: 5)
             _ = try await store.insertEvents(Self.events(&random, count: 100, from: Self.day0, span: 2 * Period.day, first: 0))
@@ -192,10 +194,7 @@ import WaymarkTestSupport
     @Test(arguments: StoreUnderTest.available)
     func theFolderKeepsTheLiveTipsDays(_ kind: StoreUnderTest) async throws {
         try await kind.with { store, _ in
-            for app in ["kept", "replayed"] {
-                try await store.createApp(
-                    AppRecord(id: app, name: app, identitySecret: "secret-\(app)", createdAt: Date(millisecondsSince1970: Self.day0)))
-            }
+            try await Self.createApps(store)
             _ = try await store.publish(
                 app: "kept", document: Self.catalog, at: Date(millisecondsSince1970: Self.day0), note: "tips", audit: { _ in [] })
             var random = RollupTests.Random(state: 11)

@@ -24,6 +24,14 @@ import WaymarkSupport
 /// the events are generated inside ClickHouse alone (`INSERT … SELECT … FROM numbers(…)`, the same
 /// shape of history), for sizes the store of record would take hours to fill here, and only the
 /// reports that read nothing but tallies run. The benchmarks' names say which they measured.
+/// An event arriving late in a day of the period (by default its last), which unfolds it.
+func lateEvent(_ period: Period, _ iteration: Int, day: Int64? = nil) -> StoredEvent {
+    StoredEvent(
+        app: "bench", id: EventID.make(at: Date()), user: "user-late", name: "tap", target: "late",
+        timestamp: (day ?? period.to - Period.day) + Int64(iteration), receivedAt: period.to, clamped: false,
+        properties: ["platform": "web"])
+}
+
 let benchmarks: @Sendable () -> Void = {
     Benchmark.defaultConfiguration = .init(
         metrics: [.wallClock],
@@ -82,9 +90,11 @@ let benchmarks: @Sendable () -> Void = {
         benchmark.measurement(DiskUse.events, disk.events)
         benchmark.measurement(DiskUse.rollups, disk.rollups)
         benchmark.measurement(DiskUse.sets, disk.sets)
+        benchmark.measurement(DiskUse.eligibility, disk.eligibility)
         print(
             "bytes on disk\(on): \(disk.total) in all, \(String(format: "%.1f", Double(disk.total) / Double(scale.events))) an event"
-                + " (the events \(disk.events), the rollups \(disk.rollups), of which the user sets and numbers \(disk.sets))")
+                + " (the events \(disk.events), the rollups \(disk.rollups), of which the user sets and numbers \(disk.sets);"
+                + " the kept eligible counts \(disk.eligibility))")
     }
 
     Benchmark("Engagement by platform and day, 30 days, \(size) events\(on)") { benchmark in
@@ -162,16 +172,47 @@ let benchmarks: @Sendable () -> Void = {
     // A late event unfolds its day; the folder folds it again.
     Benchmark("Folding one day again after a late event, \(size) events\(on)") { benchmark in
         for iteration in benchmark.scaledIterations {
-            let day = period.to - Period.day
-            let late = StoredEvent(
-                app: "bench", id: EventID.make(at: Date()), user: "user-late", name: "tap", target: "late",
-                timestamp: day + Int64(iteration),
-                receivedAt: period.to, clamped: false, properties: ["platform": "web"])
-            _ = try await store.insertEvents([late])
+            _ = try await store.insertEvents([lateEvent(period, iteration)])
             benchmark.startMeasurement()
             blackHole(try await store.rollUp(app: "bench", before: period.to, limit: 1))
             benchmark.stopMeasurement()
         }
+    }
+    // The eligible counts kept day by day: each day's replay starts from the states kept at the
+    // end of the day before. Each benchmark runs in a process of its own, whose setup keeps the
+    // days not kept yet (all 30 on a new database, timed and printed).
+    let eligibility = Eligibility(tips: catalog.tips, segments: catalog.segments, countingFrom: [])
+    waitFor("keeping the eligible counts") {
+        let started = ContinuousClock.now
+        let kept = try await eligibility.fold(store: store, app: "bench", limit: 40)
+        if kept > 0 { print("kept the eligible counts of \(kept) days\(on) in \(ContinuousClock.now - started)") }
+    }
+    Benchmark("Tip funnels by platform and version, eligible counts from the kept days, 30 days, \(size) events\(on)") { benchmark in
+        for _ in benchmark.scaledIterations {
+            let counts = try await eligibility.counts(store: store, app: "bench", period: period)
+            blackHole(try await analytics.tips(app: "bench", catalog: catalog, period: period, eligible: .counted(counts)))
+        }
+    }
+    // A late event in the last day takes its kept counts; the folder folds its rollups, then them.
+    Benchmark("Keeping one day's eligible counts again after a late event, \(size) events\(on)") { benchmark in
+        for iteration in benchmark.scaledIterations {
+            _ = try await store.insertEvents([lateEvent(period, iteration)])
+            _ = try await store.rollUp(app: "bench", before: period.to, limit: 1)
+            benchmark.startMeasurement()
+            blackHole(try await eligibility.fold(store: store, app: "bench", limit: 1))
+            benchmark.stopMeasurement()
+        }
+    }
+    // A late event in the first day takes every kept day: all 30 are kept again.
+    Benchmark(
+        "Keeping all 30 days' eligible counts again after a late event in the first, \(size) events\(on)",
+        configuration: .init(warmupIterations: 0, maxIterations: 1)
+    ) { benchmark in
+        _ = try await store.insertEvents([lateEvent(period, 0, day: period.from)])
+        _ = try await store.rollUp(app: "bench", before: period.to, limit: 1)
+        benchmark.startMeasurement()
+        blackHole(try await eligibility.fold(store: store, app: "bench", limit: 40))
+        benchmark.stopMeasurement()
     }
     Benchmark("Backtest of one tip over 7 days of a \(size)-event database\(on)") { benchmark in
         let week = Period(from: period.to - 7 * Period.day, to: period.to)
@@ -310,20 +351,23 @@ struct DiskUse {
     var events: Int
     var rollups: Int
     var sets: Int
+    /// The eligible counts kept day by day: the users' states and the days' sets.
+    var eligibility: Int
     var total: Int
 
     static let perThousandEvents = BenchmarkMetric.custom("bytes on disk per 1,000 events", useScalingFactor: false)
     static let events = BenchmarkMetric.custom("bytes on disk, the events", useScalingFactor: false)
     static let rollups = BenchmarkMetric.custom("bytes on disk, the rollups", useScalingFactor: false)
     static let sets = BenchmarkMetric.custom("bytes on disk, the user sets and numbers", useScalingFactor: false)
-    static let metrics = [perThousandEvents, events, rollups, sets]
+    static let eligibility = BenchmarkMetric.custom("bytes on disk, the kept eligible counts", useScalingFactor: false)
+    static let metrics = [perThousandEvents, events, rollups, sets, eligibility]
 
     static func measure(_ scale: Scale, clickHouse: ClickHouseAnalytics?) async throws -> DiskUse {
         if let clickHouse {
             let rows = try await clickHouse.clickHouse.rows(
                 "SELECT sum(bytes_on_disk) FROM system.parts WHERE active AND database = currentDatabase() AND table = 'events'")
             let bytes = rows.first?.first.flatMap { $0.flatMap { Int($0) } } ?? 0
-            return DiskUse(events: bytes, rollups: 0, sets: 0, total: bytes)
+            return DiskUse(events: bytes, rollups: 0, sets: 0, eligibility: 0, total: bytes)
         }
         if let url = scale.postgres {
             let client = PostgresClient(configuration: try PostgresStore.configuration(url: url))
@@ -335,12 +379,14 @@ struct DiskUse {
                     SELECT pg_total_relation_size('events'),
                         pg_total_relation_size('event_days') + pg_total_relation_size('rolled_days'),
                         pg_total_relation_size('event_day_users') + pg_total_relation_size('user_numbers'),
+                        pg_total_relation_size('eligibility_states') + pg_total_relation_size('eligible_sets')
+                            + pg_total_relation_size('eligibility_days'),
                         pg_database_size(current_database())
                     """)
-                for try await (events, rollups, sets, total) in sizes.decode((Int, Int, Int, Int).self) {
-                    return DiskUse(events: events, rollups: rollups + sets, sets: sets, total: total)
+                for try await (events, rollups, sets, eligibility, total) in sizes.decode((Int, Int, Int, Int, Int).self) {
+                    return DiskUse(events: events, rollups: rollups + sets, sets: sets, eligibility: eligibility, total: total)
                 }
-                return DiskUse(events: 0, rollups: 0, sets: 0, total: 0)
+                return DiskUse(events: 0, rollups: 0, sets: 0, eligibility: 0, total: 0)
             }
         }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("waymark-analytics-bench-\(scale.events)")
@@ -362,7 +408,10 @@ struct DiskUse {
         let sets = tables["event_day_users", default: 0] + tables["user_numbers", default: 0]
         return DiskUse(
             events: tables["events", default: 0], rollups: tables["event_days", default: 0] + tables["rolled_days", default: 0] + sets,
-            sets: sets, total: total)
+            sets: sets,
+            eligibility: tables["eligibility_states", default: 0] + tables["eligible_sets", default: 0]
+                + tables["eligibility_days", default: 0],
+            total: total)
     }
 }
 

@@ -16,6 +16,7 @@ public struct EvaluatorSnapshot: Hashable, Sendable, Codable {
         /// Sequence: completed.
         public var done: Bool?
 
+        /// A term's state as a store kept it (nil where the term's kind keeps nothing of the kind).
         public init(count: Int32? = nil, last: Int64? = nil, times: [Int64]? = nil, done: Bool? = nil) {
             self.count = count
             self.last = last
@@ -31,6 +32,7 @@ public struct EvaluatorSnapshot: Hashable, Sendable, Codable {
     /// Each term's state, by the term's text.
     public var terms: [String: TermState]
 
+    /// A snapshot as a store kept it, to restore with ``Evaluator/restoring(_:)``.
     public init(now: Int64?, context: [String: ContextValue], terms: [String: TermState]) {
         self.now = now
         self.context = context

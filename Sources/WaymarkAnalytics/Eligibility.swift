@@ -89,7 +89,7 @@ public struct Eligibility: Sendable {
         var kept = 0
         for day in progress.due.prefix(limit) {
             let replayed = try await replay(Period(from: day, to: day + Period.day), store: store, app: app, before: [:])
-            let states = try replayed.users.map { (user: $0.key, state: KeptState(of: $0.value).encoded(terms: watch.termIndex)) }
+            let states = replayed.users.map { (user: $0.key, state: KeptState(of: $0.value).encoded(terms: watch.termIndex)) }
             let sets = replayed.sets(day: day, tips: watch.tips)
             guard
                 try await store.keepEligibility(

@@ -108,9 +108,20 @@ public struct Backtest: Sendable {
 }
 
 /// Tips' rules over one user's events at a time, as the user's device would have evaluated them:
-/// the step the backtest of a period and the eligible counts kept day by day share.
+/// the step the backtest of a period, the eligible counts kept day by day and the replay of
+/// segments share.
+///
+/// Segments given to it are watched beside the tips, by their ``WaymarkCatalog/Segment/boundedRule``
+/// (their attributes set at each user's first event of a day, as the server keeps them then): each
+/// user's latest check at which each held. Tips' targeting then reads `segment.<name>` from them
+/// at that moment, as delivery reads the members the server refreshed.
 struct TipWatch: Sendable {
     let tips: [CatalogTip]
+    let segments: [Segment]
+    /// The segments' rules follow the tips' (a trigger and a dismissal each) from this index.
+    let segmentRules: Int
+    /// The attributes (`user.<name>`) the segments compare.
+    let attributeNames: [String]
     /// The tips' rules compiled once: each user's evaluator is a copy, sharing the compiled graph
     /// and copying only the state it changes.
     let compiled: Evaluator
@@ -124,11 +135,16 @@ struct TipWatch: Sendable {
     let termKeys: [String]
     let termIndex: [String: Int]
 
-    init(tips: [CatalogTip], countingFrom: [Int64?]) {
+    init(tips: [CatalogTip], countingFrom: [Int64?], segments: [Segment] = []) {
         self.tips = tips
+        self.segments = segments
         from = tips.indices.map { $0 < countingFrom.count ? countingFrom[$0] ?? .min : .min }
         let rules = tips.flatMap { [$0.tip.trigger, $0.tip.dismissal ?? .constant(false)] }
-        compiled = Evaluator(rules: rules)
+        segmentRules = rules.count
+        var names: Set<String> = []
+        for segment in segments { SegmentReplay.attributes(in: segment.rule, into: &names) }
+        attributeNames = names.sorted()
+        compiled = Evaluator(rules: rules + segments.map(\.boundedRule))
         termKeys = compiled.termKeys
         termIndex = Dictionary(termKeys.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
         let compared = rules.reduce(into: Set<String>()) { $0.formUnion(Self.comparedPaths($1)) }
@@ -165,6 +181,9 @@ struct TipWatch: Sendable {
         /// the first moment of their current day at which the tip could have shown to them (it
         /// showed or would have, and was not yet done); empty otherwise.
         var eligibleToday: [PlatformVersion?] = []
+        /// Per segment, the latest check (ms since 1970) at which it held; not kept, as each
+        /// day's members are those whose latest is in that day.
+        var segmentHeldAt: [Int64?] = []
     }
 
     func newUser(_ user: String, markingDays: Bool = false) -> User {
@@ -172,8 +191,17 @@ struct TipWatch: Sendable {
             evaluator: compiled, user: user,
             seen: Array(repeating: nil, count: tips.count), done: Array(repeating: false, count: tips.count),
             actedAt: Array(repeating: nil, count: tips.count),
-            eligibleToday: markingDays ? Array(repeating: nil, count: tips.count) : []
+            eligibleToday: markingDays ? Array(repeating: nil, count: tips.count) : [],
+            segmentHeldAt: Array(repeating: nil, count: segments.count)
         )
+    }
+
+    /// Gives the evaluator the user's attributes the segments compare, as `targeted` has them.
+    func setAttributes(_ state: inout User, at time: Int64, _ targeted: TargetedUsers) {
+        for name in attributeNames {
+            state.evaluator.setContext(
+                "user." + name, to: targeted.attribute(name, of: state.user), at: Date(millisecondsSince1970: time))
+        }
     }
 
     func play(_ event: StoredEvent, _ state: inout User, _ contexts: inout ContextCache, _ targeted: TargetedUsers) {
@@ -184,11 +212,11 @@ struct TipWatch: Sendable {
             // What time alone changed since the user's last day counts from this event: nobody
             // had the app open to be shown a tip.
             state.evaluator.advance(to: Date(millisecondsSince1970: event.timestamp))
+            setAttributes(&state, at: event.timestamp, targeted)
         }
         // Rules that time alone makes true (`NOT tap within 1h`) count at the moment they flip.
         while let next = state.evaluator.nextChange, next.millisecondsSince1970 <= event.timestamp {
-            state.evaluator.advance(to: next)
-            check(&state, at: next.millisecondsSince1970, &contexts, targeted)
+            advance(&state, to: next, &contexts, targeted)
         }
         state.properties = event.properties
         state.platformVersion = PlatformVersion(platform: event.platform, appVersion: event.appVersion)
@@ -206,9 +234,19 @@ struct TipWatch: Sendable {
         guard let day = state.day else { return }
         let end = min(end, day + Period.day)
         while let next = state.evaluator.nextChange, next.millisecondsSince1970 < end {
-            state.evaluator.advance(to: next)
-            check(&state, at: next.millisecondsSince1970, &contexts, targeted)
+            advance(&state, to: next, &contexts, targeted)
         }
+    }
+
+    /// Lets time pass to a moment a window ends, and checks there the tips whose rules changed
+    /// then: for the others the moment adds nothing (one published since the user's last check
+    /// counts at their next event), so that what counts for a tip does not depend on the windows
+    /// of the rules beside it.
+    private func advance(_ state: inout User, to next: Date, _ contexts: inout ContextCache, _ targeted: TargetedUsers) {
+        let before = (0..<segmentRules).map { state.evaluator.value(ofRule: $0) }
+        state.evaluator.advance(to: next)
+        let changed = (0..<segmentRules).map { state.evaluator.value(ofRule: $0) != before[$0] }
+        check(&state, at: next.millisecondsSince1970, &contexts, targeted, changed: changed)
     }
 
     /// Gives the evaluator the context the event reports where it changed (a device updated, a
@@ -223,9 +261,14 @@ struct TipWatch: Sendable {
         }
     }
 
-    private func check(_ state: inout User, at time: Int64, _ contexts: inout ContextCache, _ targeted: TargetedUsers) {
+    /// Checks the tips and the segments; at a moment a window ended, only the tips one of whose
+    /// rules `changed` (per rule, in the compiled order).
+    private func check(
+        _ state: inout User, at time: Int64, _ contexts: inout ContextCache, _ targeted: TargetedUsers, changed: [Bool]? = nil
+    ) {
         let marking = !state.eligibleToday.isEmpty
         for tip in tips.indices where !state.done[tip] {
+            if let changed, !changed[tip * 2], !changed[tip * 2 + 1] { continue }
             let dismissed = state.evaluator.value(ofRule: tip * 2 + 1)
             if state.seen[tip] == nil {
                 if dismissed {
@@ -240,16 +283,20 @@ struct TipWatch: Sendable {
             // Shown, or still showing until this moment: the user could have seen it today.
             if marking, state.seen[tip] != nil, state.eligibleToday[tip] == nil { state.eligibleToday[tip] = state.platformVersion }
         }
+        for segment in segments.indices where state.evaluator.value(ofRule: segmentRules + segment) {
+            state.segmentHeldAt[segment] = time
+        }
     }
 
     private func admits(_ tip: CatalogTip, _ state: User, _ contexts: inout ContextCache, _ targeted: TargetedUsers) -> Bool {
         // Only a targeting rule reads the context; a rollout needs the user alone.
-        let context =
-            tip.targeting.rule == nil
-            ? [:]
-            : contexts.context(state.properties).values(user: state.user).merging(targeted.values(of: state.user)) { reported, _ in
-                reported
-            }
+        guard tip.targeting.rule != nil else { return Resolver.admits(tip.targeting, id: tip.id, context: [:], user: state.user) }
+        var context = contexts.context(state.properties).values(user: state.user).merging(targeted.values(of: state.user)) {
+            reported, _ in reported
+        }
+        for (index, segment) in segments.enumerated() where state.evaluator.value(ofRule: segmentRules + index) {
+            context["segment." + segment.name] = .bool(true)
+        }
         return Resolver.admits(tip.targeting, id: tip.id, context: context, user: state.user)
     }
 }

@@ -32,14 +32,27 @@ public struct UserGroups: Sendable {
 
     public func group(of user: String) -> String { groups[user] ?? others }
 
-    public init(_ breakdown: UserBreakdown, store: any AnalyticsStore & UserStore, app: String, period: Period) async throws {
+    /// The groups of the period's users. A segment's members are read from the days `kept` keeps
+    /// (the live catalog's, ``Eligibility/segmentMembers(store:app:period:replaying:)``) when the
+    /// segment is one of its own, by the same rule, and those days are kept; else it is replayed.
+    public init(
+        _ breakdown: UserBreakdown, store: any AnalyticsStore & UserStore, app: String, period: Period,
+        kept: (eligibility: Eligibility, store: any Store)? = nil
+    ) async throws {
         self.breakdown = breakdown
         switch breakdown {
         case .attribute(let name):
             groups = try await store.attributes(app: app, named: [name]).compactMapValues { $0[name]?.plainText }
             others = Self.noValue
         case .segment(let segment):
-            let members = try await SegmentReplay(segments: [segment]).run(store: store, app: app, .during(period)).members[0]
+            let members: Set<String>
+            if let kept, kept.eligibility.keeps(segment),
+                let read = try await kept.eligibility.segmentMembers(store: kept.store, app: app, period: period)?[segment.name]
+            {
+                members = read
+            } else {
+                members = try await SegmentReplay(segments: [segment]).run(store: store, app: app, .during(period)).members[0]
+            }
             groups = Dictionary(uniqueKeysWithValues: members.map { ($0, "in " + breakdown.label) })
             others = "not in " + breakdown.label
         }

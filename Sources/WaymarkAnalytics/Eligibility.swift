@@ -15,16 +15,23 @@ import WaymarkStore
 /// a period, a user counts once, by the platform and app version of their first such day in it.
 /// The counts are by whole UTC days: a period is widened to the days it touches.
 ///
+/// The catalog's segments are watched in the same replay, and each day keeps who was in each
+/// (at one of their moments in the app that day, as ``SegmentReplay/Moment/during(_:)`` has it):
+/// a breakdown by a segment of the live catalog reads its members from the kept days
+/// (``segmentMembers(store:app:period:replaying:)``).
+///
 /// Days are folded once their rollups are (``RollupFolder``); a report reads the kept days of its
 /// period and replays the days after the last one kept, from the kept states, without keeping
-/// them. Targeting reads the attributes as they are when a day is replayed, and a segment's
-/// members as of that day (``TargetedUsers``).
+/// them. Targeting and the segments read the attributes as they are when a day is replayed, and
+/// targeting reads whether the user was in a segment at the moment of each check.
 public struct Eligibility: Sendable {
     let watch: TipWatch
-    let segments: [Segment]
     /// Names the rules the kept days are of: the tips' ids, rules, targeting and first
-    /// publication, and the segments they may name, as a digest.
+    /// publication, and the segments, as a digest.
     public let ruleset: String
+
+    /// The name a segment's members go by among a kept day's sets, beside the tips' ids.
+    static func setName(_ segment: Segment) -> String { "segment:" + segment.name }
 
     /// Days over which each user's kept states are whole: a late event up to that far back
     /// refolds the days from its own; an older one, every kept day.
@@ -35,10 +42,9 @@ public struct Eligibility: Sendable {
     /// states are kept whole over the last `window` days kept (a week: longer than phones hold
     /// events offline, mostly), and before them only the latest.
     public init(tips: [CatalogTip], segments: [Segment], countingFrom: [Int64?], window: Int = 7) {
-        watch = TipWatch(tips: tips, countingFrom: countingFrom)
-        self.segments = segments
+        watch = TipWatch(tips: tips, countingFrom: countingFrom, segments: segments)
         self.window = window
-        var text = "eligibility 1\n"
+        var text = "eligibility 2\n"
         for (tip, from) in zip(tips, watch.from) {
             text += "tip \(tip.id)\n\(tip.tip.trigger)\n\(tip.tip.dismissal?.description ?? "-")\n"
             text += "\(tip.targeting.rule?.description ?? "-")\n\(tip.targeting.rollout)\n\(from)\n"
@@ -90,7 +96,7 @@ public struct Eligibility: Sendable {
         for day in progress.due.prefix(limit) {
             let replayed = try await replay(Period(from: day, to: day + Period.day), store: store, app: app, before: [:])
             let states = replayed.users.map { (user: $0.key, state: KeptState(of: $0.value).encoded(terms: watch.termIndex)) }
-            let sets = replayed.sets(day: day, tips: watch.tips)
+            let sets = replayed.sets(day: day, watch: watch)
             guard
                 try await store.keepEligibility(
                     app: app, ruleset: ruleset, EligibilityDay(day: day, states: states, sets: sets, window: window), epoch: progress.epoch)
@@ -105,22 +111,33 @@ public struct Eligibility: Sendable {
         var users: [String: TipWatch.User] = [:]
         var numbers: [String: UInt32] = [:]
 
-        /// Per user with a number, per tip where they were: the day's sets.
-        func sets(day: Int64, tips: [CatalogTip]) -> [EligibleSet] {
+        /// Per user with a number, per tip where they were, and per segment: the day's sets.
+        func sets(day: Int64, watch: TipWatch) -> [EligibleSet] {
             var groups: [Int: [PlatformVersion: [UInt32]]] = [:]
+            var members: [[UInt32]] = Array(repeating: [], count: watch.segments.count)
             for (user, state) in users {
                 guard let number = numbers[user] else { continue }
                 for (tip, place) in state.eligibleToday.enumerated() {
                     if let place { groups[tip, default: [:]][place, default: []].append(number) }
                 }
+                for segment in watch.segments.indices where Self.held(state, segment, on: day) { members[segment].append(number) }
             }
-            return groups.sorted { $0.key < $1.key }.flatMap { tip, places in
+            func set(_ numbers: [UInt32]) -> Data { Data(UserSet.encode(numbers.sorted().map { (number: $0, events: 1) })) }
+            let tips = groups.sorted { $0.key < $1.key }.flatMap { tip, places in
                 places.sorted { $0.key < $1.key }.map { place, numbers in
                     EligibleSet(
-                        day: day, tip: tips[tip].id, platform: place.platform, appVersion: place.appVersion,
-                        users: Data(UserSet.encode(numbers.sorted().map { (number: $0, events: 1) })))
+                        day: day, tip: watch.tips[tip].id, platform: place.platform, appVersion: place.appVersion, users: set(numbers))
                 }
             }
+            return tips
+                + zip(watch.segments, members).filter { !$1.isEmpty }.map { segment, numbers in
+                    EligibleSet(day: day, tip: Eligibility.setName(segment), platform: nil, appVersion: nil, users: set(numbers))
+                }
+        }
+
+        /// Whether the segment held for the user at one of their checks of the day.
+        static func held(_ user: TipWatch.User, _ segment: Int, on day: Int64) -> Bool {
+            (user.segmentHeldAt[segment] ?? .min) >= day
         }
     }
 
@@ -148,8 +165,10 @@ public struct Eligibility: Sendable {
             if let number = start.number { day.numbers[start.user] = number }
         }
         var contexts = ContextCache()
+        // The segments are watched with the tips: only the attributes are read.
         let targeted = try await TargetedUsers(
-            rules: watch.tips.compactMap(\.targeting.rule), segments: segments, store: store, app: app, period: period)
+            rules: watch.tips.compactMap(\.targeting.rule) + watch.segments.map(\.rule), segments: [], store: store, app: app,
+            period: period)
         let watch = self.watch
         try await store.forEachPage(app: app, period: period) { page in
             for event in page {
@@ -170,24 +189,77 @@ public struct Eligibility: Sendable {
     /// The eligible counts of the days the period touches, one outcome per tip (users, by
     /// platform and version, by first day): the kept days read, the days after them replayed.
     public func counts(store: any Store, app: String, period: Period) async throws -> [Backtest.Outcome] {
-        let days = Period(from: Period.startOfDay(period.from), to: Period.startOfDay(period.to - 1) + Period.day)
-        let progress = try await store.eligibilityProgress(app: app, ruleset: ruleset, through: days.to)
         var tally = Tally(tips: watch.tips)
-        for set in try await store.eligibleSets(app: app, ruleset: ruleset, period: days) {
-            try tally.add(set)
-        }
-        // The days after the last kept one, each from the states of the day before.
-        if let first = progress.due.first ?? progress.pending {
-            var before: [String: TipWatch.User] = [:]
-            var day = first
-            while day < days.to {
-                let replayed = try await replay(Period(from: day, to: day + Period.day), store: store, app: app, before: before)
-                if day >= days.from { tally.add(replayed, day: day) }
-                before.merge(replayed.users) { $1 }
-                day += Period.day
-            }
+        try await walk(store: store, app: app, period: period, replayingFrom: .min) {
+            try tally.add($0)
+        } replayed: {
+            tally.add($0, day: $1)
         }
         return tally.outcomes
+    }
+
+    /// Who was in each segment of the ruleset at one of their moments in the app on the days the
+    /// period touches (``SegmentReplay/Moment/during(_:)``), by segment name, read from the kept
+    /// days; nil when more than `replaying` days of the period's would need a replay (the
+    /// catalog was just published, the days are being kept): a ``SegmentReplay`` of the period
+    /// is then quicker.
+    public func segmentMembers(store: any Store, app: String, period: Period, replaying: Int = 2) async throws -> [String: Set<String>]? {
+        let names = Dictionary(watch.segments.enumerated().map { (Self.setName($1), $0) }, uniquingKeysWith: { first, _ in first })
+        var numbers: [Set<UInt32>] = Array(repeating: [], count: watch.segments.count)
+        var members: [Set<String>] = Array(repeating: [], count: watch.segments.count)
+        let days = Self.days(period)
+        let walked = try await walk(store: store, app: app, period: period, replayingFrom: days.to - Int64(replaying) * Period.day) {
+            set in
+            guard let segment = names[set.tip] else { return }
+            for (number, _) in try UserSet.decode(set.users) { numbers[segment].insert(number) }
+        } replayed: { replayed, day in
+            for (user, state) in replayed.users {
+                for segment in members.indices where Day.held(state, segment, on: day) { members[segment].insert(user) }
+            }
+        }
+        guard walked else { return nil }
+        let ids = try await store.users(app: app, numbered: Array(Set(numbers.joined())))
+        var result: [String: Set<String>] = [:]
+        for (index, segment) in watch.segments.enumerated() {
+            result[segment.name] = members[index].union(numbers[index].compactMap { ids[$0] })
+        }
+        return result
+    }
+
+    /// Whether the segment is one of the ruleset's, by its name and rule.
+    public func keeps(_ segment: Segment) -> Bool {
+        watch.segments.contains { $0.name == segment.name && $0.rule == segment.rule }
+    }
+
+    /// The whole UTC days a period touches: the kept days are whole.
+    static func days(_ period: Period) -> Period {
+        Period(from: Period.startOfDay(period.from), to: Period.startOfDay(period.to - 1) + Period.day)
+    }
+
+    /// Reads the kept sets of the days the period touches, then replays the days after the last
+    /// one kept, each from the states of the day before (the replays of days before the period
+    /// only carry the states on); answers false, having read nothing, when that replay would
+    /// start before `replayingFrom`.
+    @discardableResult
+    private func walk(
+        store: any Store, app: String, period: Period, replayingFrom: Int64, kept: (EligibleSet) throws -> Void,
+        replayed: (Day, Int64) -> Void
+    ) async throws -> Bool {
+        let days = Self.days(period)
+        let progress = try await store.eligibilityProgress(app: app, ruleset: ruleset, through: days.to)
+        let first = progress.due.first ?? progress.pending
+        if let first, first < replayingFrom { return false }
+        for set in try await store.eligibleSets(app: app, ruleset: ruleset, period: days) { try kept(set) }
+        guard let first else { return true }
+        var before: [String: TipWatch.User] = [:]
+        var day = first
+        while day < days.to {
+            let replay = try await replay(Period(from: day, to: day + Period.day), store: store, app: app, before: before)
+            if day >= days.from { replayed(replay, day) }
+            before.merge(replay.users) { $1 }
+            day += Period.day
+        }
+        return true
     }
 
     /// Users counted once a tip over the days, in order, by the first day each was eligible.

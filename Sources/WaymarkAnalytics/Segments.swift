@@ -6,19 +6,25 @@ import WaymarkRules
 import WaymarkStore
 
 /// Who is in an app's segments: each user's recorded events replayed through the segments'
-/// rules, in time order, with their attributes (as the server keeps them now) as `user.<name>`.
+/// rules (``WaymarkCatalog/Segment/boundedRule``), in time order, with their attributes (as the
+/// server keeps them now) as `user.<name>`.
 ///
 /// The events are read once, a page at a time, with one small ``Evaluator`` per user (copies of
-/// one compiled graph), as ``Backtest`` reads them. History reaches back
-/// ``WaymarkCatalog/Segment/historyDays`` before the moment or period asked about.
+/// one compiled graph), through the step ``Backtest`` takes (``TipWatch``). History reaches back
+/// ``WaymarkCatalog/Segment/historyDays`` before the moment or period asked about, as far as any
+/// of the rules reads.
 public struct SegmentReplay: Sendable {
     /// When membership is decided.
     public enum Moment: Hashable, Sendable {
         /// At one moment (ms since 1970): the segment refresher's question. Every user with an
         /// event in the history before it, or with an attribute a segment reads, is asked.
         case at(Int64)
-        /// At any moment of the period: the console's "matched in this period". The users asked
-        /// are those with an event in the period.
+        /// At any of the users' moments in the app during the period: the console's "matched in
+        /// this period". The users asked are those with an event in the period; a segment counts
+        /// for one at their events, and where time alone makes it hold (`NOT purchase within 7d`),
+        /// at that moment on a day of their events, from the first of them that day on (on a day
+        /// without any, at their next event, if it still holds then), as ``Backtest`` checks tips.
+        /// The live catalog's segments are kept day by day this way (``Eligibility``).
         case during(Period)
     }
 
@@ -27,18 +33,19 @@ public struct SegmentReplay: Sendable {
         public var users = 0
         /// Per segment, in the order given: the users it held for.
         public var members: [Set<String>]
+
+        public init(users: Int = 0, members: [Set<String>]) {
+            self.users = users
+            self.members = members
+        }
     }
 
     let segments: [Segment]
-    let compiled: Evaluator
-    let attributeNames: [String]
+    let watch: TipWatch
 
     public init(segments: [Segment]) {
         self.segments = segments
-        compiled = Evaluator(rules: segments.map(\.rule))
-        var names: Set<String> = []
-        for segment in segments { Self.attributes(in: segment.rule, into: &names) }
-        attributeNames = names.sorted()
+        watch = TipWatch(tips: [], countingFrom: [], segments: segments)
     }
 
     /// The attribute names a rule compares (`user.<name>`), added to `names`.
@@ -49,12 +56,6 @@ public struct SegmentReplay: Sendable {
         case .and(let operands), .or(let operands): for operand in operands { attributes(in: operand, into: &names) }
         case .compare(let path, _, _), .oneOf(let path, _): if isAttribute(path) { names.insert(path.components[1]) }
         }
-    }
-
-    private struct UserState {
-        var evaluator: Evaluator
-        var active = false
-        var matched: [Bool]
     }
 
     /// - Parameter user: only this user's events and attributes; everyone's when nil.
@@ -69,25 +70,13 @@ public struct SegmentReplay: Sendable {
         }
         let readsHistory = segments.contains(where: \.readsHistory)
         let history = Period(from: readsHistory ? checkFrom - Int64(Segment.historyDays) * Period.day : checkFrom, to: end)
-        var attributes = try await store.attributes(app: app, named: attributeNames)
-        if let only { attributes = attributes.filter { $0.key == only } }
+        let targeted = try await TargetedUsers(
+            rules: segments.map(\.rule), segments: [], store: store, app: app, period: history, user: only)
         var positions: [String: Int] = [:]
-        var users: [UserState] = []
-        var names: [String] = []
-        func newState(_ user: String, at time: Int64) -> UserState {
-            var evaluator = compiled
-            for (name, value) in attributes[user] ?? [:] {
-                evaluator.setContext("user." + name, to: value, at: Date(millisecondsSince1970: time))
-            }
-            return UserState(evaluator: evaluator, matched: Array(repeating: false, count: segments.count))
-        }
-        func check(_ state: inout UserState) {
-            for index in segments.indices where !state.matched[index] && state.evaluator.value(ofRule: index) {
-                state.matched[index] = true
-            }
-        }
+        var users: [TipWatch.User] = []
+        var active: [Bool] = []
         var contexts = ContextCache()
-        let testsProperties = compiled.testsProperties
+        let watch = self.watch
         try await store.forEachPage(app: app, period: history, user: only) { page in
             for event in page {
                 let position: Int
@@ -96,47 +85,39 @@ public struct SegmentReplay: Sendable {
                 } else {
                     position = users.count
                     positions[event.user] = position
-                    names.append(event.user)
-                    users.append(newState(event.user, at: event.timestamp))
+                    users.append(watch.newUser(event.user))
+                    active.append(false)
                 }
-                // Rules that time alone changes (`NOT purchase within 7d`) count at the moment they flip.
-                while let next = users[position].evaluator.nextChange, next.millisecondsSince1970 <= event.timestamp {
-                    users[position].evaluator.advance(to: next)
-                    if next.millisecondsSince1970 >= checkFrom { check(&users[position]) }
-                }
-                let properties = testsProperties ? contexts.context(event.properties).typed : [:]
-                users[position].evaluator.record(
-                    event.name, target: event.target, properties: properties, at: Date(millisecondsSince1970: event.timestamp))
-                if event.timestamp >= checkFrom {
-                    users[position].active = true
-                    check(&users[position])
-                }
+                watch.play(event, &users[position], &contexts, targeted)
+                if event.timestamp >= checkFrom { active[position] = true }
             }
         }
         var outcome = Outcome(members: Array(repeating: [], count: segments.count))
+        func holds(_ user: inout TipWatch.User) -> [Bool] {
+            // Only the moment counts: what held earlier and no longer does is not membership.
+            user.evaluator.advance(to: Date(millisecondsSince1970: end))
+            return segments.indices.map { user.evaluator.value(ofRule: watch.segmentRules + $0) }
+        }
         for index in users.indices {
+            let held: [Bool]
             switch moment {
-            case .at:
-                // Only the moment counts: what held earlier and no longer does is not membership.
-                users[index].evaluator.advance(to: Date(millisecondsSince1970: end))
-                users[index].matched = segments.indices.map { users[index].evaluator.value(ofRule: $0) }
+            case .at: held = holds(&users[index])
             case .during:
-                guard users[index].active else { continue }
-                while let next = users[index].evaluator.nextChange, next.millisecondsSince1970 < end {
-                    users[index].evaluator.advance(to: next)
-                    check(&users[index])
-                }
+                guard active[index] else { continue }
+                watch.settle(&users[index], before: end, &contexts, targeted)
+                held = users[index].segmentHeldAt.map { ($0 ?? .min) >= checkFrom }
             }
             outcome.users += 1
-            for segment in segments.indices where users[index].matched[segment] { outcome.members[segment].insert(names[index]) }
+            for segment in segments.indices where held[segment] { outcome.members[segment].insert(users[index].user) }
         }
         if case .at = moment {
             // Users with attributes and no recent events are asked too, with no history.
-            for (user, _) in attributes where positions[user] == nil {
-                var state = newState(user, at: end)
-                state.evaluator.advance(to: Date(millisecondsSince1970: end))
+            for user in targeted.attributed where positions[user] == nil {
+                var state = watch.newUser(user)
+                watch.setAttributes(&state, at: end, targeted)
+                let held = holds(&state)
                 outcome.users += 1
-                for segment in segments.indices where state.evaluator.value(ofRule: segment) { outcome.members[segment].insert(user) }
+                for segment in segments.indices where held[segment] { outcome.members[segment].insert(user) }
             }
         }
         return outcome
@@ -170,6 +151,12 @@ struct TargetedUsers {
             for member in members { self.segments[member, default: []].append(segment.name) }
         }
     }
+
+    /// The users with any of the attributes read.
+    var attributed: Dictionary<String, [String: ContextValue]>.Keys { attributes.keys }
+
+    /// The user's attribute `name`, if they have it and it was read.
+    func attribute(_ name: String, of user: String) -> ContextValue? { attributes[user]?[name] }
 
     /// The user's `user.<name>` attributes and `segment.<name>` flags, as ``WaymarkAPI/ClientContext/values`` has them.
     func values(of user: String) -> [String: ContextValue] {

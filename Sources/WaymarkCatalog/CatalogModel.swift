@@ -400,6 +400,24 @@ public struct Segment: Hashable, Sendable {
     /// Whether the rule reads events, and so needs the user's history, not only their attributes.
     public var readsHistory: Bool { Self.readsHistory(rule) }
 
+    /// The rule as a replay evaluates it: each term without `within` reads the last
+    /// ``historyDays`` days (`screen:product` as `screen:product within 90d`), so that a replay
+    /// of any history as long or longer decides the same.
+    public var boundedRule: Rule { Self.bounded(rule) }
+
+    static func bounded(_ rule: Rule) -> Rule {
+        let history = Window(historyDays, .days)
+        switch rule {
+        case .constant, .compare, .oneOf: return rule
+        case .not(let operand): return .not(bounded(operand))
+        case .and(let operands): return .and(operands.map(bounded))
+        case .or(let operands): return .or(operands.map(bounded))
+        case .sequence(let events, let window): return .sequence(events, within: window ?? history)
+        case .count(let event, let comparator, let threshold, let window):
+            return .count(event, comparator, threshold, within: window ?? history)
+        }
+    }
+
     static func readsHistory(_ rule: Rule) -> Bool {
         switch rule {
         case .constant, .compare, .oneOf: false

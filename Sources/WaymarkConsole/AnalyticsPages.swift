@@ -236,7 +236,10 @@ extension WaymarkConsole {
             [["value": "", "label": "Platform and app version", "selected": breakdown == nil]]
             + choices.map { ["value": $0.label, "label": $0.label, "selected": $0 == breakdown] }
         guard let breakdown else { return (nil, options) }
-        return (try await UserGroups(breakdown, store: reports, app: app, period: period), options)
+        // A segment of the live catalog is read from the days kept for it.
+        var kept: (eligibility: Eligibility, store: any Store)?
+        if case .segment = breakdown, let live = try await Eligibility.live(app: app, store: store) { kept = (live, store) }
+        return (try await UserGroups(breakdown, store: reports, app: app, period: period, kept: kept), options)
     }
 
     /// A table of the analytics page as CSV: `engagement`, `daily`, `tips`, `platforms?tip=`,

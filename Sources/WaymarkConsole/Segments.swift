@@ -10,7 +10,8 @@ import WaymarkStore
 /// like tips, each with how many users it matched in a chosen period.
 extension WaymarkConsole {
     /// `GET /console/apps/:app/segments`: the draft's segments, with the users each matched among
-    /// those active in the period (one replay of the period's events for all of them).
+    /// those active in the period: read from the days kept for the live catalog's segments, and
+    /// for the others one replay of the period's events for all of them.
     func segmentsPage(_ request: Request, _ context: ConsoleRequestContext, _ access: AppAccess) async throws -> Response {
         let (signedIn, app) = (access.signedIn, access.app)
         let choice = try PeriodChoice(request, now: now())
@@ -21,12 +22,33 @@ extension WaymarkConsole {
         values["saved"] = request.uri.queryParameters["saved"].map(String.init)
         if !catalog.segments.isEmpty {
             let started = ContinuousClock.now
-            let outcome = try await SegmentReplay(segments: catalog.segments).run(store: store, app: app.id, .during(choice.period))
+            let outcome = try await segmentMembers(catalog.segments, app: app.id, period: choice.period)
             values["elapsed"] = String(format: "%.2f s", (ContinuousClock.now - started) / .seconds(1))
             values["table"] = Self.segmentsTable(catalog.segments, outcome, app: app.id).values
             values["activeUsers"] = outcome.users
         }
         return Templates.page("segments", values)
+    }
+
+    /// Who was in each segment during the period, of the users active in it: the live catalog's
+    /// segments from the days kept for them, the rest replayed.
+    func segmentMembers(_ segments: [Segment], app: String, period: Period) async throws -> SegmentReplay.Outcome {
+        var kept: [String: Set<String>] = [:]
+        if let live = try await Eligibility.live(app: app, store: store), segments.contains(where: live.keeps),
+            let members = try await live.segmentMembers(store: store, app: app, period: period)
+        {
+            kept = members.filter { name, _ in segments.contains { $0.name == name && live.keeps($0) } }
+        }
+        let replayed = segments.filter { kept[$0.name] == nil }
+        var outcome = SegmentReplay.Outcome(members: [])
+        if !replayed.isEmpty {
+            outcome = try await SegmentReplay(segments: replayed).run(store: store, app: app, .during(period))
+        } else {
+            outcome.users = try await store.tally(app: app, TallyQuery(period: period, byName: false)).first?.users ?? 0
+        }
+        var replayedMembers = zip(replayed, outcome.members).makeIterator()
+        outcome.members = segments.map { kept[$0.name] ?? replayedMembers.next()!.1 }
+        return outcome
     }
 
     static func segmentsTable(_ segments: [Segment], _ outcome: SegmentReplay.Outcome, app: String) -> ReportTable {

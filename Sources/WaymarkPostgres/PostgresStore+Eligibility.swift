@@ -72,6 +72,16 @@ extension PostgresStore {
         }
     }
 
+    public func users(app: String, numbered numbers: [UInt32]) async throws(StoreError) -> [UInt32: String] {
+        guard !numbers.isEmpty else { return [:] }
+        let rows = try await all(
+            """
+            SELECT number, user_id FROM user_numbers
+            WHERE app_number = (SELECT number FROM apps WHERE id = \(app)) AND number = ANY(\(numbers.map { Int32(bitPattern: $0) }))
+            """, as: (Int32, String).self)
+        return Dictionary(rows.map { (UInt32(bitPattern: $0), $1) }, uniquingKeysWith: { first, _ in first })
+    }
+
     public func keepEligibility(app: String, ruleset: String, _ day: EligibilityDay, epoch: Int64) async throws(StoreError) -> Bool {
         guard let number = try await all("SELECT number FROM apps WHERE id = \(app)", as: Int32.self).first else { return false }
         return try await transaction { connection in

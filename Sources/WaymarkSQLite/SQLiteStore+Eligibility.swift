@@ -113,6 +113,19 @@ extension SQLiteStore {
         }
     }
 
+    public func users(app: String, numbered numbers: [UInt32]) async throws(StoreError) -> [UInt32: String] {
+        guard !numbers.isEmpty else { return [:] }
+        let list = "[" + numbers.map(String.init).joined(separator: ",") + "]"
+        return try await read { db in
+            var users: [UInt32: String] = [:]
+            let rows = try Row.fetchCursor(
+                db, sql: "SELECT number, user FROM user_numbers WHERE app = ? AND number IN (SELECT value FROM json_each(?))",
+                arguments: [app, list])
+            while let row = try rows.next() { users[UInt32(row["number"] as Int64)] = row["user"] }
+            return users
+        }
+    }
+
     /// A new epoch for the app: a fold under way saves nothing.
     static func changeEligibilityEpoch(app: String, _ db: Database) throws {
         try db.execute(

@@ -28,6 +28,8 @@ public protocol EligibilityStore: Sendable {
     /// ``EligibilityProgress/epoch``), the day is no longer folded into rollups, or it is kept
     /// already: answers whether it kept it.
     func keepEligibility(app: String, ruleset: String, _ day: EligibilityDay, epoch: Int64) async throws(StoreError) -> Bool
+    /// The ids of the users the rollups gave these numbers (a kept set's members), by number.
+    func users(app: String, numbered numbers: [UInt32]) async throws(StoreError) -> [UInt32: String]
 }
 
 /// Where a ruleset's days stand (``EligibilityStore/eligibilityProgress(app:ruleset:through:)``).
@@ -83,7 +85,8 @@ public struct EligibilityStart: Hashable, Sendable {
     }
 }
 
-/// The users who could have been shown a tip on a day, where they were then (``UserSet``).
+/// The users who could have been shown a tip on a day, where they were then (``UserSet``); or,
+/// named `segment:<name>` with no platform or version, those who were in a segment that day.
 public struct EligibleSet: Hashable, Sendable {
     public var day: Int64
     public var tip: String

@@ -1007,6 +1007,24 @@ import WaymarkTestSupport
             #expect(try await browser.post("/console/apps/\(app)/segments/big-spenders/delete", []).status == .seeOther)
             let draft = try #require(try await setup.store.draft(app: app))
             #expect(try CatalogDocument.parse(draft.document, file: "draft").segments.isEmpty)
+
+            // Published, a segment's members are read from the days kept for the live catalog,
+            // and a segment only in the draft is replayed beside it.
+            #expect(try await browser.post("/console/apps/\(app)/segments/new", fields("big-spenders", rule)).status == .seeOther)
+            #expect(try await browser.post("/console/apps/\(app)/publish", []).status == .seeOther)
+            #expect(try await browser.post("/console/apps/\(app)/segments/new", fields("any-buyer", "purchase")).status == .seeOther)
+            // The days before today (one or two: the tip was shown an hour ago).
+            let days = try await setup.store.rollUp(app: app, before: Period.startOfDay(now), limit: 10)
+            #expect(days >= 1)
+            let live = try #require(try await Eligibility.live(app: app, store: setup.store))
+            #expect(try await live.fold(store: setup.store, app: app, limit: 10) == days)
+            let week = Period(from: now - 7 * 86_400_000, to: now)
+            #expect(try await live.segmentMembers(store: setup.store, app: app, period: week, replaying: 1)?["big-spenders"] == ["u1"])
+            let both = String(buffer: try await viewer.get("/console/apps/\(app)/segments?days=7").body)
+            #expect(both.contains("segment:big-spenders</a></td><td>Bought something dear &lt;b&gt;lately&lt;/b&gt;</td>"), "\(both)")
+            #expect(both.contains("<td>attributes and history</td><td>1</td><td>50.0%</td>"), "\(both)")
+            #expect(both.contains("<td>purchase</td><td>attributes and history</td><td>2</td><td>100.0%</td>"), "\(both)")
+            #expect(both.contains("of the 2 users with events"))
         }
     }
 

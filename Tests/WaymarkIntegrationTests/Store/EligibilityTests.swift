@@ -3,6 +3,7 @@ import Logging
 import Testing
 import WaymarkAnalytics
 import WaymarkCatalog
+import WaymarkRules
 import WaymarkStore
 import WaymarkSupport
 import WaymarkTestSupport
@@ -11,11 +12,16 @@ import WaymarkTestSupport
 /// apps get the same random events; one's days are folded and kept, the other's never are (its
 /// counts replay every day from the first), and every period must count the same users, by
 /// platform and version and by first day, after folding, late events, an erasure and folding
-/// again. Over the whole history both must also agree with the backtest's single replay.
+/// again. Over the whole history both must also agree with the backtest's single replay. The
+/// segments' members kept with them must be those a ``SegmentReplay`` of each period finds.
 @Suite(.timeLimit(.minutes(5))) struct EligibilityTests {
     static let day0 = RollupTests.day0
 
     static let catalog = """
+        segments:
+          - { name: buyers, rule: "count(purchase) >= 2 within 2d" }
+          - { name: idle, rule: "screen AND NOT tap within 6h" }
+          - { name: gold, rule: 'user.plan == "gold" OR tap:cart' }
         tips:
           - { id: search, container: home, trigger: "tap:search", dismissal: "tap:cart", content: { title: a } }
           - { id: busy, container: home, trigger: "count(screen) >= 3 within 1d", dismissal: "purchase", content: { title: a } }
@@ -25,9 +31,11 @@ import WaymarkTestSupport
           - { id: recent, container: cart, trigger: "screen:cart AND app.version >= v1.2", content: { title: a } }
           - { id: half, container: cart, trigger: "screen", rollout: 50, content: { title: a } }
           - { id: late, container: home, trigger: "tap:search OR screen:home", dismissal: "count(purchase) >= 3 within 6h", content: { title: a } }
+          - { id: buyers, container: banner, trigger: "screen", targeting: "segment:buyers AND NOT segment:gold", content: { title: a } }
         """
 
     static func tips() throws -> [CatalogTip] { try CatalogDocument.parse(catalog, file: "eligibility.yaml").tips }
+    static func segments() throws -> [Segment] { try CatalogDocument.parse(catalog, file: "eligibility.yaml").segments }
 
     /// `late` was published at noon on day 2: counted from then.
     static func published(_ tips: [CatalogTip]) -> [Int64?] { tips.map { $0.id == "late" ? day0 + 2 * Period.day + 43_200_000 : nil } }
@@ -35,7 +43,7 @@ import WaymarkTestSupport
     /// Each user's states kept whole over the last two days kept.
     static func eligibility() throws -> Eligibility {
         let tips = try tips()
-        return Eligibility(tips: tips, segments: [], countingFrom: published(tips), window: 2)
+        return Eligibility(tips: tips, segments: try segments(), countingFrom: published(tips), window: 2)
     }
 
     /// `count` events of users u0 to u11 over `span` from `from`, numbered from `first`, for both apps.
@@ -76,6 +84,12 @@ import WaymarkTestSupport
             let replayed = try await eligibility.counts(store: store, app: "replayed", period: period)
             #expect(kept == replayed, "\(comment): \(period)")
             #expect(kept.contains { $0.users > 0 }, "\(comment): \(period) counts someone")
+            // The segments' members, from the kept days and from a replay of the period.
+            let members = try await eligibility.segmentMembers(store: store, app: "kept", period: period, replaying: 100)
+            let segments = try Self.segments()
+            let replay = try await SegmentReplay(segments: segments).run(store: store, app: "replayed", .during(period))
+            #expect(members == Dictionary(uniqueKeysWithValues: zip(segments.map(\.name), replay.members)), "\(comment): \(period)")
+            #expect(replay.members.contains { !$0.isEmpty }, "\(comment): \(period) finds members")
         }
     }
 
@@ -84,6 +98,11 @@ import WaymarkTestSupport
         for app in ["kept", "replayed"] {
             try await store.createApp(
                 AppRecord(id: app, name: app, identitySecret: "secret-\(app)", createdAt: Date(millisecondsSince1970: Self.day0)))
+            for user in ["u1", "u4", "u7"] {
+                _ = try await store.updateAttributes(
+                    app: app, user: user, ["plan": .string(user == "u4" ? "silver" : "gold")], at: Date(millisecondsSince1970: Self.day0),
+                    limit: 50)
+            }
         }
     }
 
@@ -105,11 +124,14 @@ import WaymarkTestSupport
             var random = RollupTests.Random(state: 20_261_203)
             _ = try await store.insertEvents(Self.events(&random, count: 700, from: Self.day0, span: 8 * Period.day, first: 0))
 
-            // Over the whole history, the days replayed one after the other count as the backtest's one replay.
+            // Over the whole history, the days replayed one after the other count as the backtest's
+            // one replay (whose targeting reads a segment's members over the period, not at each
+            // moment: the tip targeting one is left out).
             let whole = Self.periods[0]
-            let backtest = try await Backtest(tips: try Self.tips(), countingFrom: Self.published(try Self.tips()))
+            let tips = try Self.tips().filter { $0.id != "buyers" }
+            let backtest = try await Backtest(tips: tips, countingFrom: Self.published(tips))
                 .run(store: store, app: "replayed", period: whole)
-            let counted = try await eligibility.counts(store: store, app: "replayed", period: whole)
+            let counted = try await eligibility.counts(store: store, app: "replayed", period: whole).dropLast()
             #expect(counted.map(\.users) == backtest.map(\.users))
             #expect(counted.map(\.byPlatform) == backtest.map(\.byPlatform))
             #expect(counted.map(\.byDay) == backtest.map(\.byDay))
@@ -127,6 +149,11 @@ import WaymarkTestSupport
             #expect(progress.kept == (0..<6).map { Self.day0 + $0 * Period.day })
             #expect(progress.pending == Self.day0 + 6 * Period.day)
             try await Self.expectSameCounts(eligibility, store, "six days kept")
+            // A period of kept days needs no replay; with days 6 and 7 left, at most one replayed day is too few.
+            let kept = Period(from: Self.day0, to: Self.day0 + 6 * Period.day)
+            #expect(try await eligibility.segmentMembers(store: store, app: "kept", period: kept, replaying: 0) != nil)
+            #expect(try await eligibility.segmentMembers(store: store, app: "kept", period: whole, replaying: 1) == nil)
+            #expect(try await eligibility.segmentMembers(store: store, app: "kept", period: whole, replaying: 2) != nil)
 
             // Late events in days 4 and 5 take the kept days from day 4 on; folding again keeps them.
             _ = try await store.insertEvents(

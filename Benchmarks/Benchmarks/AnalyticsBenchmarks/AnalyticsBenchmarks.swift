@@ -193,6 +193,19 @@ let benchmarks: @Sendable () -> Void = {
             blackHole(try await analytics.tips(app: "bench", catalog: catalog, period: period, eligible: .counted(counts)))
         }
     }
+    // The members of a live segment are kept with the eligible counts: read, then the sets split.
+    Benchmark("Tip funnel by a segment from the kept days, 30 days, \(size) events\(on)") { benchmark in
+        for _ in benchmark.scaledIterations {
+            let groups = try await UserGroups(
+                .segment(catalog.segments[0]), store: store, app: "bench", period: period, kept: (eligibility, store))
+            blackHole(try await analytics.tip("search-tip", app: "bench", period: period, by: groups))
+        }
+    }
+    Benchmark("Segment members of the 30 days from the kept days (the segments page), \(size) events\(on)") { benchmark in
+        for _ in benchmark.scaledIterations {
+            blackHole(try await eligibility.segmentMembers(store: store, app: "bench", period: period))
+        }
+    }
     // A late event in the last day takes its kept counts; the folder folds its rollups, then them.
     Benchmark("Keeping one day's eligible counts again after a late event, \(size) events\(on)") { benchmark in
         for iteration in benchmark.scaledIterations {

@@ -23,7 +23,9 @@ import WaymarkSupport
 /// from it, as `waymark serve --analytics` has them; with `WAYMARK_BENCH_CLICKHOUSE_GENERATE=1` too,
 /// the events are generated inside ClickHouse alone (`INSERT … SELECT … FROM numbers(…)`, the same
 /// shape of history), for sizes the store of record would take hours to fill here, and only the
-/// reports that read nothing but tallies run. The benchmarks' names say which they measured.
+/// reports that read nothing but tallies run. `WAYMARK_BENCH_KEEP=0` runs only the benchmarks
+/// before the eligible counts kept day by day, which it does not keep (keeping 100 million
+/// events' days would take about an hour here). The benchmarks' names say which they measured.
 /// An event arriving late in a day of the period (by default its last), which unfolds it.
 func lateEvent(_ period: Period, _ iteration: Int, day: Int64? = nil) -> StoredEvent {
     StoredEvent(
@@ -182,6 +184,9 @@ let benchmarks: @Sendable () -> Void = {
     // end of the day before. Each benchmark runs in a process of its own, whose setup keeps the
     // days not kept yet (all 30 on a new database, timed and printed).
     let eligibility = Eligibility(tips: catalog.tips, segments: catalog.segments, countingFrom: [])
+    // `WAYMARK_BENCH_KEEP=0` leaves the days unkept: for the reports alone at a size whose
+    // keeping would take longer than the run may.
+    guard ProcessInfo.processInfo.environment["WAYMARK_BENCH_KEEP"] != "0" else { return }
     waitFor("keeping the eligible counts") {
         let started = ContinuousClock.now
         let kept = try await eligibility.fold(store: store, app: "bench", limit: 40)

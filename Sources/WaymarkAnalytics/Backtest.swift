@@ -245,8 +245,7 @@ struct TipWatch: Sendable {
     private func advance(_ state: inout User, to next: Date, _ contexts: inout ContextCache, _ targeted: TargetedUsers) {
         let before = (0..<segmentRules).map { state.evaluator.value(ofRule: $0) }
         state.evaluator.advance(to: next)
-        let changed = (0..<segmentRules).map { state.evaluator.value(ofRule: $0) != before[$0] }
-        check(&state, at: next.millisecondsSince1970, &contexts, targeted, changed: changed)
+        check(&state, at: next.millisecondsSince1970, &contexts, targeted, before: before)
     }
 
     /// Gives the evaluator the context the event reports where it changed (a device updated, a
@@ -262,13 +261,17 @@ struct TipWatch: Sendable {
     }
 
     /// Checks the tips and the segments; at a moment a window ended, only the tips one of whose
-    /// rules `changed` (per rule, in the compiled order).
+    /// rules differs from `before` (the tips' rules' values just before it, in the compiled order).
     private func check(
-        _ state: inout User, at time: Int64, _ contexts: inout ContextCache, _ targeted: TargetedUsers, changed: [Bool]? = nil
+        _ state: inout User, at time: Int64, _ contexts: inout ContextCache, _ targeted: TargetedUsers, before: [Bool]? = nil
     ) {
         let marking = !state.eligibleToday.isEmpty
         for tip in tips.indices where !state.done[tip] {
-            if let changed, !changed[tip * 2], !changed[tip * 2 + 1] { continue }
+            if let before, state.evaluator.value(ofRule: tip * 2) == before[tip * 2],
+                state.evaluator.value(ofRule: tip * 2 + 1) == before[tip * 2 + 1]
+            {
+                continue
+            }
             let dismissed = state.evaluator.value(ofRule: tip * 2 + 1)
             if state.seen[tip] == nil {
                 if dismissed {

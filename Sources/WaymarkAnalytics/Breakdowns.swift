@@ -45,14 +45,7 @@ public struct UserGroups: Sendable {
             groups = try await store.attributes(app: app, named: [name]).compactMapValues { $0[name]?.plainText }
             others = Self.noValue
         case .segment(let segment):
-            let members: Set<String>
-            if let kept, kept.eligibility.keeps(segment),
-                let read = try await kept.eligibility.segmentMembers(store: kept.store, app: app, period: period)?[segment.name]
-            {
-                members = read
-            } else {
-                members = try await SegmentReplay(segments: [segment]).run(store: store, app: app, .during(period)).members[0]
-            }
+            let members = try await SegmentReplay.members(of: [segment], store: store, app: app, period: period, kept: kept).members[0]
             groups = Dictionary(uniqueKeysWithValues: members.map { ($0, "in " + breakdown.label) })
             others = "not in " + breakdown.label
         }

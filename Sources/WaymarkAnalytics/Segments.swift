@@ -40,12 +40,32 @@ public struct SegmentReplay: Sendable {
         }
     }
 
-    let segments: [Segment]
     let watch: TipWatch
+    var segments: [Segment] { watch.segments }
 
     public init(segments: [Segment]) {
-        self.segments = segments
         watch = TipWatch(tips: [], countingFrom: [], segments: segments)
+    }
+
+    /// Who was in each segment during the period (``Moment/during(_:)``), in the order given:
+    /// those `kept` keeps (the live catalog's, by the same rule) read from its kept days when
+    /// they are, the others replayed together from `store`. `users` is the replay's count of
+    /// users asked, nil when nothing was replayed.
+    public static func members(
+        of segments: [Segment], store: any AnalyticsStore & UserStore, app: String, period: Period,
+        kept: (eligibility: Eligibility, store: any Store)?
+    ) async throws -> (members: [Set<String>], users: Int?) {
+        var read: [String: Set<String>] = [:]
+        if let kept, segments.contains(where: kept.eligibility.keeps),
+            let members = try await kept.eligibility.segmentMembers(store: kept.store, app: app, period: period)
+        {
+            for segment in segments where kept.eligibility.keeps(segment) { read[segment.name] = members[segment.name] }
+        }
+        let replayed = segments.filter { read[$0.name] == nil }
+        guard !replayed.isEmpty else { return (segments.map { read[$0.name]! }, nil) }
+        let outcome = try await SegmentReplay(segments: replayed).run(store: store, app: app, .during(period))
+        var members = outcome.members.makeIterator()
+        return (segments.map { read[$0.name] ?? members.next()! }, outcome.users)
     }
 
     /// The attribute names a rule compares (`user.<name>`), added to `names`.

@@ -33,22 +33,15 @@ extension WaymarkConsole {
     /// Who was in each segment during the period, of the users active in it: the live catalog's
     /// segments from the days kept for them, the rest replayed.
     func segmentMembers(_ segments: [Segment], app: String, period: Period) async throws -> SegmentReplay.Outcome {
-        var kept: [String: Set<String>] = [:]
-        if let live = try await Eligibility.live(app: app, store: store), segments.contains(where: live.keeps),
-            let members = try await live.segmentMembers(store: store, app: app, period: period)
-        {
-            kept = members.filter { name, _ in segments.contains { $0.name == name && live.keeps($0) } }
+        let live = try await Eligibility.live(app: app, store: store)
+        let (members, replayed) = try await SegmentReplay.members(
+            of: segments, store: store, app: app, period: period, kept: live.map { ($0, store) })
+        // With nothing replayed, the period's active users come from the rollups.
+        guard let replayed else {
+            let users = try await store.tally(app: app, TallyQuery(period: period, byName: false)).first?.users ?? 0
+            return SegmentReplay.Outcome(users: users, members: members)
         }
-        let replayed = segments.filter { kept[$0.name] == nil }
-        var outcome = SegmentReplay.Outcome(members: [])
-        if !replayed.isEmpty {
-            outcome = try await SegmentReplay(segments: replayed).run(store: store, app: app, .during(period))
-        } else {
-            outcome.users = try await store.tally(app: app, TallyQuery(period: period, byName: false)).first?.users ?? 0
-        }
-        var replayedMembers = zip(replayed, outcome.members).makeIterator()
-        outcome.members = segments.map { kept[$0.name] ?? replayedMembers.next()!.1 }
-        return outcome
+        return SegmentReplay.Outcome(users: replayed, members: members)
     }
 
     static func segmentsTable(_ segments: [Segment], _ outcome: SegmentReplay.Outcome, app: String) -> ReportTable {

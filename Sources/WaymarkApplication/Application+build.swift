@@ -42,7 +42,7 @@ public struct WaymarkConfiguration: Sendable {
     public var rollupInterval: Duration?
     /// The ClickHouse the reports read their tallies from, which the store's analytics outbox is
     /// shipped to (``WaymarkClickHouse/ClickHouseShipper``); nil keeps the analytics in the store,
-    /// read from its daily rollups.
+    /// read from its daily rollups. The store folds its rollups either way.
     public var analytics: ClickHouseURL?
     /// Whether webhook endpoints may be on this machine or a private network; for a demo and
     /// tests, never production (see ``WaymarkServer/WebhookEndpoints``).
@@ -121,14 +121,12 @@ public func buildApplication(
     let struggles = configuration.struggleRefreshInterval.map {
         StruggleRefresher(store: store, logger: logger, interval: $0, now: configuration.now)
     }
-    // ClickHouse counts without rollups; the store keeps folding none.
+    // With ClickHouse too, the store folds its rollups: the eligible days and the live segments'
+    // members it keeps start from them, and a tally ClickHouse cannot answer reads them.
     let rollups = configuration.rollupInterval.map { RollupFolder(store: store, logger: logger, interval: $0, now: configuration.now) }
     var background: [any Service] = [sweeper, retention, webhooks]
-    if let clickHouse {
-        background.append(ClickHouseShipper(store: store, analytics: clickHouse, logger: logger))
-    } else if let rollups {
-        background.append(rollups)
-    }
+    if let clickHouse { background.append(ClickHouseShipper(store: store, analytics: clickHouse, logger: logger)) }
+    if let rollups { background.append(rollups) }
     if let refresher { background.append(refresher) }
     if let struggles { background.append(struggles) }
     if let narrator { background.append(narrator) }

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
+import WaymarkAnalytics
 import WaymarkClickHouse
+import WaymarkSQLite
 import WaymarkStore
 import WaymarkSupport
 import WaymarkTestSupport
@@ -163,6 +165,59 @@ import WaymarkTestSupport
             #expect(!log.contains("this server was given no --analytics"), "\(log)")
             let left = try WaymarkBinary.run(["stop-analytics-outbox", "--data-dir", data.path])
             #expect(left.status == 0 && left.output.contains(" 0 entries"), "\(left.output) \(left.errors)")
+        }
+    }
+
+    /// A server counting in ClickHouse still folds the database's rollups, and keeps the live
+    /// segments' members and the eligible counts day by day from them: a breakdown by a segment
+    /// reads the kept days instead of replaying the period.
+    @Test func theDatabaseKeepsTheDaysBesideClickHouse() async throws {
+        try await ClickHouseDatabase.with { analytics, url in
+            let data = FileManager.default.temporaryDirectory.appendingPathComponent("waymark-clickhouse-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(at: data) }
+            let made =
+                try JSONSerialization.jsonObject(
+                    with: Data(try TwoServersTests.run(["apps", "create", "Shop", "--data-dir", data.path]).utf8)) as? [String: Any]
+            let app = try #require(made?["appId"] as? String)
+            let (key, secret) = (try #require(made?["clientKey"] as? String), try #require(made?["secretKey"] as? String))
+            let catalog = data.appendingPathComponent("catalog.yaml")
+            try """
+            segments:
+              - { name: tappers, rule: "tap:a" }
+            tips:
+              - { id: hint, container: home, trigger: "tap:a", content: { title: Hint } }
+            """.write(to: catalog, atomically: true, encoding: .utf8)
+            let arguments = ["--data-dir", data.path, "--analytics", Self.testURL(url), "--narration", "off"]
+            // Events of two days that ended, taken by a server counting in ClickHouse.
+            let today = Period.startOfDay(Int64(Date().timeIntervalSince1970 * 1000))
+            let period = Period(from: today - 3 * Period.day, to: today - Period.day)
+            var server = try await ServerProcess(arguments)
+            _ = try TwoServersTests.run(["push", catalog.path, "--publish", "--server", server.url, "--key", secret])
+            let formatter = ISO8601DateFormatter()
+            let events = [("u1", 0, "tap:a"), ("u2", 1, "tap:a"), ("u3", 1, "screen:home")].map { user, day, name in
+                let at = formatter.string(
+                    from: Date(timeIntervalSince1970: Double(period.from + Int64(day) * Period.day + 3_600_000) / 1000))
+                let parts = name.split(separator: ":")
+                return
+                    #"{"id":"\#(UUID().uuidString.lowercased())","user":"\#(user)","name":"\#(parts[0])","target":"\#(parts[1])","timestamp":"\#(at)"}"#
+            }
+            try await DurabilityTests.send(
+                Data(#"{"events":[\#(events.joined(separator: ","))]}"#.utf8), to: server.url, key: key, into: DurabilityTests.Ledger())
+            // The folder's first run, at start, finds the days.
+            server.stop()
+            server = try await ServerProcess(arguments)
+            defer { server.stop() }
+
+            let store = try SQLiteStore(path: data.appendingPathComponent("waymark.sqlite").path)
+            let eligibility = try #require(try await Eligibility.live(app: app, store: store))
+            let members = try await eventually(within: 60, every: .milliseconds(250)) {
+                try? await eligibility.segmentMembers(store: store, app: app, period: period, replaying: 0)
+            }
+            #expect(members == ["tappers": ["u1", "u2"]], "the kept days answer, with no day replayed")
+            let shipped = try await eventually(within: 30, every: .milliseconds(250)) {
+                try? await analytics.count(app: app) == 3 ? true : nil
+            }
+            #expect(shipped == true, "and ClickHouse has the events")
         }
     }
 

@@ -204,6 +204,14 @@ struct TipWatch: Sendable {
         }
     }
 
+    /// Whether each segment holds for the user at `time`, at or after their latest event, with
+    /// their attributes as `targeted` has them.
+    func segmentsHold(_ state: inout User, at time: Int64, _ targeted: TargetedUsers) -> [Bool] {
+        setAttributes(&state, at: time, targeted)
+        state.evaluator.advance(to: Date(millisecondsSince1970: time))
+        return segments.indices.map { state.evaluator.value(ofRule: segmentRules + $0) }
+    }
+
     func play(_ event: StoredEvent, _ state: inout User, _ contexts: inout ContextCache, _ targeted: TargetedUsers) {
         let day = Period.startOfDay(event.timestamp)
         if state.day != day {

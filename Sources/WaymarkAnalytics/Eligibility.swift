@@ -226,6 +226,43 @@ public struct Eligibility: Sendable {
         return result
     }
 
+    /// Who is in each segment of the ruleset at `time` (``SegmentReplay/Moment/at(_:)``), by
+    /// segment name: each user's state kept at the end of their latest day before the days
+    /// replayed, those days (after the last one kept, and the moment's own) replayed from them,
+    /// and every user then asked at the moment. Nil when more than `replaying` days would need a
+    /// replay: a ``SegmentReplay`` is then quicker.
+    public func segmentMembers(
+        at time: Int64, store: any Store, app: String, replaying: Int = 3
+    ) async throws -> [String: Set<String>]? {
+        let today = Period.startOfDay(time)
+        let progress = try await store.eligibilityProgress(app: app, ruleset: ruleset, through: time)
+        let replayFrom = min(progress.due.first ?? progress.pending ?? today, today)
+        guard (today - replayFrom) / Period.day < Int64(replaying) else { return nil }
+        let history = SegmentReplay.historyStart(time)
+        var users: [String: TipWatch.User] = [:]
+        for (user, state) in try await store.latestEligibilityStates(
+            app: app, ruleset: ruleset, period: Period(from: history, to: replayFrom))
+        {
+            users[user] = try KeptState(decoding: state, terms: watch.termKeys).user(user, in: watch)
+        }
+        var day = max(replayFrom, history)
+        while day <= today {
+            let replayed = try await replay(Period(from: day, to: min(day + Period.day, time)), store: store, app: app, before: users)
+            users.merge(replayed.users) { $1 }
+            day += Period.day
+        }
+        let targeted = try await TargetedUsers(
+            rules: watch.segments.map(\.rule), segments: [], store: store, app: app, period: Period(from: history, to: time))
+        for user in targeted.attributed where users[user] == nil { users[user] = watch.newUser(user) }
+        var members: [Set<String>] = Array(repeating: [], count: watch.segments.count)
+        for (user, var state) in users {
+            for (segment, holds) in watch.segmentsHold(&state, at: time, targeted).enumerated() where holds {
+                members[segment].insert(user)
+            }
+        }
+        return Dictionary(zip(watch.segments.map(\.name), members), uniquingKeysWith: { first, _ in first })
+    }
+
     /// Whether the segment is one of the ruleset's, by its name and rule.
     public func keeps(_ segment: Segment) -> Bool {
         watch.segments.contains { $0.name == segment.name && $0.rule == segment.rule }

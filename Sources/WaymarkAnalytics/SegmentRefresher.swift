@@ -5,9 +5,11 @@ import WaymarkCatalog
 import WaymarkStore
 
 /// Keeps the members of every app's history segments (those whose rule reads events) for
-/// delivery to read by user: a ``SegmentReplay`` at the moment of the refresh, its result stored
-/// in place of the last one. Segments of attributes alone need none of this: delivery decides
-/// them from the attributes it reads anyway.
+/// delivery to read by user: who is in each at the moment of the refresh, stored in place of the
+/// last. It starts from the states kept with the live catalog's eligible days (``Eligibility``),
+/// replaying only the days after them; until those days are kept (just after a publication), a
+/// ``SegmentReplay`` of the whole history answers the same. Segments of attributes alone need
+/// none of this: delivery decides them from the attributes it reads anyway.
 ///
 /// It looks every `interval` at each app's live version and refreshes an app whose version
 /// changed since its last refresh (a new segment has members within one interval of
@@ -63,8 +65,8 @@ public struct SegmentRefresher: Service {
         }
     }
 
-    /// Replays the app's history through its live catalog's history segments now and stores who
-    /// is in each (an app without any then has no members stored); returns them by segment.
+    /// Decides who is in each of the app's live catalog's history segments now and stores it (an
+    /// app without any then has no members stored); returns them by segment.
     @discardableResult
     public func refresh(app: String) async throws -> [String: Set<String>] {
         let document = try await store.liveVersion(app: app)?.document
@@ -72,8 +74,15 @@ public struct SegmentRefresher: Service {
         let segments = (catalog?.segments ?? []).filter(\.readsHistory)
         var members: [String: Set<String>] = [:]
         if !segments.isEmpty {
-            let outcome = try await SegmentReplay(segments: segments).run(store: store, app: app, .at(now().millisecondsSince1970))
-            for (segment, users) in zip(segments, outcome.members) { members[segment.name] = users }
+            let time = now().millisecondsSince1970
+            if let live = try await Eligibility.live(app: app, store: store),
+                let kept = try await live.segmentMembers(at: time, store: store, app: app)
+            {
+                for segment in segments { members[segment.name] = kept[segment.name] }
+            } else {
+                let outcome = try await SegmentReplay(segments: segments).run(store: store, app: app, .at(time))
+                for (segment, users) in zip(segments, outcome.members) { members[segment.name] = users }
+            }
         }
         try await store.replaceSegmentMembers(app: app, members)
         return members

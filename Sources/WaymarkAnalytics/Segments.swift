@@ -17,7 +17,9 @@ public struct SegmentReplay: Sendable {
     /// When membership is decided.
     public enum Moment: Hashable, Sendable {
         /// At one moment (ms since 1970): the segment refresher's question. Every user with an
-        /// event in the history before it, or with an attribute a segment reads, is asked.
+        /// event since the start of the UTC day ``WaymarkCatalog/Segment/historyDays`` before it,
+        /// or with an attribute a segment reads, is asked. The live catalog's segments are read
+        /// this way from the kept days (``Eligibility/segmentMembers(at:store:app:replaying:)``).
         case at(Int64)
         /// At any of the users' moments in the app during the period: the console's "matched in
         /// this period". The users asked are those with an event in the period; a segment counts
@@ -68,6 +70,13 @@ public struct SegmentReplay: Sendable {
         return (segments.map { read[$0.name] ?? members.next()! }, outcome.users)
     }
 
+    /// Where the history read for a moment starts: the start of the UTC day
+    /// ``WaymarkCatalog/Segment/historyDays`` before it. The users asked at a moment are those
+    /// with an event since then.
+    static func historyStart(_ moment: Int64) -> Int64 {
+        Period.startOfDay(moment - Int64(Segment.historyDays) * Period.day)
+    }
+
     /// The attribute names a rule compares (`user.<name>`), added to `names`.
     static func attributes(in rule: Rule, into names: inout Set<String>) {
         switch rule {
@@ -89,7 +98,7 @@ public struct SegmentReplay: Sendable {
         case .during(let period): (checkFrom, end) = (period.from, period.to)
         }
         let readsHistory = segments.contains(where: \.readsHistory)
-        let history = Period(from: readsHistory ? checkFrom - Int64(Segment.historyDays) * Period.day : checkFrom, to: end)
+        let history = Period(from: readsHistory ? Self.historyStart(checkFrom) : checkFrom, to: end)
         let targeted = try await TargetedUsers(
             rules: segments.map(\.rule), segments: [], store: store, app: app, period: history, user: only)
         var positions: [String: Int] = [:]
@@ -113,15 +122,11 @@ public struct SegmentReplay: Sendable {
             }
         }
         var outcome = Outcome(members: Array(repeating: [], count: segments.count))
-        func holds(_ user: inout TipWatch.User) -> [Bool] {
-            // Only the moment counts: what held earlier and no longer does is not membership.
-            user.evaluator.advance(to: Date(millisecondsSince1970: end))
-            return segments.indices.map { user.evaluator.value(ofRule: watch.segmentRules + $0) }
-        }
         for index in users.indices {
             let held: [Bool]
             switch moment {
-            case .at: held = holds(&users[index])
+            // Only the moment counts: what held earlier and no longer does is not membership.
+            case .at: held = watch.segmentsHold(&users[index], at: end, targeted)
             case .during:
                 guard active[index] else { continue }
                 watch.settle(&users[index], before: end, &contexts, targeted)
@@ -134,8 +139,7 @@ public struct SegmentReplay: Sendable {
             // Users with attributes and no recent events are asked too, with no history.
             for user in targeted.attributed where positions[user] == nil {
                 var state = watch.newUser(user)
-                watch.setAttributes(&state, at: end, targeted)
-                let held = holds(&state)
+                let held = watch.segmentsHold(&state, at: end, targeted)
                 outcome.users += 1
                 for segment in segments.indices where held[segment] { outcome.members[segment].insert(user) }
             }

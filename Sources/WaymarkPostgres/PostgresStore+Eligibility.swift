@@ -60,6 +60,19 @@ extension PostgresStore {
         }
     }
 
+    public func latestEligibilityStates(app: String, ruleset: String, period: Period) async throws(StoreError) -> [(
+        user: String, state: Data
+    )] {
+        // Backwards along the primary key: each user's latest day first.
+        try await all(
+            """
+            SELECT DISTINCT ON (user_id) user_id, state FROM eligibility_states
+            WHERE app_number = (SELECT number FROM apps WHERE id = \(app)) AND ruleset = \(ruleset)
+            AND day >= \(period.from) AND day + \(Period.day) <= \(period.to) ORDER BY user_id DESC, day DESC
+            """, as: (String, ByteBuffer).self
+        ).map { (user: $0, state: Data($1.readableBytesView)) }
+    }
+
     public func eligibleSets(app: String, ruleset: String, period: Period) async throws(StoreError) -> [EligibleSet] {
         try await all(
             """

@@ -58,6 +58,22 @@ extension SQLiteStore {
         }
     }
 
+    public func latestEligibilityStates(app: String, ruleset: String, period: Period) async throws(StoreError) -> [(
+        user: String, state: Data
+    )] {
+        try await read { db in
+            // SQLite takes a bare column from the row whose MAX it answers.
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT user, MAX(day), state FROM eligibility_states
+                    WHERE app = ? AND ruleset = ? AND day >= ? AND day + ? <= ? GROUP BY user
+                    """,
+                arguments: [app, ruleset, period.from, Period.day, period.to]
+            ).map { (user: $0["user"], state: $0["state"]) }
+        }
+    }
+
     public func eligibleSets(app: String, ruleset: String, period: Period) async throws(StoreError) -> [EligibleSet] {
         try await read { db in
             try Row.fetchAll(

@@ -22,6 +22,8 @@ public protocol EligibilityStore: Sendable {
     /// Each user with an event in the period, with their number (nil before the rollups number
     /// them) and their latest kept state of the ruleset from a day before the period's (nil: none).
     func eligibilityStarts(app: String, ruleset: String, period: Period) async throws(StoreError) -> [EligibilityStart]
+    /// Each user's latest kept state of the ruleset from a day in the period (days wholly in it).
+    func latestEligibilityStates(app: String, ruleset: String, period: Period) async throws(StoreError) -> [(user: String, state: Data)]
     /// The kept sets of the ruleset's days in the period (days wholly in it).
     func eligibleSets(app: String, ruleset: String, period: Period) async throws(StoreError) -> [EligibleSet]
     /// Keeps a folded day, unless the app's days changed since `progress` was read (its

@@ -211,6 +211,16 @@ let benchmarks: @Sendable () -> Void = {
             blackHole(try await eligibility.segmentMembers(store: store, app: "bench", period: period))
         }
     }
+    // The segment refresher's question at noon of the last day: the states kept at the end of
+    // the day before, and the morning's events replayed from them (beside the replay of the whole
+    // history at a moment, "Segment refresh", the yardstick).
+    Benchmark("Segment refresh from the kept days: two history segments at noon, \(size) events\(on)") { benchmark in
+        for _ in benchmark.scaledIterations {
+            let members = try await eligibility.segmentMembers(at: period.to - Period.day / 2, store: store, app: "bench")
+            precondition(members != nil, "the days before are kept")
+            blackHole(members)
+        }
+    }
     // A late event in the last day takes its kept counts; the folder folds its rollups, then them.
     Benchmark("Keeping one day's eligible counts again after a late event, \(size) events\(on)") { benchmark in
         for iteration in benchmark.scaledIterations {

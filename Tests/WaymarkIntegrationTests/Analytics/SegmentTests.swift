@@ -145,6 +145,12 @@ import WaymarkTestSupport
             #expect(try await store.segments(app: "shop", user: "u3") == ["lapsed"])
             #expect(try await store.segments(app: "shop", user: "u4").isEmpty)
             #expect(try await store.segments(app: "other", user: "u1").isEmpty)
+            // Once the live catalog's days are kept, the refresher starts from their states.
+            let live = try #require(try await Eligibility.live(app: "shop", store: store))
+            #expect(try await store.rollUp(app: "shop", before: Self.now, limit: 1000) == 4)
+            #expect(try await live.fold(store: store, app: "shop", limit: 1000) == 4)
+            #expect(try await live.segmentMembers(at: Self.now, store: store, app: "shop", replaying: 1) != nil)
+            #expect(try await refresher.refresh(app: "shop") == ["big-spenders": ["u1"], "lapsed": ["u3"]])
             // A version without them leaves no members behind.
             let without = Catalog(tips: [])
             _ = try await store.publish(

@@ -22,6 +22,7 @@ import WaymarkTestSupport
           - { name: buyers, rule: "count(purchase) >= 2 within 2d" }
           - { name: idle, rule: "screen AND NOT tap within 6h" }
           - { name: gold, rule: 'user.plan == "gold" OR tap:cart' }
+          - { name: calm, rule: "NOT purchase within 30d" }
         tips:
           - { id: search, container: home, trigger: "tap:search", dismissal: "tap:cart", content: { title: a } }
           - { id: busy, container: home, trigger: "count(screen) >= 3 within 1d", dismissal: "purchase", content: { title: a } }
@@ -91,6 +92,18 @@ import WaymarkTestSupport
             #expect(members == Dictionary(uniqueKeysWithValues: zip(segments.map(\.name), replay.members)), "\(comment): \(period)")
             #expect(replay.members.contains { !$0.isEmpty }, "\(comment): \(period) finds members")
         }
+        // The segments' members at a moment (the refresher's), from the kept states and from a
+        // replay of the history: in a kept day, in a day not kept, after the last event, and
+        // 95 days on, when only the users of the last three days are asked.
+        let segments = try Self.segments()
+        for moment in [4 * Period.day + 3_600_000, 6 * Period.day + 5 * 3_600_000, 8 * Period.day + 60_000, 95 * Period.day + 7_200_000] {
+            let time = Self.day0 + moment
+            let members = try await eligibility.segmentMembers(at: time, store: store, app: "kept", replaying: 100)
+            let replay = try await SegmentReplay(segments: segments).run(store: store, app: "replayed", .at(time))
+            #expect(members == Dictionary(uniqueKeysWithValues: zip(segments.map(\.name), replay.members)), "\(comment): at \(moment)")
+            #expect(replay.members.contains { !$0.isEmpty }, "\(comment): at \(moment) finds members")
+            #expect(members?["calm"]?.contains("u30") == (moment < 90 * Period.day), "\(comment): at \(moment)")
+        }
     }
 
     /// The app whose days are kept and its twin whose days are replayed.
@@ -98,7 +111,8 @@ import WaymarkTestSupport
         for app in ["kept", "replayed"] {
             try await store.createApp(
                 AppRecord(id: app, name: app, identitySecret: "secret-\(app)", createdAt: Date(millisecondsSince1970: Self.day0)))
-            for user in ["u1", "u4", "u7"] {
+            // u20 has an attribute and no event: asked at a moment, never in a period.
+            for user in ["u1", "u4", "u7", "u20"] {
                 _ = try await store.updateAttributes(
                     app: app, user: user, ["plan": .string(user == "u4" ? "silver" : "gold")], at: Date(millisecondsSince1970: Self.day0),
                     limit: 50)
@@ -123,6 +137,14 @@ import WaymarkTestSupport
             let eligibility = try Self.eligibility()
             var random = RollupTests.Random(state: 20_261_203)
             _ = try await store.insertEvents(Self.events(&random, count: 700, from: Self.day0, span: 8 * Period.day, first: 0))
+            // u30 comes once, on day 0: asked at a moment up to 90 days after, not later.
+            _ = try await store.insertEvents(
+                ["kept", "replayed"].map {
+                    StoredEvent(
+                        app: $0, id: EventID.make(milliseconds: 0, number: 999), user: "u30", name: "screen", target: nil,
+                        timestamp: Self.day0 + 3_600_000, receivedAt: Self.day0, clamped: false, propertiesJSON: "{}", platform: nil,
+                        appVersion: nil)
+                })
 
             // Over the whole history, the days replayed one after the other count as the backtest's
             // one replay (whose targeting reads a segment's members over the period, not at each
@@ -154,6 +176,11 @@ import WaymarkTestSupport
             #expect(try await eligibility.segmentMembers(store: store, app: "kept", period: kept, replaying: 0) != nil)
             #expect(try await eligibility.segmentMembers(store: store, app: "kept", period: whole, replaying: 1) == nil)
             #expect(try await eligibility.segmentMembers(store: store, app: "kept", period: whole, replaying: 2) != nil)
+            // At a moment, the days after the last kept one and the moment's own are replayed.
+            let noon = { Self.day0 + $0 * Period.day + Period.day / 2 }
+            #expect(try await eligibility.segmentMembers(at: noon(5), store: store, app: "kept", replaying: 1) != nil)
+            #expect(try await eligibility.segmentMembers(at: noon(8), store: store, app: "kept", replaying: 2) == nil)
+            #expect(try await eligibility.segmentMembers(at: noon(8), store: store, app: "kept", replaying: 3) != nil)
 
             // Late events in days 4 and 5 take the kept days from day 4 on; folding again keeps them.
             _ = try await store.insertEvents(

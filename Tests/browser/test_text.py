@@ -98,7 +98,10 @@ class TextTests(BrowserTest):
                 client.renderer.draw(client.catalog.tips.find((t) => t.id === 'cart-tip'));""")
             tip = self.wait_tip("cart-tip")
             self.check("the cart spotlight")
+            # Measured once the tip's observers have placed it again after its last change of size
+            # (its text wrapping as the fonts come): two frames on.
             geometry = self.driver.execute_script("""
+                await new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)));
                 const tip = document.querySelector('[data-waymark-tip="cart-tip"]').getBoundingClientRect();
                 const arrow = document.querySelector('.wm-arrow').getBoundingClientRect();
                 const anchor = document.getElementById('add-to-cart').getBoundingClientRect();

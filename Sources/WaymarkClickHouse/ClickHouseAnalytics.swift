@@ -207,7 +207,11 @@ public struct ClickHouseAnalytics: Sendable {
     static let dialect = TallySQL.Dialect(
         placeholder: { "{{\($0)}}" }, app: { "app = \($0)" }, user: "user", text: { "toString(\($0))" },
         property: { "p_\($0)" }, nullText: "CAST(NULL AS Nullable(String))",
-        rolledProperty: { "p_\($0)" }, sum: { "sum(\($0))" })
+        rolledProperty: { "p_\($0)" }, sum: { "sum(\($0))" },
+        // ClickHouse's `uniqExact` of a text keeps a 128-bit hash of each; of its 64-bit hash, half
+        // the memory, which the distinct users of each day and platform of 100 million events
+        // need (docs/clickhouse.md).
+        distinct: { "uniqExact(cityHash64(\($0)))" })
 
     /// The UTC day of a time as ClickHouse writes a `Date`: the date of its RFC 3339 form. A Date
     /// starts in 1970: an earlier time (no SDK sends one) counts on its first day.

@@ -273,12 +273,15 @@ public struct TallySQL: Sendable {
         public var rolledProperty: @Sendable (String) -> String
         /// A sum of counts, as an integer.
         public var sum: @Sendable (String) -> String
+        /// The number of distinct values of a column (users' ids).
+        public var distinct: @Sendable (String) -> String
 
         public init(
             placeholder: @escaping @Sendable (Int) -> String, app: @escaping @Sendable (String) -> String, user: String,
             text: @escaping @Sendable (String) -> String,
             property: @escaping @Sendable (String) -> String, nullText: String,
-            rolledProperty: @escaping @Sendable (String) -> String, sum: @escaping @Sendable (String) -> String
+            rolledProperty: @escaping @Sendable (String) -> String, sum: @escaping @Sendable (String) -> String,
+            distinct: @escaping @Sendable (String) -> String = { "COUNT(DISTINCT \($0))" }
         ) {
             self.placeholder = placeholder
             self.app = app
@@ -288,6 +291,7 @@ public struct TallySQL: Sendable {
             self.nullText = nullText
             self.rolledProperty = rolledProperty
             self.sum = sum
+            self.distinct = distinct
         }
     }
 
@@ -314,7 +318,7 @@ public struct TallySQL: Sendable {
         if days.isEmpty {
             let keys = [name] + parts.columns.enumerated().map { "\($1) AS k\($0)" }
             sql = """
-                SELECT \(keys.joined(separator: ", ")), COUNT(*) AS events, COUNT(DISTINCT \(dialect.user)) AS users
+                SELECT \(keys.joined(separator: ", ")), COUNT(*) AS events, \(dialect.distinct(dialect.user)) AS users
                 FROM events WHERE \(binder.condition("timestamp", rest))
                 """
         } else {
@@ -328,7 +332,7 @@ public struct TallySQL: Sendable {
             }
             let keys = [name] + parts.columns.indices.map { "k\($0)" }
             sql = """
-                SELECT \(keys.joined(separator: ", ")), \(dialect.sum("n")) AS events, COUNT(DISTINCT u) AS users
+                SELECT \(keys.joined(separator: ", ")), \(dialect.sum("n")) AS events, \(dialect.distinct("u")) AS users
                 FROM (\(union)) AS tallied
                 """
         }

@@ -12,7 +12,8 @@ import WaymarkStore
 import WaymarkSupport
 
 /// The console's analytics over a SQLite database of one million events: 20,000 users on three
-/// platforms over 30 days, a tenth of the events from tips. Each benchmark is one page's reads.
+/// platforms over 30 days, a tenth of the events from tips and one in forty from checklists, the
+/// help, surveys and buttons. Each benchmark is one page's reads.
 /// Target: fast with a million events; docs/performance.md states the times.
 ///
 /// `WAYMARK_BENCH_EVENTS=10000000` makes the database that large (users grow with it: one per 50
@@ -53,6 +54,8 @@ let benchmarks: @Sendable () -> Void = {
             trigger: count(screen:home) >= 2 within 1d
             dismissal: tap:search
             content: { title: Search }
+            actions:
+              - { id: open, label: Search now, route: /search }
             variants:
               - { id: a, content: { title: Search } }
               - { id: b, content: { title: Find } }
@@ -66,12 +69,23 @@ let benchmarks: @Sendable () -> Void = {
             container: cart
             trigger: count(tap:add-to-cart) >= 3 within 7d
             dismissal: tap:checkout
+            survey: { scale: csat, comment: true }
             content: { title: Checkout }
         tours:
           - id: tour
             pages:
-              - { id: one, content: { title: One } }
+              - { id: one, content: { title: One }, actions: [{ id: next, label: Next, do: next }] }
               - { id: two, content: { title: Two } }
+        checklists:
+          - id: setup
+            content: { title: Set up }
+            items:
+              - { id: profile, content: { title: Profile }, done: tap:profile }
+              - { id: address, content: { title: Address }, done: tap:address }
+              - { id: payment, content: { title: Payment }, done: tap:payment }
+        articles:
+          - { id: returns, content: { title: Returns, body: Send it back within 7 days. } }
+          - { id: delivery, content: { title: Delivery, body: Three days at most. } }
         """, file: "bench")
     let scale = Scale.fromEnvironment()
     let (size, on, ofRecord) = (scale.size, scale.on, scale.ofRecord)
@@ -120,6 +134,16 @@ let benchmarks: @Sendable () -> Void = {
         for _ in benchmark.scaledIterations {
             blackHole(try await analytics.tours(app: "bench", catalog: catalog, period: period))
             blackHole(try await analytics.experiments(app: "bench", catalog: catalog, period: period))
+        }
+    }
+    // The pages of the rest of the guidance: a checklist's funnel, the help, a survey's scores,
+    // the buttons.
+    Benchmark("Checklists, help, surveys and buttons, 30 days, \(size) events\(on)") { benchmark in
+        for _ in benchmark.scaledIterations {
+            blackHole(try await analytics.checklists(app: "bench", catalog: catalog, period: period))
+            blackHole(try await analytics.help(app: "bench", catalog: catalog, period: period))
+            blackHole(try await analytics.surveys(app: "bench", catalog: catalog, period: period))
+            blackHole(try await analytics.actions(app: "bench", catalog: catalog, period: period))
         }
     }
     // The rest replays events, or reads them, from the store of record, which events generated
@@ -346,7 +370,8 @@ func copyToClickHouse(_ store: any Store, url: String, events: Int, period: Peri
 /// The statement that generates the `numbers` of `events` events inside ClickHouse, shaped as ``fill(_:events:users:from:)``
 /// makes them (its seeded generator's draws become hashes of the event's number): a user in 50
 /// events, its platform and version from its number, a tenth from the three tips (with a variant
-/// by user), the rest from the same ten names and targets, ids as ``benchmarkID(milliseconds:number:)``.
+/// by user), one in forty from the rest of ``Guidance``, the others from the same ten names and
+/// targets, ids as ``benchmarkID(milliseconds:number:)``.
 func generation(events: Int, numbers: Range<Int>, from start: Int64) -> String {
     let span = 30 * Period.day
     let names = "['activation', 'screen', 'screen', 'screen', 'tap', 'tap', 'tap', 'scroll', 'tap', 'screen']"
@@ -354,19 +379,33 @@ func generation(events: Int, numbers: Range<Int>, from start: Int64) -> String {
     // hex() of a time of these years is 12 digits; of a word with its top bit set, 16.
     let random = "hex(bitOr(cityHash64(number, 6), 0x8000000000000000))"
     let more = "hex(bitOr(cityHash64(number, 7), 0x8000000000000000))"
+    // The rest of the guidance: its names and targets by `g`, each property by `g` and `v`.
+    func list(_ texts: [String]) -> String { "[" + texts.map { "'\($0)'" }.joined(separator: ", ") + "]" }
+    let guideNames = list(Guidance.events.map(\.name))
+    let guideTargets = list(Guidance.events.map { $0.target ?? "" })
+    let keys = Guidance.events.flatMap { $0.properties.map(\.0) }.reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
+    let properties = keys.map { key in
+        let cases = Guidance.events.indices.compactMap { index -> String? in
+            guard let values = Guidance.events[index].properties.first(where: { $0.0 == key })?.1 else { return nil }
+            return "guide AND g = \(index), nullIf(\(list(values))[v % \(values.count) + 1], '')"
+        }
+        return "multiIf(\(cases.joined(separator: ", ")), CAST(NULL AS Nullable(String)))"
+    }
     return """
-        INSERT INTO events (app, day, timestamp, id, user, name, target, platform, app_version, p_variant)
+        INSERT INTO events (app, day, timestamp, id, user, name, target, platform, app_version, p_variant\(keys.map { ", p_\($0)" }.joined()))
         SELECT 'bench', toDate('1970-01-01') + intDiv(ts, \(Period.day)), ts,
             toUUID(lower(concat(substring(hex(toUInt64(ts)), 1, 8), '-', substring(hex(toUInt64(ts)), 9, 4), '-7', substring(\(random), 2, 3), '-',
                 concat('8', substring(\(more), 2, 3)), '-', substring(\(more), 5, 12)))),
             concat('user-', toString(u)),
-            if(tip, ['tip_shown', 'tip_dismissed', 'tip_closed'][cityHash64(number, 3) % 3 + 1], \(names)[k + 1]),
-            if(tip, toNullable(['search-tip', 'cart-tip', 'checkout-tip'][cityHash64(number, 4) % 3 + 1]), nullIf(\(targets)[k + 1], '')),
+            if(tip, ['tip_shown', 'tip_dismissed', 'tip_closed'][cityHash64(number, 3) % 3 + 1], if(guide, \(guideNames)[g + 1], \(names)[k + 1])),
+            if(tip, toNullable(['search-tip', 'cart-tip', 'checkout-tip'][cityHash64(number, 4) % 3 + 1]),
+                nullIf(if(guide, \(guideTargets)[g + 1], \(targets)[k + 1]), '')),
             toNullable(['ios', 'android', 'web'][u % 3 + 1]), toNullable(['1.2', '1.3', '1.4'][u % 5 % 3 + 1]),
-            if(tip, toNullable(['a', 'b'][u % 2 + 1]), CAST(NULL AS Nullable(String)))
+            if(tip, toNullable(['a', 'b'][u % 2 + 1]), CAST(NULL AS Nullable(String)))\(properties.map { ",\n    \($0)" }.joined())
         FROM (
             SELECT number, toInt64(\(start) + intDiv(number * \(span), \(events))) AS ts, cityHash64(number, 1) % \(max(events / 50, 1)) AS u,
-                cityHash64(number, 2) % 10 = 0 AS tip, cityHash64(number, 5) % 10 AS k
+                cityHash64(number, 2) % 40 AS kind, kind < 4 AS tip, kind = 4 AS guide, cityHash64(number, 5) % 10 AS k,
+                cityHash64(number, 8) % \(Guidance.events.count) AS g, cityHash64(number, 9) % 1000 AS v
             FROM numbers(\(numbers.lowerBound), \(numbers.count))
         )
         """
@@ -483,8 +522,25 @@ func waitFor(_ doing: String, _ work: @escaping @Sendable () async throws -> Voi
     semaphore.wait()
 }
 
+/// The guidance besides tips in the benchmark's history, for the checklist, help, survey and
+/// button reports: an event's name, target and properties, each property's value one of its list.
+enum Guidance {
+    static let events: [(name: String, target: String?, properties: [(String, [String])])] = [
+        ("checklist_opened", "setup", []),
+        ("checklist_item_done", "setup", [("item", ["profile", "address", "payment"])]),
+        ("checklist_completed", "setup", [("seconds", ["60", "300", "900", "3600", "86400"])]),
+        ("help_opened", nil, []),
+        ("help_searched", nil, [("query", ["refund", "delivery", "cod", "return", "upi"]), ("results", ["0", "1", "2"])]),
+        ("article_opened", "returns", []),
+        ("survey_answered", "checkout-tip", [("score", ["1", "2", "3", "4", "5"]), ("comment", ["", "", "", "slow", "easy"])]),
+        ("tip_action", "search-tip", [("action", ["open"]), ("kind", ["route"]), ("to", ["/search"])]),
+        ("tour_action", "tour", [("page", ["one"]), ("action", ["next"]), ("kind", ["next"])]),
+    ]
+}
+
 /// Inserts, unless it did before, `count` generated events from `users` users over the 30 days from `start`, in batches
-/// of 10,000 (the same events for the same count, from a fixed seed).
+/// of 10,000 (the same events for the same count, from a fixed seed): a tenth from tips, one in
+/// forty from the rest of ``Guidance``, the others the app's own taps and screens.
 func fill(_ store: any Store, events count: Int, users: Int, from start: Int64) async throws {
     let end = start + 30 * Period.day
     let names: [(String, String?)] = [
@@ -493,6 +549,7 @@ func fill(_ store: any Store, events count: Int, users: Int, from start: Int64) 
     ]
     let tipNames = ["tip_shown", "tip_dismissed", "tip_closed"]
     let tips = ["search-tip", "cart-tip", "checkout-tip"]
+    let guidance = Guidance.events
     var state: UInt64 = 42
     func next(_ bound: Int) -> Int {
         state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
@@ -522,11 +579,19 @@ func fill(_ store: any Store, events count: Int, users: Int, from start: Int64) 
             var properties = ["appVersion": version, "platform": platform]
             let name: String
             let target: String?
-            if next(10) == 0 {
+            let kind = next(40)
+            if kind < 4 {
                 name = tipNames[next(3)]
                 target = tips[next(3)]
                 properties["tip"] = target
                 properties["variant"] = ["a", "b"][user % 2]
+            } else if kind == 4 {
+                let guide = guidance[next(guidance.count)]
+                (name, target) = (guide.name, guide.target)
+                let value = next(1_000)
+                for (key, values) in guide.properties where !values[value % values.count].isEmpty {
+                    properties[key] = values[value % values.count]
+                }
             } else {
                 (name, target) = names[next(names.count)]
             }

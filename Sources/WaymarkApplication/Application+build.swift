@@ -54,6 +54,10 @@ public struct WaymarkConfiguration: Sendable {
     public var webhookPoll: Duration
     /// How long the server waits for slow clients before it closes their connections.
     public var connectionLimits: ConnectionLimits
+    /// How long a console page waits for figures counted in the background (eligible counts, a
+    /// segment's members, a backtest) before it shows the rest without them and reloads; zero
+    /// shows only figures already counted.
+    public var countingPatience: Duration
     /// The clock of sessions, event clamping and grants; tests move their own.
     public var now: @Sendable () -> Date
 
@@ -63,7 +67,7 @@ public struct WaymarkConfiguration: Sendable {
         struggleRefreshInterval: Duration? = .seconds(300), rollupInterval: Duration? = .seconds(300), analytics: ClickHouseURL? = nil,
         webhooksToPrivateNetworks: Bool = false,
         webhookFirstRetry: TimeInterval = 30, webhookPoll: Duration = .seconds(1), connectionLimits: ConnectionLimits = ConnectionLimits(),
-        now: @escaping @Sendable () -> Date = { Date() }
+        countingPatience: Duration = .seconds(1), now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.connectionLimits = connectionLimits
         self.host = host
@@ -78,6 +82,7 @@ public struct WaymarkConfiguration: Sendable {
         self.webhooksToPrivateNetworks = webhooksToPrivateNetworks
         self.webhookFirstRetry = webhookFirstRetry
         self.webhookPoll = webhookPoll
+        self.countingPatience = countingPatience
         self.now = now
     }
 }
@@ -108,7 +113,8 @@ public func buildApplication(
     // With ClickHouse, the reports read their tallies there, from the outbox the shipper sends.
     let clickHouse = configuration.analytics.map { ClickHouseAnalytics(ClickHouse(url: $0)) }
     let reports = clickHouse.map { ClickHouseReports(store: store, analytics: $0) }
-    let console = WaymarkConsole(server: server, reports: reports, now: configuration.now)
+    let console = WaymarkConsole(
+        server: server, reports: reports, countingPatience: configuration.countingPatience, now: configuration.now)
     let router = buildRouter(server: server, console: console, routes: routes)
     let sweeper = SessionSweeper(store: store, logger: logger, interval: configuration.sweepInterval, now: configuration.now)
     let retention = EventRetention(store: store, logger: logger, interval: configuration.sweepInterval, now: configuration.now)

@@ -20,7 +20,7 @@ extension WaymarkConsole {
         let choice = try PeriodChoice(request, now: now())
         let live = try await server.publishedCatalog(app: app.id)
         let catalog = live?.catalog ?? Catalog(tips: [])
-        async let counted = eligibleCounts(app: app.id, live: live, period: choice.period, patience: Self.eligiblePatience)
+        async let counted = eligibleCounts(app: app.id, live: live, period: choice.period, patience: countingPatience)
         async let engagement = analytics.engagement(app: app.id, period: choice.period)
         async let tours = analytics.tours(app: app.id, catalog: catalog, period: choice.period)
         async let experiments = analytics.experiments(app: app.id, catalog: catalog, period: choice.period)
@@ -57,9 +57,17 @@ extension WaymarkConsole {
         values["tipsTable"] = ReportTable.tips(tips, link: "/console/apps/\(app.id)/analytics/tips/", query: choice.query).values
         let hotspots = Set(catalog.tips.filter { $0.renderer == .hotspot }.map(\.id))
         if !hotspots.isEmpty { values["hotspotsTable"] = ReportTable.hotspots(tips.filter { hotspots.contains($0.tip) }).values }
-        if eligible == nil { values["refresh"] = Self.countingRefresh }
-        let breakdown = try await breakdownChoice(request, app: app.id, live: catalog, period: choice.period)
+        if eligible == nil {
+            values["eligibleCounting"] = true
+            values["refresh"] = Self.countingRefresh
+        }
+        let breakdown = try await breakdownChoice(
+            request, app: app.id, live: catalog, period: choice.period, patience: countingPatience)
         values["byOptions"] = breakdown.options
+        if let counting = breakdown.counting {
+            values["byCounting"] = counting
+            values["refresh"] = Self.countingRefresh
+        }
         values["byQuery"] = breakdown.groups.map {
             "&by=" + ($0.breakdown.label.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")
         }
@@ -124,10 +132,13 @@ extension WaymarkConsole {
         let catalog = live?.catalog ?? Catalog(tips: [])
         guard
             let (report, counted) = try await tipReport(
-                app: app.id, live: live, tip: id, period: choice.period, patience: Self.eligiblePatience)
+                app: app.id, live: live, tip: id, period: choice.period, patience: countingPatience)
         else { throw ConsoleError.notFound }
         var values = frame("Tip \(id)", signedIn, app: app)
-        if !counted { values["refresh"] = Self.countingRefresh }
+        if !counted {
+            values["eligibleCounting"] = true
+            values["refresh"] = Self.countingRefresh
+        }
         values["tip"] = id
         values["period"] = choice.values
         values["totalTable"] = ReportTable.tips([report], link: nil, query: "").values
@@ -140,8 +151,13 @@ extension WaymarkConsole {
         if !missing.isEmpty || catalog.tips.contains(where: { $0.id == id && $0.tip.anchor != nil }) {
             values["missingTable"] = ReportTable.missingAnchors(missing, link: nil, query: "").values
         }
-        let breakdown = try await breakdownChoice(request, app: app.id, live: catalog, period: choice.period)
+        let breakdown = try await breakdownChoice(
+            request, app: app.id, live: catalog, period: choice.period, patience: countingPatience)
         values["byOptions"] = breakdown.options
+        if let counting = breakdown.counting {
+            values["byCounting"] = counting
+            values["refresh"] = Self.countingRefresh
+        }
         values["byQuery"] = breakdown.groups.map {
             "&by=" + ($0.breakdown.label.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")
         }
@@ -218,10 +234,12 @@ extension WaymarkConsole {
 
     /// The page's `by`: `user.<name>` (an attribute users have) or `segment:<name>` (a segment of
     /// the live catalog or, by the same name, the draft's), with every choice for the form; no
-    /// groups for the default, platform and app version.
-    func breakdownChoice(_ request: Request, app: String, live: Catalog, period: Period) async throws -> (
-        groups: UserGroups?, options: [[String: Any]]
-    ) {
+    /// groups for the default, platform and app version. A segment's members are counted in the
+    /// background (a segment the kept days do not hold is replayed over the period, 39 s over 10
+    /// million events): nil groups and the label `counting` when not ready within `patience`.
+    func breakdownChoice(
+        _ request: Request, app: String, live: Catalog, period: Period, patience: Duration? = nil
+    ) async throws -> (groups: UserGroups?, options: [[String: Any]], counting: String?) {
         let chosen = request.uri.queryParameters["by"].map(String.init) ?? ""
         var segments: [String: Segment] = [:]
         for segment in live.segments { segments[segment.name] = segment }
@@ -235,11 +253,19 @@ extension WaymarkConsole {
         let options: [[String: Any]] =
             [["value": "", "label": "Platform and app version", "selected": breakdown == nil]]
             + choices.map { ["value": $0.label, "label": $0.label, "selected": $0 == breakdown] }
-        guard let breakdown else { return (nil, options) }
+        guard let breakdown else { return (nil, options, nil) }
+        guard case .segment(let segment) = breakdown else {
+            return (try await UserGroups(breakdown, store: reports, app: app, period: period), options, nil)
+        }
         // A segment of the live catalog is read from the days kept for it.
-        var kept: (eligibility: Eligibility, store: any Store)?
-        if case .segment = breakdown, let live = try await Eligibility.live(app: app, store: store) { kept = (live, store) }
-        return (try await UserGroups(breakdown, store: reports, app: app, period: period, kept: kept), options)
+        let (store, reports) = (self.store, self.reports)
+        let kept = try await Eligibility.live(app: app, store: store)
+        let version = try await server.publishedCatalog(app: app)?.version.number ?? 0
+        let key = GroupsCache.Key(app: app, version: version, period: period, tip: "segment \(segment.name) \(segment.rule)")
+        let groups = try await groupsCache.counts(key, now: now(), patience: patience) {
+            try await UserGroups(breakdown, store: reports, app: app, period: period, kept: kept.map { ($0, store) })
+        }
+        return (groups, options, groups == nil ? breakdown.label : nil)
     }
 
     /// A table of the analytics page as CSV: `engagement`, `daily`, `tips`, `platforms?tip=`,
@@ -341,8 +367,6 @@ extension WaymarkConsole {
         return seen
     }
 
-    /// How long a page waits for eligible counts before showing the rest without them.
-    static let eligiblePatience = Duration.seconds(1)
     /// Seconds after which a page shown without its eligible counts reloads.
     static let countingRefresh = 5
 

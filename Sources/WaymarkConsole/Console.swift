@@ -24,14 +24,24 @@ public struct WaymarkConsole: Sendable {
     let sessions: Sessions
     let throttle: LoginThrottle
     let eligibleCache = EligibleCache()
+    let groupsCache = GroupsCache()
+    let segmentsCache = SegmentsCache()
+    /// How long a page waits for figures counted in the background (``BackgroundCounts``).
+    let countingPatience: Duration
     let now: @Sendable () -> Date
 
     /// What the reports read: the store, or tallies from an analytics store beside it (ClickHouse).
     let reports: any AnalyticsStore & UserStore
 
-    /// The console of `server`; its reports read `reports` (the server's store when nil).
-    public init(server: WaymarkServer, reports: (any AnalyticsStore & UserStore)? = nil, now: @escaping @Sendable () -> Date = { Date() }) {
+    /// The console of `server`; its reports read `reports` (the server's store when nil). A page
+    /// waits `countingPatience` for figures counted in the background; zero shows only figures
+    /// counted already.
+    public init(
+        server: WaymarkServer, reports: (any AnalyticsStore & UserStore)? = nil, countingPatience: Duration = .seconds(1),
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) {
         self.server = server
+        self.countingPatience = countingPatience
         self.store = server.store
         self.reports = reports ?? server.store
         self.now = now

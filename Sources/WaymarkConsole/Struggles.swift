@@ -90,7 +90,7 @@ extension WaymarkConsole {
                 tip: "proposal \(tip.tip.trigger) / \(tip.tip.dismissal?.description ?? "")")
             let store = self.store
             if let outcome = try await eligibleCache.counts(
-                key, now: now(), patience: Self.eligiblePatience,
+                key, now: now(), patience: countingPatience,
                 count: { try await Backtest(tips: [tip], segments: draft.segments).run(store: store, app: app.id, period: choice.period) }
             )?.first {
                 var backtest: [String: Any] = [

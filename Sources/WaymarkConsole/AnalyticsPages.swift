@@ -61,16 +61,8 @@ extension WaymarkConsole {
             values["eligibleCounting"] = true
             values["refresh"] = Self.countingRefresh
         }
-        let breakdown = try await breakdownChoice(
-            request, app: app.id, live: catalog, period: choice.period, patience: countingPatience)
-        values["byOptions"] = breakdown.options
-        if let counting = breakdown.counting {
-            values["byCounting"] = counting
-            values["refresh"] = Self.countingRefresh
-        }
-        values["byQuery"] = breakdown.groups.map {
-            "&by=" + ($0.breakdown.label.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")
-        }
+        let breakdown = try await breakdownChoice(request, app: app.id, live: live, period: choice.period, patience: countingPatience)
+        values.merge(breakdown.values) { $1 }
         var tourValues: [[String: Any]] = []
         for tour in try await tours {
             var entry: [String: Any] = [
@@ -151,16 +143,8 @@ extension WaymarkConsole {
         if !missing.isEmpty || catalog.tips.contains(where: { $0.id == id && $0.tip.anchor != nil }) {
             values["missingTable"] = ReportTable.missingAnchors(missing, link: nil, query: "").values
         }
-        let breakdown = try await breakdownChoice(
-            request, app: app.id, live: catalog, period: choice.period, patience: countingPatience)
-        values["byOptions"] = breakdown.options
-        if let counting = breakdown.counting {
-            values["byCounting"] = counting
-            values["refresh"] = Self.countingRefresh
-        }
-        values["byQuery"] = breakdown.groups.map {
-            "&by=" + ($0.breakdown.label.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")
-        }
+        let breakdown = try await breakdownChoice(request, app: app.id, live: live, period: choice.period, patience: countingPatience)
+        values.merge(breakdown.values) { $1 }
         var surveyGroups: [String: Any]?
         if let groups = breakdown.groups {
             let parts = try await analytics.tip(id, app: app.id, period: choice.period, by: groups)
@@ -233,16 +217,18 @@ extension WaymarkConsole {
     }
 
     /// The page's `by`: `user.<name>` (an attribute users have) or `segment:<name>` (a segment of
-    /// the live catalog or, by the same name, the draft's), with every choice for the form; no
-    /// groups for the default, platform and app version. A segment's members are counted in the
+    /// the live catalog or, by the same name, the draft's), with what the breakdown form shows
+    /// (every choice, the chosen one's query, and whether it is still being counted); no groups
+    /// for the default, platform and app version. A segment's members are counted in the
     /// background (a segment the kept days do not hold is replayed over the period, 39 s over 10
-    /// million events): nil groups and the label `counting` when not ready within `patience`.
+    /// million events): nil groups when they are not ready within `patience`.
     func breakdownChoice(
-        _ request: Request, app: String, live: Catalog, period: Period, patience: Duration? = nil
-    ) async throws -> (groups: UserGroups?, options: [[String: Any]], counting: String?) {
+        _ request: Request, app: String, live: (catalog: Catalog, version: CatalogVersion)?, period: Period,
+        patience: Duration? = nil
+    ) async throws -> (groups: UserGroups?, values: [String: Any]) {
         let chosen = request.uri.queryParameters["by"].map(String.init) ?? ""
         var segments: [String: Segment] = [:]
-        for segment in live.segments { segments[segment.name] = segment }
+        for segment in live?.catalog.segments ?? [] { segments[segment.name] = segment }
         for segment in try await server.draftCatalog(app: app)?.catalog.segments ?? [] { segments[segment.name] = segment }
         let attributes = Set(try await store.attributeSummary(app: app, examples: 1).map(\.name)).sorted()
         let choices: [UserBreakdown] = attributes.map { .attribute($0) } + segments.keys.sorted().map { .segment(segments[$0]!) }
@@ -253,19 +239,28 @@ extension WaymarkConsole {
         let options: [[String: Any]] =
             [["value": "", "label": "Platform and app version", "selected": breakdown == nil]]
             + choices.map { ["value": $0.label, "label": $0.label, "selected": $0 == breakdown] }
-        guard let breakdown else { return (nil, options, nil) }
-        guard case .segment(let segment) = breakdown else {
-            return (try await UserGroups(breakdown, store: reports, app: app, period: period), options, nil)
+        guard let breakdown else { return (nil, ["byOptions": options]) }
+        let groups: UserGroups?
+        if case .segment(let segment) = breakdown {
+            let key = GroupsCache.Key(
+                app: app, version: live?.version.number ?? 0, period: period, tip: "segment \(segment.name) \(segment.rule)")
+            let (store, reports) = (self.store, self.reports)
+            groups = try await groupsCache.counts(key, now: now(), patience: patience) {
+                // A segment of the live catalog is read from the days kept for it.
+                let kept = try await Eligibility.live(app: app, store: store)
+                return try await UserGroups(breakdown, store: reports, app: app, period: period, kept: kept.map { ($0, store) })
+            }
+        } else {
+            groups = try await UserGroups(breakdown, store: reports, app: app, period: period)
         }
-        // A segment of the live catalog is read from the days kept for it.
-        let (store, reports) = (self.store, self.reports)
-        let kept = try await Eligibility.live(app: app, store: store)
-        let version = try await server.publishedCatalog(app: app)?.version.number ?? 0
-        let key = GroupsCache.Key(app: app, version: version, period: period, tip: "segment \(segment.name) \(segment.rule)")
-        let groups = try await groupsCache.counts(key, now: now(), patience: patience) {
-            try await UserGroups(breakdown, store: reports, app: app, period: period, kept: kept.map { ($0, store) })
+        var values: [String: Any] = ["byOptions": options]
+        if let groups {
+            values["byQuery"] = "&by=" + (groups.breakdown.label.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")
+        } else {
+            values["byCounting"] = breakdown.label
+            values["refresh"] = Self.countingRefresh
         }
-        return (groups, options, groups == nil ? breakdown.label : nil)
+        return (groups, values)
     }
 
     /// A table of the analytics page as CSV: `engagement`, `daily`, `tips`, `platforms?tip=`,
@@ -303,7 +298,7 @@ extension WaymarkConsole {
             else { throw ConsoleError.notFound }
             table = ReportTable.tour(tour)
         case "groups.csv", "survey-groups.csv", "tour-groups.csv":
-            guard let groups = try await breakdownChoice(request, app: app.id, live: catalog, period: choice.period).groups else {
+            guard let groups = try await breakdownChoice(request, app: app.id, live: live, period: choice.period).groups else {
                 throw ConsoleError.badRequest("Say what to break the figures down by: by=user.<name> or by=segment:<name>.")
             }
             let label = groups.breakdown.label

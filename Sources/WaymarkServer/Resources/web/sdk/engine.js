@@ -34,10 +34,13 @@ class Deadlines {
     /** @type {number[]} */ this.times = [];
     /** @type {number[]} */ this.ids = [];
     this.size = 0;
+    this.nextTime = 0.5;
   }
 
-  push(time, id) {
-    const { times, ids } = this;
+  /** Adds (`nextTime`, id). (The time is a field, not an argument: a number past 2^30 handed to a
+   *  call the JIT does not inline costs a boxed copy, and an event can push several.) */
+  push(id) {
+    const { times, ids } = this, time = this.nextTime;
     let at = this.size++;
     for (let parent; at > 0 && times[(parent = (at - 1) >> 1)] > time; at = parent) {
       times[at] = times[parent];
@@ -172,11 +175,11 @@ export class Evaluator {
     return { term };
   }
 
-  /** Moves the clock forward (never back), waking every term whose value changes by then. (The
-   *  time is `clock`: a number handed back from a call can cost a boxed copy.) */
+  /** Moves the clock forward (never back) to `time` (NEVER: where it is), waking every term whose value
+   *  changes by then. (The time is `clock`: a number handed back from a call can cost a boxed copy.) */
   advance(time) {
-    const now = (this.clock = Math.max(this.clock, time));
-    const heap = this.deadlines;
+    if (time > this.clock) this.clock = time;
+    const now = this.clock, heap = this.deadlines;
     while (heap.size > 0 && heap.times[0] <= now) {
       const due = heap.times[0], term = this.byId[heap.ids[0]];
       heap.pop();
@@ -302,8 +305,8 @@ export class Evaluator {
     // A deadline already in the heap that comes no later stays: when it comes, the term is
     // refreshed and scheduled again (a window that moves with each event pushes nothing).
     if (term.deadline <= next) return;
-    term.deadline = next;
-    this.deadlines.push(next, term.id);
+    term.deadline = this.deadlines.nextTime = next;
+    this.deadlines.push(term.id);
   }
 
   /** The next moment after now when a rule can change without an event, or null. */
@@ -390,7 +393,7 @@ export class Engine {
     this.successors = list.map(() => []);
     this.predecessors.forEach((before, i) => before.forEach((j) => this.successors[j].push(i)));
     this.hidden = new Set(snapshot?.hidden ?? []);
-    this.lastShow = snapshot?.lastShow ?? null;
+    this.lastShow = time(snapshot?.lastShow); // NEVER before the first
     this.retired = { ...(snapshot?.retired ?? {}) };
     const saved = { ...(snapshot?.states ?? {}), ...this.retired };
     this.states = list.map((tip) => {
@@ -421,7 +424,10 @@ export class Engine {
     this.deadlines = new Deadlines();
     list.forEach((tip, i) => {
       this.mark(i);
-      if (tip.policy.expiresAt != null) this.deadlines.push(tip.policy.expiresAt, i);
+      if (tip.policy.expiresAt != null) {
+        this.deadlines.nextTime = tip.policy.expiresAt;
+        this.deadlines.push(i);
+      }
       this.schedule(i);
     });
   }
@@ -430,7 +436,8 @@ export class Engine {
 
   record(name, target, time, props) {
     this.catchUp(time);
-    this.evaluator.record(name, target ?? undefined, time, props);
+    // The evaluator's clock is moved already: the time is not handed on (that can box it).
+    this.evaluator.record(name, target ?? undefined, NEVER, props);
     return this.step();
   }
   advance(time) {
@@ -439,7 +446,7 @@ export class Engine {
   }
   setContext(values, time) {
     this.catchUp(time);
-    for (const path of Object.keys(values).sort()) this.evaluator.setContext(path, values[path], this.evaluator.clock);
+    for (const path of Object.keys(values).sort()) this.evaluator.setContext(path, values[path], NEVER);
     return this.step();
   }
   setContainer(container, visible, time) {
@@ -523,10 +530,12 @@ export class Engine {
       if (!isFinished(this.states[i]) && time > now && (this.tips[i].policy.expiresAt === time || this.displayEnd(i) === time)) break;
     }
     evaluator.dropStale();
-    let next = evaluator.deadlines.size > 0 ? evaluator.deadlines.times[0] : Infinity;
+    // (An if, not a conditional expression: node 20 boxed the conditional's number on every call.)
+    let next = Infinity;
+    if (evaluator.deadlines.size > 0) next = evaluator.deadlines.times[0];
     if (heap.size > 0 && heap.times[0] < next) next = heap.times[0];
     const gapEnds = this.lastShow + this.gap;
-    if (this.gap > 0 && this.lastShow !== null && gapEnds > now && gapEnds < next) next = gapEnds;
+    if (gapEnds > now && gapEnds < next) next = gapEnds;
     this.upcoming = next;
   }
 
@@ -546,16 +555,19 @@ export class Engine {
 
   // A step: every deadline up to the time is played at its own moment, then the input, then settle.
   catchUp(time) {
-    if (this.evaluator.clock !== NEVER) {
+    const evaluator = this.evaluator;
+    if (evaluator.clock !== NEVER) {
       for (this.deadline(); this.upcoming <= time; this.deadline()) {
-        this.moveTo(this.upcoming);
+        evaluator.clock = this.upcoming; // from field to field: no number boxed on the way
+        this.moveTo(NEVER);
         this.settle();
       }
     }
     this.moveTo(time);
   }
 
-  /** Moves the clock; the tips whose deadlines it reaches are looked at in the next settle. */
+  /** Moves the clock to `time` (NEVER: where it is); the tips whose deadlines it reaches are looked at in
+   *  the next settle. */
   moveTo(time) {
     this.evaluator.advance(time);
     const now = this.evaluator.clock, heap = this.deadlines;
@@ -583,7 +595,10 @@ export class Engine {
   /** Puts an active tip's display end in the heap of deadlines. */
   schedule(i) {
     const end = this.displayEnd(i);
-    if (end === end) this.deadlines.push(end, i);
+    if (end === end) {
+      this.deadlines.nextTime = end;
+      this.deadlines.push(i);
+    }
   }
 
   settle() {
@@ -605,7 +620,7 @@ export class Engine {
 
   fill() {
     const now = this.evaluator.clock;
-    if (this.gap > 0 && this.lastShow !== null && now < this.lastShow + this.gap) {
+    if (now < this.lastShow + this.gap) {
       // What changes meanwhile is looked at when the gap ends: then every container is.
       this.blocked = true;
       return;

@@ -737,6 +737,25 @@ class TourTests(BrowserTest):
         self.driver.execute_script("const b = document.querySelector('.wm-tour-body'); b.scrollTop = b.scrollHeight")
         self.wait_for(lambda d: "You earned 5 credits" in self.panel().text, "the credit after scrolling to the end")
 
+    def test_the_tour_footer_leaves_room_to_read_in_large_text(self):
+        # A 360 px phone at 200% text: 180 CSS px wide. Where the tour is takes a line, Back and
+        # Next share the next one (they once took a line each), and the page keeps most of the height.
+        for locale in ("en-US", "hi-IN"):
+            self.driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                                        {"width": 180, "height": 370, "deviceScaleFactor": 2, "mobile": True})
+            self.open_shop(f"large-{locale}", f"&locale={locale}")
+            self.start_tour(1)
+            boxes = self.driver.execute_script("""
+                const box = (s) => document.querySelector('.wm-tour ' + s).getBoundingClientRect();
+                return [box('footer'), box('.wm-back'), box('.wm-next'), box('.wm-progress'), innerHeight, innerWidth];""")
+            footer, back, next_, progress, height, width = boxes
+            self.assertEqual(back["top"], next_["top"], f"{locale}: Back and Next on one line")
+            self.assertLess(back["right"], next_["left"], f"{locale}: Back before Next")
+            self.assertLessEqual(progress["bottom"], back["top"], f"{locale}: where the tour is, above them")
+            self.assertLessEqual(next_["right"], width, f"{locale}: nothing past the screen's edge")
+            self.assertLess(footer["height"], 0.3 * height, f"{locale}: the footer leaves the page room")
+            self.screenshot(f"tour-large-text-{locale}")
+
     def test_full_screen_video_pauses_the_tour_and_tips_and_brings_them_back(self):
         self.open_shop("gina")
         self.wait_tip("welcome")

@@ -10,7 +10,9 @@ import { installStyle } from "./style.js";
 import { joinTours } from "./tourprogress.js";
 
 // The tour panel's look, installed with the part. Words wrap between words, never inside one
-// (a Devanagari word split between its syllables reads as two words).
+// (a Devanagari word split between its syllables reads as two words). The footer shows where the
+// tour is, then Back and Next together: on a narrow screen or in large text the two buttons move
+// to a line of their own, at its end, rather than taking a line each.
 const STYLE = `
 .wm-tour,.wm-tour *{box-sizing:border-box}
 .wm-tour{position:fixed;z-index:2147483002;background:#fff;color:#1d2a44;display:flex;flex-direction:column;font:16px/1.5 var(--wm-font,system-ui,sans-serif);box-shadow:0 10px 40px rgba(0,0,0,.35);overflow-wrap:break-word}
@@ -21,8 +23,8 @@ const STYLE = `
 .wm-tour-body{flex:1;overflow:auto;padding:14px}
 .wm-tour-body video{width:100%;border-radius:8px;background:#000}
 .wm-tour footer{display:flex;flex-wrap:wrap;align-items:center;gap:8px;padding:10px 14px;border-top:1px solid #ddd}
-.wm-tour footer .wm-progress{flex:1;white-space:nowrap}
-.wm-tour footer button{min-height:44px;border:1px solid #1d2a44;background:#1d2a44;color:#fff;border-radius:6px;padding:6px 14px;font:inherit;cursor:pointer}
+.wm-tour footer .wm-progress{flex:1 1 auto}.wm-tour footer div{display:flex;gap:8px;margin-left:auto}
+.wm-tour footer button{min-height:44px;border:1px solid #1d2a44;background:#1d2a44;color:#fff;border-radius:6px;padding:6px 12px;font:inherit;cursor:pointer}
 .wm-tour footer button:disabled{opacity:.4;cursor:default}
 .wm-tour .wm-actions button{border:1px solid #1d2a44}
 .wm-credit{background:#e6f6e6;color:#135e13;border-radius:6px;padding:6px 10px;margin-top:10px}
@@ -102,7 +104,9 @@ export class TourPanel {
     this.progress.className = "wm-progress";
     this.progress.setAttribute("aria-live", "polite");
     this.next = button(doc, { text: word(view, "next", "Next"), className: "wm-next", onClick: () => this.advance() });
-    footer.append(this.back, this.progress, this.next);
+    const moves = doc.createElement("div");
+    moves.append(this.back, this.next);
+    footer.append(this.progress, moves);
     root.append(header, this.body, footer);
     this.root = root;
     this.previousFocus = doc.activeElement;

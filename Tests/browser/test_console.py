@@ -507,6 +507,27 @@ class ConsoleTests(unittest.TestCase):
         self.assertEqual(self.driver.find_elements(By.LINK_TEXT, "Members and keys"), [])
         self.assert_nothing_ran()
 
+    def test_analytics_pages_fit_a_phone_in_large_text(self):
+        # A 360 px phone at 200% text: 180 CSS px wide. The page never scrolls sideways (a wide
+        # table scrolls in its own box), a table's caption stays in view, and the period's dates
+        # show whole.
+        self.sign_in()
+        self.driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                                    {"width": 180, "height": 370, "deviceScaleFactor": 2, "mobile": True})
+        for path in ("/analytics", "/analytics/tips/search-tip", "/segments"):
+            self.driver.get(self.app_url(path))
+            measured = self.driver.execute_script("""
+                const root = document.documentElement;
+                const captions = [...document.querySelectorAll('.scroll caption')].map((c) =>
+                    [c.textContent, c.getBoundingClientRect().right, c.closest('.scroll').getBoundingClientRect().right]);
+                const dates = [...document.querySelectorAll('form.period input[type=date]')].map((i) => i.scrollWidth <= i.clientWidth);
+                return { page: root.scrollWidth, screen: root.clientWidth, captions, dates };""")
+            self.assertLessEqual(measured["page"], measured["screen"], f"{path} scrolls sideways")
+            for text, right, box in measured["captions"]:
+                self.assertLessEqual(right, box + 0.5, f"{path}: the caption {text!r} runs past its box")
+            self.assertEqual(measured["dates"], [True, True], f"{path}: a date cut short")
+        self.screenshot("console-segments-large-text")
+
     def seeded_events(self):
         with open(os.path.join(demo.facts["dataDir"], "sample-events.jsonl")) as file:
             return [json.loads(line) for line in file if line.strip()]

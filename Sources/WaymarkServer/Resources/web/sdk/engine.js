@@ -34,11 +34,11 @@ class Deadlines {
     /** @type {number[]} */ this.times = [];
     /** @type {number[]} */ this.ids = [];
     this.size = 0;
-    this.nextTime = 0.5;
+    this.nextTime = 0; // the time the next push adds
   }
 
-  /** Adds (`nextTime`, id). (The time is a field, not an argument: a number past 2^30 handed to a
-   *  call the JIT does not inline costs a boxed copy, and an event can push several.) */
+  /** Adds (`nextTime`, id). (The time is a field, not an argument: a clock time handed to a call
+   *  the JIT does not inline costs a boxed copy, and an event can push several.) */
   push(id) {
     const { times, ids } = this, time = this.nextTime;
     let at = this.size++;

@@ -35,10 +35,11 @@ public struct ClickHouseShipper: Service {
             while !Task.isCancelled {
                 var pause = interval
                 do {
-                    // First: writes keep the outbox from now on, and ClickHouse has the table.
+                    // First: writes keep the outbox from now on, and ClickHouse has the table (made or
+                    // changed while no other server ships or changes it).
                     if !ready {
                         try await store.keepAnalyticsOutbox()
-                        try await analytics.migrate()
+                        try await store.whileNoneShips { try await analytics.migrate() }
                         ready = true
                         logger.info("the analytics go to ClickHouse", metadata: ["clickhouse": "\(analytics.clickHouse.url)"])
                     }

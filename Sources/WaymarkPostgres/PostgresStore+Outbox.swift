@@ -32,6 +32,13 @@ extension PostgresStore {
         return (rows.first?.0 ?? false, Int(rows.first?.1 ?? 0))
     }
 
+    public func whileNoneShips(_ body: @escaping @Sendable () async throws -> Void) async throws(StoreError) {
+        try await transaction { connection in
+            _ = try await connection.query("SELECT pg_advisory_xact_lock(\(Self.outboxLock))", logger: self.logger)
+            try await body()
+        }
+    }
+
     public func shipAnalytics(limit: Int, _ ship: @escaping @Sendable ([AnalyticsChange]) async throws -> Void) async throws(StoreError)
         -> Int
     {

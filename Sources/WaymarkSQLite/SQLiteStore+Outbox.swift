@@ -61,6 +61,18 @@ extension SQLiteStore {
         }
     }
 
+    /// One server has a SQLite database: nothing ships meanwhile but what this server does, and
+    /// its shipper runs `body` before it ships.
+    public func whileNoneShips(_ body: @escaping @Sendable () async throws -> Void) async throws(StoreError) {
+        do {
+            try await body()
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw StoreError(.unavailable, "the analytics store could not be changed: \(error)")
+        }
+    }
+
     public func shipAnalytics(limit: Int, _ ship: @escaping @Sendable ([AnalyticsChange]) async throws -> Void) async throws(StoreError)
         -> Int
     {

@@ -66,6 +66,10 @@ public protocol AnalyticsOutbox: Sendable {
     /// PostgreSQL one server ships at a time; another answers 0 meanwhile.
     func shipAnalytics(limit: Int, _ ship: @escaping @Sendable ([AnalyticsChange]) async throws -> Void) async throws(StoreError)
         -> Int
+    /// Runs `body` while no other server ships or runs one: on PostgreSQL under the shippers'
+    /// lock, waiting for it. What changes the receiving tables (a migration) runs so, so that two
+    /// servers starting at once do not change them over each other.
+    func whileNoneShips(_ body: @escaping @Sendable () async throws -> Void) async throws(StoreError)
 }
 
 /// A change the analytics store must make.

@@ -38,7 +38,7 @@ extension Waymark {
                     return nil
                 }
                 try await store.keepAnalyticsOutbox()
-                try await analytics.migrate()
+                try await store.whileNoneShips { try await analytics.migrate() }
                 var copied: [(String, Int)] = []
                 for app in apps {
                     let count = try await analytics.backfill(app: app, from: store) { stored in

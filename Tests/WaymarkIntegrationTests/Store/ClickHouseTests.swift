@@ -251,6 +251,60 @@ import WaymarkTestSupport
         }
     }
 
+    /// Servers started at once beside each other on one PostgreSQL each make or change
+    /// ClickHouse's tables before they ship: one after the other, under the shippers' lock, so an
+    /// old table of text ids is copied once and no server renames or drops it under another.
+    @Test(.enabled(if: StoreUnderTest.available.contains(.postgres)))
+    func serversStartedAtOnceChangeClickHousesTablesOneAfterTheOther() async throws {
+        try await StoreUnderTest.postgres.with { store, location in
+            guard case .postgres(let url) = location else { return }
+            try await ClickHouseDatabase.with { analytics, _ in
+                let reported = TallyDimension.rolledUpProperties.map { "p_\($0) Nullable(String)" }.joined(separator: ", ")
+                try await analytics.clickHouse.execute("DROP TABLE events")
+                try await analytics.clickHouse.execute(
+                    """
+                    CREATE TABLE events (
+                        app String, day Date, timestamp Int64, id String, user String, name String, target Nullable(String),
+                        platform Nullable(String), app_version Nullable(String), \(reported)
+                    ) ENGINE = MergeTree PARTITION BY toYYYYMM(day) ORDER BY (app, day, name, id)
+                    """)
+                try await analytics.clickHouse.execute(
+                    "INSERT INTO events (app, day, timestamp, id, user, name) SELECT 'old', toDate('2026-09-21'), number,"
+                        + " concat('event-', toString(number)), concat('u', toString(number % 50)), 'tap' FROM numbers(20000)")
+                let other = try PostgresStore(url: url, logger: PostgresDatabase.logger, patience: .seconds(30))
+                let inside = Locked((now: 0, most: 0))
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    group.addTask { await other.run() }
+                    defer { group.cancelAll() }
+                    try await withThrowingTaskGroup(of: Void.self) { starting in
+                        for server in [store, other] as [any Store] {
+                            starting.addTask {
+                                try await server.whileNoneShips {
+                                    inside.withLock {
+                                        $0.now += 1
+                                        $0.most = max($0.most, $0.now)
+                                    }
+                                    defer { inside.withLock { $0.now -= 1 } }
+                                    try await analytics.migrate()
+                                }
+                            }
+                        }
+                        try await starting.waitForAll()
+                    }
+                }
+                #expect(inside.withLock { $0.most } == 1, "one server at a time")
+                #expect(try await analytics.count(app: "old") == 20000)
+                #expect(
+                    try await analytics.clickHouse.rows(
+                        "SELECT type FROM system.columns WHERE database = currentDatabase() AND table = 'events' AND name = 'id'")
+                        == [["UUID"]])
+                #expect(
+                    try await analytics.clickHouse.rows("SELECT name FROM system.tables WHERE database = currentDatabase() ORDER BY name")
+                        == [["backfills"], ["events"]])
+            }
+        }
+    }
+
     /// A backfill's page of ten thousand events names more ids than one statement may hold
     /// (ClickHouse parses at most 256 KiB): it is stored, and sent again it stores nothing.
     @Test func aBatchOfMoreIdsThanAStatementHoldsIsStoredOnce() async throws {

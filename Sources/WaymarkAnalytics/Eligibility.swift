@@ -63,14 +63,15 @@ public struct Eligibility: Sendable {
     }
 
     /// When each tip of the app's published versions was first published, in ms since 1970: a
-    /// live tip is eligible only from then, not over the days before it existed.
+    /// live tip is eligible only from then, not over the days before it existed. Each version's
+    /// tips are parsed once in the process's life (``PublishedTips``).
     public static func firstPublished(app: String, store: any Store) async throws -> [String: Int64] {
         var first: [String: Int64] = [:]
         for summary in try await store.versions(app: app).reversed() {
-            guard let version = try await store.version(app: app, number: summary.number),
-                let catalog = try? CatalogDocument.parse(version.document, file: "version \(version.number)")
-            else { continue }
-            for tip in catalog.tips where first[tip.id] == nil { first[tip.id] = version.publishedAt.millisecondsSince1970 }
+            guard let version = try await store.version(app: app, number: summary.number) else { continue }
+            for id in await PublishedTips.shared.ids(in: version.document, file: "version \(version.number)") where first[id] == nil {
+                first[id] = version.publishedAt.millisecondsSince1970
+            }
         }
         return first
     }

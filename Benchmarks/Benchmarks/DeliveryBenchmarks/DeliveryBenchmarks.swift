@@ -1,8 +1,11 @@
 import Benchmark
 import Foundation
 import WaymarkAPI
+import WaymarkAnalytics
 import WaymarkCatalog
 import WaymarkDelivery
+import WaymarkSQLite
+import WaymarkStore
 
 /// Resolving a 1,000-tip catalog for one client, as `GET /v1/catalog` does for a client context it
 /// has not seen: targeting, rollout, variants, locale fallback and media. Target: at most 40 µs.
@@ -37,6 +40,35 @@ let benchmarks: @Sendable () -> Void = {
             blackHole(resolver.json(resolver.decide(for: clients[index % clients.count])))
             index += 1
         }
+    }
+
+    // What reading a published version costs: the demo shop's catalog, as the server keeps it.
+    let shop = try! String(
+        contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+            "../../../Sources/waymark/Resources/shop.yaml"),
+        encoding: .utf8)
+    Benchmark(
+        "Parse the demo shop's catalog (\(shop.utf8.count) bytes of YAML)",
+        configuration: .init(timeUnits: .milliseconds, maxIterations: 200)
+    ) { benchmark in
+        for _ in benchmark.scaledIterations { blackHole(try CatalogDocument.parse(shop, file: "shop")) }
+    }
+
+    // What every report with eligible counts reads first: when each live tip was first
+    // published, over every published version (an app that publishes most days has hundreds).
+    let versions = 200
+    let (store, documents) = try! publishedVersions(of: shop, count: versions)
+    Benchmark(
+        "When each tip was first published, over \(versions) versions of the demo shop's catalog",
+        configuration: .init(timeUnits: .milliseconds, maxIterations: 50)
+    ) { benchmark in
+        for _ in benchmark.scaledIterations { blackHole(try await Eligibility.firstPublished(app: "shop", store: store)) }
+    }
+    Benchmark(
+        "Parsing those \(versions) versions (yardstick: each report without the memo)",
+        configuration: .init(timeUnits: .milliseconds, maxIterations: 10)
+    ) { benchmark in
+        for _ in benchmark.scaledIterations { for document in documents { blackHole(try CatalogDocument.parse(document, file: "v")) } }
     }
 
     Benchmark("Resolve a 1,000-tip catalog to structs for one client (the Swift API)") { benchmark in
@@ -97,4 +129,25 @@ func largeCatalog(tips: Int) -> String {
 
         """
     return yaml
+}
+
+/// A SQLite store in a temporary folder with `count` published versions of `document`, each a
+/// little different (a comment naming its number), and the versions' texts.
+func publishedVersions(of document: String, count: Int) throws -> (SQLiteStore, [String]) {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("waymark-versions-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    let store = try SQLiteStore(path: folder.appendingPathComponent("waymark.sqlite").path)
+    let documents = (1...count).map { "# version \($0)\n" + document }
+    let done = DispatchSemaphore(value: 0)
+    Task {
+        try await store.createApp(AppRecord(id: "shop", name: "shop", identitySecret: "secret", createdAt: Date()))
+        for (number, text) in documents.enumerated() {
+            _ = try await store.publish(
+                app: "shop", document: text, at: Date(timeIntervalSince1970: 1_790_000_000 + Double(number) * 86_400), note: nil,
+                audit: { _ in [] }, notice: { _ in nil })
+        }
+        done.signal()
+    }
+    done.wait()
+    return (store, documents)
 }

@@ -259,15 +259,7 @@ import WaymarkTestSupport
         try await StoreUnderTest.postgres.with { store, location in
             guard case .postgres(let url) = location else { return }
             try await ClickHouseDatabase.with { analytics, _ in
-                let reported = TallyDimension.rolledUpProperties.map { "p_\($0) Nullable(String)" }.joined(separator: ", ")
-                try await analytics.clickHouse.execute("DROP TABLE events")
-                try await analytics.clickHouse.execute(
-                    """
-                    CREATE TABLE events (
-                        app String, day Date, timestamp Int64, id String, user String, name String, target Nullable(String),
-                        platform Nullable(String), app_version Nullable(String), \(reported)
-                    ) ENGINE = MergeTree PARTITION BY toYYYYMM(day) ORDER BY (app, day, name, id)
-                    """)
+                try await Self.makeEventsTableWithTextIds(analytics)
                 try await analytics.clickHouse.execute(
                     "INSERT INTO events (app, day, timestamp, id, user, name) SELECT 'old', toDate('2026-09-21'), number,"
                         + " concat('event-', toString(number)), concat('u', toString(number % 50)), 'tap' FROM numbers(20000)")
@@ -356,20 +348,25 @@ import WaymarkTestSupport
         }
     }
 
+    /// Puts an events table of the first kind, whose ids are text, in place of the migrated one.
+    static func makeEventsTableWithTextIds(_ analytics: ClickHouseAnalytics) async throws {
+        let reported = TallyDimension.rolledUpProperties.map { "p_\($0) Nullable(String)" }.joined(separator: ", ")
+        try await analytics.clickHouse.execute("DROP TABLE events")
+        try await analytics.clickHouse.execute(
+            """
+            CREATE TABLE events (
+                app String, day Date, timestamp Int64, id String, user String, name String, target Nullable(String),
+                platform Nullable(String), app_version Nullable(String), \(reported)
+            ) ENGINE = MergeTree PARTITION BY toYYYYMM(day) ORDER BY (app, day, name, id)
+            """)
+    }
+
     /// The first events tables kept ids as text. Migrating one copies it into a table of `UUID`
     /// ids (an id that is no UUID gets its MD5's, as PostgreSQL's store gave it), even after a
     /// copy was cut short, and a batch sent again afterwards is still stored once.
     @Test func anEventsTableWithTextIdsBecomesOneWithUUIDsAndKeepsItsEvents() async throws {
         try await ClickHouseDatabase.with { analytics, _ in
-            let reported = TallyDimension.rolledUpProperties.map { "p_\($0) Nullable(String)" }.joined(separator: ", ")
-            try await analytics.clickHouse.execute("DROP TABLE events")
-            try await analytics.clickHouse.execute(
-                """
-                CREATE TABLE events (
-                    app String, day Date, timestamp Int64, id String, user String, name String, target Nullable(String),
-                    platform Nullable(String), app_version Nullable(String), \(reported)
-                ) ENGINE = MergeTree PARTITION BY toYYYYMM(day) ORDER BY (app, day, name, id)
-                """)
+            try await Self.makeEventsTableWithTextIds(analytics)
             let time: Int64 = 1_790_000_000_000
             let ids = [EventID.make(milliseconds: time, number: 1), EventID.make(milliseconds: time, number: 2).uppercased(), "abc"]
             let rows = ids.enumerated().map { index, id in

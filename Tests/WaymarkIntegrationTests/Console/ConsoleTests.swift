@@ -386,6 +386,31 @@ import WaymarkTestSupport
         }
     }
 
+    /// The style sheet and scripts carry an ETag: asked again with it, plain or gzip-compressed,
+    /// they answer 304 with no body, so a phone downloads each once; another ETag gets the file.
+    @Test func theConsolesAssetsAnswerNotModifiedToTheirETag() async throws {
+        try await withConsole(.sqlite) { setup in
+            for file in ["console.css", "console.js"] {
+                let first = try await setup.client.execute(uri: "/console/assets/\(file)", method: .get)
+                #expect(first.status == .ok && first.body.readableBytes > 1000)
+                let etag = try #require(first.headers[.eTag])
+                #expect(first.headers[.cacheControl] == "no-cache")
+                let again = try await setup.client.execute(uri: "/console/assets/\(file)", method: .get, headers: [.ifNoneMatch: etag])
+                #expect(again.status == .notModified && again.body.readableBytes == 0, "\(file)")
+                let gzip = try await setup.client.execute(uri: "/console/assets/\(file)", method: .get, headers: [.acceptEncoding: "gzip"])
+                #expect(gzip.headers[.contentEncoding] == "gzip")
+                let gzipETag = try #require(gzip.headers[.eTag])
+                #expect(gzipETag != etag)
+                let gzipAgain = try await setup.client.execute(
+                    uri: "/console/assets/\(file)", method: .get, headers: [.acceptEncoding: "gzip", .ifNoneMatch: gzipETag])
+                #expect(gzipAgain.status == .notModified, "\(file), gzip")
+                let other = try await setup.client.execute(
+                    uri: "/console/assets/\(file)", method: .get, headers: [.ifNoneMatch: "\"other\""])
+                #expect(other.status == .ok && other.body.readableBytes == first.body.readableBytes)
+            }
+        }
+    }
+
     // MARK: CSRF, roles and other apps
 
     @Test(arguments: StoreUnderTest.available)

@@ -11,7 +11,7 @@ const INCREMENT = 1442695040888963407n;
 export const START = 1767225600000;
 
 /** The generator's 64-bit LCG: the same numbers as the Swift and Java benchmarks draw. */
-export class Generator {
+class Generator {
   constructor(seed) { this.state = BigInt(seed); }
   next(bound) {
     this.state = (this.state * MULTIPLIER + INCREMENT) & MASK;

@@ -56,7 +56,7 @@ public struct WaymarkConsole: Sendable {
         let routes = ConsoleRoutes(router: router, sessions: sessions, store: store)
         routes.get("/", Anyone.self) { _, _, _ in Response.redirect(to: "/console/apps", type: .normal) }
         routes.get("/assets/:file", Anyone.self) { request, context, _ in
-            try Assets.response(context.parameters.get("file") ?? "", ifNoneMatch: request.headers[.ifNoneMatch])
+            try Assets.response(context.parameters.get("file") ?? "", request.headers)
         }
         routes.get("/login", Anyone.self) { request, _, _ in try await self.loginPage(request) }
         routes.post("/login", Anyone.self) { request, context, _ in try await self.login(request, context) }
@@ -332,10 +332,10 @@ enum Templates {
     }
 }
 
-/// The console's stylesheet and script, served from this origin (the policy allows nothing else).
-/// The console's style sheet and scripts. Each is asked again on every page (`no-cache`: a new
-/// release's takes effect at once) with its ETag, and answered 304 while it is the same, so a
-/// phone on a slow network downloads each once, not on every page.
+/// The console's style sheet and scripts, served from this origin (the policy allows nothing
+/// else). Each is asked again on every page (`no-cache`: a new release's takes effect at once)
+/// with its ETag, and answered 304 while it is the same, so a phone on a slow network downloads
+/// each once, not on every page.
 enum Assets {
     static let files: [String: (type: String, etag: String, body: ByteBuffer)] = {
         let types = ["css": "text/css; charset=utf-8", "js": "text/javascript; charset=utf-8"]
@@ -348,12 +348,10 @@ enum Assets {
         return files
     }()
 
-    static func response(_ name: String, ifNoneMatch: String? = nil) throws -> Response {
+    static func response(_ name: String, _ request: HTTPFields) throws -> Response {
         guard let file = files[name] else { throw ConsoleError.notFound }
         let headers: HTTPFields = [.contentType: file.type, .cacheControl: "no-cache", .eTag: file.etag]
-        if let ifNoneMatch, ifNoneMatch.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == file.etag }) {
-            return Response(status: .notModified, headers: headers)
-        }
+        if request.ifNoneMatchNames(file.etag) { return Response(status: .notModified, headers: headers) }
         return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: file.body))
     }
 }

@@ -79,9 +79,7 @@ extension WaymarkServer {
         headers[.vary] = "Authorization"
         // A page on another origin reads the ETag to send it back as If-None-Match.
         headers[.accessControlExposeHeaders] = "ETag"
-        if let match = request.headers[.ifNoneMatch],
-            match.split(separator: ",").contains(where: { $0.withoutBlanks == etag })
-        {
+        if request.headers.ifNoneMatchNames(etag) {
             metrics.catalogNotModified.increment()
             return Response(status: .notModified, headers: headers)
         }

@@ -1,3 +1,5 @@
+import HTTPTypes
+
 /// Reading header values without Foundation: the catalog and event routes read `Authorization`,
 /// `Accept-Encoding` and `If-None-Match` on every request, and Foundation's `trimmingCharacters`
 /// and `lowercased` went through NSString for each of them (an eighth of a cached catalog
@@ -29,3 +31,12 @@ extension StringProtocol {
 }
 
 private func asciiLower(_ byte: UInt8) -> UInt8 { (0x41...0x5A).contains(byte) ? byte | 0x20 : byte }
+
+extension HTTPFields {
+    /// Whether `If-None-Match` names `etag`, alone or in its list: the client holds that
+    /// representation, and is answered 304.
+    public func ifNoneMatchNames(_ etag: String) -> Bool {
+        guard let list = self[.ifNoneMatch] else { return false }
+        return list.split(separator: ",").contains { $0.withoutBlanks == etag }
+    }
+}

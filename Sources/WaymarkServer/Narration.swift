@@ -84,7 +84,7 @@ extension WaymarkServer {
         headers[.cacheControl] = "public, max-age=31536000, immutable"
         headers[.acceptRanges] = "bytes"
         headers[.contentType] = audio.format
-        if request.headers[.ifNoneMatch] == etag { return Response(status: .notModified, headers: headers) }
+        if request.headers.ifNoneMatchNames(etag) { return Response(status: .notModified, headers: headers) }
         let total = audio.bytes.count
         if let range = request.headers[.range].flatMap({ Self.byteRange($0, total: total) }) {
             guard let range else {

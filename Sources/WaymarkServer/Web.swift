@@ -150,7 +150,7 @@ extension WaymarkServer {
         }
         var headers = Self.scriptHeaders(
             etag: file.etag, cacheControl: version == nil ? "public, max-age=300" : "public, max-age=31536000, immutable")
-        if request.headers[.ifNoneMatch] == file.etag { return Response(status: .notModified, headers: headers) }
+        if request.headers.ifNoneMatchNames(file.etag) { return Response(status: .notModified, headers: headers) }
         if let brotli = file.brotli, ContentCoding.acceptsBrotli(request) {
             headers[.contentEncoding] = "br"
             return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: brotli))
@@ -171,7 +171,7 @@ extension WaymarkServer {
                 body: .init(byteBuffer: ByteBuffer(string: "no module \(name) in the web SDK\n")))
         }
         let headers = Self.scriptHeaders(etag: module.etag, cacheControl: "public, max-age=300")
-        if request.headers[.ifNoneMatch] == module.etag { return Response(status: .notModified, headers: headers) }
+        if request.headers.ifNoneMatchNames(module.etag) { return Response(status: .notModified, headers: headers) }
         return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: module.text))
     }
 

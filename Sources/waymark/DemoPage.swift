@@ -36,7 +36,7 @@ struct DemoPage: Sendable {
             .contentType: "text/html; charset=utf-8", .cacheControl: "no-cache", .eTag: etag,
             .setCookie: "demo-user=\(Self.cookieValue(user)); Path=/demo; Max-Age=31536000; SameSite=Lax; HttpOnly",
         ]
-        if request.headers[.ifNoneMatch] == etag { return Response(status: .notModified, headers: headers) }
+        if request.headers.ifNoneMatchNames(etag) { return Response(status: .notModified, headers: headers) }
         return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: page)))
     }
 

@@ -397,6 +397,9 @@ import WaymarkTestSupport
                 #expect(first.headers[.cacheControl] == "no-cache")
                 let again = try await setup.client.execute(uri: "/console/assets/\(file)", method: .get, headers: [.ifNoneMatch: etag])
                 #expect(again.status == .notModified && again.body.readableBytes == 0, "\(file)")
+                let listed = try await setup.client.execute(
+                    uri: "/console/assets/\(file)", method: .get, headers: [.ifNoneMatch: "\"other\",  \(etag)"])
+                #expect(listed.status == .notModified, "\(file), in a list")
                 let gzip = try await setup.client.execute(uri: "/console/assets/\(file)", method: .get, headers: [.acceptEncoding: "gzip"])
                 #expect(gzip.headers[.contentEncoding] == "gzip")
                 let gzipETag = try #require(gzip.headers[.eTag])

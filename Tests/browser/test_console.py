@@ -508,24 +508,30 @@ class ConsoleTests(unittest.TestCase):
         self.assert_nothing_ran()
 
     def test_analytics_pages_fit_a_phone_in_large_text(self):
-        # A 360 px phone at 200% text: 180 CSS px wide. The page never scrolls sideways (a wide
-        # table scrolls in its own box), a table's caption stays in view, and the period's dates
-        # show whole.
+        # A 360 px and a 320 px phone at 200% text: 180 and 160 CSS px wide. The page never scrolls
+        # sideways (a wide table scrolls in its own box), a table's caption stays in view, and the
+        # period's dates show whole.
         self.sign_in()
-        self.driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
-                                    {"width": 180, "height": 370, "deviceScaleFactor": 2, "mobile": True})
-        for path in ("/analytics", "/analytics/tips/search-tip", "/segments"):
+        for width, path in [(w, p) for w in (180, 160) for p in ("/analytics", "/analytics/tips/search-tip", "/segments")]:
+            self.driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                                        {"width": width, "height": 370, "deviceScaleFactor": 2, "mobile": True})
             self.driver.get(self.app_url(path))
             measured = self.driver.execute_script("""
                 const root = document.documentElement;
                 const captions = [...document.querySelectorAll('.scroll caption')].map((c) =>
                     [c.textContent, c.getBoundingClientRect().right, c.closest('.scroll').getBoundingClientRect().right]);
-                const dates = [...document.querySelectorAll('form.period input[type=date]')].map((i) => i.scrollWidth <= i.clientWidth);
+                // A date's digits as the phone draws them, and the picker's button beside them (24 px).
+                const dates = [...document.querySelectorAll('form.period input[type=date]')].map((i) => {
+                    const style = getComputedStyle(i), pen = document.createElement('canvas').getContext('2d');
+                    pen.font = style.font;
+                    const digits = pen.measureText(i.value.replace(/(\\d+)-(\\d+)-(\\d+)/, '$2/$3/$1')).width;
+                    return digits + 24 <= i.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+                });
                 return { page: root.scrollWidth, screen: root.clientWidth, captions, dates };""")
-            self.assertLessEqual(measured["page"], measured["screen"], f"{path} scrolls sideways")
+            self.assertLessEqual(measured["page"], measured["screen"], f"{path} at {width} px scrolls sideways")
             for text, right, box in measured["captions"]:
-                self.assertLessEqual(right, box + 0.5, f"{path}: the caption {text!r} runs past its box")
-            self.assertEqual(measured["dates"], [True, True], f"{path}: a date cut short")
+                self.assertLessEqual(right, box + 0.5, f"{path} at {width} px: the caption {text!r} runs past its box")
+            self.assertEqual(measured["dates"], [True, True], f"{path} at {width} px: a date cut short")
         self.screenshot("console-segments-large-text")
 
     def seeded_events(self):
